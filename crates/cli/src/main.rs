@@ -1,0 +1,2 @@
+//! The `pgrig` binary.
+fn main() {}

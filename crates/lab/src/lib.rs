@@ -1,0 +1,1 @@
+//! Throwaway PostgreSQL clusters and everything around runs (to be written).

@@ -1,0 +1,1 @@
+//! Lean PostgreSQL wire driver (to be written).
