@@ -1,1 +1,10 @@
-//! Throwaway PostgreSQL clusters and everything around runs (to be written).
+//! Everything around benchmark runs. So far: throwaway PostgreSQL clusters ([`Server`]) started
+//! with `initdb`/`postgres` as an unprivileged user, plus a detached-server manager for
+//! `pgrig server start|stop|status` (see [`server`]).
+
+pub mod server;
+
+pub use server::{
+    default_state_dir, quote_ident, quote_literal, start_detached, status, stop, LabError,
+    PgBinaries, Server, ServerInfo, ServerOptions, ServerStatus, TlsFiles,
+};

@@ -1,0 +1,349 @@
+//! [`Server`]: one throwaway PostgreSQL cluster, from creation to removal.
+
+use std::path::Path;
+use std::process::Child;
+use std::time::Duration;
+
+use super::binaries::PgBinaries;
+use super::cluster_dir::{default_base_dir, ClusterDir};
+use super::error::{file_tail, LabError};
+use super::info::ServerInfo;
+use super::initdb::{data_dir_from_template, run_initdb};
+use super::options::ServerOptions;
+use super::process::{self, StartError, StopMode};
+use super::runas::RunAs;
+use super::watchdog::Watchdog;
+use super::{conn, psql};
+
+const PORT_ATTEMPTS: usize = 8;
+const STOP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A private PostgreSQL cluster in its own temporary directory, listening on 127.0.0.1:`port()`
+/// and on a unix socket in `socket_dir()`. Dropping it stops the server and removes the
+/// directory; a watchdog does the same if this process dies first.
+#[derive(Debug)]
+pub struct Server {
+    bins: PgBinaries,
+    runas: RunAs,
+    dir: ClusterDir,
+    opts: ServerOptions,
+    port: u16,
+    postmaster: Option<Child>,
+    watchdog: Option<Watchdog>,
+    /// Set when the server was handed over (detached): Drop leaves it alone.
+    kept: bool,
+}
+
+impl Server {
+    /// Creates, configures and starts a new cluster.
+    pub fn start(opts: ServerOptions) -> Result<Server, LabError> {
+        let t0 = std::time::Instant::now();
+        let bins = match &opts.bin_dir {
+            Some(dir) => PgBinaries::in_dir(dir)?,
+            None => PgBinaries::discover()?,
+        };
+        timing("discover binaries", t0);
+        let runas = RunAs::resolve()?;
+        let base = opts
+            .base_dir
+            .clone()
+            .unwrap_or_else(|| default_base_dir(opts.fast));
+        let dir = ClusterDir::create(&base, &runas)?;
+        // From here on, Drop cleans up whatever exists.
+        let mut server = Server {
+            bins,
+            runas,
+            dir,
+            port: opts.port.unwrap_or(0),
+            opts,
+            postmaster: None,
+            watchdog: None,
+            kept: false,
+        };
+        if server.opts.watchdog {
+            server.watchdog = Some(Watchdog::spawn(&server.dir.root)?);
+        }
+        timing("dirs + watchdog", t0);
+        server.create_data_dir(&base)?;
+        timing("data dir ready", t0);
+        server.first_start()?;
+        timing("postmaster ready", t0);
+        Ok(server)
+    }
+
+    fn create_data_dir(&mut self, base: &Path) -> Result<(), LabError> {
+        let (bins, runas, dir, opts) = (&self.bins, &self.runas, &self.dir, &self.opts);
+        if opts.use_template {
+            data_dir_from_template(bins, runas, base, &dir.data, &opts.superuser)?;
+        } else {
+            run_initdb(bins, runas, &dir.data, &opts.superuser)?;
+        }
+        if self.port == 0 {
+            self.port = free_port()?;
+        }
+        dir.configure(opts, self.port, runas)?;
+        let stmts = opts.bootstrap_statements();
+        if !stmts.is_empty() {
+            process::single_user(bins, runas, dir, &stmts)?;
+        }
+        Ok(())
+    }
+
+    fn first_start(&mut self) -> Result<(), LabError> {
+        for attempt in 1..=PORT_ATTEMPTS {
+            match process::start_postmaster(
+                &self.bins,
+                &self.runas,
+                &self.dir,
+                self.opts.start_timeout,
+            ) {
+                Ok(child) => {
+                    self.postmaster = Some(child);
+                    return Ok(());
+                }
+                Err(StartError::PortInUse(e))
+                    if self.opts.port.is_some() || attempt == PORT_ATTEMPTS =>
+                {
+                    return Err(e)
+                }
+                Err(StartError::PortInUse(_)) => {
+                    self.port = free_port()?;
+                    self.dir
+                        .write_settings(&self.opts, self.port, &self.runas)?;
+                }
+                Err(StartError::Other(e)) => return Err(e),
+            }
+        }
+        unreachable!("the loop returns on its last attempt")
+    }
+
+    /// Stops the server with a clean (fast) shutdown if it runs, then starts it again on the
+    /// same port. Settings changed with `ALTER SYSTEM` take effect.
+    pub fn restart(&mut self) -> Result<(), LabError> {
+        self.stop_with(StopMode::Fast);
+        match process::start_postmaster(&self.bins, &self.runas, &self.dir, self.opts.start_timeout)
+        {
+            Ok(child) => {
+                self.postmaster = Some(child);
+                Ok(())
+            }
+            Err(StartError::PortInUse(e) | StartError::Other(e)) => Err(e),
+        }
+    }
+
+    /// Kills the server like a crash would (immediate shutdown, no checkpoint). The directory
+    /// stays; `restart()` brings the server back (with crash recovery).
+    pub fn stop_immediate(&mut self) {
+        self.stop_with(StopMode::Immediate);
+    }
+
+    fn stop_with(&mut self, mode: StopMode) {
+        if let Some(mut child) = self.postmaster.take() {
+            process::stop_child(&mut child, mode, STOP_TIMEOUT);
+        }
+    }
+
+    /// True while the postmaster runs.
+    pub fn is_running(&self) -> bool {
+        self.postmaster_pid()
+            .is_some_and(process::is_postgres_alive)
+    }
+
+    /// The postmaster's pid, while it runs.
+    pub fn postmaster_pid(&self) -> Option<u32> {
+        self.postmaster.as_ref().map(Child::id)
+    }
+
+    /// The postmaster followed by all its child processes (backends, checkpointer, ...),
+    /// e.g. for CPU-affinity control. Empty when the server is stopped.
+    pub fn pids(&self) -> Vec<u32> {
+        match self.postmaster_pid() {
+            Some(pid) if process::is_postgres_alive(pid) => process::process_tree(pid),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Directory holding the unix socket.
+    pub fn socket_dir(&self) -> &Path {
+        &self.dir.sock
+    }
+
+    /// TCP port (on 127.0.0.1; the unix socket uses the same number).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The superuser name.
+    pub fn user(&self) -> &str {
+        &self.opts.superuser
+    }
+
+    /// The superuser password, if one was set.
+    pub fn password(&self) -> Option<&str> {
+        self.opts.superuser_password.as_deref()
+    }
+
+    /// OS account the server processes run as.
+    pub fn os_user(&self) -> &str {
+        &self.runas.name
+    }
+
+    /// `postgres --version` output.
+    pub fn version(&self) -> &str {
+        self.bins.version()
+    }
+
+    /// Major version, e.g. 15.
+    pub fn major_version(&self) -> u32 {
+        self.bins.major()
+    }
+
+    /// Directory of the server binaries.
+    pub fn bin_dir(&self) -> &Path {
+        self.bins.bin_dir()
+    }
+
+    /// The binaries in use.
+    pub fn binaries(&self) -> &PgBinaries {
+        &self.bins
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.dir.data
+    }
+
+    /// The cluster's root directory (data dir, socket dir and log inside).
+    pub fn root_dir(&self) -> &Path {
+        &self.dir.root
+    }
+
+    /// The server log file.
+    pub fn log_path(&self) -> &Path {
+        &self.dir.log
+    }
+
+    /// The last `lines` lines of the server log.
+    pub fn log_tail(&self, lines: usize) -> String {
+        file_tail(&self.dir.log, lines)
+    }
+
+    /// The options the server was started with.
+    pub fn options(&self) -> &ServerOptions {
+        &self.opts
+    }
+
+    /// libpq keyword/value string for `db` over the unix socket (password included if set).
+    pub fn conninfo(&self, db: &str) -> String {
+        conn::conninfo(
+            &self.dir.sock.display().to_string(),
+            self.port,
+            self.user(),
+            db,
+            self.password(),
+        )
+    }
+
+    /// libpq keyword/value string for `db` over TCP to 127.0.0.1.
+    pub fn tcp_conninfo(&self, db: &str) -> String {
+        conn::conninfo("127.0.0.1", self.port, self.user(), db, self.password())
+    }
+
+    /// `postgresql://` URI for `db` over the unix socket (socket dir as percent-encoded host).
+    pub fn url(&self, db: &str) -> String {
+        conn::url(
+            &self.dir.sock.display().to_string(),
+            self.port,
+            self.user(),
+            db,
+            self.password(),
+        )
+    }
+
+    /// `postgresql://` URI for `db` over TCP to 127.0.0.1.
+    pub fn tcp_url(&self, db: &str) -> String {
+        conn::url("127.0.0.1", self.port, self.user(), db, self.password())
+    }
+
+    /// `PGHOST`/`PGPORT`/`PGUSER`/`PGDATABASE` (and `PGPASSWORD` if set) for `db`.
+    pub fn env(&self, db: &str) -> Vec<(String, String)> {
+        conn::env(
+            &self.dir.sock.display().to_string(),
+            self.port,
+            self.user(),
+            db,
+            self.password(),
+        )
+    }
+
+    /// Runs `sql` (one or more statements) with the installed `psql` over the unix socket and
+    /// returns its output in unaligned, tuples-only form (`|`-separated, one row per line).
+    pub fn psql(&self, db: &str, sql: &str) -> Result<String, LabError> {
+        psql::run(&self.bins.psql(), &self.env(db), db, sql)
+    }
+
+    /// Describes this server (for the detached-server state file).
+    pub fn info(&self) -> ServerInfo {
+        ServerInfo {
+            root: self.dir.root.clone(),
+            data_dir: self.dir.data.clone(),
+            socket_dir: self.dir.sock.clone(),
+            log: self.dir.log.clone(),
+            port: self.port,
+            user: self.user().to_string(),
+            os_user: self.runas.name.clone(),
+            bin_dir: self.bin_dir().to_path_buf(),
+            version: self.version().to_string(),
+            pid: self.postmaster_pid(),
+        }
+    }
+
+    /// Hands the running server over to whoever keeps the returned info: no watchdog, no
+    /// cleanup on drop. Stop it later with [`super::stop`]-style code using the info.
+    pub fn into_detached(mut self) -> ServerInfo {
+        let info = self.info();
+        self.kept = true;
+        if let Some(w) = self.watchdog.take() {
+            w.dismiss("keep");
+        }
+        // Dropping the Child handle neither kills nor waits; the postmaster gets reparented
+        // when this process exits.
+        self.postmaster.take();
+        info
+    }
+
+    /// The watchdog's pid, if one runs (for tests).
+    pub fn watchdog_pid(&self) -> Option<u32> {
+        self.watchdog.as_ref().map(Watchdog::pid)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        self.stop_with(StopMode::Immediate);
+        self.dir.remove();
+        if let Some(w) = self.watchdog.take() {
+            w.dismiss("done");
+        }
+    }
+}
+
+/// Prints start-up phase timings when `PGRIG_LAB_TIMING` is set.
+fn timing(phase: &str, since: std::time::Instant) {
+    if std::env::var_os("PGRIG_LAB_TIMING").is_some() {
+        eprintln!("pgrig-lab: {phase} after {:?}", since.elapsed());
+    }
+}
+
+/// A TCP port on 127.0.0.1 that is free right now.
+fn free_port() -> Result<u16, LabError> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| LabError::io("finding a free TCP port", "127.0.0.1:0", e))?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| LabError::io("finding a free TCP port", "127.0.0.1:0", e))
+}

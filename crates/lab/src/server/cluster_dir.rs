@@ -1,0 +1,169 @@
+//! The on-disk layout of one throwaway cluster: `<root>/data` (the data directory),
+//! `<root>/sock` (its unix socket directory) and `<root>/server.log`; and the files pgrig
+//! writes into the data directory (settings include file, pg_hba.conf, extra files).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::error::LabError;
+use super::options::ServerOptions;
+use super::runas::RunAs;
+
+/// Name of the settings file pgrig writes (and rewrites) inside the data directory.
+pub(crate) const PGRIG_CONF: &str = "pgrig.conf";
+
+/// Paths of one cluster.
+#[derive(Debug, Clone)]
+pub(crate) struct ClusterDir {
+    pub root: PathBuf,
+    pub data: PathBuf,
+    pub sock: PathBuf,
+    pub log: PathBuf,
+}
+
+impl ClusterDir {
+    pub fn at(root: PathBuf) -> ClusterDir {
+        ClusterDir {
+            data: root.join("data"),
+            sock: root.join("sock"),
+            log: root.join("server.log"),
+            root,
+        }
+    }
+
+    /// Creates a new, uniquely named cluster root under `base`, owned by the server account.
+    pub fn create(base: &Path, runas: &RunAs) -> Result<ClusterDir, LabError> {
+        let root = unique_dir(base, "cluster")?;
+        let dir = ClusterDir::at(root);
+        runas.chown(&dir.root)?;
+        std::fs::create_dir(&dir.sock)
+            .map_err(|e| LabError::io("creating socket directory", &dir.sock, e))?;
+        runas.chown(&dir.sock)?;
+        Ok(dir)
+    }
+
+    /// Writes settings, pg_hba.conf and extra files into the (already initialised) data dir.
+    pub fn configure(
+        &self,
+        opts: &ServerOptions,
+        port: u16,
+        runas: &RunAs,
+    ) -> Result<(), LabError> {
+        let conf = self.data.join("postgresql.conf");
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&conf)
+            .map_err(|e| LabError::io("opening postgresql.conf", &conf, e))?;
+        writeln!(f, "\ninclude '{PGRIG_CONF}'")
+            .map_err(|e| LabError::io("writing postgresql.conf", &conf, e))?;
+        self.write_settings(opts, port, runas)?;
+        self.write_file("pg_hba.conf", opts.hba_text().as_bytes(), runas)?;
+        for (name, contents) in opts.data_files() {
+            if name.contains('/') || name.starts_with('.') {
+                return Err(LabError::io(
+                    "extra file names must be plain file names",
+                    self.data.join(&name),
+                    std::io::Error::from(std::io::ErrorKind::InvalidInput),
+                ));
+            }
+            self.write_file(&name, &contents, runas)?;
+        }
+        Ok(())
+    }
+
+    /// (Re)writes the settings include file, e.g. with a new port.
+    pub fn write_settings(
+        &self,
+        opts: &ServerOptions,
+        port: u16,
+        runas: &RunAs,
+    ) -> Result<(), LabError> {
+        self.write_file(
+            PGRIG_CONF,
+            opts.conf_lines(port, &self.sock).as_bytes(),
+            runas,
+        )
+    }
+
+    fn write_file(&self, name: &str, contents: &[u8], runas: &RunAs) -> Result<(), LabError> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let path = self.data.join(name);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| LabError::io("writing file into data directory", &path, e))?;
+        f.write_all(contents)
+            .map_err(|e| LabError::io("writing file into data directory", &path, e))?;
+        runas.chown(&path)
+    }
+
+    /// Removes the whole cluster directory (errors ignored: it may be gone already).
+    pub fn remove(&self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// Creates `<base>/pgrig-<kind>-<pid>-<n>-<nanos>` with mode 0700 (never reusing a name).
+pub(crate) fn unique_dir(base: &Path, kind: &str) -> Result<PathBuf, LabError> {
+    use std::os::unix::fs::DirBuilderExt;
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    for _ in 0..100 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = base.join(format!("pgrig-{kind}-{}-{n}-{nanos:x}", std::process::id()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(LabError::io("creating cluster directory", path, e)),
+        }
+    }
+    Err(LabError::io(
+        "creating cluster directory",
+        base,
+        std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+    ))
+}
+
+/// Where cluster directories go by default:
+/// - `PGRIG_CLUSTER_DIR` if set;
+/// - for `fast` (test) clusters, `/dev/shm` when it is a world-writable tmpfs with at least
+///   1 GiB free: copying the template and running the server there is ~4x faster than on disk;
+/// - else /tmp when root (the server account must be able to traverse every parent), else the
+///   system temp dir. Durable (benchmark) clusters therefore always live on disk.
+pub(crate) fn default_base_dir(fast: bool) -> PathBuf {
+    if let Some(dir) = std::env::var_os("PGRIG_CLUSTER_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let shm = Path::new("/dev/shm");
+    if fast && usable_shm(shm) {
+        return shm.to_path_buf();
+    }
+    if nix::unistd::Uid::effective().is_root() {
+        PathBuf::from("/tmp")
+    } else {
+        std::env::temp_dir()
+    }
+}
+
+fn usable_shm(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return false;
+    };
+    if !meta.is_dir() || meta.permissions().mode() & 0o1777 != 0o1777 {
+        return false;
+    }
+    match nix::sys::statvfs::statvfs(dir) {
+        Ok(st) => {
+            (st.blocks_available() as u64).saturating_mul(st.fragment_size() as u64) >= 1 << 30
+        }
+        Err(_) => false,
+    }
+}

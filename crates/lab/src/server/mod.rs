@@ -1,0 +1,29 @@
+//! Throwaway PostgreSQL clusters.
+//!
+//! [`Server::start`] finds the binaries ([`PgBinaries`]), creates `<base>/pgrig-cluster-*/`
+//! (data dir, socket dir, log), fills the data dir from a cached initdb template, writes
+//! settings/hba/extra files, runs bootstrap SQL in single-user mode if asked, and starts the
+//! postmaster on a free port. When we are root, all server processes run as an unprivileged
+//! account (see `runas`). A watchdog removes everything if the owning process dies.
+//! [`start_detached`]/[`stop`]/[`status`] manage one long-lived server for `pgrig server`.
+
+mod binaries;
+mod cluster;
+mod cluster_dir;
+mod conn;
+mod detached;
+mod error;
+mod info;
+mod initdb;
+mod options;
+mod process;
+mod psql;
+mod runas;
+mod watchdog;
+
+pub use binaries::PgBinaries;
+pub use cluster::Server;
+pub use detached::{default_state_dir, start_detached, status, stop, ServerStatus};
+pub use error::LabError;
+pub use info::ServerInfo;
+pub use options::{quote_ident, quote_literal, ServerOptions, TlsFiles};

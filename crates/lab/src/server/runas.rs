@@ -1,0 +1,82 @@
+//! Which OS account runs initdb and postgres.
+//!
+//! initdb and postgres refuse to run as root. When we are root, they run as an unprivileged
+//! account instead: `PGRIG_SERVER_USER` if set, else `nobody` (present on every Linux system, so
+//! nothing about the machine has to change). The cluster directory is chowned to that account
+//! and lives under /tmp so it can traverse to it. When we are not root, everything runs as us.
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
+
+use nix::unistd::{Gid, Uid, User};
+
+use super::error::LabError;
+
+/// The account the server processes run as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RunAs {
+    pub name: String,
+    pub uid: u32,
+    pub gid: u32,
+    /// True when we are root and must switch to `uid`/`gid` for server commands.
+    pub switch: bool,
+}
+
+impl RunAs {
+    /// Resolves the account for the current process.
+    pub fn resolve() -> Result<RunAs, LabError> {
+        if !Uid::effective().is_root() {
+            let uid = Uid::effective();
+            let name = User::from_uid(uid)
+                .ok()
+                .flatten()
+                .map(|u| u.name)
+                .unwrap_or_else(|| uid.to_string());
+            return Ok(RunAs {
+                name,
+                uid: uid.as_raw(),
+                gid: Gid::effective().as_raw(),
+                switch: false,
+            });
+        }
+        let name = std::env::var("PGRIG_SERVER_USER").unwrap_or_else(|_| "nobody".to_string());
+        let user = User::from_name(&name)
+            .map_err(|e| LabError::User {
+                name: name.clone(),
+                reason: format!("user lookup failed: {e}"),
+            })?
+            .ok_or_else(|| LabError::User {
+                name: name.clone(),
+                reason: "no such user".into(),
+            })?;
+        if user.uid.is_root() {
+            return Err(LabError::User {
+                name,
+                reason: "it is root".into(),
+            });
+        }
+        Ok(RunAs {
+            name,
+            uid: user.uid.as_raw(),
+            gid: user.gid.as_raw(),
+            switch: true,
+        })
+    }
+
+    /// Makes `cmd` run as this account (std also clears supplementary groups when root sets uid).
+    pub fn apply(&self, cmd: &mut Command) {
+        if self.switch {
+            cmd.uid(self.uid).gid(self.gid);
+        }
+    }
+
+    /// Gives `path` (not following symlinks) to this account, when we are root.
+    pub fn chown(&self, path: &Path) -> Result<(), LabError> {
+        if !self.switch {
+            return Ok(());
+        }
+        std::os::unix::fs::lchown(path, Some(self.uid), Some(self.gid))
+            .map_err(|e| LabError::io("changing owner for the server user", path, e))
+    }
+}
