@@ -1,2 +1,47 @@
-//! The `pgrig` binary.
-fn main() {}
+//! The `pgrig` binary. Invoked through a link named `pgbench`, it is `pgrig bench`.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let argv0 = args.first().cloned().unwrap_or_else(|| "pgrig".into());
+    let base = std::path::Path::new(&argv0).file_name().and_then(|s| s.to_str()).unwrap_or("pgrig");
+    let code = if base == "pgbench" {
+        pgrig_cli::bench::main("pgbench", &args)
+    } else {
+        match args.get(1).map(String::as_str) {
+            Some("bench") => {
+                let mut rest = vec![format!("{argv0} bench")];
+                rest.extend(args[2..].iter().cloned());
+                pgrig_cli::bench::main("pgrig bench", &rest)
+            }
+            Some("run") => pgrig_cli::run::main(&args[1..]),
+            Some("server") => pgrig_cli::server::main(&args),
+            Some("--version") | Some("-V") => {
+                println!("pgrig {}", env!("CARGO_PKG_VERSION"));
+                0
+            }
+            Some("--help") | Some("-h") | Some("help") | None => {
+                print!("{}", USAGE);
+                0
+            }
+            Some(other) => {
+                eprintln!("pgrig: error: unknown command \"{other}\"");
+                eprintln!("pgrig: hint: Try \"pgrig --help\" for more information.");
+                1
+            }
+        }
+    };
+    ExitCode::from(code as u8)
+}
+
+const USAGE: &str = "pgrig: a PostgreSQL benchmarking rig.
+
+Usage:
+  pgrig bench [pgbench options] [DBNAME]   pgbench's CLI, scripts and report (also as a link named pgbench)
+  pgrig run [OPTIONS]                      a named workload, with a throwaway server when no target is given
+  pgrig server start|stop|status           a private scratch PostgreSQL cluster
+  pgrig --version
+
+Run \"pgrig bench --help\" or \"pgrig run --help\" for the options of each command.
+";

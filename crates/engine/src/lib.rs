@@ -1,4 +1,31 @@
-//! One benchmark run: config -> runner (threads x clients) -> client state machine -> stats -> result.
-//! Knows nothing about terminals or argv.
+//! One benchmark run: config -> runner (threads x clients) -> client state machine -> stats ->
+//! result. Knows nothing about terminals or argv: messages go to a [`sink::Sink`].
 
 pub mod config;
+pub mod cpu;
+pub mod error;
+pub mod result;
+pub mod sink;
+pub mod stats;
+
+mod client;
+mod compile;
+mod exec;
+mod log;
+mod runner;
+mod setup;
+mod shared;
+mod sql;
+mod worker;
+
+pub use error::EngineError;
+pub use runner::{run_bench, StopHandle};
+
+/// `strerror`-like text of an I/O error, without Rust's " (os error N)" suffix.
+pub(crate) fn os_error(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_owned(),
+        None => s,
+    }
+}

@@ -1,0 +1,37 @@
+//! Ctrl-C: the first SIGINT asks the running benchmark to stop (clients finish or abandon their
+//! transaction, the report for what ran is printed); a second one exits at once.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Once;
+
+use pgrig_engine::StopHandle;
+
+static HITS: AtomicUsize = AtomicUsize::new(0);
+static INSTALL: Once = Once::new();
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    if HITS.fetch_add(1, Ordering::SeqCst) >= 1 {
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(130) };
+    }
+}
+
+/// Installs the handler and a watcher thread that forwards the request to `stop`.
+pub fn on_interrupt(stop: StopHandle) {
+    INSTALL.call_once(|| {
+        // SAFETY: installing a handler that only touches an atomic and calls _exit.
+        unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
+    });
+    std::thread::spawn(move || loop {
+        if HITS.load(Ordering::SeqCst) > 0 {
+            stop.stop();
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    });
+}
+
+/// Whether Ctrl-C was pressed.
+pub fn interrupted() -> bool {
+    HITS.load(Ordering::SeqCst) > 0
+}

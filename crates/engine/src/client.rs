@@ -1,0 +1,270 @@
+//! One client's life: choose a script, wait for its throttled slot, run it (retrying serialization
+//! failures and deadlocks the way pgbench 15+ does), record the outcome. One state machine for
+//! every query mode; the mode only changes how `sql` encodes a command.
+
+use std::time::Duration;
+
+use pgrig_script::{Prng, Vars};
+
+use crate::exec::{run_script_once, Attempt, FailKind};
+use crate::shared::{RunShared, ThreadCtx};
+use crate::sink::Level;
+
+pub(crate) struct Client {
+    pub id: u32,
+    pub vars: Vars,
+    pub rng: Prng,
+    pub conn: Option<pgrig_wire::Connection>,
+    /// prepared statements already prepared on the current connection
+    pub prepared: Vec<bool>,
+    /// transactions done (ok + skipped + failed), pgbench's `cnt`
+    pub cnt: u64,
+    /// reused buffers: rendered SQL / parameter bytes and parameter spans
+    pub buf: Vec<u8>,
+    pub spans: Vec<Option<(usize, usize)>>,
+    pub in_pipeline: bool,
+    /// Syncs queued in the current pipeline
+    pub pending_syncs: usize,
+}
+
+/// How a client ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClientEnd {
+    Finished,
+    Aborted,
+}
+
+impl Client {
+    pub fn new(id: u32, vars: Vars, rng: Prng, n_prepared: usize) -> Self {
+        Client {
+            id,
+            vars,
+            rng,
+            conn: None,
+            prepared: vec![false; n_prepared],
+            cnt: 0,
+            buf: Vec::with_capacity(1024),
+            spans: Vec::with_capacity(16),
+            in_pipeline: false,
+            pending_syncs: 0,
+        }
+    }
+}
+
+fn choose_script(sh: &RunShared, th: &ThreadCtx) -> usize {
+    if sh.scripts.len() == 1 {
+        return 0;
+    }
+    let mut w = th.choose_rng.borrow_mut().uint64_range(0, (sh.total_weight - 1) as u64) as i64;
+    for (i, s) in sh.scripts.iter().enumerate() {
+        w -= s.weight;
+        if w < 0 {
+            return i;
+        }
+    }
+    sh.scripts.len() - 1
+}
+
+fn done(sh: &RunShared, c: &Client, now: i64) -> bool {
+    if let Some(n) = sh.nxacts {
+        if c.cnt >= n {
+            return true;
+        }
+    }
+    sh.stopped() || sh.timer_exceeded(now)
+}
+
+async fn sleep_until_us(sh: &RunShared, at_us: i64) {
+    let now = sh.now_us();
+    if at_us > now {
+        tokio::time::sleep(Duration::from_micros((at_us - now) as u64)).await;
+    }
+}
+
+/// Runs one client to its end.
+pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> ClientEnd {
+    loop {
+        let now = sh.now_us();
+        if done(sh, c, now) {
+            return ClientEnd::Finished;
+        }
+        let script = choose_script(sh, th);
+
+        // Throttling (-R): the thread's Poisson schedule; -L skips slots already too late.
+        let mut scheduled = now;
+        if let Some(delay) = sh.throttle_delay_us {
+            loop {
+                let wait = pgrig_script::random::poisson(&mut th.throttle_rng.borrow_mut(), delay);
+                let trigger = th.throttle_trigger.get() + wait;
+                th.throttle_trigger.set(trigger);
+                scheduled = trigger;
+                let now = sh.now_us();
+                if let Some(limit) = sh.latency_limit_us {
+                    if scheduled < now - limit && !sh.timer_exceeded(now) {
+                        record_skipped(sh, th, c, script, scheduled, now);
+                        if done(sh, c, now) {
+                            return ClientEnd::Finished;
+                        }
+                        continue;
+                    }
+                }
+                break;
+            }
+            if let Some(end) = sh.end_us() {
+                if scheduled >= end {
+                    return ClientEnd::Finished;
+                }
+            }
+            sleep_until_us(sh, scheduled).await;
+            if sh.stopped() {
+                return ClientEnd::Finished;
+            }
+        }
+
+        // -C: a new connection for every transaction.
+        if c.conn.is_none() {
+            let t0 = sh.now_us();
+            match pgrig_wire::Connection::connect(&sh.wire).await {
+                Ok(conn) => c.conn = Some(conn),
+                Err(e) => {
+                    sh.msg(Level::Error, &e.to_string());
+                    sh.msg(Level::Error, &format!("client {} aborted while establishing connection", c.id));
+                    return ClientEnd::Aborted;
+                }
+            }
+            c.prepared.iter_mut().for_each(|p| *p = false);
+            th.stats.borrow_mut().conn_time_us += (sh.now_us() - t0) as f64;
+        }
+
+        let tx_begin = sh.now_us();
+        let rng_at_start = c.rng;
+        let mut tries: u32 = 1;
+        let outcome = loop {
+            match run_script_once(sh, th, c, script).await {
+                Attempt::Ok => break Outcome::Ok,
+                Attempt::Abort => return ClientEnd::Aborted,
+                Attempt::Failed { kind, cmd } => {
+                    let now = sh.now_us();
+                    let retryable = kind != FailKind::Other;
+                    if retryable && sh.timer_exceeded(now) {
+                        // pgbench: the client just finishes; counted neither way.
+                        return ClientEnd::Finished;
+                    }
+                    let may_retry = retryable
+                        && (sh.cfg.max_tries == 0 || tries < sh.cfg.max_tries)
+                        && sh.latency_limit_us.is_none_or(|l| now - scheduled <= l)
+                        && !sh.stopped();
+                    let mut st = th.stats.borrow_mut();
+                    if may_retry {
+                        st.scripts[script].commands[cmd].retries += 1;
+                        drop(st);
+                        if sh.cfg.verbose_errors {
+                            sh.msg(
+                                Level::Info,
+                                &format!("client {} repeats the transaction after the error (try {}{})", c.id, tries,
+                                    if sh.cfg.max_tries > 0 { format!("/{}", sh.cfg.max_tries) } else { String::new() }),
+                            );
+                        }
+                        tries += 1;
+                        c.rng = rng_at_start;
+                        continue;
+                    }
+                    st.scripts[script].commands[cmd].failures += 1;
+                    drop(st);
+                    if sh.cfg.verbose_errors {
+                        sh.msg(
+                            Level::Info,
+                            &format!("client {} ends the failed transaction (try {}{})", c.id, tries,
+                                if sh.cfg.max_tries > 0 { format!("/{}", sh.cfg.max_tries) } else { String::new() }),
+                        );
+                    }
+                    break Outcome::Failed(kind);
+                }
+            }
+        };
+        let end = sh.now_us();
+        c.cnt += 1;
+        record_tx(sh, th, c, script, outcome, tries - 1, scheduled, tx_begin, end);
+
+        if sh.cfg.connect_per_tx {
+            let t0 = sh.now_us();
+            if let Some(conn) = c.conn.take() {
+                conn.close().await;
+            }
+            th.stats.borrow_mut().conn_time_us += (sh.now_us() - t0) as f64;
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Ok,
+    Failed(FailKind),
+}
+
+fn record_skipped(sh: &RunShared, th: &ThreadCtx, c: &mut Client, script: usize, scheduled: i64, now: i64) {
+    c.cnt += 1;
+    let mut st = th.stats.borrow_mut();
+    st.total.counts.skipped += 1;
+    st.scripts[script].snap.counts.skipped += 1;
+    drop(st);
+    if let Some(log) = &th.log {
+        log.borrow_mut().transaction(sh, th, c.id, c.cnt, script, None, "skipped", now, now - scheduled, 0);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record_tx(
+    sh: &RunShared,
+    th: &ThreadCtx,
+    c: &Client,
+    script: usize,
+    outcome: Outcome,
+    retries: u32,
+    scheduled: i64,
+    tx_begin: i64,
+    end: i64,
+) {
+    let latency = (end - scheduled) as f64;
+    let lag = (tx_begin - scheduled) as f64;
+    let mut guard = th.stats.borrow_mut();
+    let st = &mut *guard;
+    for snap in [&mut st.total, &mut st.scripts[script].snap] {
+        let k = &mut snap.counts;
+        match outcome {
+            Outcome::Ok => {
+                k.ok += 1;
+                snap.latency.add(latency);
+                if sh.throttle_delay_us.is_some() {
+                    snap.lag.add(lag);
+                }
+                if sh.latency_limit_us.is_some_and(|l| latency > l as f64) {
+                    k.late += 1;
+                }
+            }
+            Outcome::Failed(FailKind::Serialization) => k.serialization_failures += 1,
+            Outcome::Failed(FailKind::Deadlock) => k.deadlock_failures += 1,
+            Outcome::Failed(FailKind::Other) => k.other_failures += 1,
+        }
+        if retries > 0 {
+            k.retried += 1;
+            k.retries += retries as u64;
+        }
+    }
+    if outcome == Outcome::Ok {
+        let v = (latency as u64).max(1);
+        let _ = st.histogram.record(v);
+        let _ = st.scripts[script].histogram.record(v);
+    }
+    drop(guard);
+    if let Some(log) = &th.log {
+        let what = match outcome {
+            Outcome::Ok => "",
+            Outcome::Failed(k) if sh.cfg.failures_detailed => k.log_name(),
+            Outcome::Failed(_) => "failed",
+        };
+        let lat = if outcome == Outcome::Ok { Some(latency) } else { None };
+        log.borrow_mut().transaction(sh, th, c.id, c.cnt, script, lat, what, end, tx_begin - scheduled, retries);
+    }
+}
+

@@ -1,0 +1,78 @@
+//! Turns the run's script sources into compiled scripts sharing one variable table, and the
+//! per-client initial variables (`-D`, `scale`, `client_id`, `default_seed`, `random_seed`).
+
+use pgrig_script::{CommandKind, Script, VarId, VarTable};
+
+use crate::config::{BenchConfig, ScriptSource};
+use crate::error::EngineError;
+
+pub(crate) struct Compiled {
+    pub scripts: Vec<Script>,
+    pub vartable: VarTable,
+    pub prep_index: Vec<Vec<usize>>,
+    pub n_prepared: usize,
+    pub uses_builtin: bool,
+    pub auto: AutoVars,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct AutoVars {
+    pub scale: VarId,
+    pub client_id: VarId,
+    pub default_seed: VarId,
+    pub random_seed: VarId,
+}
+
+pub(crate) fn compile(cfg: &BenchConfig) -> Result<Compiled, EngineError> {
+    let mut vartable = VarTable::new();
+    let auto = AutoVars {
+        scale: vartable.intern("scale"),
+        client_id: vartable.intern("client_id"),
+        default_seed: vartable.intern("default_seed"),
+        random_seed: vartable.intern("random_seed"),
+    };
+    for (name, _) in &cfg.defines {
+        vartable.intern(name);
+    }
+    let mut counter = 0usize;
+    let mut scripts = Vec::new();
+    let mut uses_builtin = false;
+    let default = [ScriptSource::Builtin { name: "tpcb-like".into(), weight: 1 }];
+    let sources = if cfg.scripts.is_empty() { &default[..] } else { &cfg.scripts[..] };
+    for src in sources {
+        let (desc, text, weight) = match src {
+            ScriptSource::Builtin { name, weight } => {
+                uses_builtin = true;
+                let b = pgrig_script::builtin::lookup(name).map_err(|e| EngineError::fatal(e.to_string()))?;
+                (b.desc.to_string(), b.script.to_string(), *weight)
+            }
+            ScriptSource::File { path, text, weight } => (path.clone(), text.clone(), *weight),
+        };
+        let commands = pgrig_script::parse::parse_script(&desc, &text, &mut vartable, cfg.mode, &mut counter)
+            .map_err(|e| EngineError::fatal(e.to_string()))?;
+        if commands.is_empty() {
+            return Err(EngineError::fatal(format!("empty command list for script \"{desc}\"")));
+        }
+        scripts.push(Script { desc, weight, commands });
+    }
+    if scripts.iter().map(|s| s.weight).sum::<i64>() == 0 {
+        return Err(EngineError::fatal("total script weight must not be zero"));
+    }
+    let mut n_prepared = 0;
+    let prep_index = scripts
+        .iter()
+        .map(|s| {
+            s.commands
+                .iter()
+                .map(|c| match c.kind {
+                    CommandKind::Sql(_) => {
+                        n_prepared += 1;
+                        n_prepared - 1
+                    }
+                    _ => usize::MAX,
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Compiled { scripts, vartable, prep_index, n_prepared, uses_builtin, auto })
+}

@@ -1,0 +1,55 @@
+//! What a finished run hands to its sinks: merged statistics, timings, the client's own CPU use,
+//! the per-second series, and how it ended.
+
+use crate::config::BenchConfig;
+use crate::stats::{Snapshot, ThreadStats};
+
+/// CPU time one worker thread spent, and over how long.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ThreadCpu {
+    pub user_s: f64,
+    pub sys_s: f64,
+    pub wall_s: f64,
+}
+
+impl ThreadCpu {
+    /// Fraction of the wall time the thread was on a CPU (0..1).
+    pub fn busy(&self) -> f64 {
+        if self.wall_s > 0.0 {
+            (self.user_s + self.sys_s) / self.wall_s
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Scripts as the report names them.
+#[derive(Clone, Debug)]
+pub struct ScriptInfo {
+    pub desc: String,
+    pub weight: i64,
+    /// `-r` text of each command
+    pub command_texts: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub config: BenchConfig,
+    pub scripts: Vec<ScriptInfo>,
+    pub server_version: String,
+    /// `:scale` as used (from pgbench_branches for builtins)
+    pub scale: i64,
+    /// `(method, count)` when pgbench_accounts is partitioned (builtin scripts only)
+    pub partitions: Option<(String, i64)>,
+    pub stats: ThreadStats,
+    /// seconds from the earliest thread's benchmark start to the end
+    pub bench_duration_s: f64,
+    /// ms from run start until the first thread started benchmarking (initial connections)
+    pub initial_conn_ms: f64,
+    pub threads_cpu: Vec<ThreadCpu>,
+    /// per-second deltas (index 0 = first second)
+    pub series: Vec<Snapshot>,
+    /// clients that did not finish normally
+    pub aborted_clients: u32,
+    pub seed: u64,
+}

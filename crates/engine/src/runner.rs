@@ -1,0 +1,264 @@
+//! Runs a whole benchmark: compile scripts, set up, deal clients to worker threads, start them
+//! together, collect per-second snapshots (progress lines, series), merge the results.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Barrier, OnceLock};
+use std::time::{Duration as StdDuration, Instant, SystemTime, UNIX_EPOCH};
+
+use pgrig_script::{Value, Vars};
+
+use crate::client::Client;
+use crate::compile::compile;
+use crate::config::{BenchConfig, Duration, SeedOption};
+use crate::error::EngineError;
+use crate::result::{RunResult, ScriptInfo};
+use crate::shared::RunShared;
+use crate::sink::{Level, Progress, Sink};
+use crate::stats::{Snapshot, ThreadStats};
+use crate::worker::{run_worker, Report, WorkerRngs};
+
+/// A handle to stop a running benchmark from another thread (Ctrl-C).
+#[derive(Clone, Default)]
+pub struct StopHandle(Arc<OnceLock<Arc<RunShared>>>);
+
+impl StopHandle {
+    pub fn stop(&self) {
+        if let Some(sh) = self.0.get() {
+            sh.stop.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+fn base_seed(opt: Option<SeedOption>) -> u64 {
+    match opt.unwrap_or_default() {
+        SeedOption::Value(v) => v,
+        SeedOption::Time => SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0),
+        SeedOption::Rand => {
+            let mut b = [0u8; 8];
+            if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+                let _ = std::io::Read::read_exact(&mut f, &mut b);
+            }
+            u64::from_ne_bytes(b)
+        }
+    }
+}
+
+/// Runs the benchmark described by `cfg`. Diagnostics go to `sink`; the result is returned for
+/// the caller to report, also when clients aborted (see `RunResult::aborted_clients`).
+pub fn run_bench(cfg: BenchConfig, sink: Arc<dyn Sink>, stop: &StopHandle) -> Result<RunResult, EngineError> {
+    let compiled = compile(&cfg)?;
+    let wire = pgrig_wire::Config::from_args(&pgrig_wire::ConnArgs {
+        host: cfg.conn.host.clone(),
+        port: cfg.conn.port.clone(),
+        user: cfg.conn.user.clone(),
+        dbname: cfg.conn.dbname.clone(),
+    }, "pgbench")
+    .map_err(|e| EngineError::fatal(e.to_string()))?;
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| EngineError::fatal(format!("could not start a runtime: {e}")))?;
+    let setup = rt.block_on(crate::setup::prepare(&cfg, &wire, &*sink, compiled.uses_builtin))?;
+    drop(rt);
+
+    let seed = base_seed(cfg.random_seed);
+    if cfg.random_seed.is_some() {
+        sink.message(Level::Info, &format!("setting random seed to {seed}"));
+    }
+    let nclients = cfg.clients as usize;
+    let nthreads = (cfg.threads.max(1) as usize).min(nclients.max(1));
+    let seeds = pgrig_script::seeding::seed_states(seed, nclients, nthreads);
+    let scale = setup.scale.unwrap_or(cfg.scale.unwrap_or(1) as i64);
+
+    // Initial variables, copied to every client.
+    let mut proto = Vars::new(compiled.vartable.len());
+    for (name, value) in &cfg.defines {
+        if let Some(id) = compiled.vartable.get(name) {
+            proto.set_str(id, value);
+        }
+    }
+    let defined = |name: &str| cfg.defines.iter().any(|(n, _)| n == name);
+    let a = compiled.auto;
+    if !defined("scale") {
+        proto.set_value(a.scale, Value::Int(scale));
+    }
+    if !defined("default_seed") {
+        proto.set_value(a.default_seed, Value::Int(seeds.default_seed as i64));
+    }
+    if !defined("random_seed") {
+        proto.set_value(a.random_seed, Value::Int(seed as i64));
+    }
+
+    let throttle_delay_us = cfg.rate.map(|r| 1e6 / r * nthreads as f64);
+    let (nxacts, duration_us) = match cfg.duration {
+        Duration::Transactions(n) => (Some(n), None),
+        Duration::Seconds(s) => (None, Some(s as i64 * 1_000_000)),
+    };
+    let scripts_info: Vec<ScriptInfo> = compiled
+        .scripts
+        .iter()
+        .map(|s| ScriptInfo {
+            desc: s.desc.clone(),
+            weight: s.weight,
+            command_texts: s.commands.iter().map(|c| c.first_line.clone()).collect(),
+        })
+        .collect();
+    let sh = Arc::new(RunShared {
+        total_weight: compiled.scripts.iter().map(|s| s.weight).sum(),
+        scripts: compiled.scripts,
+        prep_index: compiled.prep_index,
+        n_prepared: compiled.n_prepared,
+        default_seed_var: a.default_seed,
+        vartable: compiled.vartable,
+        wire,
+        sink: sink.clone(),
+        start: Instant::now(),
+        start_wall: SystemTime::now(),
+        bench_start: OnceLock::new(),
+        nxacts,
+        duration_us,
+        throttle_delay_us,
+        latency_limit_us: cfg.latency_limit_us,
+        stop: AtomicBool::new(false),
+        cfg: cfg.clone(),
+    });
+    let _ = stop.0.set(sh.clone());
+
+    // Deal clients to threads in contiguous blocks, as pgbench does.
+    let barrier = Arc::new(Barrier::new(nthreads));
+    let connect_failed = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let mut handles = Vec::new();
+    let mut dealt = 0usize;
+    let mut client_rngs = seeds.clients.into_iter();
+    for (t, trngs) in seeds.threads.into_iter().enumerate().take(nthreads) {
+        let n = (nclients - dealt + nthreads - t - 1) / (nthreads - t);
+        let mut clients = Vec::with_capacity(n);
+        for id in dealt..dealt + n {
+            let mut vars = proto.clone();
+            if !defined("client_id") {
+                vars.set_value(a.client_id, Value::Int(id as i64));
+            }
+            let rng = client_rngs.next().expect("one PRNG per client");
+            clients.push(Client::new(id as u32, vars, rng, sh.n_prepared));
+        }
+        dealt += n;
+        let rngs = WorkerRngs { choose: trngs.choose, throttle: trngs.throttle, sample: trngs.sample };
+        let (sh, barrier, cf, tx) = (sh.clone(), barrier.clone(), connect_failed.clone(), tx.clone());
+        let h = std::thread::Builder::new()
+            .name(format!("pgrig-worker-{t}"))
+            .spawn(move || run_worker(sh, t, clients, rngs, barrier, cf, tx))
+            .map_err(|e| EngineError::fatal(format!("could not create thread: {e}")))?;
+        handles.push(h);
+    }
+    drop(tx);
+
+    let series = collect_progress(&sh, &rx, nthreads);
+
+    let mut stats: Option<ThreadStats> = None;
+    let mut cpu = Vec::new();
+    let mut aborted = 0;
+    let mut connect_error = None;
+    for h in handles {
+        let out = h.join().map_err(|_| EngineError::fatal("a worker thread panicked"))?;
+        if connect_error.is_none() {
+            connect_error = out.connect_error;
+        }
+        aborted += out.aborted;
+        cpu.push(out.cpu);
+        match &mut stats {
+            None => stats = Some(out.stats),
+            Some(s) => s.merge(&out.stats),
+        }
+    }
+    if let Some(e) = connect_error {
+        return Err(EngineError::fatal(e));
+    }
+    let end = Instant::now();
+    let bench_start = sh.bench_start.get().copied().unwrap_or(sh.start);
+    Ok(RunResult {
+        config: cfg,
+        scripts: scripts_info,
+        server_version: setup.server_version,
+        scale,
+        partitions: setup.partitions,
+        stats: stats.expect("at least one thread"),
+        bench_duration_s: end.duration_since(bench_start).as_secs_f64(),
+        initial_conn_ms: bench_start.duration_since(sh.start).as_secs_f64() * 1000.0,
+        threads_cpu: cpu,
+        series,
+        aborted_clients: aborted,
+        seed,
+    })
+}
+
+/// Receives the workers' per-second snapshots until all are done; prints `-P` lines; returns the
+/// per-second deltas.
+fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize) -> Vec<Snapshot> {
+    let mut latest = vec![Snapshot::default(); nthreads];
+    let mut seen = vec![0u64; nthreads];
+    let mut done = vec![false; nthreads];
+    let mut series = Vec::new();
+    let mut prev_total = Snapshot::default();
+    let mut prev_report = Snapshot::default();
+    let mut next_sec = 1u64;
+    let progress = sh.cfg.progress.unwrap_or(0) as u64;
+    while done.iter().any(|d| !d) {
+        match rx.recv_timeout(StdDuration::from_millis(500)) {
+            Ok(Report::Tick { tid, sec, snap }) => {
+                latest[tid] = snap;
+                seen[tid] = sec;
+            }
+            Ok(Report::Done { tid }) => done[tid] = true,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        while (0..nthreads).all(|t| done[t] || seen[t] >= next_sec) && (0..nthreads).any(|t| seen[t] >= next_sec) {
+            let mut total = Snapshot::default();
+            for s in &latest {
+                total.merge(s);
+            }
+            series.push(delta(&total, &prev_total));
+            prev_total = total;
+            if progress > 0 && next_sec % progress == 0 {
+                report_progress(sh, &total, &prev_report, next_sec, progress);
+                prev_report = total;
+            }
+            next_sec += 1;
+        }
+    }
+    series
+}
+
+fn delta(now: &Snapshot, before: &Snapshot) -> Snapshot {
+    Snapshot {
+        counts: now.counts.since(&before.counts),
+        latency: now.latency.since(&before.latency),
+        lag: now.lag.since(&before.lag),
+    }
+}
+
+fn report_progress(sh: &RunShared, total: &Snapshot, prev: &Snapshot, sec: u64, interval: u64) {
+    let d = delta(total, prev);
+    let time = if sh.cfg.progress_timestamp {
+        let b = sh.bench_start.get().copied().unwrap_or(sh.start);
+        let wall = sh.start_wall + b.duration_since(sh.start) + StdDuration::from_secs(sec);
+        wall.duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+    } else {
+        sec as f64
+    };
+    let p = Progress {
+        time,
+        tps: d.counts.ok as f64 / interval as f64,
+        latency_ms: d.latency.mean() / 1000.0,
+        stddev_ms: d.latency.stddev() / 1000.0,
+        failed: d.counts.failed(),
+        lag_ms: d.lag.mean() / 1000.0,
+        skipped: d.counts.skipped,
+        retried: d.counts.retried,
+        retries: d.counts.retries,
+    };
+    sh.sink.progress(&p);
+}

@@ -1,0 +1,46 @@
+//! Where the engine's messages go. The engine never prints: the CLI (or a study) implements
+//! [`Sink`] and decides on prefixes, streams and formats.
+
+/// Diagnostics in pgbench's levels. `Raw` lines are printed as they are (e.g. `debug()` output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Detail,
+    Hint,
+    Info,
+    Debug,
+    /// printed exactly as given to stderr (no prefix, no newline added)
+    Raw,
+}
+
+/// One progress report (`-P`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// seconds since the run started (or the Unix epoch with `--progress-timestamp`)
+    pub time: f64,
+    pub tps: f64,
+    pub latency_ms: f64,
+    pub stddev_ms: f64,
+    pub failed: u64,
+    pub lag_ms: f64,
+    pub skipped: u64,
+    pub retried: u64,
+    pub retries: u64,
+}
+
+pub trait Sink: Send + Sync {
+    fn message(&self, level: Level, text: &str);
+    /// Report text for standard output (the banner before the run).
+    fn stdout(&self, text: &str);
+    fn progress(&self, p: &Progress);
+}
+
+/// A sink that drops everything (for library users and tests).
+pub struct NullSink;
+
+impl Sink for NullSink {
+    fn message(&self, _: Level, _: &str) {}
+    fn stdout(&self, _: &str) {}
+    fn progress(&self, _: &Progress) {}
+}

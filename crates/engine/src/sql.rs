@@ -1,0 +1,290 @@
+//! Sending one SQL command in the run's query mode and consuming its results: simple mode renders
+//! variables into the text; extended/prepared bind them as text parameters (prepared: Parse once per
+//! connection, pipelined in front of the first Bind). Inside `\startpipeline` commands are queued
+//! and their results read at `\syncpipeline`/`\endpipeline`. Handles `\gset`/`\aset` and
+//! classifies errors (retryable serialization/deadlock, other, fatal).
+
+use pgrig_script::command::{Gset, SqlPart};
+use pgrig_script::{QueryMode, SqlCommand};
+use pgrig_wire::Backend;
+
+use crate::client::Client;
+use crate::exec::FailKind;
+use crate::shared::RunShared;
+use crate::sink::Level;
+
+pub(crate) enum SqlOutcome {
+    Done,
+    Failed(FailKind),
+    Abort,
+}
+
+/// Encodes one command's messages into the connection's buffer (no Sync).
+fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
+    let Client { conn, vars, buf, spans, prepared, .. } = c;
+    let conn = conn.as_mut().expect("connected");
+    buf.clear();
+    match sh.cfg.mode {
+        QueryMode::Simple => {
+            for p in &q.parts {
+                match p {
+                    SqlPart::Lit(s) => buf.extend_from_slice(s.as_bytes()),
+                    SqlPart::Var { var, name } => {
+                        if !vars.render(*var, buf) {
+                            buf.push(b':');
+                            buf.extend_from_slice(name.as_bytes());
+                        }
+                    }
+                }
+            }
+            conn.query(buf);
+        }
+        QueryMode::Extended | QueryMode::Prepared => {
+            spans.clear();
+            for &v in &q.params {
+                let start = buf.len();
+                spans.push(if vars.render(v, buf) { Some((start, buf.len())) } else { None });
+            }
+            let stmt: &str = if sh.cfg.mode == QueryMode::Prepared {
+                if !prepared[prep] {
+                    conn.parse(&q.prepared_name, &q.param_sql, q.params.len() as u16);
+                    prepared[prep] = true;
+                }
+                &q.prepared_name
+            } else {
+                conn.parse("", &q.param_sql, q.params.len() as u16);
+                ""
+            };
+            let bytes: &[u8] = buf;
+            conn.bind("", stmt, spans.iter().map(|s| s.map(|(a, b)| &bytes[a..b])));
+            if q.gset.is_some() {
+                conn.describe_portal("");
+            }
+            conn.execute("", 0);
+        }
+    }
+}
+
+pub(crate) async fn run_sql(
+    sh: &RunShared,
+    c: &mut Client,
+    script: usize,
+    cmd: usize,
+    q: &SqlCommand,
+    prep: usize,
+) -> SqlOutcome {
+    encode(sh, c, q, prep);
+    if sh.cfg.debug {
+        sh.msg(Level::Debug, &format!("client {} sending {}", c.id, debug_text(sh, c, q)));
+    }
+    if c.in_pipeline {
+        return SqlOutcome::Done;
+    }
+    if sh.cfg.mode != QueryMode::Simple {
+        c.conn.as_mut().expect("connected").sync();
+    }
+    if let Err(e) = c.conn.as_mut().expect("connected").send().await {
+        return lost(sh, c, script, cmd, &e.to_string());
+    }
+    read_results(sh, c, script, cmd, q.gset.as_ref(), 1).await
+}
+
+fn debug_text(sh: &RunShared, c: &Client, q: &SqlCommand) -> String {
+    match sh.cfg.mode {
+        QueryMode::Simple => String::from_utf8_lossy(&c.buf).into_owned(),
+        QueryMode::Extended => q.param_sql.clone(),
+        QueryMode::Prepared => q.prepared_name.clone(),
+    }
+}
+
+pub(crate) fn start_pipeline(c: &mut Client) {
+    c.pending_syncs = 0;
+}
+
+pub(crate) async fn sync_pipeline(sh: &RunShared, c: &mut Client, script: usize, cmd: usize, end: bool) -> SqlOutcome {
+    let conn = c.conn.as_mut().expect("connected");
+    conn.sync();
+    c.pending_syncs += 1;
+    if !end {
+        return SqlOutcome::Done;
+    }
+    if let Err(e) = conn.send().await {
+        return lost(sh, c, script, cmd, &e.to_string());
+    }
+    let n = c.pending_syncs;
+    c.pending_syncs = 0;
+    read_results(sh, c, script, cmd, None, n).await
+}
+
+fn lost(sh: &RunShared, c: &mut Client, script: usize, cmd: usize, msg: &str) -> SqlOutcome {
+    sh.msg(
+        Level::Error,
+        &format!("client {} script {} aborted in command {} query 0: {}", c.id, script, cmd, msg.trim_end()),
+    );
+    c.conn = None;
+    SqlOutcome::Abort
+}
+
+/// Per-result bookkeeping for `\gset`/`\aset`.
+#[derive(Default)]
+struct GsetState {
+    names: Vec<String>,
+    row: Vec<Option<Vec<u8>>>,
+    /// rows of the result being read
+    rows: usize,
+    /// rows of the last complete result
+    last_rows: usize,
+}
+
+/// Stores the kept row into `PREFIX || column` variables.
+fn store_row(sh: &RunShared, c: &mut Client, script: usize, cmd: usize, g: &Gset, gs: &GsetState) -> Result<(), String> {
+    for (name, val) in gs.names.iter().zip(&gs.row) {
+        let full = format!("{}{}", g.prefix, name);
+        if !pgrig_script::vars::valid_variable_name(&full) {
+            return Err(format!("client {} script {} command {}: error storing into variable {}", c.id, script, cmd, full));
+        }
+        // A variable no command reads has no slot: storing it would be invisible.
+        if let Some(id) = sh.vartable.get(&full) {
+            match val {
+                Some(b) => c.vars.set_str(id, &String::from_utf8_lossy(b)),
+                None => c.vars.set_value(id, pgrig_script::Value::Null),
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn rollback_if_needed(c: &mut Client) -> Result<(), String> {
+    let conn = c.conn.as_mut().expect("connected");
+    if conn.transaction_status() == pgrig_wire::TransactionStatus::Idle {
+        return Ok(());
+    }
+    conn.query(b"ROLLBACK");
+    conn.send().await.map_err(|e| e.to_string())?;
+    loop {
+        match conn.recv().await.map_err(|e| e.to_string())? {
+            Backend::ReadyForQuery(_) => return Ok(()),
+            Backend::Error(e) => return Err(e.to_string()),
+            _ => {}
+        }
+    }
+}
+
+/// Reads until `syncs` ReadyForQuery messages have arrived.
+async fn read_results(
+    sh: &RunShared,
+    c: &mut Client,
+    script: usize,
+    cmd: usize,
+    gset: Option<&Gset>,
+    mut syncs: usize,
+) -> SqlOutcome {
+    let mut qry = 0usize;
+    let mut error: Option<(String, String)> = None; // (sqlstate, text), the first error
+    let mut gs = GsetState::default();
+    let mut gset_err: Option<String> = None;
+    let mut copy = false;
+    loop {
+        let conn = c.conn.as_mut().expect("connected");
+        let msg = match conn.recv().await {
+            Ok(m) => m,
+            Err(e) => return lost(sh, c, script, cmd, &e.to_string()),
+        };
+        match msg {
+            Backend::RowDescription(rd) if gset.is_some() => {
+                gs.names.clear();
+                gs.names.extend(rd.names().map(|n| n.to_owned()));
+            }
+            Backend::DataRow(row) if gset.is_some() => {
+                gs.rows += 1;
+                gs.row.clear();
+                for i in 0..row.len() {
+                    gs.row.push(row.get(i).map(|b| b.to_vec()));
+                }
+            }
+            Backend::CommandComplete(_) | Backend::EmptyQueryResponse => {
+                if let Some(g) = gset {
+                    if g.all && gs.rows > 0 && gset_err.is_none() && error.is_none() {
+                        if let Err(e) = store_row(sh, c, script, cmd, g, &gs) {
+                            gset_err = Some(e);
+                        }
+                    }
+                    gs.last_rows = gs.rows;
+                    gs.rows = 0;
+                }
+                qry += 1;
+            }
+            Backend::CopyInResponse => {
+                copy = true;
+                let conn = c.conn.as_mut().expect("connected");
+                conn.copy_fail("COPY is not supported in pgbench");
+                if let Err(e) = conn.send().await {
+                    return lost(sh, c, script, cmd, &e.to_string());
+                }
+            }
+            Backend::CopyOutResponse => copy = true,
+            Backend::Error(e) => {
+                if error.is_none() {
+                    error = Some((e.code().to_owned(), e.to_string()));
+                }
+            }
+            Backend::ReadyForQuery(_) => {
+                syncs -= 1;
+                if syncs == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    if copy {
+        sh.msg(Level::Error, "COPY is not supported in pgbench, aborting");
+        return SqlOutcome::Abort;
+    }
+    if let Some((code, text)) = error {
+        let kind = match code.as_str() {
+            "40001" => Some(FailKind::Serialization),
+            "40P01" => Some(FailKind::Deadlock),
+            _ if sh.cfg.continue_on_error => Some(FailKind::Other),
+            _ => None,
+        };
+        let Some(k) = kind else {
+            sh.msg(
+                Level::Error,
+                &format!("client {} script {} aborted in command {} query {}: {}", c.id, script, cmd, qry, text.trim_end()),
+            );
+            return SqlOutcome::Abort;
+        };
+        if sh.cfg.verbose_errors {
+            sh.msg(
+                Level::Info,
+                &format!("client {} got an error in command {} (SQL) of script {}; {}", c.id, cmd, script, text.trim_end()),
+            );
+        }
+        if let Err(e) = rollback_if_needed(c).await {
+            return lost(sh, c, script, cmd, &e);
+        }
+        return SqlOutcome::Failed(k);
+    }
+    if let Some(e) = gset_err {
+        sh.msg(Level::Error, &e);
+        return SqlOutcome::Abort;
+    }
+    if let Some(g) = gset.filter(|g| !g.all) {
+        if gs.last_rows != 1 {
+            sh.msg(
+                Level::Error,
+                &format!(
+                    "client {} script {} command {} query {}: expected one row, got {}",
+                    c.id, script, cmd, qry.saturating_sub(1), gs.last_rows
+                ),
+            );
+            return SqlOutcome::Abort;
+        }
+        if let Err(e) = store_row(sh, c, script, cmd, g, &gs) {
+            sh.msg(Level::Error, &e);
+            return SqlOutcome::Abort;
+        }
+    }
+    SqlOutcome::Done
+}

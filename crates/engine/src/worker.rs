@@ -1,0 +1,161 @@
+//! One worker thread (`-j`): its own current-thread tokio runtime, its clients as local tasks,
+//! thread-local statistics, and a once-a-second snapshot sent to the coordinator.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Barrier};
+use std::time::Instant;
+
+use pgrig_script::Prng;
+
+use crate::client::{run_client, Client, ClientEnd};
+use crate::cpu::thread_cpu_seconds;
+use crate::log::TxLog;
+use crate::result::ThreadCpu;
+use crate::shared::{RunShared, ThreadCtx};
+use crate::sink::Level;
+use crate::stats::{Snapshot, ThreadStats};
+
+/// Messages from workers to the coordinator.
+pub(crate) enum Report {
+    /// cumulative snapshot at the end of second `sec` (1-based) of the benchmark
+    Tick { tid: usize, sec: u64, snap: Snapshot },
+    Done { tid: usize },
+}
+
+pub(crate) struct WorkerOut {
+    pub stats: ThreadStats,
+    pub cpu: ThreadCpu,
+    pub aborted: u32,
+    /// initial connection failure (pgbench exits 1)
+    pub connect_error: Option<String>,
+}
+
+pub(crate) struct WorkerRngs {
+    pub choose: Prng,
+    pub throttle: Prng,
+    pub sample: Prng,
+}
+
+pub(crate) fn run_worker(
+    sh: Arc<RunShared>,
+    tid: usize,
+    mut clients: Vec<Client>,
+    rngs: WorkerRngs,
+    barrier: Arc<Barrier>,
+    connect_failed: Arc<std::sync::atomic::AtomicBool>,
+    tx: Sender<Report>,
+) -> WorkerOut {
+    let counts: Vec<usize> = sh.scripts.iter().map(|s| s.commands.len()).collect();
+    let log = if sh.cfg.log {
+        match TxLog::open(&sh, tid) {
+            Ok(l) => Some(RefCell::new(l)),
+            Err(e) => {
+                sh.msg(Level::Error, &e);
+                connect_failed.store(true, Ordering::SeqCst);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let th = Rc::new(ThreadCtx {
+        tid,
+        stats: RefCell::new(ThreadStats::new(&counts)),
+        choose_rng: RefCell::new(rngs.choose),
+        throttle_rng: RefCell::new(rngs.throttle),
+        sample_rng: RefCell::new(rngs.sample),
+        throttle_trigger: Cell::new(0),
+        log,
+    });
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            barrier.wait();
+            return WorkerOut {
+                stats: th.stats.borrow().clone(),
+                cpu: ThreadCpu::default(),
+                aborted: 0,
+                connect_error: Some(format!("could not start a runtime: {e}")),
+            };
+        }
+    };
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, async move {
+        // Initial connections (not under -C), before everyone starts together.
+        let mut connect_error = None;
+        if !sh.cfg.connect_per_tx {
+            for c in clients.iter_mut() {
+                match pgrig_wire::Connection::connect(&sh.wire).await {
+                    Ok(conn) => c.conn = Some(conn),
+                    Err(e) => {
+                        sh.msg(Level::Error, &e.to_string());
+                        connect_error = Some(format!("could not create connection for client {}", c.id));
+                        connect_failed.store(true, Ordering::SeqCst);
+                        break;
+                    }
+                }
+            }
+        }
+        barrier.wait();
+        let stats_out = |th: &ThreadCtx| th.stats.borrow().clone();
+        if connect_failed.load(Ordering::SeqCst) {
+            let _ = tx.send(Report::Done { tid });
+            return WorkerOut { stats: stats_out(&th), cpu: ThreadCpu::default(), aborted: 0, connect_error };
+        }
+        let start = *sh.bench_start.get_or_init(Instant::now);
+        let my_start = Instant::now();
+        let (u0, s0) = thread_cpu_seconds();
+        th.throttle_trigger.set(sh.now_us());
+
+        // Once-a-second snapshots for progress lines and the per-second series.
+        let ticker = {
+            let th = th.clone();
+            let tx = tx.clone();
+            tokio::task::spawn_local(async move {
+                let mut sec = 1u64;
+                loop {
+                    let at = start + std::time::Duration::from_secs(sec);
+                    tokio::time::sleep_until(at.into()).await;
+                    let snap = th.stats.borrow().total;
+                    if tx.send(Report::Tick { tid, sec, snap }).is_err() {
+                        return;
+                    }
+                    sec += 1;
+                }
+            })
+        };
+
+        let mut handles = Vec::with_capacity(clients.len());
+        for mut c in clients {
+            let sh = sh.clone();
+            let th = th.clone();
+            handles.push(tokio::task::spawn_local(async move {
+                let end = run_client(&sh, &th, &mut c).await;
+                if end == ClientEnd::Aborted && sh.cfg.exit_on_abort {
+                    sh.stop.store(true, Ordering::SeqCst);
+                }
+                if let Some(conn) = c.conn.take() {
+                    conn.close().await;
+                }
+                end
+            }));
+        }
+        let mut aborted = 0;
+        for h in handles {
+            if !matches!(h.await, Ok(ClientEnd::Finished)) {
+                aborted += 1;
+            }
+        }
+        ticker.abort();
+        let (u1, s1) = thread_cpu_seconds();
+        if let Some(log) = &th.log {
+            log.borrow_mut().finish(&sh);
+        }
+        let _ = tx.send(Report::Done { tid });
+        let cpu = ThreadCpu { user_s: u1 - u0, sys_s: s1 - s0, wall_s: my_start.elapsed().as_secs_f64() };
+        WorkerOut { stats: stats_out(&th), cpu, aborted, connect_error: None }
+    })
+}
