@@ -1,1 +1,24 @@
-//! Test harness: one throwaway cluster per test binary, a fresh database per test (to be written).
+//! Test harness for every test binary of the workspace that needs a PostgreSQL server.
+//!
+//! - [`cluster()`]: one throwaway cluster per test binary, started on first use. Statics are
+//!   never dropped; the lab's watchdog removes the cluster when the test process exits.
+//! - [`fresh_db()`]: a new, uniquely named database on that cluster for one test; dropped with
+//!   the returned [`TestDb`]. Tests that each use their own database can run in parallel.
+//! - [`custom_cluster()`]: a private cluster with special options (auth methods, TLS, settings).
+//! - [`pgbench_path()`], [`TestDb::command()`], [`run()`]: run external programs (the installed
+//!   pgbench for differential tests, our own binaries) against a test database.
+//!
+//! ```no_run
+//! let db = pgrig_testkit::fresh_db("accounts");
+//! db.psql("CREATE TABLE t (x int); INSERT INTO t VALUES (1)");
+//! assert_eq!(db.psql("SELECT count(*) FROM t"), "1");
+//! ```
+
+mod cmd;
+mod db;
+mod shared;
+
+pub use cmd::{pgbench_path, run, CmdOutput};
+pub use db::{fresh_db, fresh_db_on, TestDb};
+pub use pgrig_lab::{LabError, Server, ServerOptions, TlsFiles};
+pub use shared::{cluster, custom_cluster, try_cluster};

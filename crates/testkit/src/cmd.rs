@@ -1,0 +1,64 @@
+//! Running external programs from tests: finding the installed pgbench, and running a command
+//! to completion with stdout, stderr and exit status captured.
+
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+
+/// What a finished command produced.
+#[derive(Debug, Clone)]
+pub struct CmdOutput {
+    pub status: ExitStatus,
+    /// Exit code, `None` if killed by a signal.
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl CmdOutput {
+    /// True if the command exited with status 0.
+    pub fn success(&self) -> bool {
+        self.status.success()
+    }
+}
+
+/// Runs `cmd` to completion (stdin closed), capturing stdout and stderr.
+///
+/// # Panics
+/// If the program cannot be started at all (a test set-up error).
+pub fn run(mut cmd: Command) -> CmdOutput {
+    cmd.stdin(Stdio::null());
+    let out = match cmd.output() {
+        Ok(out) => out,
+        Err(e) => panic!("pgrig-testkit: cannot run {cmd:?}: {e}"),
+    };
+    CmdOutput {
+        status: out.status,
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The installed pgbench (for differential tests): `PGRIG_PGBENCH` if set, else the one next to
+/// the server binaries, else `/usr/bin/pgbench`, else the first on PATH.
+pub fn pgbench_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PGRIG_PGBENCH") {
+        return Some(PathBuf::from(p));
+    }
+    let mut candidates = Vec::new();
+    if let Ok(bins) = pgrig_lab::PgBinaries::discover() {
+        candidates.push(bins.tool("pgbench"));
+    }
+    candidates.push(PathBuf::from("/usr/bin/pgbench"));
+    if let Some(path) = std::env::var_os("PATH") {
+        candidates.extend(std::env::split_paths(&path).map(|d| d.join("pgbench")));
+    }
+    candidates.into_iter().find(|p| is_executable(p))
+}
+
+fn is_executable(p: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
