@@ -1,4 +1,12 @@
-//! Library side of the `pgrig` binary: the pieces tests (and `main.rs`) use.
-//! `args`: pgbench-compatible command-line parsing for `pgrig bench`.
+//! Library side of the `pgrig` binary: the pieces `main.rs` and the tests use.
+//! `args`: pgbench-compatible command-line parsing for `pgrig bench`; `bench`, `run`, `server`:
+//! the subcommands; `report`, `json`, `sink`, `interrupt`: their output and signal plumbing.
 
 pub mod args;
+pub mod bench;
+pub mod interrupt;
+pub mod json;
+pub mod report;
+pub mod run;
+pub mod server;
+pub mod sink;

@@ -1,0 +1,188 @@
+//! pgbench-compatible command-line parsing for `pgrig bench` (and the `pgbench` link).
+//!
+//! [`parse_pgbench_args`] turns an argument vector into a [`Parsed`] outcome: what to do
+//! ([`Action`]: help, version, builtin list, show a builtin script, initialise, benchmark) plus
+//! the informational lines pgbench would already have printed on stderr while parsing
+//! (`pgbench: setting random seed to N`). Failures come back as an [`ArgError`] holding the exact
+//! stderr lines and the exit status; nothing is printed here.
+//!
+//! Layout: `getopt` (GNU getopt_long emulation), `numeric` (C number parsing), `options`
+//! (pgbench's option table), `state` (per-option handling, in command-line order), `finish`
+//! (the checks after the option loop and the final configs), `scripts` (`-b`/`-f`), `system`
+//! (seed sources, open-files limit), `help` (the `--help` text).
+
+mod finish;
+mod getopt;
+mod help;
+mod numeric;
+mod options;
+mod scripts;
+mod state;
+mod system;
+
+pub use help::help_text;
+pub use scripts::{builtin_catalog, builtin_list_lines};
+
+use pgrig_engine::config::{BenchConfig, InitConfig};
+
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// `--help`/`-?` as the first argument: print this text to stdout, exit 0.
+    Help(String),
+    /// `--version`/`-V` as the first argument: print the version banner to stdout, exit 0.
+    Version,
+    /// `-b list`: print these lines to **stderr**, exit 0.
+    BuiltinList(Vec<String>),
+    /// `--show-script=NAME`: print the builtin script with this full name to **stderr**
+    /// (`-- NAME: DESC\nSCRIPT\n`), exit 0.
+    ShowScript(String),
+    /// `-i`: run the initialisation steps.
+    Init(InitConfig),
+    /// Run a benchmark.
+    Bench(BenchConfig),
+}
+
+/// A successful parse.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed {
+    pub action: Action,
+    /// Full stderr lines pgbench prints while parsing, before acting on the result
+    /// (e.g. `pgbench: setting random seed to 42`). Print them first.
+    pub notices: Vec<String>,
+}
+
+/// A failed parse: print `lines` to stderr (one per line) and exit with `exit_code`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgError {
+    pub lines: Vec<String>,
+    pub exit_code: i32,
+}
+
+/// How diagnostics are prefixed, like PostgreSQL's `pg_logging` with a program name.
+#[derive(Clone, Debug)]
+pub(crate) struct Reporter {
+    /// Prefix of every diagnostic (`pgbench`, `pgrig`).
+    pub prefix: String,
+    /// How the command is invoked, for hints and the usage text (`pgbench`, `pgrig bench`).
+    pub invocation: String,
+}
+
+impl Reporter {
+    fn new(prog: &str) -> Self {
+        let prog = prog.trim();
+        let prog = if prog.is_empty() { "pgbench" } else { prog };
+        let prefix = prog.split_whitespace().next().unwrap_or(prog).to_string();
+        Reporter {
+            prefix,
+            invocation: prog.to_string(),
+        }
+    }
+
+    pub fn error(&self, msg: &str) -> String {
+        format!("{}: error: {msg}", self.prefix)
+    }
+
+    pub fn detail(&self, msg: &str) -> String {
+        format!("{}: detail: {msg}", self.prefix)
+    }
+
+    pub fn hint(&self, msg: &str) -> String {
+        format!("{}: hint: {msg}", self.prefix)
+    }
+
+    pub fn info(&self, msg: &str) -> String {
+        format!("{}: {msg}", self.prefix)
+    }
+
+    /// `Try "PROG --help" for more information.`
+    pub fn try_help(&self) -> String {
+        self.hint(&format!(
+            "Try \"{} --help\" for more information.",
+            self.invocation
+        ))
+    }
+}
+
+/// Parses pgbench's command line.
+///
+/// * `prog`: the name to report as. Diagnostics are prefixed with its first word and hints and
+///   the help text use all of it: pass `"pgbench"` when invoked through a `pgbench` link
+///   (`pgbench: error: ...`, `Try "pgbench --help"`), `"pgrig bench"` for the subcommand
+///   (`pgrig: error: ...`, `Try "pgrig bench --help"`).
+/// * `args`: the argument vector **including** an `argv[0]` equivalent at index 0; `args[0]` is
+///   used verbatim by getopt-style complaints (`/usr/bin/pgbench: invalid option -- 'x'`), and
+///   `--help`/`--version` are only recognised as `args[1]`.
+/// * `env`: environment lookup (`PGBENCH_RANDOM_SEED`, `POSIXLY_CORRECT`).
+///
+/// The database name is `-d`, else the first non-option argument, else `None` (the connection
+/// layer applies `PGDATABASE`, `PGUSER`, the OS user like libpq). `-f` files are read here (and
+/// stdin for `-`); their script text is not parsed here.
+pub fn parse_pgbench_args(
+    prog: &str,
+    args: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Parsed, ArgError> {
+    let rep = Reporter::new(prog);
+    if let Some(first) = args.get(1) {
+        if first == "--help" || first == "-?" {
+            return Ok(Parsed {
+                action: Action::Help(help_text(&rep.invocation)),
+                notices: vec![],
+            });
+        }
+        if first == "--version" || first == "-V" {
+            return Ok(Parsed {
+                action: Action::Version,
+                notices: vec![],
+            });
+        }
+    }
+    let argv0 = args
+        .first()
+        .map(String::as_str)
+        .unwrap_or(rep.invocation.as_str());
+    let rest = args.get(1..).unwrap_or(&[]);
+    let mut st = state::State::new(&rep);
+    let fail = |st: &state::State, mut lines: Vec<String>| {
+        let mut all = st.notices.clone();
+        all.append(&mut lines);
+        ArgError {
+            lines: all,
+            exit_code: 1,
+        }
+    };
+    if let Some(seed) = env("PGBENCH_RANDOM_SEED") {
+        if let Err(mut lines) = st.set_random_seed(&seed) {
+            lines.push(rep.error(
+                "error while setting random seed from PGBENCH_RANDOM_SEED environment variable",
+            ));
+            return Err(fail(&st, lines));
+        }
+    }
+    let posixly_correct = env("POSIXLY_CORRECT").is_some();
+    let mut scan = getopt::Getopt::new(options::spec(), argv0, rest, posixly_correct);
+    while let Some(event) = scan.next() {
+        match event {
+            getopt::Event::Error(line) => return Err(fail(&st, vec![line, rep.try_help()])),
+            getopt::Event::Opt { id, arg } => match st.apply(id, arg.unwrap_or_default()) {
+                Ok(None) => {}
+                Ok(Some(action)) => {
+                    return Ok(Parsed {
+                        action,
+                        notices: st.notices,
+                    })
+                }
+                Err(lines) => return Err(fail(&st, lines)),
+            },
+        }
+    }
+    let positionals = scan.positionals().to_vec();
+    match finish::finish(&mut st, &positionals) {
+        Ok(action) => Ok(Parsed {
+            action,
+            notices: st.notices,
+        }),
+        Err(lines) => Err(fail(&st, lines)),
+    }
+}
