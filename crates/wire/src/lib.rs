@@ -1,1 +1,14 @@
-//! Lean PostgreSQL wire driver (to be written).
+//! pgrig-wire: a lean PostgreSQL client for benchmarking.
+//!
+//! * [`config`]: connection parameters resolved like libpq (`-h -p -U -d`, conninfo strings,
+//!   URIs, `PG*` environment variables, `.pgpass`).
+//! * [`proto`]: the sans-IO protocol core (encoding, borrowed parsing, startup/auth).
+//! * [`Connection`]: the thin tokio adapter with an allocation-free hot path.
+
+pub mod config;
+mod error;
+pub mod proto;
+
+pub use config::{Config, ConnArgs, Environment, Host, ProcessEnv, SslMode};
+pub use error::Error;
+pub use proto::{Backend, DbError, TransactionStatus};
