@@ -219,6 +219,10 @@ fn apply(func: Func, a: &[Value], ctx: &mut EvalCtx<'_>) -> Result<Value, EvalEr
         Abs => match arg::<1>(a)?[0] {
             // C negation: abs(INT64_MIN) wraps to itself
             Value::Int(i) => Ok(Value::Int(if i < 0 { i.wrapping_neg() } else { i })),
+            // pgbench reads the value union as a double without a type check. For a boolean
+            // that is the byte 0/1 over (usually) zero bytes: 0 or the smallest subnormal.
+            // (For computed booleans pgbench reads uninitialised bytes; we cannot mimic that.)
+            Value::Bool(b) => Ok(Value::Double(f64::from_bits(u64::from(b)))),
             // `d < 0.0 ? -d : d`: abs(-0.0) stays -0.0
             v => {
                 let d = v.to_double()?;
