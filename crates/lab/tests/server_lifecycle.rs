@@ -30,3 +30,163 @@ fn is_postgres(pid: u32) -> bool {
         .map(|s| s.contains("(postgres)") && !s.contains(") Z"))
         .unwrap_or(false)
 }
+
+#[test]
+fn two_clusters_run_side_by_side_on_different_ports() {
+    let a = Server::start(ServerOptions::default()).unwrap();
+    let b = Server::start(ServerOptions::default()).unwrap();
+    assert_ne!(a.port(), b.port());
+    assert_ne!(a.data_dir(), b.data_dir());
+    a.psql("postgres", "CREATE DATABASE only_in_a").unwrap();
+    let in_b = b
+        .psql(
+            "postgres",
+            "SELECT count(*) FROM pg_database WHERE datname = 'only_in_a'",
+        )
+        .unwrap();
+    assert_eq!(in_b, "0");
+}
+
+#[test]
+fn restart_keeps_data_and_applies_alter_system() {
+    let mut server = Server::start(ServerOptions::default()).unwrap();
+    server
+        .psql(
+            "postgres",
+            "CREATE TABLE kept (x int); INSERT INTO kept VALUES (1)",
+        )
+        .unwrap();
+    server
+        .psql("postgres", "ALTER SYSTEM SET work_mem = '7MB'")
+        .unwrap();
+    let old_pid = server.postmaster_pid().unwrap();
+    server.restart().unwrap();
+    assert_ne!(server.postmaster_pid().unwrap(), old_pid);
+    assert_eq!(server.psql("postgres", "SELECT x FROM kept").unwrap(), "1");
+    assert_eq!(server.psql("postgres", "SHOW work_mem").unwrap(), "7MB");
+}
+
+#[test]
+fn stop_immediate_kills_server_and_restart_recovers_it() {
+    let mut server = Server::start(ServerOptions::default()).unwrap();
+    server
+        .psql(
+            "postgres",
+            "CREATE TABLE t (x int); INSERT INTO t VALUES (5)",
+        )
+        .unwrap();
+    let pids = server.pids();
+    server.stop_immediate();
+    assert!(!server.is_running());
+    assert!(server.pids().is_empty());
+    assert!(server.psql("postgres", "SELECT 1").is_err());
+    for pid in pids {
+        assert!(!is_postgres(pid), "process {pid} survived");
+    }
+    server.restart().unwrap();
+    assert_eq!(server.psql("postgres", "SELECT x FROM t").unwrap(), "5");
+}
+
+#[test]
+fn pids_lists_postmaster_and_backends() {
+    let server = Server::start(ServerOptions::default()).unwrap();
+    let pids = server.pids();
+    assert_eq!(pids[0], server.postmaster_pid().unwrap());
+    assert!(
+        pids.len() >= 3,
+        "postmaster plus auxiliary processes: {pids:?}"
+    );
+    let backend: u32 = server
+        .psql(
+            "postgres",
+            "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'",
+        )
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(pids.contains(&backend));
+}
+
+#[test]
+fn settings_and_max_connections_are_applied() {
+    let server = Server::start(
+        ServerOptions::default()
+            .max_connections(37)
+            .setting("work_mem", "3MB")
+            .setting("application_name", "with space"),
+    )
+    .unwrap();
+    assert_eq!(
+        server.psql("postgres", "SHOW max_connections").unwrap(),
+        "37"
+    );
+    assert_eq!(server.psql("postgres", "SHOW work_mem").unwrap(), "3MB");
+    assert_eq!(server.psql("postgres", "SHOW fsync").unwrap(), "off");
+}
+
+#[test]
+fn durable_cluster_keeps_fsync_on() {
+    let server = Server::start(ServerOptions::default().fast(false)).unwrap();
+    assert_eq!(server.psql("postgres", "SHOW fsync").unwrap(), "on");
+    assert!(!server.data_dir().starts_with("/dev/shm"));
+}
+
+#[test]
+fn bad_setting_fails_with_the_server_log_in_the_error() {
+    let err = Server::start(ServerOptions::default().setting("no_such_setting_xyz", "1"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("did not start"), "{err}");
+    assert!(err.contains("no_such_setting_xyz"), "{err}");
+}
+
+#[test]
+fn missing_binaries_error_names_the_package_to_install() {
+    let opts = ServerOptions {
+        bin_dir: Some("/nonexistent/pg/bin".into()),
+        ..ServerOptions::default()
+    };
+    let err = Server::start(opts).unwrap_err().to_string();
+    assert!(err.contains("postgresql"), "{err}");
+    assert!(err.contains("/nonexistent/pg/bin"), "{err}");
+}
+
+#[test]
+fn initdb_without_template_also_works() {
+    let opts = ServerOptions {
+        use_template: false,
+        ..ServerOptions::default()
+    };
+    let server = Server::start(opts).unwrap();
+    assert_eq!(server.psql("postgres", "SELECT 1").unwrap(), "1");
+}
+
+#[test]
+fn env_and_url_reach_the_server() {
+    let server = Server::start(ServerOptions::default()).unwrap();
+    let env = server.env("postgres");
+    let keys: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE"]);
+    for target in [
+        server.url("template1"),
+        server.tcp_url("template1"),
+        server.tcp_conninfo("template1"),
+    ] {
+        let out = std::process::Command::new(server.binaries().psql())
+            .args([
+                "-X",
+                "-At",
+                "-d",
+                &target,
+                "-c",
+                "SELECT current_database()",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "template1",
+            "{target}"
+        );
+    }
+}

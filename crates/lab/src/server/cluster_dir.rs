@@ -160,6 +160,8 @@ fn usable_shm(dir: &Path) -> bool {
     if !meta.is_dir() || meta.permissions().mode() & 0o1777 != 0o1777 {
         return false;
     }
+    // The field types differ between platforms, hence the casts.
+    #[allow(clippy::unnecessary_cast)]
     match nix::sys::statvfs::statvfs(dir) {
         Ok(st) => {
             (st.blocks_available() as u64).saturating_mul(st.fragment_size() as u64) >= 1 << 30

@@ -57,8 +57,10 @@ pub struct ServerOptions {
     pub tls: Option<TlsFiles>,
     /// `max_connections`. Default 200.
     pub max_connections: u32,
-    /// Test tuning: `fsync=off`, `synchronous_commit=off`, `full_page_writes=off`. Default true;
-    /// turn it off for clusters that benchmark durable behaviour.
+    /// Test tuning: `fsync=off`, `full_page_writes=off`, small shared_buffers, cluster on
+    /// tmpfs when possible. Committed data still survives a server crash (`stop_immediate`),
+    /// just not an OS crash. Default true; turn it off for clusters that benchmark durable
+    /// behaviour.
     pub fast: bool,
     /// Start the watchdog that stops the server and removes its directory when this process
     /// dies, however it dies. Default true; detached servers run without one.
@@ -183,7 +185,6 @@ impl ServerOptions {
         put("log_min_messages", "warning");
         if self.fast {
             put("fsync", "off");
-            put("synchronous_commit", "off");
             put("full_page_writes", "off");
             put("shared_buffers", "32MB");
             put("dynamic_shared_memory_type", "mmap");
