@@ -5,7 +5,7 @@ use std::process::Child;
 use std::time::Duration;
 
 use super::binaries::PgBinaries;
-use super::cluster_dir::{default_base_dir, ClusterDir};
+use super::cluster_dir::{default_base_dir, sweep_stale, ClusterDir};
 use super::error::{file_tail, LabError};
 use super::info::ServerInfo;
 use super::initdb::{data_dir_from_template, run_initdb};
@@ -48,6 +48,8 @@ impl Server {
             .base_dir
             .clone()
             .unwrap_or_else(|| default_base_dir(opts.fast));
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| sweep_stale(&base, "cluster"));
         let dir = ClusterDir::create(&base, &runas)?;
         // From here on, Drop cleans up whatever exists.
         let mut server = Server {
@@ -276,8 +278,10 @@ impl Server {
         )
     }
 
-    /// Runs `sql` (one or more statements) with the installed `psql` over the unix socket and
-    /// returns its output in unaligned, tuples-only form (`|`-separated, one row per line).
+    /// Runs `sql` (one or more statements, stopping at the first error) with the installed
+    /// `psql` as the superuser over the unix socket (with the superuser password if set; a
+    /// replaced `pg_hba.conf` must let that in), and returns the output in unaligned,
+    /// tuples-only form (`|` between columns, one row per line, no trailing newline).
     pub fn psql(&self, db: &str, sql: &str) -> Result<String, LabError> {
         psql::run(&self.bins.psql(), &self.env(db), db, sql)
     }

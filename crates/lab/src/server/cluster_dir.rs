@@ -131,6 +131,41 @@ pub(crate) fn unique_dir(base: &Path, kind: &str) -> Result<PathBuf, LabError> {
     ))
 }
 
+/// Removes leftovers of dead owners under `base`: `pgrig-<kind>-<pid>-*` directories whose
+/// creating process is gone, in which no postmaster runs, untouched for a minute. They appear
+/// only if a watchdog itself was killed or the machine went down. Errors are ignored.
+pub(crate) fn sweep_stale(base: &Path, kind: &str) {
+    let prefix = format!("pgrig-{kind}-");
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
+            continue;
+        };
+        let owner_alive = !matches!(
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+            Err(nix::errno::Errno::ESRCH)
+        );
+        let path = entry.path();
+        let serving = super::process::pid_from_file(&path.join("data"))
+            .is_some_and(super::process::is_postgres_alive);
+        let recent = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_none_or(|age| age < std::time::Duration::from_secs(60));
+        if !owner_alive && !serving && !recent {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
 /// Where cluster directories go by default:
 /// - `PGRIG_CLUSTER_DIR` if set;
 /// - for `fast` (test) clusters, `/dev/shm` when it is a world-writable tmpfs with at least
@@ -167,5 +202,45 @@ fn usable_shm(dir: &Path) -> bool {
             (st.blocks_available() as u64).saturating_mul(st.fragment_size() as u64) >= 1 << 30
         }
         Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    fn make(base: &Path, name: &str, age: Duration) -> PathBuf {
+        let dir = base.join(name);
+        std::fs::create_dir_all(dir.join("data")).unwrap();
+        let f = std::fs::File::open(&dir).unwrap();
+        f.set_modified(SystemTime::now() - age).unwrap();
+        dir
+    }
+
+    #[test]
+    fn sweep_removes_only_old_directories_of_dead_owners() {
+        let base = unique_dir(&std::env::temp_dir(), "sweeptest").unwrap();
+        let hour = Duration::from_secs(3600);
+        let dead = dead_pid();
+        let stale = make(&base, &format!("pgrig-cluster-{dead}-0-a"), hour);
+        let fresh = make(&base, &format!("pgrig-cluster-{dead}-1-b"), Duration::ZERO);
+        let live = make(
+            &base,
+            &format!("pgrig-cluster-{}-2-c", std::process::id()),
+            hour,
+        );
+        let other = make(&base, &format!("something-{dead}"), hour);
+        sweep_stale(&base, "cluster");
+        assert!(!stale.exists());
+        assert!(fresh.exists() && live.exists() && other.exists());
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

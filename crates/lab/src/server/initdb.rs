@@ -93,6 +93,7 @@ fn ensure_template(
         return Ok(dir);
     }
     create_private_dir_all(&root)?;
+    super::cluster_dir::sweep_stale(&root, "build");
     let tmp = super::cluster_dir::unique_dir(&root, "build")?;
     let result = (|| {
         runas.chown(&tmp)?;

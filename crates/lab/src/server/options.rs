@@ -5,11 +5,22 @@ use std::path::{Path, PathBuf};
 use super::error::LabError;
 
 /// PEM-encoded server certificate and key (and optionally a CA for client certificates).
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct TlsFiles {
     pub cert_pem: Vec<u8>,
     pub key_pem: Vec<u8>,
     pub ca_pem: Option<Vec<u8>>,
+}
+
+impl std::fmt::Debug for TlsFiles {
+    // Never print key material into test logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsFiles")
+            .field("cert_pem", &format_args!("{} bytes", self.cert_pem.len()))
+            .field("key_pem", &format_args!("{} bytes", self.key_pem.len()))
+            .field("ca_pem", &self.ca_pem.as_ref().map(Vec::len))
+            .finish()
+    }
 }
 
 impl TlsFiles {
