@@ -1,0 +1,3 @@
+\if TRUE
+\elif 1 < < 2
+\endif

@@ -1,0 +1,4 @@
+\if TRUE
+\else
+\else
+\endif

@@ -1,0 +1,3 @@
+\if TRUE
+\else x
+\endif

@@ -1,0 +1,2 @@
+\if TRUE
+\endif now

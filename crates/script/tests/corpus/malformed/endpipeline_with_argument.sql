@@ -1,0 +1,2 @@
+\startpipeline
+\endpipeline x

@@ -1,0 +1,2 @@
+\if TRUE
+\set x 1

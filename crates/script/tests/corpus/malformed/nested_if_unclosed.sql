@@ -1,0 +1,3 @@
+\if TRUE
+\if FALSE
+\endif

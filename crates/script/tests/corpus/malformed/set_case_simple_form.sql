@@ -1,0 +1,1 @@
+\set x CASE 1 WHEN 1 THEN 2 END

@@ -1,0 +1,1 @@
+\set x CASE WHEN TRUE THEN 1

@@ -1,0 +1,1 @@
+\set x CASE ELSE 1 END

@@ -1,0 +1,3 @@
+\if TRUE
+\set x 1 +
+\endif

@@ -1,0 +1,1 @@
+\set x debug(TRUE) IS debug(TRUE)

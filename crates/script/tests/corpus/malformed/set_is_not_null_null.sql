@@ -1,0 +1,1 @@
+\set x NULL IS NOT NOT NULL

@@ -1,0 +1,1 @@
+\set x permute(1)

@@ -1,0 +1,1 @@
+\set x random_gaussian(1, 2)

@@ -1,0 +1,1 @@
+\setrandom x 1 10

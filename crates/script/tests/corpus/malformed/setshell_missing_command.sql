@@ -1,0 +1,1 @@
+\setshell x

@@ -1,0 +1,2 @@
+\startpipeline now
+\endpipeline
