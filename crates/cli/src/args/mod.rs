@@ -162,7 +162,7 @@ pub fn parse_pgbench_args(
     }
     let posixly_correct = env("POSIXLY_CORRECT").is_some();
     let mut scan = getopt::Getopt::new(options::spec(), argv0, rest, posixly_correct);
-    while let Some(event) = scan.next() {
+    for event in scan.by_ref() {
         match event {
             getopt::Event::Error(line) => return Err(fail(&st, vec![line, rep.try_help()])),
             getopt::Event::Opt { id, arg } => match st.apply(id, arg.unwrap_or_default()) {

@@ -34,6 +34,12 @@ pub struct FdLimitError {
     pub hint: String,
 }
 
+/// `rlim_t` as `u64` (it is `u64` on Linux/glibc, not on every platform).
+#[allow(clippy::unnecessary_cast)]
+fn rlim_u64(v: libc::rlim_t) -> u64 {
+    v as u64
+}
+
 /// pgbench's `-c` check: needs `nclients + 3` descriptors (C `int` arithmetic, so it wraps for
 /// huge N); fails if the hard limit is lower, else raises the soft limit when needed.
 pub fn ensure_fd_limit(nclients: i32) -> Result<(), FdLimitError> {
@@ -53,16 +59,16 @@ pub fn ensure_fd_limit(nclients: i32) -> Result<(), FdLimitError> {
             hint: String::new(),
         });
     }
-    if (rlim.rlim_max as u64) < need_unsigned {
+    if rlim_u64(rlim.rlim_max) < need_unsigned {
         return Err(FdLimitError {
             message: format!(
                 "need at least {need} open files, but system limit is {}",
-                rlim.rlim_max as u64 as i64
+                rlim_u64(rlim.rlim_max) as i64
             ),
             hint: hint.to_string(),
         });
     }
-    if (rlim.rlim_cur as u64) < need_unsigned {
+    if rlim_u64(rlim.rlim_cur) < need_unsigned {
         rlim.rlim_cur = need_unsigned as libc::rlim_t;
         // SAFETY: `rlim` is a valid rlimit.
         if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &rlim) } == -1 {

@@ -8,6 +8,9 @@ use super::{parse_env, Action};
 
 const PGBENCH: &str = "/usr/bin/pgbench";
 
+/// Extra environment for one case.
+type Env<'a> = Vec<(&'a str, &'a str)>;
+
 /// `/any/path/pgbench: msg` (getopt's argv[0]) -> `PROG: msg`.
 fn normalise(line: &str) -> String {
     match line.find("pgbench: ") {
@@ -260,7 +263,7 @@ fn option_errors_match_pgbench_exactly() {
             "-S",
         ],
     ];
-    let env_cases: Vec<(Vec<&str>, Vec<(&str, &str)>)> = vec![
+    let env_cases: Vec<(Vec<&str>, Env)> = vec![
         (vec!["db", "-j", "abc"], vec![("POSIXLY_CORRECT", "1")]),
         (vec!["-c", "3"], vec![("PGBENCH_RANDOM_SEED", "abc")]),
         (vec!["-n", "-t", "0"], vec![("PGBENCH_RANDOM_SEED", " 7")]),
