@@ -84,6 +84,15 @@ fn cluster_is_removed_when_owner_is_killed() {
 }
 
 #[test]
+fn cluster_is_removed_when_owner_is_interrupted() {
+    let (mut child, pid, root) = spawn_owner("sleep");
+    let owner = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(owner, nix::sys::signal::Signal::SIGINT).unwrap();
+    child.wait().unwrap();
+    assert_cleaned_up(pid, &root);
+}
+
+#[test]
 fn cluster_is_removed_when_owner_exits_without_destructors() {
     let (mut child, pid, root) = spawn_owner("exit");
     child.wait().unwrap();

@@ -190,3 +190,20 @@ fn env_and_url_reach_the_server() {
         );
     }
 }
+
+#[test]
+fn base_dir_the_server_account_cannot_enter_is_refused_clearly() {
+    if !nix::unistd::Uid::effective().is_root() {
+        return; // only root switches to another account
+    }
+    let hidden = std::env::temp_dir().join(format!("pgrig-lab-private-{}", std::process::id()));
+    std::fs::create_dir_all(&hidden).unwrap();
+    std::fs::set_permissions(&hidden, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let opts = ServerOptions {
+        base_dir: Some(hidden.join("inner")),
+        ..ServerOptions::default()
+    };
+    let err = Server::start(opts).unwrap_err().to_string();
+    std::fs::remove_dir_all(&hidden).unwrap();
+    assert!(err.contains("cannot enter"), "{err}");
+}

@@ -34,6 +34,9 @@ impl ClusterDir {
 
     /// Creates a new, uniquely named cluster root under `base`, owned by the server account.
     pub fn create(base: &Path, runas: &RunAs) -> Result<ClusterDir, LabError> {
+        std::fs::create_dir_all(base)
+            .map_err(|e| LabError::io("creating cluster base directory", base, e))?;
+        runas.check_traversable(base)?;
         let root = unique_dir(base, "cluster")?;
         let dir = ClusterDir::at(root);
         runas.chown(&dir.root)?;

@@ -71,6 +71,37 @@ impl RunAs {
         }
     }
 
+    /// Checks that this account can reach `dir` (execute permission on every ancestor), so a
+    /// bad base directory (e.g. under /root) fails with a clear message instead of a server
+    /// log full of "permission denied".
+    pub fn check_traversable(&self, dir: &Path) -> Result<(), LabError> {
+        use std::os::unix::fs::MetadataExt;
+        if !self.switch {
+            return Ok(());
+        }
+        for ancestor in dir.ancestors() {
+            let Ok(meta) = std::fs::metadata(ancestor) else {
+                continue;
+            };
+            let mode = meta.mode();
+            let ok = mode & 0o001 != 0
+                || (meta.uid() == self.uid && mode & 0o100 != 0)
+                || (meta.gid() == self.gid && mode & 0o010 != 0);
+            if !ok {
+                return Err(LabError::User {
+                    name: self.name.clone(),
+                    reason: format!(
+                        "it cannot enter {} (needed to reach {}); put clusters under /tmp \
+                         (PGRIG_CLUSTER_DIR or ServerOptions::base_dir)",
+                        ancestor.display(),
+                        dir.display()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Gives `path` (not following symlinks) to this account, when we are root.
     pub fn chown(&self, path: &Path) -> Result<(), LabError> {
         if !self.switch {
