@@ -294,3 +294,46 @@ fn option_errors_match_pgbench_exactly() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn help_is_pg15_help_plus_the_documented_later_changes() {
+    if !std::path::Path::new(PGBENCH).exists() {
+        eprintln!("skipped: {PGBENCH} not installed");
+        return;
+    }
+    let out = Command::new(PGBENCH)
+        .arg("--help")
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    let pg15 = String::from_utf8_lossy(&out.stdout).to_string();
+    let steps = "                           run selected initialization steps\n";
+    let steps_master = "                           run selected initialization steps, in the specified order\n\
+                        \x20                          d: drop any existing pgbench tables\n\
+                        \x20                          t: create the tables used by the standard pgbench scenario\n\
+                        \x20                          g: generate data, client-side\n\
+                        \x20                          G: generate data, server-side\n\
+                        \x20                          v: invoke VACUUM on the standard tables\n\
+                        \x20                          p: create primary key indexes on the standard tables\n\
+                        \x20                          f: create foreign keys between the standard tables\n";
+    let agg = "  --aggregate-interval=NUM aggregate data over NUM seconds\n";
+    let debug = "  -d, --debug              print debugging output\n";
+    let footer_at = pg15.find("Report bugs to").expect("footer");
+    let expected = pg15[..footer_at]
+        .replace(steps, steps_master)
+        .replace(
+            agg,
+            &format!(
+                "{agg}  --continue-on-error      continue running after an SQL error\n  \
+                 --exit-on-abort          exit when any client is aborted\n"
+            ),
+        )
+        .replace(
+            debug,
+            "  --debug                  print debugging output\n  \
+             -d, --dbname=DBNAME      database name to connect to\n",
+        )
+        + "pgrig extras:\n  --json=FILE              also write the results as JSON to FILE (\"-\" for stdout)\n  \
+           --percentiles            report latency percentiles\n";
+    assert_eq!(pgrig_cli::args::help_text("pgbench"), expected);
+}
