@@ -6,9 +6,13 @@
 //! * [`Connection`]: the thin tokio adapter with an allocation-free hot path.
 
 pub mod config;
+mod conn;
 mod error;
 pub mod proto;
 
 pub use config::{Config, ConnArgs, Environment, Host, ProcessEnv, SslMode};
+pub use conn::{Addr, CancelToken, Connection, CopyIn, Notices, QueryResult, SimpleRow};
 pub use error::Error;
-pub use proto::{Backend, DbError, TransactionStatus};
+pub use proto::{
+    Backend, DataRow, DbError, ErrorFields, ParamWriter, RowDescription, TransactionStatus,
+};

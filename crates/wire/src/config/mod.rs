@@ -152,13 +152,18 @@ pub struct Config {
 }
 
 impl Config {
-    /// Resolves command-line parameters in the process environment.
-    pub fn from_args(args: &ConnArgs) -> Result<Config, Error> {
-        Config::from_args_in(args, &ProcessEnv)
+    /// Resolves command-line parameters in the process environment, like pgbench's
+    /// `PQconnectdbParams` call; `fallback_application_name` is e.g. `"pgbench"` (empty: none).
+    pub fn from_args(args: &ConnArgs, fallback_application_name: &str) -> Result<Config, Error> {
+        Config::from_args_in(args, fallback_application_name, &ProcessEnv)
     }
 
     /// Resolves command-line parameters in the given environment.
-    pub fn from_args_in(args: &ConnArgs, env: &dyn Environment) -> Result<Config, Error> {
+    pub fn from_args_in(
+        args: &ConnArgs,
+        fallback_application_name: &str,
+        env: &dyn Environment,
+    ) -> Result<Config, Error> {
         let mut o = RawOptions::new();
         for (key, value) in [
             ("host", &args.host),
@@ -175,6 +180,9 @@ impl Config {
             } else {
                 o.set("dbname", db)?;
             }
+        }
+        if !fallback_application_name.is_empty() {
+            o.set("fallback_application_name", fallback_application_name)?;
         }
         Config::from_options(o, env)
     }
@@ -195,6 +203,16 @@ impl Config {
     pub fn from_options(mut o: RawOptions, env: &dyn Environment) -> Result<Config, Error> {
         o.fill_from_env(|name| env.var(name));
         resolve::resolve(&o, env)
+    }
+
+    /// The database name.
+    pub fn dbname(&self) -> &str {
+        &self.dbname
+    }
+
+    /// The user name.
+    pub fn user(&self) -> &str {
+        &self.user
     }
 
     /// The password file path, if any.

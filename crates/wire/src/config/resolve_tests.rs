@@ -36,7 +36,7 @@ fn tcp(h: &str, port: u16) -> Target {
 
 #[test]
 fn defaults_follow_debian_libpq() {
-    let c = Config::from_args_in(&ConnArgs::default(), &env()).unwrap();
+    let c = Config::from_args_in(&ConnArgs::default(), "", &env()).unwrap();
     assert_eq!(c.targets, vec![unix("/var/run/postgresql", 5432)]);
     assert_eq!(c.user, "osuser");
     assert_eq!(c.dbname, "osuser");
@@ -53,7 +53,7 @@ fn defaults_follow_debian_libpq() {
 
 #[test]
 fn dbname_defaults_to_user() {
-    let c = Config::from_args_in(&args(None, None, Some("bob"), None), &env()).unwrap();
+    let c = Config::from_args_in(&args(None, None, Some("bob"), None), "", &env()).unwrap();
     assert_eq!(c.dbname, "bob");
 }
 
@@ -63,8 +63,12 @@ fn arguments_override_environment() {
         .with("PGHOST", "envhost")
         .with("PGPORT", "6000")
         .with("PGUSER", "envuser");
-    let c =
-        Config::from_args_in(&args(Some("/tmp/s"), Some("7000"), None, Some("db")), &e).unwrap();
+    let c = Config::from_args_in(
+        &args(Some("/tmp/s"), Some("7000"), None, Some("db")),
+        "",
+        &e,
+    )
+    .unwrap();
     assert_eq!(c.targets, vec![unix("/tmp/s", 7000)]);
     assert_eq!(c.user, "envuser");
     assert_eq!(c.dbname, "db");
@@ -86,7 +90,7 @@ fn environment_fills_everything_libpq_reads() {
         .with("PGSSLCERT", "/c.pem")
         .with("PGSSLKEY", "/k.pem")
         .with("PGCONNECT_TIMEOUT", "10");
-    let c = Config::from_args_in(&ConnArgs::default(), &e).unwrap();
+    let c = Config::from_args_in(&ConnArgs::default(), "", &e).unwrap();
     assert_eq!(c.targets, vec![tcp("db.example", 6543)]);
     assert_eq!((c.user.as_str(), c.dbname.as_str()), ("u", "d"));
     assert_eq!(c.password.as_ref().map(Password::expose), Some("pw"));
@@ -108,7 +112,7 @@ fn conninfo_dbname_overrides_earlier_arguments_but_only_where_set() {
         Some("arguser"),
         Some("host=cihost dbname='my db'"),
     );
-    let c = Config::from_args_in(&a, &env()).unwrap();
+    let c = Config::from_args_in(&a, "", &env()).unwrap();
     assert_eq!(c.targets, vec![tcp("cihost", 1111)]);
     assert_eq!(c.user, "arguser");
     assert_eq!(c.dbname, "my db");
@@ -122,7 +126,7 @@ fn uri_dbname_with_credentials() {
         None,
         Some("postgresql://bob:secret@h1:5433,h2/bench?sslmode=disable"),
     );
-    let c = Config::from_args_in(&a, &env()).unwrap();
+    let c = Config::from_args_in(&a, "", &env()).unwrap();
     assert_eq!(c.targets, vec![tcp("h1", 5433), tcp("h2", 5432)]);
     assert_eq!(c.user, "bob");
     assert_eq!(c.dbname, "bench");
@@ -175,6 +179,12 @@ fn short_connect_timeout_is_raised_to_two_seconds_and_zero_means_none() {
 }
 
 #[test]
+fn fallback_application_name_from_caller() {
+    let c = Config::from_args_in(&ConnArgs::default(), "pgbench", &env()).unwrap();
+    assert_eq!(c.fallback_application_name.as_deref(), Some("pgbench"));
+}
+
+#[test]
 fn application_name_beats_fallback() {
     let c = Config::parse_in("fallback_application_name=pgbench", &env()).unwrap();
     assert_eq!(c.application_name, None);
@@ -187,7 +197,7 @@ fn application_name_beats_fallback() {
 #[test]
 fn empty_arguments_count_as_unset() {
     let e = env().with("PGHOST", "envhost");
-    let c = Config::from_args_in(&args(Some(""), Some(""), Some(""), Some("")), &e).unwrap();
+    let c = Config::from_args_in(&args(Some(""), Some(""), Some(""), Some("")), "", &e).unwrap();
     assert_eq!(c.targets, vec![tcp("envhost", 5432)]);
     assert_eq!(c.user, "osuser");
 }

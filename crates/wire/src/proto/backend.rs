@@ -124,8 +124,10 @@ pub enum Backend<'a> {
     DataRow(DataRow<'a>),
     RowDescription(RowDescription<'a>),
     ParameterDescription(ParameterDescription<'a>),
-    ErrorResponse(ErrorFields<'a>),
-    NoticeResponse(ErrorFields<'a>),
+    /// ErrorResponse.
+    Error(ErrorFields<'a>),
+    /// NoticeResponse.
+    Notice(ErrorFields<'a>),
     Notification {
         process_id: i32,
         channel: &'a [u8],
@@ -219,9 +221,14 @@ impl<'a> DataRow<'a> {
         })
     }
 
-    /// The value of column `i` (`Some(None)` for NULL, `None` if out of range).
-    pub fn get(&self, i: usize) -> Option<Option<&'a [u8]>> {
-        self.iter().nth(i)
+    /// The value of column `i`; `None` for SQL NULL or a column out of range.
+    pub fn get(&self, i: usize) -> Option<&'a [u8]> {
+        self.iter().nth(i).flatten()
+    }
+
+    /// The value of column `i` as text (`None` for NULL, out of range, or invalid UTF-8).
+    pub fn get_str(&self, i: usize) -> Option<&'a str> {
+        self.get(i).and_then(|v| std::str::from_utf8(v).ok())
     }
 }
 
@@ -284,6 +291,11 @@ impl<'a> RowDescription<'a> {
     pub fn columns(&self) -> impl Iterator<Item = Column<'a>> + 'a {
         let mut r = Reader(self.fields);
         (0..self.count).map_while(move |_| read_column(&mut r))
+    }
+
+    /// Column names as text.
+    pub fn names(&self) -> impl Iterator<Item = &'a str> + 'a {
+        self.columns().map(|c| c.name_str())
     }
 }
 
@@ -378,8 +390,8 @@ fn parse_body(tag: u8, body: &[u8]) -> Option<Result<Backend<'_>, Error>> {
             let types = r.take(n * 4)?;
             Backend::ParameterDescription(ParameterDescription(types))
         }
-        b'E' => Backend::ErrorResponse(ErrorFields::new(body)?),
-        b'N' => Backend::NoticeResponse(ErrorFields::new(body)?),
+        b'E' => Backend::Error(ErrorFields::new(body)?),
+        b'N' => Backend::Notice(ErrorFields::new(body)?),
         b'A' => Backend::Notification {
             process_id: r.i32()?,
             channel: r.cstr()?,

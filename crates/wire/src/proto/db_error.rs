@@ -116,6 +116,13 @@ impl fmt::Debug for ErrorFields<'_> {
     }
 }
 
+/// libpq's text, as for [`DbError`] (allocates; for reporting only).
+impl fmt::Display for ErrorFields<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_db_error(), f)
+    }
+}
+
 /// A server error or notice with all the fields the server sent.
 ///
 /// `Display` prints libpq's default-verbosity text without a trailing newline:

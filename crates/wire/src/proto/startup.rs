@@ -100,8 +100,8 @@ impl Startup {
                 self.session.tx_status = status;
                 return Ok(Step::Ready);
             }
-            Backend::ErrorResponse(fields) => return Err(fields.to_db_error().into()),
-            Backend::NoticeResponse(_) | Backend::NegotiateProtocolVersion { .. } => {}
+            Backend::Error(fields) => return Err(fields.to_db_error().into()),
+            Backend::Notice(_) | Backend::NegotiateProtocolVersion { .. } => {}
             other => {
                 return Err(Error::protocol(format!(
                     "unexpected message during startup: {other:?}"
