@@ -1,16 +1,131 @@
 //! Parse-time errors with pgbench's exact wording and layout (owned by the parser).
+//!
+//! `Display` renders the text that follows `pgbench: error: `. It may span lines (the offending
+//! command text and a caret line) and never ends with a newline: the caller prints
+//! `pgbench: error: {err}\n`.
 
-/// A script error; `Display` renders the text that follows `pgbench: error: ` (may span lines:
-/// the offending command line and a caret line).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScriptError {
-    pub text: String,
+use std::fmt;
+
+/// A script error: either pgbench's `syntax_error()` layout or a one-line message
+/// (`condition error in script ...`, `statement has too many arguments ...`, builtin lookups).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScriptError {
+    Syntax(Box<SyntaxError>),
+    Message(String),
 }
 
-impl std::fmt::Display for ScriptError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text)
+/// pgbench's `syntax_error(source, lineno, line, command, msg, more, column)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Script name as given on the command line (or a builtin's description).
+    pub source: String,
+    /// 1-based line of the offending command.
+    pub lineno: usize,
+    /// The offending command's text (from its backslash, continuation lines included, trailing
+    /// newline removed), when pgbench prints it.
+    pub line: Option<String>,
+    /// The meta-command word as written (`set`, `SET`, `foo`), printed as ` in command "..."`.
+    pub command: Option<String>,
+    pub message: String,
+    /// Extra detail printed as ` (MORE)`.
+    pub more: Option<String>,
+    /// 0-based byte column from the backslash; printed as a caret under `line`, or as
+    /// ` at column N+1` when there is no line.
+    pub column: Option<usize>,
+}
+
+impl ScriptError {
+    pub fn message(text: impl Into<String>) -> Self {
+        ScriptError::Message(text.into())
+    }
+
+    pub fn syntax(err: SyntaxError) -> Self {
+        ScriptError::Syntax(Box::new(err))
+    }
+
+    /// The syntax-error details, when this is one.
+    pub fn as_syntax(&self) -> Option<&SyntaxError> {
+        match self {
+            ScriptError::Syntax(s) => Some(s),
+            ScriptError::Message(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.source, self.lineno, self.message)?;
+        if let Some(more) = &self.more {
+            write!(f, " ({more})")?;
+        }
+        if let (Some(col), None) = (self.column, &self.line) {
+            write!(f, " at column {}", col + 1)?;
+        }
+        if let Some(cmd) = &self.command {
+            write!(f, " in command \"{cmd}\"")?;
+        }
+        if let Some(line) = &self.line {
+            write!(f, "\n{line}")?;
+            if let Some(col) = self.column {
+                write!(f, "\n{:>width$} error found here", '^', width = col + 1)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScriptError::Syntax(s) => s.fmt(f),
+            ScriptError::Message(m) => f.write_str(m),
+        }
     }
 }
 
 impl std::error::Error for ScriptError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(line: Option<&str>, column: Option<usize>) -> SyntaxError {
+        SyntaxError {
+            source: "e.sql".into(),
+            lineno: 3,
+            line: line.map(str::to_owned),
+            command: Some("set".into()),
+            message: "syntax error".into(),
+            more: None,
+            column,
+        }
+    }
+
+    #[test]
+    fn caret_is_printed_under_the_column_when_the_line_is_known() {
+        let e = ScriptError::syntax(err(Some("\\set i 1 +"), Some(10)));
+        assert_eq!(
+            e.to_string(),
+            "e.sql:3: syntax error in command \"set\"\n\\set i 1 +\n          ^ error found here"
+        );
+    }
+
+    #[test]
+    fn column_is_printed_inline_when_the_line_is_unknown() {
+        let mut s = err(None, Some(4));
+        s.more = Some("x".into());
+        assert_eq!(
+            ScriptError::syntax(s).to_string(),
+            "e.sql:3: syntax error (x) at column 5 in command \"set\""
+        );
+    }
+
+    #[test]
+    fn line_without_column_has_no_caret() {
+        let e = ScriptError::syntax(err(Some("\\else x"), None));
+        assert_eq!(
+            e.to_string(),
+            "e.sql:3: syntax error in command \"set\"\n\\else x"
+        );
+    }
+}
