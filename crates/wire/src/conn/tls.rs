@@ -124,18 +124,43 @@ fn load_roots(path: &Path) -> Result<RootCertStore, Error> {
     Ok(roots)
 }
 
-/// Explains a TLS failure the way libpq users expect.
+/// Explains a TLS failure the way libpq does where it can.
 pub(crate) fn describe_tls_error(e: &std::io::Error, host: &str) -> String {
     let inner = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>());
     match inner {
+        Some(rustls::Error::InvalidCertificate(CertificateError::NotValidForNameContext {
+            presented,
+            ..
+        })) if !presented.is_empty() => {
+            let first = presented_name(&presented[0]);
+            match presented.len() {
+                1 => format!("server certificate for \"{first}\" does not match host name \"{host}\""),
+                n => format!(
+                    "server certificate for \"{first}\" (and {} other name{}) does not match host name \"{host}\"",
+                    n - 1,
+                    if n == 2 { "" } else { "s" }
+                ),
+            }
+        }
         Some(rustls::Error::InvalidCertificate(
             CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
         )) => format!("server certificate does not match host name \"{host}\""),
+        Some(rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer)) => {
+            "SSL error: certificate verify failed".to_string()
+        }
         Some(rustls::Error::InvalidCertificate(c)) => {
             format!("SSL error: certificate verify failed: {c:?}")
         }
         Some(other) => format!("SSL error: {other}"),
         None => format!("SSL error: {}", crate::error::os_error_text(e)),
+    }
+}
+
+/// webpki reports names as `DnsName("x")` / `IpAddress(..)`; libpq shows the bare name.
+fn presented_name(s: &str) -> &str {
+    match (s.find("(\""), s.rfind("\")")) {
+        (Some(a), Some(b)) if a + 2 <= b => &s[a + 2..b],
+        _ => s,
     }
 }
 
