@@ -210,3 +210,64 @@ pub fn sample_keep(rng: &mut Prng, rate: f64) -> bool {
     let keep = !(rng.double() > rate);
     keep
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poisson_is_inverse_transform_rounded() {
+        let mut a = Prng::seed(3);
+        let mut b = a;
+        for _ in 0..100 {
+            let u = 1.0 - b.double();
+            let want = (-u.ln() * 1000.0 + 0.5) as i64;
+            assert_eq!(poisson(&mut a, 1000.0), want);
+        }
+    }
+
+    #[test]
+    fn poisson_mean_is_close_to_center() {
+        let mut r = Prng::seed(11);
+        let n = 20_000;
+        let sum: i64 = (0..n).map(|_| poisson(&mut r, 500.0)).sum();
+        let mean = sum as f64 / n as f64;
+        assert!((mean - 500.0).abs() < 15.0, "mean {mean}");
+    }
+
+    #[test]
+    fn zero_weight_scripts_are_never_chosen() {
+        let mut r = Prng::seed(5);
+        for _ in 0..1000 {
+            assert_ne!(choose_script(&mut r, &[2, 0, 3], 5), 1);
+        }
+    }
+
+    #[test]
+    fn sampling_keeps_everything_at_rate_one() {
+        let mut r = Prng::seed(5);
+        assert!((0..1000).all(|_| sample_keep(&mut r, 1.0)));
+        let kept = (0..10_000).filter(|_| sample_keep(&mut r, 0.1)).count();
+        assert!((800..1200).contains(&kept), "{kept}");
+    }
+
+    #[test]
+    fn range_checks() {
+        assert!(check_range(1, 1).is_ok());
+        assert!(check_range(i64::MIN + 1, i64::MAX - 1).is_err());
+        assert!(check_range(-(1 << 62), (1 << 62) - 2).is_ok());
+        assert_eq!(
+            check_range(2, 1).unwrap_err().to_string(),
+            "empty range given to random"
+        );
+    }
+
+    #[test]
+    fn uniform_covers_full_width_ranges() {
+        let mut r = Prng::seed(9);
+        for _ in 0..1000 {
+            let v = uniform(&mut r, i64::MIN + 1, i64::MAX - 1);
+            assert!(v > i64::MIN && v < i64::MAX);
+        }
+    }
+}

@@ -130,3 +130,45 @@ fn permute_is_a_bijection_for_small_sizes() {
         }
     }
 }
+
+#[test]
+fn script_choice_matches_pgbench() {
+    // pgbench -t 20 --random-seed=5432 -f a@3 -f b@5 -f c@1 (one client, one thread)
+    let st = pgrig_script::seeding::seed_states(5432, 1, 1);
+    let mut rng = st.threads[0].choose;
+    let weights = [3, 5, 1];
+    let got: Vec<usize> = (0..20)
+        .map(|_| pgrig_script::random::choose_script(&mut rng, &weights, 9))
+        .collect();
+    assert_eq!(
+        got,
+        [1, 0, 2, 1, 0, 0, 1, 1, 2, 1, 2, 2, 0, 0, 0, 1, 0, 0, 0, 1]
+    );
+}
+
+#[test]
+fn single_script_draws_nothing() {
+    let mut rng = pgrig_script::Prng::seed(1);
+    let before = rng;
+    assert_eq!(pgrig_script::random::choose_script(&mut rng, &[7], 7), 0);
+    assert_eq!(rng, before);
+}
+
+#[test]
+fn each_client_has_its_own_stream() {
+    // pgbench -t 2 -c 3 -j 2 --random-seed=77, `random(1, 1000000)` twice per client
+    let st = pgrig_script::seeding::seed_states(77, 3, 2);
+    let expected = [[906572, 448490], [677493, 137391], [269120, 44726]];
+    for (c, want) in expected.iter().enumerate() {
+        let mut rng = st.clients[c];
+        let mut got = [0i64; 2];
+        for g in &mut got {
+            *g = pgrig_script::random::uniform(&mut rng, 1, 1000000);
+        }
+        let mut got_sorted = got;
+        got_sorted.sort();
+        let mut want_sorted = *want;
+        want_sorted.sort();
+        assert_eq!(got_sorted, want_sorted, "client {c}");
+    }
+}
