@@ -38,13 +38,18 @@ pub struct MetaChunk<'a> {
 }
 
 impl MetaChunk<'_> {
-    /// The command text as pgbench prints it (`-r`, error display): a trailing `\r` before the
-    /// newline is removed too.
+    /// The command text as pgbench prints it (`-r`, error display): up to and including the
+    /// terminating newline, then one trailing `\n` and a `\r` before it removed.
     pub fn display_text(&self) -> &str {
-        if self.newline {
-            self.text.strip_suffix('\r').unwrap_or(self.text)
-        } else {
+        let t = if self.newline {
             self.text
+        } else {
+            self.text.strip_suffix('\n').unwrap_or(self.text)
+        };
+        if self.newline || t.len() < self.text.len() {
+            t.strip_suffix('\r').unwrap_or(t)
+        } else {
+            t
         }
     }
 }
