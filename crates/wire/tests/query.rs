@@ -309,3 +309,24 @@ fn copy_from_stdin_loads_rows() {
         c.close().await;
     });
 }
+
+#[test]
+fn syntax_error_text_matches_libpq_including_line_context() {
+    let sql = "select 1,\n\t2 frm t";
+    let (conninfo, ours) = block_on(async {
+        let (db, mut c) = session("wire_errtext").await;
+        let ours = c.simple_query(sql).await.unwrap_err().to_string();
+        c.close().await;
+        (db.conninfo(), ours)
+    });
+    assert_eq!(
+        ours,
+        "ERROR:  syntax error at or near \"t\"\nLINE 2:  2 frm t\n               ^"
+    );
+    if let Ok(out) = std::process::Command::new("psql")
+        .args(["-X", "-q", "-c", sql, &conninfo])
+        .output()
+    {
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end(), ours);
+    }
+}

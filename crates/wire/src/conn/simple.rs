@@ -74,7 +74,7 @@ impl Connection {
                 }
                 Backend::EmptyQueryResponse => results.push(std::mem::take(&mut current)),
                 Backend::Error(e) => {
-                    error.get_or_insert_with(|| e.to_db_error());
+                    error.get_or_insert_with(|| e.to_db_error().with_query(sql));
                 }
                 Backend::CopyInResponse => {
                     self.copy_fail("COPY FROM STDIN is not supported by simple_query; use copy_in");
@@ -97,7 +97,7 @@ impl Connection {
         loop {
             match self.recv().await? {
                 Backend::Error(e) => {
-                    let e = e.to_db_error();
+                    let e = e.to_db_error().with_query(sql);
                     self.skip_until_ready().await?;
                     return Err(e.into());
                 }
@@ -121,7 +121,7 @@ impl Connection {
             match self.recv().await? {
                 Backend::CopyInResponse => return Ok(CopyIn { conn: self }),
                 Backend::Error(e) => {
-                    let e = e.to_db_error();
+                    let e = e.to_db_error().with_query(sql);
                     self.skip_until_ready().await?;
                     return Err(e.into());
                 }

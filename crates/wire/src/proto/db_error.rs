@@ -152,9 +152,18 @@ pub struct DbError {
     pub file: Option<String>,
     pub line: Option<u32>,
     pub routine: Option<String>,
+    /// Client side: the statement text the error refers to, if known. With `position` it adds
+    /// libpq's `LINE n:` context to the display; without it, libpq's ` at character N`.
+    pub query: Option<String>,
 }
 
 impl DbError {
+    /// Attaches the statement text, so `Display` can point at `position`.
+    pub fn with_query(mut self, query: impl Into<String>) -> DbError {
+        self.query = Some(query.into());
+        self
+    }
+
     fn is_error(&self) -> bool {
         let sev = self
             .severity_nonlocalized
@@ -167,6 +176,19 @@ impl DbError {
 impl fmt::Display for DbError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:  {}", self.severity, self.message)?;
+        let context = match (self.position, &self.query) {
+            (Some(pos), Some(q)) => Some((q.as_str(), pos)),
+            (Some(pos), None) => {
+                write!(f, " at character {pos}")?;
+                None
+            }
+            (None, _) => self.internal_query.as_deref().zip(self.internal_position),
+        };
+        if let Some((q, pos)) = context {
+            let mut s = String::new();
+            super::error_position::write_error_position(&mut s, q, pos);
+            f.write_str(&s)?;
+        }
         if let Some(d) = &self.detail {
             write!(f, "\nDETAIL:  {d}")?;
         }
@@ -247,6 +269,25 @@ mod tests {
             e.to_string(),
             "ERROR:  relation \"nope\" does not exist\nDETAIL:  some detail\nHINT:  some hint\n\
              CONTEXT:  PL/pgSQL function f() line 3"
+        );
+    }
+
+    #[test]
+    fn position_is_shown_with_query_context_or_as_character_offset() {
+        let e = DbError {
+            severity: "ERROR".into(),
+            message: "syntax error at or near \"SELEC\"".into(),
+            position: Some(1),
+            ..Default::default()
+        };
+        assert_eq!(
+            e.to_string(),
+            "ERROR:  syntax error at or near \"SELEC\" at character 1"
+        );
+        let e = e.with_query("SELEC 1");
+        assert_eq!(
+            e.to_string(),
+            "ERROR:  syntax error at or near \"SELEC\"\nLINE 1: SELEC 1\n        ^"
         );
     }
 

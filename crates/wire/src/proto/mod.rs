@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod db_error;
+pub mod error_position;
 pub mod frontend;
 pub mod read_buf;
 pub mod session;
