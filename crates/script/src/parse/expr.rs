@@ -92,10 +92,16 @@ enum Arity {
     Case,
 }
 
+/// Nesting limit (parentheses, prefix operators, function calls): deeper input is rejected with
+/// bison's "memory exhausted" instead of overflowing the stack. (pgbench's own limit is higher,
+/// about 10000 parser states, but no real script comes close.)
+const MAX_DEPTH: usize = 256;
+
 pub(crate) struct ExprParser<'a, 'v> {
     lex: ExprLexer<'a>,
     look: Option<(Tok, usize)>,
     vars: &'v mut VarTable,
+    depth: usize,
 }
 
 impl<'a, 'v> ExprParser<'a, 'v> {
@@ -104,6 +110,7 @@ impl<'a, 'v> ExprParser<'a, 'v> {
             lex,
             look: None,
             vars,
+            depth: 0,
         }
     }
 
@@ -138,6 +145,17 @@ impl<'a, 'v> ExprParser<'a, 'v> {
     }
 
     fn expr(&mut self, pending: Pending) -> Result<Expr, ExprError> {
+        self.depth += 1;
+        let r = self.expr_inner(pending);
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_inner(&mut self, pending: Pending) -> Result<Expr, ExprError> {
+        if self.depth > MAX_DEPTH {
+            let (_, end) = self.peek()?;
+            return Err(ExprError::at_end("memory exhausted", None, end));
+        }
         let mut lhs = self.prefix()?;
         loop {
             let (tok, end) = self.peek()?;
