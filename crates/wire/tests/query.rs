@@ -313,12 +313,13 @@ fn copy_from_stdin_loads_rows() {
 #[test]
 fn syntax_error_text_matches_libpq_including_line_context() {
     let sql = "select 1,\n\t2 frm t";
-    let (conninfo, ours) = block_on(async {
+    let (db, ours) = block_on(async {
         let (db, mut c) = session("wire_errtext").await;
         let ours = c.simple_query(sql).await.unwrap_err().to_string();
         c.close().await;
-        (db.conninfo(), ours)
+        (db, ours)
     });
+    let conninfo = db.conninfo();
     assert_eq!(
         ours,
         "ERROR:  syntax error at or near \"t\"\nLINE 2:  2 frm t\n               ^"
