@@ -27,20 +27,25 @@ pub const MAX_FARGS: usize = 16;
 /// One case has no message: a variable holding the empty string (e.g. from `\gset` of a NULL or
 /// empty column) fails to convert silently in pgbench; [`EvalError::is_silent`] is then true and
 /// the runner prints only the `client N aborted in command ...` line.
+///
+/// The message is boxed so that `Result<Value, EvalError>` is 16 bytes and returned in registers
+/// (errors are rare: they abort the client).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvalError {
-    message: Cow<'static, str>,
+    message: Box<Cow<'static, str>>,
 }
 
 impl EvalError {
+    #[cold]
     pub fn msg(m: &'static str) -> Self {
         EvalError {
-            message: Cow::Borrowed(m),
+            message: Box::new(Cow::Borrowed(m)),
         }
     }
+    #[cold]
     pub fn text(m: String) -> Self {
         EvalError {
-            message: Cow::Owned(m),
+            message: Box::new(Cow::Owned(m)),
         }
     }
     pub fn silent() -> Self {
@@ -148,20 +153,48 @@ fn eval_case(args: &[Expr], ctx: &mut EvalCtx<'_>) -> Result<Value, EvalError> {
 
 /// Non-lazy functions: all arguments first (in order), then NULL propagation, then the function.
 fn eval_std(func: Func, args: &[Expr], ctx: &mut EvalCtx<'_>) -> Result<Value, EvalError> {
-    if args.len() <= 3 {
-        let mut buf = [Value::Null; 3];
-        eval_args(args, &mut buf, ctx)?;
-        apply(func, &buf[..args.len()], ctx)
-    } else {
-        let mut buf = [Value::Null; MAX_FARGS];
-        eval_args(args, &mut buf, ctx)?;
-        apply(func, &buf[..args.len().min(MAX_FARGS)], ctx)
+    match args {
+        [] => apply(func, &[], ctx),
+        [a] => {
+            let x = eval_arg(a, ctx)?;
+            apply(func, &[x], ctx)
+        }
+        [a, b] => {
+            let x = eval_arg(a, ctx)?;
+            let y = eval_arg(b, ctx)?;
+            apply(func, &[x, y], ctx)
+        }
+        [a, b, c] => {
+            let x = eval_arg(a, ctx)?;
+            let y = eval_arg(b, ctx)?;
+            let z = eval_arg(c, ctx)?;
+            apply(func, &[x, y, z], ctx)
+        }
+        _ => eval_variadic(func, args, ctx),
     }
+}
+
+/// One argument: leaves are handled in place (no recursive call).
+#[inline(always)]
+fn eval_arg(e: &Expr, ctx: &mut EvalCtx<'_>) -> Result<Value, EvalError> {
+    match e {
+        Expr::Const(v) => Ok(*v),
+        Expr::Var(id) => ctx.vars.get(*id, ctx.names),
+        Expr::Func { .. } => eval(e, ctx),
+    }
+}
+
+/// More than three arguments (least/greatest, malformed trees): a fixed array of MAX_FARGS.
+#[inline(never)]
+fn eval_variadic(func: Func, args: &[Expr], ctx: &mut EvalCtx<'_>) -> Result<Value, EvalError> {
+    let mut buf = [Value::Null; MAX_FARGS];
+    eval_args(args, &mut buf, ctx)?;
+    apply(func, &buf[..args.len().min(MAX_FARGS)], ctx)
 }
 
 fn eval_args(args: &[Expr], buf: &mut [Value], ctx: &mut EvalCtx<'_>) -> Result<(), EvalError> {
     for (slot, arg) in buf.iter_mut().zip(args) {
-        *slot = eval(arg, ctx)?;
+        *slot = eval_arg(arg, ctx)?;
     }
     if args.len() > MAX_FARGS {
         return Err(EvalError::msg("too many function arguments, maximum is 16"));
@@ -397,4 +430,48 @@ fn random_fn(func: Func, a: &[Value], ctx: &mut EvalCtx<'_>) -> Result<Value, Ev
         }
     };
     Ok(Value::Int(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_fits_in_two_registers() {
+        assert_eq!(std::mem::size_of::<Result<Value, EvalError>>(), 16);
+    }
+
+    #[test]
+    fn debug_line_formats_like_pgbench() {
+        assert_eq!(
+            debug_line(0, 1, &Value::Int(17)),
+            "debug(script=0,command=1): int 17"
+        );
+        assert_eq!(
+            debug_line(1, 3, &Value::Null),
+            "debug(script=1,command=3): null"
+        );
+        assert_eq!(
+            debug_line(0, 2, &Value::Bool(true)),
+            "debug(script=0,command=2): boolean true"
+        );
+        assert_eq!(
+            debug_line(0, 2, &Value::Double(f64::INFINITY)),
+            "debug(script=0,command=2): double Infinity"
+        );
+        assert_eq!(
+            debug_line(0, 2, &Value::Double(1e30)),
+            "debug(script=0,command=2): double 1e+30"
+        );
+    }
+
+    #[test]
+    fn silent_error_has_empty_message() {
+        assert!(EvalError::silent().is_silent());
+        assert!(!EvalError::msg("division by zero").is_silent());
+        assert_eq!(
+            EvalError::msg("division by zero").to_string(),
+            "division by zero"
+        );
+    }
 }
