@@ -29,20 +29,20 @@ enum Level {
 enum Assoc {
     Left,
     Right,
-    NonAssoc,
+    Neither,
 }
 
 /// The operator whose right operand is being parsed.
 type Pending = Option<(Level, Assoc)>;
 
-/// Binary and postfix operators: level, associativity and (for binary ones) how to build them.
+/// Binary and postfix operators: precedence level and associativity.
 fn infix(tok: &Tok) -> Option<(Level, Assoc)> {
     use Tok::*;
     Some(match tok {
         Or => (Level::Or, Assoc::Left),
         And => (Level::And, Assoc::Left),
-        Is | IsNull | NotNull => (Level::Is, Assoc::NonAssoc),
-        Lt | Gt | Eq | Le | Ge | Ne => (Level::Cmp, Assoc::NonAssoc),
+        Is | IsNull | NotNull => (Level::Is, Assoc::Neither),
+        Lt | Gt | Eq | Le | Ge | Ne => (Level::Cmp, Assoc::Neither),
         BitOr | Hash | BitAnd | Shl | Shr => (Level::Bit, Assoc::Left),
         Plus | Minus => (Level::Add, Assoc::Left),
         Star | Slash | Percent => (Level::Mul, Assoc::Left),
@@ -166,7 +166,7 @@ impl<'a, 'v> ExprParser<'a, 'v> {
                 if level < plevel || (level == plevel && passoc == Assoc::Left) {
                     return Ok(lhs);
                 }
-                if level == plevel && passoc == Assoc::NonAssoc {
+                if level == plevel && passoc == Assoc::Neither {
                     return Err(syntax_error(end));
                 }
             }
