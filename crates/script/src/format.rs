@@ -147,9 +147,9 @@ impl Write for ByteWriter<'_> {
     }
 }
 
-/// Writes `%lld` of `v`.
-pub fn write_i64<W: Write + ?Sized>(out: &mut W, v: i64) -> fmt::Result {
-    let mut buf = [0u8; 20];
+/// `%lld` digits of `v` into `buf`, returning the used tail.
+#[inline]
+fn i64_digits(v: i64, buf: &mut [u8; 20]) -> &[u8] {
     let mut n = v.unsigned_abs();
     let mut i = buf.len();
     loop {
@@ -160,10 +160,26 @@ pub fn write_i64<W: Write + ?Sized>(out: &mut W, v: i64) -> fmt::Result {
             break;
         }
     }
+    &buf[i..]
+}
+
+/// Writes `%lld` of `v`.
+pub fn write_i64<W: Write + ?Sized>(out: &mut W, v: i64) -> fmt::Result {
+    let mut buf = [0u8; 20];
     if v < 0 {
         out.write_char('-')?;
     }
-    out.write_str(std::str::from_utf8(&buf[i..]).map_err(|_| fmt::Error)?)
+    out.write_str(std::str::from_utf8(i64_digits(v, &mut buf)).map_err(|_| fmt::Error)?)
+}
+
+/// Appends `%lld` of `v` to a byte buffer.
+#[inline]
+pub fn push_i64_bytes(out: &mut Vec<u8>, v: i64) {
+    let mut buf = [0u8; 20];
+    if v < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(i64_digits(v, &mut buf));
 }
 
 /// `Display` adaptor: `%.15g`.

@@ -2,7 +2,7 @@
 //! with pgbench's rules and error messages (reference §6.3).
 
 use crate::eval::EvalError;
-use crate::format::{write_g15, write_i64, ByteWriter, F6};
+use crate::format::{push_i64_bytes, write_g15, write_i64, ByteWriter, F6};
 
 /// A typed value. Strings never appear here: string variables are converted lazily by [`crate::vars`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -114,7 +114,12 @@ impl Value {
 
     /// Appends the text form (see [`Value::write_text`]) to a byte buffer.
     pub fn push_text_bytes(&self, out: &mut Vec<u8>) {
-        let _ = self.write_text(&mut ByteWriter(out));
+        match *self {
+            Value::Int(i) => push_i64_bytes(out, i),
+            _ => {
+                let _ = self.write_text(&mut ByteWriter(out));
+            }
+        }
     }
 }
 
