@@ -86,7 +86,7 @@ pub fn write_g15<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result {
     if neg {
         out.write_char('-')?;
     }
-    if exp < -4 || exp >= PRECISION {
+    if !(-4..PRECISION).contains(&exp) {
         // %e style: d[.ddd]e±XX (at least two exponent digits)
         out.write_str(as_str(&digits[..1])?)?;
         if digits.len() > 1 {

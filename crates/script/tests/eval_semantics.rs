@@ -311,6 +311,7 @@ fn math_functions() {
 }
 
 #[test]
+#[allow(clippy::excessive_precision)] // literals as written in the pgbench scripts
 fn double_results_print_as_g15() {
     check(vec![
         (mul(d(0.0), neg(i(1))), "double -0"),
