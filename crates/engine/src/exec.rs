@@ -106,10 +106,9 @@ pub(crate) async fn run_script_once(sh: &RunShared, th: &ThreadCtx, c: &mut Clie
             CommandKind::Sleep { duration, unit_us } => {
                 let n = match duration {
                     SleepArg::Literal(n) => *n,
-                    SleepArg::Var { var, name } => match c.vars.sleep_value(*var) {
+                    SleepArg::Var { var, name } => match c.vars.sleep_value(*var, name) {
                         Ok(n) => n,
                         Err(msg) => {
-                            let _ = name;
                             sh.msg(Level::Error, &msg);
                             return abort_meta(sh, c, pc, "sleep", script, "execution of meta-command failed");
                         }
@@ -188,7 +187,9 @@ fn record_cmd(sh: &RunShared, th: &ThreadCtx, script: usize, pc: usize, t0: i64,
 fn eval_expr(sh: &RunShared, c: &mut Client, script: usize, pc: usize, expr: &pgrig_script::Expr) -> Result<Value, ()> {
     let sink = &sh.sink;
     let mut debug = |v: &Value| {
-        sink.message(Level::Raw, &pgrig_script::eval::debug_line(script, pc + 1, v));
+        let mut line = pgrig_script::eval::debug_line(script, pc + 1, v);
+        line.push('\n');
+        sink.message(Level::Raw, &line);
     };
     let mut ctx = EvalCtx {
         vars: &mut c.vars,
@@ -200,7 +201,9 @@ fn eval_expr(sh: &RunShared, c: &mut Client, script: usize, pc: usize, expr: &pg
     match eval(expr, &mut ctx) {
         Ok(v) => Ok(v),
         Err(e) => {
-            sh.msg(Level::Error, &e.to_string());
+            if !e.is_silent() {
+                sh.msg(Level::Error, e.message());
+            }
             Err(())
         }
     }

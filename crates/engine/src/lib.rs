@@ -4,6 +4,7 @@
 pub mod config;
 pub mod cpu;
 pub mod error;
+pub mod init;
 pub mod result;
 pub mod sink;
 pub mod stats;

@@ -64,16 +64,14 @@ pub fn run_bench(cfg: BenchConfig, sink: Arc<dyn Sink>, stop: &StopHandle) -> Re
     drop(rt);
 
     let seed = base_seed(cfg.random_seed);
-    if cfg.random_seed.is_some() {
-        sink.message(Level::Info, &format!("setting random seed to {seed}"));
-    }
     let nclients = cfg.clients as usize;
     let nthreads = (cfg.threads.max(1) as usize).min(nclients.max(1));
-    let seeds = pgrig_script::seeding::seed_states(seed, nclients, nthreads);
+    let default_seed_defined = cfg.defines.iter().any(|(n, _)| n == "default_seed");
+    let seeds = pgrig_script::seeding::seed_states_with(seed, nclients, nthreads, default_seed_defined);
     let scale = setup.scale.unwrap_or(cfg.scale.unwrap_or(1) as i64);
 
     // Initial variables, copied to every client.
-    let mut proto = Vars::new(compiled.vartable.len());
+    let mut proto = Vars::with_len(compiled.vartable.len());
     for (name, value) in &cfg.defines {
         if let Some(id) = compiled.vartable.get(name) {
             proto.set_str(id, value);
@@ -84,8 +82,8 @@ pub fn run_bench(cfg: BenchConfig, sink: Arc<dyn Sink>, stop: &StopHandle) -> Re
     if !defined("scale") {
         proto.set_value(a.scale, Value::Int(scale));
     }
-    if !defined("default_seed") {
-        proto.set_value(a.default_seed, Value::Int(seeds.default_seed as i64));
+    if let Some(ds) = seeds.default_seed {
+        proto.set_value(a.default_seed, Value::Int(ds));
     }
     if !defined("random_seed") {
         proto.set_value(a.random_seed, Value::Int(seed as i64));

@@ -15,8 +15,8 @@ pub(crate) struct SetupInfo {
     pub partitions: Option<(String, i64)>,
 }
 
-fn first_value(rows: &[pgrig_wire::SimpleRow]) -> Option<String> {
-    rows.first().and_then(|r| r.get(0)).map(|s| s.to_owned())
+fn first_value(results: &[pgrig_wire::QueryResult]) -> Option<String> {
+    results.first()?.rows.first()?.get(0).map(|s| s.to_owned())
 }
 
 pub(crate) async fn prepare(
@@ -61,14 +61,14 @@ pub(crate) async fn prepare(
                  from pg_catalog.pg_class c left join pg_catalog.pg_partitioned_table p on p.partrelid = c.oid \
                  where c.oid = pg_catalog.to_regclass('pgbench_accounts')";
         match conn.simple_query(q).await {
-            Ok(rows) if rows.is_empty() => {
+            Ok(res) if res.first().is_none_or(|r| r.rows.is_empty()) => {
                 return Err(EngineError::fatal("no pgbench_accounts table found in \"search_path\"").with(
                     Level::Hint,
                     format!("Perhaps you need to do initialization (\"pgbench -i\") in database \"{dbname}\"."),
                 ))
             }
-            Ok(rows) => {
-                let r = &rows[0];
+            Ok(res) => {
+                let r = &res[0].rows[0];
                 match r.get(0) {
                     Some("r") => info.partitions = Some(("range".into(), r.get(1).and_then(|v| v.parse().ok()).unwrap_or(0))),
                     Some("h") => info.partitions = Some(("hash".into(), r.get(1).and_then(|v| v.parse().ok()).unwrap_or(0))),

@@ -193,14 +193,12 @@ async fn read_results(
         match msg {
             Backend::RowDescription(rd) if gset.is_some() => {
                 gs.names.clear();
-                gs.names.extend(rd.names().map(|n| n.to_owned()));
+                gs.names.extend(rd.columns().map(|c| c.name_str().to_owned()));
             }
             Backend::DataRow(row) if gset.is_some() => {
                 gs.rows += 1;
                 gs.row.clear();
-                for i in 0..row.len() {
-                    gs.row.push(row.get(i).map(|b| b.to_vec()));
-                }
+                gs.row.extend(row.iter().map(|b| b.map(<[u8]>::to_vec)));
             }
             Backend::CommandComplete(_) | Backend::EmptyQueryResponse => {
                 if let Some(g) = gset {
@@ -222,7 +220,7 @@ async fn read_results(
                     return lost(sh, c, script, cmd, &e.to_string());
                 }
             }
-            Backend::CopyOutResponse => copy = true,
+            Backend::CopyOutResponse | Backend::CopyBothResponse => copy = true,
             Backend::Error(e) => {
                 if error.is_none() {
                     error = Some((e.code().to_owned(), e.to_string()));

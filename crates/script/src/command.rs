@@ -113,14 +113,20 @@ impl CommandKind {
 pub enum SleepArg {
     Literal(i64),
     /// `\sleep :name` — `name` kept for the error messages.
-    Var { var: VarId, name: String },
+    Var {
+        var: VarId,
+        name: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ShellArg {
     Literal(String),
     /// `:name` — `name` kept for `undefined variable ":name"`.
-    Var { var: VarId, name: String },
+    Var {
+        var: VarId,
+        name: String,
+    },
 }
 
 /// An SQL command (possibly compound: several statements glued with `\;`).

@@ -1,0 +1,64 @@
+//! Helpers shared by the CLI's integration tests: run `pgrig` and the installed pgbench against
+//! a test database, and normalise reports for comparison.
+
+#![allow(dead_code)]
+
+use std::process::Command;
+
+use pgrig_testkit::{run, CmdOutput, TestDb};
+
+pub fn pgrig_cmd(db: &TestDb) -> Command {
+    db.command(env!("CARGO_BIN_EXE_pgrig"))
+}
+
+/// `pgrig bench ARGS` with the database's PG* environment.
+pub fn pgrig_bench(db: &TestDb, args: &[&str]) -> CmdOutput {
+    let mut c = pgrig_cmd(db);
+    c.arg("bench").args(args);
+    run(c)
+}
+
+/// The installed pgbench with the same environment (None when not installed).
+pub fn pgbench(db: &TestDb, args: &[&str]) -> Option<CmdOutput> {
+    let mut c = db.pgbench()?;
+    c.args(args);
+    Some(run(c))
+}
+
+/// Initialises pgbench's tables with the installed pgbench (the oracle), quietly.
+pub fn pgbench_init(db: &TestDb, scale: u32) {
+    let s = scale.to_string();
+    let out = pgbench(db, &["-i", "-q", "-s", &s]).expect("pgbench installed");
+    assert!(out.success(), "pgbench -i failed: {}", out.stderr);
+}
+
+/// Replaces every number in `s` with `N` (to compare report lines apart from the figures).
+pub fn without_numbers(s: &str) -> String {
+    let mut out = String::new();
+    let mut in_num = false;
+    for ch in s.chars() {
+        if ch.is_ascii_digit() || (in_num && (ch == '.' || ch == '-')) {
+            if !in_num {
+                out.push('N');
+                in_num = true;
+            }
+        } else {
+            in_num = false;
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// The report lines of stdout, numbers normalised, spacing collapsed, banner dropped.
+pub fn report_shape(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| !l.starts_with("pgbench (") && !l.starts_with("pgrig ("))
+        .map(|l| without_numbers(l).split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+pub fn line_value<'a>(stdout: &'a str, prefix: &str) -> Option<&'a str> {
+    stdout.lines().find_map(|l| l.strip_prefix(prefix))
+}
