@@ -13,7 +13,11 @@ use crate::sink::StderrSink;
 
 /// Runs `pgbench`-style; `prog` is `pgbench` (link) or `pgrig bench`. Returns the exit status.
 pub fn main(prog: &str, args: &[String]) -> i32 {
-    let prefix = if prog == "pgbench" { "pgbench" } else { "pgrig" };
+    let prefix = if prog == "pgbench" {
+        "pgbench"
+    } else {
+        "pgrig"
+    };
     let env = |k: &str| std::env::var(k).ok();
     let parsed = match args::parse_pgbench_args(prog, args, &env) {
         Ok(p) => p,
@@ -98,7 +102,10 @@ fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
         if path == "-" {
             sink.stdout(&format!("{text}\n"));
         } else if let Err(e) = std::fs::write(path, text + "\n") {
-            sink.message(Level::Error, &format!("could not write JSON result to \"{path}\": {e}"));
+            sink.message(
+                Level::Error,
+                &format!("could not write JSON result to \"{path}\": {e}"),
+            );
             code = 1;
         }
     }
@@ -106,7 +113,10 @@ fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
         sink.message(Level::Warning, &w);
     }
     if result.aborted_clients > 0 {
-        sink.message(Level::Error, "Run was aborted; the above results are incomplete.");
+        sink.message(
+            Level::Error,
+            "Run was aborted; the above results are incomplete.",
+        );
         return 2;
     }
     code

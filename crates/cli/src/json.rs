@@ -10,7 +10,13 @@ use pgrig_engine::result::RunResult;
 use pgrig_engine::stats::{Counts, Moments};
 
 fn latency(m: &Moments, h: &Histogram<u64>) -> Value {
-    let q = |p: f64| if h.is_empty() { 0.0 } else { h.value_at_quantile(p) as f64 / 1000.0 };
+    let q = |p: f64| {
+        if h.is_empty() {
+            0.0
+        } else {
+            h.value_at_quantile(p) as f64 / 1000.0
+        }
+    };
     json!({
         "mean": m.mean() / 1000.0,
         "stddev": m.stddev() / 1000.0,
@@ -30,7 +36,11 @@ fn counts(k: &Counts) -> Value {
 
 pub fn render(r: &RunResult) -> Value {
     let cfg = &r.config;
-    let tps = if r.bench_duration_s > 0.0 { r.stats.total.counts.ok as f64 / r.bench_duration_s } else { 0.0 };
+    let tps = if r.bench_duration_s > 0.0 {
+        r.stats.total.counts.ok as f64 / r.bench_duration_s
+    } else {
+        0.0
+    };
     let scripts: Vec<Value> = r
         .scripts
         .iter()
@@ -66,7 +76,9 @@ pub fn render(r: &RunResult) -> Value {
     let cpu: Vec<Value> = r
         .threads_cpu
         .iter()
-        .map(|c| json!({"user_s": c.user_s, "sys_s": c.sys_s, "wall_s": c.wall_s, "busy": c.busy()}))
+        .map(
+            |c| json!({"user_s": c.user_s, "sys_s": c.sys_s, "wall_s": c.wall_s, "busy": c.busy()}),
+        )
         .collect();
     let (transactions_per_client, duration_s) = match cfg.duration {
         Duration::Transactions(t) => (Some(t), None),

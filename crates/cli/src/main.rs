@@ -5,7 +5,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let argv0 = args.first().cloned().unwrap_or_else(|| "pgrig".into());
-    let base = std::path::Path::new(&argv0).file_name().and_then(|s| s.to_str()).unwrap_or("pgrig");
+    let base = std::path::Path::new(&argv0)
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or("pgrig");
     let code = if base == "pgbench" {
         pgrig_cli::bench::main("pgbench", &args)
     } else {

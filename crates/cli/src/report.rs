@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
+use hdrhistogram::Histogram;
 use pgrig_engine::config::Duration;
 use pgrig_engine::result::RunResult;
 use pgrig_engine::stats::{Counts, Snapshot};
-use hdrhistogram::Histogram;
 
 fn pct(x: u64, total: u64) -> f64 {
     if total == 0 {
@@ -30,7 +30,12 @@ fn f3(x: f64) -> String {
 fn outcome_lines(out: &mut String, r: &RunResult, k: &Counts, prefix: &str) {
     let cfg = &r.config;
     let total = k.total();
-    let _ = writeln!(out, "{prefix}number of failed transactions: {} ({}%)", k.failed(), f3(pct(k.failed(), total)));
+    let _ = writeln!(
+        out,
+        "{prefix}number of failed transactions: {} ({}%)",
+        k.failed(),
+        f3(pct(k.failed(), total))
+    );
     if cfg.failures_detailed {
         let _ = writeln!(
             out,
@@ -54,11 +59,21 @@ fn outcome_lines(out: &mut String, r: &RunResult, k: &Counts, prefix: &str) {
         }
     }
     if cfg.max_tries != 1 {
-        let _ = writeln!(out, "{prefix}number of transactions retried: {} ({}%)", k.retried, f3(pct(k.retried, total)));
+        let _ = writeln!(
+            out,
+            "{prefix}number of transactions retried: {} ({}%)",
+            k.retried,
+            f3(pct(k.retried, total))
+        );
         let _ = writeln!(out, "{prefix}total number of retries: {}", k.retries);
     }
     if cfg.rate.is_some() && cfg.latency_limit_us.is_some() {
-        let _ = writeln!(out, "{prefix}number of transactions skipped: {} ({}%)", k.skipped, f3(pct(k.skipped, total)));
+        let _ = writeln!(
+            out,
+            "{prefix}number of transactions skipped: {} ({}%)",
+            k.skipped,
+            f3(pct(k.skipped, total))
+        );
     }
 }
 
@@ -83,7 +98,11 @@ pub fn render(r: &RunResult) -> String {
     let k = &snap.counts;
     let nclients = cfg.clients as u64;
     let nthreads = r.threads_cpu.len().max(1);
-    let desc = if r.scripts.len() == 1 { r.scripts[0].desc.as_str() } else { "multiple scripts" };
+    let desc = if r.scripts.len() == 1 {
+        r.scripts[0].desc.as_str()
+    } else {
+        "multiple scripts"
+    };
     let _ = writeln!(out, "transaction type: {desc}");
     let _ = writeln!(out, "scaling factor: {}", r.scale);
     if let Some((method, n)) = &r.partitions {
@@ -99,7 +118,12 @@ pub fn render(r: &RunResult) -> String {
     match cfg.duration {
         Duration::Transactions(t) => {
             let _ = writeln!(out, "number of transactions per client: {t}");
-            let _ = writeln!(out, "number of transactions actually processed: {}/{}", k.ok, t * nclients);
+            let _ = writeln!(
+                out,
+                "number of transactions actually processed: {}/{}",
+                k.ok,
+                t * nclients
+            );
         }
         Duration::Seconds(s) => {
             let _ = writeln!(out, "duration: {s} s");
@@ -123,11 +147,23 @@ pub fn render(r: &RunResult) -> String {
     }
     let bench_us = r.bench_duration_s * 1e6;
     if cfg.progress.is_some() || cfg.rate.is_some() || cfg.latency_limit_us.is_some() {
-        let _ = writeln!(out, "latency average = {:.3} ms", snap.latency.mean() / 1000.0);
-        let _ = writeln!(out, "latency stddev = {:.3} ms", snap.latency.stddev() / 1000.0);
+        let _ = writeln!(
+            out,
+            "latency average = {:.3} ms",
+            snap.latency.mean() / 1000.0
+        );
+        let _ = writeln!(
+            out,
+            "latency stddev = {:.3} ms",
+            snap.latency.stddev() / 1000.0
+        );
     } else {
         let avg = 0.001 * bench_us * nclients as f64 / total as f64;
-        let inc = if k.failed() > 0 { " (including failures)" } else { "" };
+        let inc = if k.failed() > 0 {
+            " (including failures)"
+        } else {
+            ""
+        };
         let _ = writeln!(out, "latency average = {avg:.3} ms{inc}");
     }
     if cfg.rate.is_some() {
@@ -138,10 +174,18 @@ pub fn render(r: &RunResult) -> String {
             snap.lag.max / 1000.0
         );
     }
-    let tps = if r.bench_duration_s > 0.0 { k.ok as f64 / r.bench_duration_s } else { 0.0 };
+    let tps = if r.bench_duration_s > 0.0 {
+        k.ok as f64 / r.bench_duration_s
+    } else {
+        0.0
+    };
     if cfg.connect_per_tx {
         let n = (k.ok + k.failed()).max(1);
-        let _ = writeln!(out, "average connection time = {:.3} ms", 0.001 * r.stats.conn_time_us / n as f64);
+        let _ = writeln!(
+            out,
+            "average connection time = {:.3} ms",
+            0.001 * r.stats.conn_time_us / n as f64
+        );
         let _ = writeln!(out, "tps = {tps:.6} (including reconnection times)");
     } else {
         let _ = writeln!(out, "initial connection time = {:.3} ms", r.initial_conn_ms);
@@ -165,14 +209,35 @@ pub fn render(r: &RunResult) -> String {
                 s.weight,
                 100.0 * s.weight as f64 / total_weight.max(1) as f64
             );
-            let _ = writeln!(out, " - {} transactions ({:.1}% of total)", stot, pct(stot, total));
+            let _ = writeln!(
+                out,
+                " - {} transactions ({:.1}% of total)",
+                stot,
+                pct(stot, total)
+            );
             if stot > 0 {
-                let stps = if r.bench_duration_s > 0.0 { sk.ok as f64 / r.bench_duration_s } else { 0.0 };
-                let _ = writeln!(out, " - number of transactions actually processed: {} (tps = {:.6})", sk.ok, stps);
+                let stps = if r.bench_duration_s > 0.0 {
+                    sk.ok as f64 / r.bench_duration_s
+                } else {
+                    0.0
+                };
+                let _ = writeln!(
+                    out,
+                    " - number of transactions actually processed: {} (tps = {:.6})",
+                    sk.ok, stps
+                );
                 outcome_lines(&mut out, r, sk, " - ");
                 if sk.ok > 0 {
-                    let _ = writeln!(out, " - latency average = {:.3} ms", ss.snap.latency.mean() / 1000.0);
-                    let _ = writeln!(out, " - latency stddev = {:.3} ms", ss.snap.latency.stddev() / 1000.0);
+                    let _ = writeln!(
+                        out,
+                        " - latency average = {:.3} ms",
+                        ss.snap.latency.mean() / 1000.0
+                    );
+                    let _ = writeln!(
+                        out,
+                        " - latency stddev = {:.3} ms",
+                        ss.snap.latency.stddev() / 1000.0
+                    );
                 }
                 if cfg.percentiles && !ss.histogram.is_empty() {
                     let _ = writeln!(out, " - {}", percentile_line(&ss.histogram));
@@ -188,11 +253,19 @@ pub fn render(r: &RunResult) -> String {
             let _ = writeln!(out, "{}{}", if per_script { " - " } else { "" }, head);
             for (c, text) in s.command_texts.iter().enumerate() {
                 let cs = &ss.commands[c];
-                let avg = if cs.latency.count > 0 { cs.latency.mean() / 1000.0 } else { 0.0 };
+                let avg = if cs.latency.count > 0 {
+                    cs.latency.mean() / 1000.0
+                } else {
+                    0.0
+                };
                 if cfg.max_tries == 1 {
                     let _ = writeln!(out, "   {:11.3}  {:10} {}", avg, cs.failures, text);
                 } else {
-                    let _ = writeln!(out, "   {:11.3}  {:10} {:10} {}", avg, cs.failures, cs.retries, text);
+                    let _ = writeln!(
+                        out,
+                        "   {:11.3}  {:10} {:10} {}",
+                        avg, cs.failures, cs.retries, text
+                    );
                 }
             }
         }

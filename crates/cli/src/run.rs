@@ -17,7 +17,10 @@ use pgrig_script::QueryMode;
 use crate::sink::StderrSink;
 
 #[derive(Parser, Debug)]
-#[command(name = "pgrig run", about = "Run a named workload against PostgreSQL (a throwaway local server when no target is given)")]
+#[command(
+    name = "pgrig run",
+    about = "Run a named workload against PostgreSQL (a throwaway local server when no target is given)"
+)]
 pub struct RunArgs {
     /// Server to benchmark: a postgresql:// URI or a conninfo string. Default: PGHOST/PGDATABASE if
     /// set, else a throwaway local server.
@@ -66,7 +69,10 @@ fn parse_duration(s: &str) -> Result<u64, String> {
     } else {
         (s, 1)
     };
-    let v: u64 = num.trim().parse().map_err(|_| format!("invalid duration \"{s}\" (use e.g. 10s, 2m, 1h)"))?;
+    let v: u64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("invalid duration \"{s}\" (use e.g. 10s, 2m, 1h)"))?;
     if mult == 0 || v == 0 {
         return Err(format!("invalid duration \"{s}\": must be at least 1s"));
     }
@@ -126,7 +132,11 @@ pub fn main(args: &[String]) -> i32 {
         };
         if std::path::Path::new(name).exists() {
             match std::fs::read_to_string(name) {
-                Ok(text) => scripts.push(ScriptSource::File { path: name.into(), text, weight }),
+                Ok(text) => scripts.push(ScriptSource::File {
+                    path: name.into(),
+                    text,
+                    weight,
+                }),
                 Err(e) => {
                     eprintln!("pgrig: error: could not read workload file \"{name}\": {e}");
                     return 1;
@@ -134,7 +144,10 @@ pub fn main(args: &[String]) -> i32 {
             }
         } else {
             match pgrig_script::builtin::lookup(name) {
-                Ok(b) => scripts.push(ScriptSource::Builtin { name: b.name.to_string(), weight }),
+                Ok(b) => scripts.push(ScriptSource::Builtin {
+                    name: b.name.to_string(),
+                    weight,
+                }),
                 Err(e) => {
                     eprintln!("pgrig: error: {e} (and no such file)");
                     return 1;
@@ -146,17 +159,26 @@ pub fn main(args: &[String]) -> i32 {
     let use_env = std::env::var_os("PGHOST").is_some() || std::env::var_os("PGDATABASE").is_some();
     let mut server = None;
     let conn = match (&a.target, use_env) {
-        (Some(t), _) => ConnArgs { dbname: Some(t.clone()), ..Default::default() },
+        (Some(t), _) => ConnArgs {
+            dbname: Some(t.clone()),
+            ..Default::default()
+        },
         (None, true) => ConnArgs::default(),
         (None, false) => {
             if let Err(code) = ensure_server_binaries() {
                 return code;
             }
             eprintln!("pgrig: starting a throwaway PostgreSQL server...");
-            let opts = pgrig_lab::ServerOptions::default().fast(false).max_connections((a.clients + 20).max(100));
+            let opts = pgrig_lab::ServerOptions::default()
+                .fast(false)
+                .max_connections((a.clients + 20).max(100));
             match pgrig_lab::Server::start(opts) {
                 Ok(s) => {
-                    eprintln!("pgrig: PostgreSQL {} on port {} (removed when the run ends)", s.version(), s.port());
+                    eprintln!(
+                        "pgrig: PostgreSQL {} on port {} (removed when the run ends)",
+                        s.version(),
+                        s.port()
+                    );
                     let c = ConnArgs {
                         host: Some(s.socket_dir().display().to_string()),
                         port: Some(s.port().to_string()),
@@ -184,7 +206,11 @@ pub fn main(args: &[String]) -> i32 {
         tty: std::io::stderr().is_terminal(),
     };
     if server.is_some() || a.init {
-        let init = InitConfig { conn: conn.clone(), scale: a.scale, ..Default::default() };
+        let init = InitConfig {
+            conn: conn.clone(),
+            scale: a.scale,
+            ..Default::default()
+        };
         eprintln!("pgrig: initialising pgbench tables at scale {}...", a.scale);
         if let Err(e) = pgrig_engine::init::run_init(&init, &sink.inner) {
             for (level, l) in &e.lines {
@@ -238,7 +264,10 @@ pub fn main(args: &[String]) -> i32 {
     }
     drop(server);
     if r.aborted_clients > 0 {
-        eprintln!("pgrig: error: {} client(s) aborted; the results are incomplete", r.aborted_clients);
+        eprintln!(
+            "pgrig: error: {} client(s) aborted; the results are incomplete",
+            r.aborted_clients
+        );
         return 2;
     }
     0
@@ -258,7 +287,12 @@ fn ensure_server_binaries() -> Result<(), i32> {
         return Err(1);
     }
     eprintln!("pgrig: PostgreSQL server binaries not found; installing the Debian package \"postgresql\" (running as root)...");
-    let ok = std::process::Command::new("apt-get").arg("update").arg("-qq").status().map(|s| s.success()).unwrap_or(false)
+    let ok = std::process::Command::new("apt-get")
+        .arg("update")
+        .arg("-qq")
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
         && std::process::Command::new("apt-get")
             .args(["install", "-y", "-qq", "postgresql"])
             .env("DEBIAN_FRONTEND", "noninteractive")
@@ -277,14 +311,43 @@ pub fn summary(r: &RunResult) -> String {
     use std::fmt::Write;
     let k = &r.stats.total.counts;
     let h = &r.stats.histogram;
-    let q = |p: f64| if h.is_empty() { 0.0 } else { h.value_at_quantile(p) as f64 / 1000.0 };
-    let tps = if r.bench_duration_s > 0.0 { k.ok as f64 / r.bench_duration_s } else { 0.0 };
+    let q = |p: f64| {
+        if h.is_empty() {
+            0.0
+        } else {
+            h.value_at_quantile(p) as f64 / 1000.0
+        }
+    };
+    let tps = if r.bench_duration_s > 0.0 {
+        k.ok as f64 / r.bench_duration_s
+    } else {
+        0.0
+    };
     let mut s = String::new();
     let desc: Vec<&str> = r.scripts.iter().map(|s| s.desc.as_str()).collect();
-    let _ = writeln!(s, "workload:     {} (scale {}, {} protocol)", desc.join(" + "), r.scale, r.config.mode.name());
+    let _ = writeln!(
+        s,
+        "workload:     {} (scale {}, {} protocol)",
+        desc.join(" + "),
+        r.scale,
+        r.config.mode.name()
+    );
     let _ = writeln!(s, "server:       PostgreSQL {}", r.server_version);
-    let _ = writeln!(s, "clients:      {} on {} thread(s), {:.1} s", r.config.clients, r.threads_cpu.len(), r.bench_duration_s);
-    let _ = writeln!(s, "transactions: {} ok, {} failed, {} retried ({} retries)", k.ok, k.failed(), k.retried, k.retries);
+    let _ = writeln!(
+        s,
+        "clients:      {} on {} thread(s), {:.1} s",
+        r.config.clients,
+        r.threads_cpu.len(),
+        r.bench_duration_s
+    );
+    let _ = writeln!(
+        s,
+        "transactions: {} ok, {} failed, {} retried ({} retries)",
+        k.ok,
+        k.failed(),
+        k.retried,
+        k.retries
+    );
     let _ = writeln!(s, "throughput:   {tps:.1} tps");
     let _ = writeln!(
         s,
@@ -294,11 +357,28 @@ pub fn summary(r: &RunResult) -> String {
         q(0.9),
         q(0.99),
         q(0.999),
-        if h.is_empty() { 0.0 } else { h.max() as f64 / 1000.0 }
+        if h.is_empty() {
+            0.0
+        } else {
+            h.max() as f64 / 1000.0
+        }
     );
-    let cpu: Vec<String> = r.threads_cpu.iter().map(|c| format!("{:.0}%", 100.0 * c.busy())).collect();
+    let cpu: Vec<String> = r
+        .threads_cpu
+        .iter()
+        .map(|c| format!("{:.0}%", 100.0 * c.busy()))
+        .collect();
     let total_cpu: f64 = r.threads_cpu.iter().map(|c| c.user_s + c.sys_s).sum();
-    let per_tx = if k.ok > 0 { total_cpu * 1e6 / k.ok as f64 } else { 0.0 };
-    let _ = writeln!(s, "client CPU:   {} busy per thread, {:.1} µs per transaction", cpu.join(" "), per_tx);
+    let per_tx = if k.ok > 0 {
+        total_cpu * 1e6 / k.ok as f64
+    } else {
+        0.0
+    };
+    let _ = writeln!(
+        s,
+        "client CPU:   {} busy per thread, {:.1} µs per transaction",
+        cpu.join(" "),
+        per_tx
+    );
     s
 }

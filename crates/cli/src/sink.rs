@@ -16,7 +16,13 @@ pub struct StderrSink {
 
 impl StderrSink {
     pub fn simple(prog: &str) -> Self {
-        StderrSink { prog: prog.into(), max_tries: 1, rate: false, latency_limit: false, progress_timestamp: false }
+        StderrSink {
+            prog: prog.into(),
+            max_tries: 1,
+            rate: false,
+            latency_limit: false,
+            progress_timestamp: false,
+        }
     }
 
     /// The full line for a message (no trailing newline except for `Raw`).
@@ -38,7 +44,10 @@ impl StderrSink {
         } else {
             format!("progress: {:.1} s", p.time)
         };
-        s.push_str(&format!(", {:.1} tps, lat {:.3} ms stddev {:.3}, {} failed", p.tps, p.latency_ms, p.stddev_ms, p.failed));
+        s.push_str(&format!(
+            ", {:.1} tps, lat {:.3} ms stddev {:.3}, {} failed",
+            p.tps, p.latency_ms, p.stddev_ms, p.failed
+        ));
         if self.rate {
             s.push_str(&format!(", lag {:.3} ms", p.lag_ms));
             if self.latency_limit {

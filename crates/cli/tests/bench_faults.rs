@@ -9,11 +9,30 @@ use pgrig_testkit::{fresh_db, run};
 #[test]
 fn unreachable_host_exits_1_naming_the_socket() {
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_pgrig"));
-    c.args(["bench", "-h", "/nonexistent-dir", "-p", "5999", "-S", "-t", "1", "postgres"]);
+    c.args([
+        "bench",
+        "-h",
+        "/nonexistent-dir",
+        "-p",
+        "5999",
+        "-S",
+        "-t",
+        "1",
+        "postgres",
+    ]);
     let out = run(c);
     assert_eq!(out.code, Some(1));
-    assert!(out.stderr.contains("/nonexistent-dir/.s.PGSQL.5999"), "{}", out.stderr);
-    assert!(out.stderr.contains("pgrig: error: could not create connection for setup"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("/nonexistent-dir/.s.PGSQL.5999"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("pgrig: error: could not create connection for setup"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stdout.is_empty());
 }
 
@@ -22,8 +41,17 @@ fn missing_tables_exit_1_with_init_hint() {
     let db = fresh_db("no_tables");
     let out = pgrig_bench(&db, &["-S", "-t", "1"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(out.stderr.contains("could not count number of branches"), "{}", out.stderr);
-    assert!(out.stderr.contains("Perhaps you need to do initialization (\"pgbench -i\")"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("could not count number of branches"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("Perhaps you need to do initialization (\"pgbench -i\")"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -31,7 +59,12 @@ fn missing_database_exits_1() {
     let db = fresh_db("missing_db");
     let out = pgrig_bench(&db, &["-S", "-t", "1", "no_such_database_here"]);
     assert_eq!(out.code, Some(1));
-    assert!(out.stderr.contains("database \"no_such_database_here\" does not exist"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("database \"no_such_database_here\" does not exist"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -41,11 +74,26 @@ fn sql_error_aborts_the_client_prints_the_report_and_exits_2() {
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("bad.sql");
     std::fs::write(&f, "select 1/0;\n").unwrap();
-    let out = pgrig_bench(&db, &["-n", "-t", "3", "-c", "2", "-f", f.to_str().unwrap()]);
+    let out = pgrig_bench(
+        &db,
+        &["-n", "-t", "3", "-c", "2", "-f", f.to_str().unwrap()],
+    );
     assert_eq!(out.code, Some(2), "{}", out.stderr);
-    assert!(out.stderr.contains("client 0 script 0 aborted in command 0 query 0: ERROR:  division by zero"), "{}", out.stderr);
-    assert!(out.stderr.contains("Run was aborted; the above results are incomplete."));
-    assert!(out.stdout.contains("number of transactions actually processed: 0/6"), "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("client 0 script 0 aborted in command 0 query 0: ERROR:  division by zero"),
+        "{}",
+        out.stderr
+    );
+    assert!(out
+        .stderr
+        .contains("Run was aborted; the above results are incomplete."));
+    assert!(
+        out.stdout
+            .contains("number of transactions actually processed: 0/6"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -57,7 +105,13 @@ fn script_syntax_error_exits_1_with_caret() {
     std::fs::write(&f, "\\set i 1 +\n").unwrap();
     let out = pgrig_bench(&db, &["-n", "-t", "1", "-f", f.to_str().unwrap()]);
     assert_eq!(out.code, Some(1));
-    assert!(out.stderr.contains("e1.sql:1: syntax error in command \"set\"\n\\set i 1 +\n          ^ error found here"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "e1.sql:1: syntax error in command \"set\"\n\\set i 1 +\n          ^ error found here"
+        ),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -72,9 +126,24 @@ fn serialization_failures_are_retried_and_counted() {
         "begin isolation level repeatable read;\nselect n from hot where id = 1;\nselect pg_sleep(0.002);\nupdate hot set n = n + 1 where id = 1;\ncommit;\n",
     )
     .unwrap();
-    let out = pgrig_bench(&db, &["-n", "-c", "4", "-t", "25", "--max-tries=1000", "-f", f.to_str().unwrap()]);
+    let out = pgrig_bench(
+        &db,
+        &[
+            "-n",
+            "-c",
+            "4",
+            "-t",
+            "25",
+            "--max-tries=1000",
+            "-f",
+            f.to_str().unwrap(),
+        ],
+    );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert_eq!(line_value(&out.stdout, "number of transactions actually processed: "), Some("100/100"));
+    assert_eq!(
+        line_value(&out.stdout, "number of transactions actually processed: "),
+        Some("100/100")
+    );
     assert_eq!(db.psql("select n from hot"), "100");
     let retried = line_value(&out.stdout, "total number of retries: ").expect("retries line");
     assert!(retried.parse::<u64>().unwrap() > 0, "{}", out.stdout);

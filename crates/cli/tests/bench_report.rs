@@ -8,17 +8,34 @@ use pgrig_testkit::fresh_db;
 
 fn same_report_shape(db: &pgrig_testkit::TestDb, args: &[&str]) {
     let ours = pgrig_bench(db, args);
-    assert_eq!(ours.code, Some(0), "pgrig failed:\n{}\n{}", ours.stdout, ours.stderr);
-    let Some(theirs) = pgbench(db, args) else { return };
+    assert_eq!(
+        ours.code,
+        Some(0),
+        "pgrig failed:\n{}\n{}",
+        ours.stdout,
+        ours.stderr
+    );
+    let Some(theirs) = pgbench(db, args) else {
+        return;
+    };
     assert_eq!(theirs.code, Some(0), "pgbench failed: {}", theirs.stderr);
-    assert_eq!(report_shape(&ours.stdout), report_shape(&theirs.stdout), "args {args:?}\nours:\n{}\npgbench:\n{}", ours.stdout, theirs.stdout);
+    assert_eq!(
+        report_shape(&ours.stdout),
+        report_shape(&theirs.stdout),
+        "args {args:?}\nours:\n{}\npgbench:\n{}",
+        ours.stdout,
+        theirs.stdout
+    );
 }
 
 #[test]
 fn select_only_prepared_report_matches_pgbench() {
     let db = fresh_db("select_only_report");
     pgbench_init(&db, 1);
-    same_report_shape(&db, &["-S", "-M", "prepared", "-c", "2", "-j", "2", "-t", "50"]);
+    same_report_shape(
+        &db,
+        &["-S", "-M", "prepared", "-c", "2", "-j", "2", "-t", "50"],
+    );
 }
 
 #[test]
@@ -28,12 +45,23 @@ fn tpcb_like_completes_every_transaction_in_each_query_mode() {
     for mode in ["simple", "extended", "prepared"] {
         let out = pgrig_bench(&db, &["-M", mode, "-c", "2", "-t", "20", "-n"]);
         assert_eq!(out.code, Some(0), "{mode}: {}", out.stderr);
-        assert_eq!(line_value(&out.stdout, "number of transactions actually processed: "), Some("40/40"), "{mode}:\n{}", out.stdout);
+        assert_eq!(
+            line_value(&out.stdout, "number of transactions actually processed: "),
+            Some("40/40"),
+            "{mode}:\n{}",
+            out.stdout
+        );
         assert_eq!(line_value(&out.stdout, "query mode: "), Some(mode));
-        assert_eq!(line_value(&out.stdout, "number of failed transactions: "), Some("0 (0.000%)"));
+        assert_eq!(
+            line_value(&out.stdout, "number of failed transactions: "),
+            Some("0 (0.000%)")
+        );
     }
-    // 40 transactions per mode, each inserting one history row
-    assert_eq!(db.psql("select count(*) from pgbench_history").trim(), "40");
+    // 40 transactions in each of the three modes, each inserting one history row
+    assert_eq!(
+        db.psql("select count(*) from pgbench_history").trim(),
+        "120"
+    );
 }
 
 #[test]
@@ -43,8 +71,14 @@ fn per_command_report_lists_each_command_of_the_script() {
     let out = pgrig_bench(&db, &["-r", "-t", "5", "-n"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let lines: Vec<&str> = out.stdout.lines().collect();
-    let i = lines.iter().position(|l| *l == "statement latencies in milliseconds and failures:").expect("header");
-    let texts: Vec<String> = lines[i + 1..].iter().map(|l| l.split_whitespace().skip(2).collect::<Vec<_>>().join(" ")).collect();
+    let i = lines
+        .iter()
+        .position(|l| *l == "statement latencies in milliseconds and failures:")
+        .expect("header");
+    let texts: Vec<String> = lines[i + 1..]
+        .iter()
+        .map(|l| l.split_whitespace().skip(2).collect::<Vec<_>>().join(" "))
+        .collect();
     assert_eq!(texts[0], "\\set aid random(1, 100000 * :scale)");
     assert_eq!(texts[4], "BEGIN;");
     assert_eq!(texts[10], "END;");
@@ -55,11 +89,38 @@ fn per_command_report_lists_each_command_of_the_script() {
 fn multiple_weighted_scripts_print_per_script_sections() {
     let db = fresh_db("multi_scripts");
     pgbench_init(&db, 1);
-    let out = pgrig_bench(&db, &["-b", "select-only@3", "-b", "simple-update@1", "-t", "40", "-n", "--random-seed=7"]);
+    let out = pgrig_bench(
+        &db,
+        &[
+            "-b",
+            "select-only@3",
+            "-b",
+            "simple-update@1",
+            "-t",
+            "40",
+            "-n",
+            "--random-seed=7",
+        ],
+    );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert_eq!(line_value(&out.stdout, "transaction type: "), Some("multiple scripts"));
-    assert!(out.stdout.contains("SQL script 1: <builtin: select only>\n - weight: 3 (targets 75.0% of total)\n"), "{}", out.stdout);
-    assert!(out.stdout.contains("SQL script 2: <builtin: simple update>\n - weight: 1 (targets 25.0% of total)\n"), "{}", out.stdout);
+    assert_eq!(
+        line_value(&out.stdout, "transaction type: "),
+        Some("multiple scripts")
+    );
+    assert!(
+        out.stdout.contains(
+            "SQL script 1: <builtin: select only>\n - weight: 3 (targets 75.0% of total)\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(
+            "SQL script 2: <builtin: simple update>\n - weight: 1 (targets 25.0% of total)\n"
+        ),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -68,9 +129,16 @@ fn time_limited_run_with_progress_prints_progress_lines_and_latency_stddev() {
     pgbench_init(&db, 1);
     let out = pgrig_bench(&db, &["-S", "-T", "2", "-P", "1", "-n"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let progress: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("progress: ")).collect();
+    let progress: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
     assert!(progress.len() >= 1, "stderr: {}", out.stderr);
-    assert_eq!(without_numbers(progress[0]), "progress: N s, N tps, lat N ms stddev N, N failed");
+    assert_eq!(
+        without_numbers(progress[0]),
+        "progress: N s, N tps, lat N ms stddev N, N failed"
+    );
     assert_eq!(line_value(&out.stdout, "duration: "), Some("2 s"));
     assert!(line_value(&out.stdout, "latency stddev = ").is_some());
 }

@@ -15,7 +15,11 @@ fn write_script(name: &str, text: &str) -> String {
 }
 
 fn debug_lines(stderr: &str) -> Vec<String> {
-    stderr.lines().filter(|l| l.starts_with("debug(")).map(str::to_owned).collect()
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("debug("))
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]
@@ -28,7 +32,9 @@ fn seeded_random_values_match_pgbench() {
     let args = ["-n", "-t", "5", "-c", "1", "--random-seed=5432", "-f", &f];
     let ours = pgrig_bench(&db, &args);
     assert_eq!(ours.code, Some(0), "{}", ours.stderr);
-    let Some(theirs) = pgbench(&db, &args) else { return };
+    let Some(theirs) = pgbench(&db, &args) else {
+        return;
+    };
     assert_eq!(debug_lines(&ours.stderr), debug_lines(&theirs.stderr));
     assert_eq!(debug_lines(&ours.stderr).len(), 30);
 }
@@ -37,14 +43,27 @@ fn seeded_random_values_match_pgbench() {
 fn same_rows_as_pgbench(db: &TestDb, script: &str, extra: &[&str]) {
     db.psql("create table if not exists out (client int, tx int, v text)");
     let f = write_script(&format!("rows_{}.sql", db.name), script);
-    let mut args = vec!["-n", "-t", "4", "-c", "3", "-j", "1", "--random-seed=99", "-f", &f];
+    let mut args = vec![
+        "-n",
+        "-t",
+        "4",
+        "-c",
+        "3",
+        "-j",
+        "1",
+        "--random-seed=99",
+        "-f",
+        &f,
+    ];
     args.extend_from_slice(extra);
     let ours = pgrig_bench(db, &args);
     assert_eq!(ours.code, Some(0), "{}", ours.stderr);
     let q = "select client, v from out order by client, v";
     let mine = db.psql(q);
     db.psql("truncate out");
-    let Some(theirs) = pgbench(db, &args) else { return };
+    let Some(theirs) = pgbench(db, &args) else {
+        return;
+    };
     assert_eq!(theirs.code, Some(0), "{}", theirs.stderr);
     assert_eq!(mine, db.psql(q), "extra args {extra:?}");
     assert_eq!(mine.lines().count(), 12);
@@ -76,9 +95,12 @@ fn defines_and_gset_reach_later_commands() {
     db.psql("create table out (client int, tx int, v text)");
     let f = write_script(
         "gset.sql",
-        "select 40 + 2 as answer, 'x' as word \\gset g_\n\\if :g_answer = 42\ninsert into out values (:client_id, 1, :g_word || :label);\n\\else\ninsert into out values (:client_id, 2, 'wrong');\n\\endif\n",
+        "select 40 + 2 as answer, 'x' as word \\gset g_\n\\if :g_answer = 42\ninsert into out values (:client_id, 1, ':g_word' || ':label');\n\\else\ninsert into out values (:client_id, 2, 'wrong');\n\\endif\n",
     );
-    let out = pgrig_bench(&db, &["-n", "-t", "2", "-c", "2", "-D", "label=ok", "-f", &f]);
+    let out = pgrig_bench(
+        &db,
+        &["-n", "-t", "2", "-c", "2", "-D", "label=ok", "-f", &f],
+    );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert_eq!(db.psql("select v, count(*) from out group by v"), "xok|4");
 }
@@ -93,7 +115,10 @@ fn legacy_setrandom_scripts_run() {
     );
     let out = pgrig_bench(&db, &["-n", "-t", "10", "-f", &f]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert_eq!(db.psql("select count(*) from out where tx between 1 and 10"), "10");
+    assert_eq!(
+        db.psql("select count(*) from out where tx between 1 and 10"),
+        "10"
+    );
 }
 
 #[test]

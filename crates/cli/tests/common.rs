@@ -55,7 +55,12 @@ pub fn report_shape(stdout: &str) -> Vec<String> {
     stdout
         .lines()
         .filter(|l| !l.starts_with("pgbench (") && !l.starts_with("pgrig ("))
-        .map(|l| without_numbers(l).split_whitespace().collect::<Vec<_>>().join(" "))
+        .map(|l| {
+            without_numbers(l)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .collect()
 }
 

@@ -55,7 +55,10 @@ fn choose_script(sh: &RunShared, th: &ThreadCtx) -> usize {
     if sh.scripts.len() == 1 {
         return 0;
     }
-    let mut w = th.choose_rng.borrow_mut().uint64_range(0, (sh.total_weight - 1) as u64) as i64;
+    let mut w = th
+        .choose_rng
+        .borrow_mut()
+        .uint64_range(0, (sh.total_weight - 1) as u64) as i64;
     for (i, s) in sh.scripts.iter().enumerate() {
         w -= s.weight;
         if w < 0 {
@@ -128,7 +131,10 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
                 Ok(conn) => c.conn = Some(conn),
                 Err(e) => {
                     sh.msg(Level::Error, &e.to_string());
-                    sh.msg(Level::Error, &format!("client {} aborted while establishing connection", c.id));
+                    sh.msg(
+                        Level::Error,
+                        &format!("client {} aborted while establishing connection", c.id),
+                    );
                     return ClientEnd::Aborted;
                 }
             }
@@ -161,8 +167,16 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
                         if sh.cfg.verbose_errors {
                             sh.msg(
                                 Level::Info,
-                                &format!("client {} repeats the transaction after the error (try {}{})", c.id, tries,
-                                    if sh.cfg.max_tries > 0 { format!("/{}", sh.cfg.max_tries) } else { String::new() }),
+                                &format!(
+                                    "client {} repeats the transaction after the error (try {}{})",
+                                    c.id,
+                                    tries,
+                                    if sh.cfg.max_tries > 0 {
+                                        format!("/{}", sh.cfg.max_tries)
+                                    } else {
+                                        String::new()
+                                    }
+                                ),
                             );
                         }
                         tries += 1;
@@ -174,8 +188,16 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
                     if sh.cfg.verbose_errors {
                         sh.msg(
                             Level::Info,
-                            &format!("client {} ends the failed transaction (try {}{})", c.id, tries,
-                                if sh.cfg.max_tries > 0 { format!("/{}", sh.cfg.max_tries) } else { String::new() }),
+                            &format!(
+                                "client {} ends the failed transaction (try {}{})",
+                                c.id,
+                                tries,
+                                if sh.cfg.max_tries > 0 {
+                                    format!("/{}", sh.cfg.max_tries)
+                                } else {
+                                    String::new()
+                                }
+                            ),
                         );
                     }
                     break Outcome::Failed(kind);
@@ -184,7 +206,17 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
         };
         let end = sh.now_us();
         c.cnt += 1;
-        record_tx(sh, th, c, script, outcome, tries - 1, scheduled, tx_begin, end);
+        record_tx(
+            sh,
+            th,
+            c,
+            script,
+            outcome,
+            tries - 1,
+            scheduled,
+            tx_begin,
+            end,
+        );
 
         if sh.cfg.connect_per_tx {
             let t0 = sh.now_us();
@@ -202,14 +234,32 @@ pub(crate) enum Outcome {
     Failed(FailKind),
 }
 
-fn record_skipped(sh: &RunShared, th: &ThreadCtx, c: &mut Client, script: usize, scheduled: i64, now: i64) {
+fn record_skipped(
+    sh: &RunShared,
+    th: &ThreadCtx,
+    c: &mut Client,
+    script: usize,
+    scheduled: i64,
+    now: i64,
+) {
     c.cnt += 1;
     let mut st = th.stats.borrow_mut();
     st.total.counts.skipped += 1;
     st.scripts[script].snap.counts.skipped += 1;
     drop(st);
     if let Some(log) = &th.log {
-        log.borrow_mut().transaction(sh, th, c.id, c.cnt, script, None, "skipped", now, now - scheduled, 0);
+        log.borrow_mut().transaction(
+            sh,
+            th,
+            c.id,
+            c.cnt,
+            script,
+            None,
+            "skipped",
+            now,
+            now - scheduled,
+            0,
+        );
     }
 }
 
@@ -263,8 +313,22 @@ fn record_tx(
             Outcome::Failed(k) if sh.cfg.failures_detailed => k.log_name(),
             Outcome::Failed(_) => "failed",
         };
-        let lat = if outcome == Outcome::Ok { Some(latency) } else { None };
-        log.borrow_mut().transaction(sh, th, c.id, c.cnt, script, lat, what, end, tx_begin - scheduled, retries);
+        let lat = if outcome == Outcome::Ok {
+            Some(latency)
+        } else {
+            None
+        };
+        log.borrow_mut().transaction(
+            sh,
+            th,
+            c.id,
+            c.cnt,
+            script,
+            lat,
+            what,
+            end,
+            tx_begin - scheduled,
+            retries,
+        );
     }
 }
-

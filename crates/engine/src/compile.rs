@@ -37,23 +37,38 @@ pub(crate) fn compile(cfg: &BenchConfig) -> Result<Compiled, EngineError> {
     let mut counter = 0usize;
     let mut scripts = Vec::new();
     let mut uses_builtin = false;
-    let default = [ScriptSource::Builtin { name: "tpcb-like".into(), weight: 1 }];
-    let sources = if cfg.scripts.is_empty() { &default[..] } else { &cfg.scripts[..] };
+    let default = [ScriptSource::Builtin {
+        name: "tpcb-like".into(),
+        weight: 1,
+    }];
+    let sources = if cfg.scripts.is_empty() {
+        &default[..]
+    } else {
+        &cfg.scripts[..]
+    };
     for src in sources {
         let (desc, text, weight) = match src {
             ScriptSource::Builtin { name, weight } => {
                 uses_builtin = true;
-                let b = pgrig_script::builtin::lookup(name).map_err(|e| EngineError::fatal(e.to_string()))?;
+                let b = pgrig_script::builtin::lookup(name)
+                    .map_err(|e| EngineError::fatal(e.to_string()))?;
                 (b.desc.to_string(), b.script.to_string(), *weight)
             }
             ScriptSource::File { path, text, weight } => (path.clone(), text.clone(), *weight),
         };
-        let commands = pgrig_script::parse::parse_script(&desc, &text, &mut vartable, cfg.mode, &mut counter)
-            .map_err(|e| EngineError::fatal(e.to_string()))?;
+        let commands =
+            pgrig_script::parse::parse_script(&desc, &text, &mut vartable, cfg.mode, &mut counter)
+                .map_err(|e| EngineError::fatal(e.to_string()))?;
         if commands.is_empty() {
-            return Err(EngineError::fatal(format!("empty command list for script \"{desc}\"")));
+            return Err(EngineError::fatal(format!(
+                "empty command list for script \"{desc}\""
+            )));
         }
-        scripts.push(Script { desc, weight, commands });
+        scripts.push(Script {
+            desc,
+            weight,
+            commands,
+        });
     }
     if scripts.iter().map(|s| s.weight).sum::<i64>() == 0 {
         return Err(EngineError::fatal("total script weight must not be zero"));
@@ -74,5 +89,12 @@ pub(crate) fn compile(cfg: &BenchConfig) -> Result<Compiled, EngineError> {
                 .collect()
         })
         .collect();
-    Ok(Compiled { scripts, vartable, prep_index, n_prepared, uses_builtin, auto })
+    Ok(Compiled {
+        scripts,
+        vartable,
+        prep_index,
+        n_prepared,
+        uses_builtin,
+        auto,
+    })
 }

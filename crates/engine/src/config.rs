@@ -24,7 +24,11 @@ pub enum ScriptSource {
     /// `-b NAME[@W]`, `-S`, `-N`, or the default tpcb-like. `name` is the full builtin name.
     Builtin { name: String, weight: i64 },
     /// `-f FILE[@W]` (`-` = stdin). `text` is the file's contents, read by the CLI.
-    File { path: String, text: String, weight: i64 },
+    File {
+        path: String,
+        text: String,
+        weight: i64,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

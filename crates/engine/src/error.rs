@@ -11,7 +11,10 @@ pub struct EngineError {
 
 impl EngineError {
     pub fn fatal(msg: impl Into<String>) -> Self {
-        EngineError { lines: vec![(Level::Error, msg.into())], exit_code: 1 }
+        EngineError {
+            lines: vec![(Level::Error, msg.into())],
+            exit_code: 1,
+        }
     }
 
     pub fn with(mut self, level: Level, msg: impl Into<String>) -> Self {

@@ -33,19 +33,37 @@ impl FailKind {
 pub(crate) enum Attempt {
     Ok,
     /// a failure that may be retried (or, `Other`, counted and skipped); `cmd` = failing command
-    Failed { kind: FailKind, cmd: usize },
+    Failed {
+        kind: FailKind,
+        cmd: usize,
+    },
     Abort,
 }
 
-fn abort_meta(sh: &RunShared, c: &Client, cmd: usize, name: &str, script: usize, why: &str) -> Attempt {
+fn abort_meta(
+    sh: &RunShared,
+    c: &Client,
+    cmd: usize,
+    name: &str,
+    script: usize,
+    why: &str,
+) -> Attempt {
     sh.msg(
         Level::Error,
-        &format!("client {} aborted in command {} ({}) of script {}; {}", c.id, cmd, name, script, why),
+        &format!(
+            "client {} aborted in command {} ({}) of script {}; {}",
+            c.id, cmd, name, script, why
+        ),
     );
     Attempt::Abort
 }
 
-pub(crate) async fn run_script_once(sh: &RunShared, th: &ThreadCtx, c: &mut Client, script: usize) -> Attempt {
+pub(crate) async fn run_script_once(
+    sh: &RunShared,
+    th: &ThreadCtx,
+    c: &mut Client,
+    script: usize,
+) -> Attempt {
     let commands = &sh.scripts[script].commands;
     let timing = sh.cfg.report_per_command;
     let mut pc = 0usize;
@@ -65,7 +83,16 @@ pub(crate) async fn run_script_once(sh: &RunShared, th: &ThreadCtx, c: &mut Clie
             }
             CommandKind::Set { var, expr } => match eval_expr(sh, c, script, pc, expr) {
                 Ok(v) => c.vars.set_value(*var, v),
-                Err(()) => return abort_meta(sh, c, pc, "set", script, "evaluation of meta-command failed"),
+                Err(()) => {
+                    return abort_meta(
+                        sh,
+                        c,
+                        pc,
+                        "set",
+                        script,
+                        "evaluation of meta-command failed",
+                    )
+                }
             },
             CommandKind::If { cond, next: n } => match eval_expr(sh, c, script, pc, cond) {
                 Ok(v) => {
@@ -76,7 +103,9 @@ pub(crate) async fn run_script_once(sh: &RunShared, th: &ThreadCtx, c: &mut Clie
                         continue;
                     }
                 }
-                Err(()) => return abort_meta(sh, c, pc, "if", script, "evaluation of meta-command failed"),
+                Err(()) => {
+                    return abort_meta(sh, c, pc, "if", script, "evaluation of meta-command failed")
+                }
             },
             CommandKind::Elif { cond, next: n, end } => {
                 if jumped {
@@ -89,7 +118,16 @@ pub(crate) async fn run_script_once(sh: &RunShared, th: &ThreadCtx, c: &mut Clie
                             pc = *n;
                             continue;
                         }
-                        Err(()) => return abort_meta(sh, c, pc, "elif", script, "evaluation of meta-command failed"),
+                        Err(()) => {
+                            return abort_meta(
+                                sh,
+                                c,
+                                pc,
+                                "elif",
+                                script,
+                                "evaluation of meta-command failed",
+                            )
+                        }
                     }
                 } else {
                     next = *end + 1;
@@ -110,7 +148,14 @@ pub(crate) async fn run_script_once(sh: &RunShared, th: &ThreadCtx, c: &mut Clie
                         Ok(n) => n,
                         Err(msg) => {
                             sh.msg(Level::Error, &msg);
-                            return abort_meta(sh, c, pc, "sleep", script, "execution of meta-command failed");
+                            return abort_meta(
+                                sh,
+                                c,
+                                pc,
+                                "sleep",
+                                script,
+                                "execution of meta-command failed",
+                            );
                         }
                     },
                 };
@@ -132,11 +177,24 @@ pub(crate) async fn run_script_once(sh: &RunShared, th: &ThreadCtx, c: &mut Clie
             }
             CommandKind::StartPipeline => {
                 if sh.cfg.mode == pgrig_script::QueryMode::Simple {
-                    return abort_meta(sh, c, pc, "startpipeline", script,
-                        "cannot use pipeline mode with the simple query protocol");
+                    return abort_meta(
+                        sh,
+                        c,
+                        pc,
+                        "startpipeline",
+                        script,
+                        "cannot use pipeline mode with the simple query protocol",
+                    );
                 }
                 if c.in_pipeline {
-                    return abort_meta(sh, c, pc, "startpipeline", script, "already in pipeline mode");
+                    return abort_meta(
+                        sh,
+                        c,
+                        pc,
+                        "startpipeline",
+                        script,
+                        "already in pipeline mode",
+                    );
                 }
                 c.in_pipeline = true;
                 sql::start_pipeline(c);
@@ -161,7 +219,13 @@ pub(crate) async fn run_script_once(sh: &RunShared, th: &ThreadCtx, c: &mut Clie
         pc = next;
     }
     if c.in_pipeline {
-        sh.msg(Level::Error, &format!("client {} aborted: end of script reached with pipeline open", c.id));
+        sh.msg(
+            Level::Error,
+            &format!(
+                "client {} aborted: end of script reached with pipeline open",
+                c.id
+            ),
+        );
         return Attempt::Abort;
     }
     if let Some(conn) = &c.conn {
@@ -180,11 +244,19 @@ pub(crate) async fn run_script_once(sh: &RunShared, th: &ThreadCtx, c: &mut Clie
 fn record_cmd(sh: &RunShared, th: &ThreadCtx, script: usize, pc: usize, t0: i64, timing: bool) {
     if timing {
         let dt = (sh.now_us() - t0) as f64;
-        th.stats.borrow_mut().scripts[script].commands[pc].latency.add(dt);
+        th.stats.borrow_mut().scripts[script].commands[pc]
+            .latency
+            .add(dt);
     }
 }
 
-fn eval_expr(sh: &RunShared, c: &mut Client, script: usize, pc: usize, expr: &pgrig_script::Expr) -> Result<Value, ()> {
+fn eval_expr(
+    sh: &RunShared,
+    c: &mut Client,
+    script: usize,
+    pc: usize,
+    expr: &pgrig_script::Expr,
+) -> Result<Value, ()> {
     let sink = &sh.sink;
     let mut debug = |v: &Value| {
         let mut line = pgrig_script::eval::debug_line(script, pc + 1, v);
@@ -210,7 +282,11 @@ fn eval_expr(sh: &RunShared, c: &mut Client, script: usize, pc: usize, expr: &pg
 }
 
 /// `\shell` / `\setshell`: build the command line, run it through `sh -c`, store an integer.
-fn run_shell(c: &mut Client, args: &[ShellArg], set: Option<pgrig_script::VarId>) -> Result<(), String> {
+fn run_shell(
+    c: &mut Client,
+    args: &[ShellArg],
+    set: Option<pgrig_script::VarId>,
+) -> Result<(), String> {
     let word = match args.first() {
         Some(ShellArg::Literal(s)) => s.clone(),
         Some(ShellArg::Var { name, .. }) => format!(":{name}"),
@@ -237,7 +313,10 @@ fn run_shell(c: &mut Client, args: &[ShellArg], set: Option<pgrig_script::VarId>
     }
     match set {
         None => {
-            let st = std::process::Command::new("/bin/sh").arg("-c").arg(&line).status();
+            let st = std::process::Command::new("/bin/sh")
+                .arg("-c")
+                .arg(&line)
+                .status();
             match st {
                 Ok(s) if s.success() => Ok(()),
                 _ => Err(format!("{word}: could not launch shell command")),
@@ -262,7 +341,9 @@ fn run_shell(c: &mut Client, args: &[ShellArg], set: Option<pgrig_script::VarId>
                     c.vars.set_value(var, Value::Int(v));
                     Ok(())
                 }
-                Err(_) => Err(format!("{word}: shell command must return an integer (not \"{first}\")")),
+                Err(_) => Err(format!(
+                    "{word}: shell command must return an integer (not \"{first}\")"
+                )),
             }
         }
     }

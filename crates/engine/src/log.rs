@@ -27,8 +27,13 @@ impl TxLog {
     pub fn open(sh: &RunShared, tid: usize) -> Result<TxLog, String> {
         let prefix = sh.cfg.log_prefix.as_deref().unwrap_or("pgbench_log");
         let pid = std::process::id();
-        let name = if tid == 0 { format!("{prefix}.{pid}") } else { format!("{prefix}.{pid}.{tid}") };
-        let f = File::create(&name).map_err(|e| format!("could not open logfile \"{name}\": {}", crate::os_error(&e)))?;
+        let name = if tid == 0 {
+            format!("{prefix}.{pid}")
+        } else {
+            format!("{prefix}.{pid}.{tid}")
+        };
+        let f = File::create(&name)
+            .map_err(|e| format!("could not open logfile \"{name}\": {}", crate::os_error(&e)))?;
         let agg = sh.cfg.aggregate_interval.map(|s| Aggregate {
             interval_us: s as i64 * 1_000_000,
             start_us: -1,
@@ -36,11 +41,18 @@ impl TxLog {
             lag: Moments::default(),
             counts: Counts::default(),
         });
-        Ok(TxLog { out: BufWriter::with_capacity(64 * 1024, f), agg })
+        Ok(TxLog {
+            out: BufWriter::with_capacity(64 * 1024, f),
+            agg,
+        })
     }
 
     fn epoch_us(sh: &RunShared, now_us: i64) -> i64 {
-        let base = sh.start_wall.duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
+        let base = sh
+            .start_wall
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_micros() as i64)
+            .unwrap_or(0);
         base + now_us
     }
 
@@ -95,8 +107,26 @@ impl TxLog {
         }
         let e = Self::epoch_us(sh, now_us);
         let _ = match latency {
-            Some(l) => write!(self.out, "{} {} {:.0} {} {} {}", client, tx_no, l, script, e / 1_000_000, e % 1_000_000),
-            None => write!(self.out, "{} {} {} {} {} {}", client, tx_no, what, script, e / 1_000_000, e % 1_000_000),
+            Some(l) => write!(
+                self.out,
+                "{} {} {:.0} {} {} {}",
+                client,
+                tx_no,
+                l,
+                script,
+                e / 1_000_000,
+                e % 1_000_000
+            ),
+            None => write!(
+                self.out,
+                "{} {} {} {} {} {}",
+                client,
+                tx_no,
+                what,
+                script,
+                e / 1_000_000,
+                e % 1_000_000
+            ),
         };
         if sh.throttle_delay_us.is_some() {
             let _ = write!(self.out, " {}", lag_us);
@@ -127,9 +157,17 @@ impl TxLog {
             k.skipped,
             k.retried,
             k.retries,
-            if detailed { k.serialization_failures } else { 0 },
+            if detailed {
+                k.serialization_failures
+            } else {
+                0
+            },
             if detailed { k.deadlock_failures } else { 0 },
-            if detailed && sh.cfg.continue_on_error { k.other_failures } else { 0 },
+            if detailed && sh.cfg.continue_on_error {
+                k.other_failures
+            } else {
+                0
+            },
         );
         agg.start_us += agg.interval_us;
         agg.latency = Moments::default();

@@ -33,7 +33,10 @@ impl StopHandle {
 fn base_seed(opt: Option<SeedOption>) -> u64 {
     match opt.unwrap_or_default() {
         SeedOption::Value(v) => v,
-        SeedOption::Time => SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0),
+        SeedOption::Time => SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_micros() as u64)
+            .unwrap_or(0),
         SeedOption::Rand => {
             let mut b = [0u8; 8];
             if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
@@ -46,28 +49,41 @@ fn base_seed(opt: Option<SeedOption>) -> u64 {
 
 /// Runs the benchmark described by `cfg`. Diagnostics go to `sink`; the result is returned for
 /// the caller to report, also when clients aborted (see `RunResult::aborted_clients`).
-pub fn run_bench(cfg: BenchConfig, sink: Arc<dyn Sink>, stop: &StopHandle) -> Result<RunResult, EngineError> {
+pub fn run_bench(
+    cfg: BenchConfig,
+    sink: Arc<dyn Sink>,
+    stop: &StopHandle,
+) -> Result<RunResult, EngineError> {
     let compiled = compile(&cfg)?;
-    let wire = pgrig_wire::Config::from_args(&pgrig_wire::ConnArgs {
-        host: cfg.conn.host.clone(),
-        port: cfg.conn.port.clone(),
-        user: cfg.conn.user.clone(),
-        dbname: cfg.conn.dbname.clone(),
-    }, "pgbench")
+    let wire = pgrig_wire::Config::from_args(
+        &pgrig_wire::ConnArgs {
+            host: cfg.conn.host.clone(),
+            port: cfg.conn.port.clone(),
+            user: cfg.conn.user.clone(),
+            dbname: cfg.conn.dbname.clone(),
+        },
+        "pgbench",
+    )
     .map_err(|e| EngineError::fatal(e.to_string()))?;
 
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| EngineError::fatal(format!("could not start a runtime: {e}")))?;
-    let setup = rt.block_on(crate::setup::prepare(&cfg, &wire, &*sink, compiled.uses_builtin))?;
+    let setup = rt.block_on(crate::setup::prepare(
+        &cfg,
+        &wire,
+        &*sink,
+        compiled.uses_builtin,
+    ))?;
     drop(rt);
 
     let seed = base_seed(cfg.random_seed);
     let nclients = cfg.clients as usize;
     let nthreads = (cfg.threads.max(1) as usize).min(nclients.max(1));
     let default_seed_defined = cfg.defines.iter().any(|(n, _)| n == "default_seed");
-    let seeds = pgrig_script::seeding::seed_states_with(seed, nclients, nthreads, default_seed_defined);
+    let seeds =
+        pgrig_script::seeding::seed_states_with(seed, nclients, nthreads, default_seed_defined);
     let scale = setup.scale.unwrap_or(cfg.scale.unwrap_or(1) as i64);
 
     // Initial variables, copied to every client.
@@ -143,8 +159,17 @@ pub fn run_bench(cfg: BenchConfig, sink: Arc<dyn Sink>, stop: &StopHandle) -> Re
             clients.push(Client::new(id as u32, vars, rng, sh.n_prepared));
         }
         dealt += n;
-        let rngs = WorkerRngs { choose: trngs.choose, throttle: trngs.throttle, sample: trngs.sample };
-        let (sh, barrier, cf, tx) = (sh.clone(), barrier.clone(), connect_failed.clone(), tx.clone());
+        let rngs = WorkerRngs {
+            choose: trngs.choose,
+            throttle: trngs.throttle,
+            sample: trngs.sample,
+        };
+        let (sh, barrier, cf, tx) = (
+            sh.clone(),
+            barrier.clone(),
+            connect_failed.clone(),
+            tx.clone(),
+        );
         let h = std::thread::Builder::new()
             .name(format!("pgrig-worker-{t}"))
             .spawn(move || run_worker(sh, t, clients, rngs, barrier, cf, tx))
@@ -160,7 +185,9 @@ pub fn run_bench(cfg: BenchConfig, sink: Arc<dyn Sink>, stop: &StopHandle) -> Re
     let mut aborted = 0;
     let mut connect_error = None;
     for h in handles {
-        let out = h.join().map_err(|_| EngineError::fatal("a worker thread panicked"))?;
+        let out = h
+            .join()
+            .map_err(|_| EngineError::fatal("a worker thread panicked"))?;
         if connect_error.is_none() {
             connect_error = out.connect_error;
         }
@@ -213,7 +240,9 @@ fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        while (0..nthreads).all(|t| done[t] || seen[t] >= next_sec) && (0..nthreads).any(|t| seen[t] >= next_sec) {
+        while (0..nthreads).all(|t| done[t] || seen[t] >= next_sec)
+            && (0..nthreads).any(|t| seen[t] >= next_sec)
+        {
             let mut total = Snapshot::default();
             for s in &latest {
                 total.merge(s);
@@ -243,7 +272,9 @@ fn report_progress(sh: &RunShared, total: &Snapshot, prev: &Snapshot, sec: u64, 
     let time = if sh.cfg.progress_timestamp {
         let b = sh.bench_start.get().copied().unwrap_or(sh.start);
         let wall = sh.start_wall + b.duration_since(sh.start) + StdDuration::from_secs(sec);
-        wall.duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+        wall.duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0)
     } else {
         sec as f64
     };

@@ -25,19 +25,32 @@ pub(crate) async fn prepare(
     sink: &dyn Sink,
     uses_builtin: bool,
 ) -> Result<SetupInfo, EngineError> {
-    let mut conn = Connection::connect(wire)
-        .await
-        .map_err(|e| EngineError::fatal(e.to_string()).with(Level::Error, "could not create connection for setup"))?;
+    let mut conn = Connection::connect(wire).await.map_err(|e| {
+        EngineError::fatal(e.to_string())
+            .with(Level::Error, "could not create connection for setup")
+    })?;
     let server_version = conn.parameter("server_version").unwrap_or("").to_owned();
     let server_version_num = conn.server_version_num();
     let dbname = wire.dbname().to_owned();
-    let mut info = SetupInfo { server_version, server_version_num, scale: None, partitions: None };
+    let mut info = SetupInfo {
+        server_version,
+        server_version_num,
+        scale: None,
+        partitions: None,
+    };
     if uses_builtin {
-        let rows = conn.simple_query("select count(*) from pgbench_branches").await;
+        let rows = conn
+            .simple_query("select count(*) from pgbench_branches")
+            .await;
         let scale = match rows {
-            Ok(rows) => first_value(&rows).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0),
+            Ok(rows) => first_value(&rows)
+                .and_then(|v| v.parse::<i64>().ok())
+                .unwrap_or(0),
             Err(e) => {
-                let mut err = EngineError::fatal(format!("could not count number of branches: {}", e.to_string().trim_end()));
+                let mut err = EngineError::fatal(format!(
+                    "could not count number of branches: {}",
+                    e.to_string().trim_end()
+                ));
                 if e.code() == Some("42P01") {
                     err = err.with(
                         Level::Hint,
@@ -48,7 +61,9 @@ pub(crate) async fn prepare(
             }
         };
         if scale < 1 {
-            return Err(EngineError::fatal(format!("invalid count(*) from pgbench_branches: \"{scale}\"")));
+            return Err(EngineError::fatal(format!(
+                "invalid count(*) from pgbench_branches: \"{scale}\""
+            )));
         }
         if cfg.scale.is_some() {
             sink.message(
@@ -81,7 +96,11 @@ pub(crate) async fn prepare(
     }
     if !cfg.no_vacuum {
         sink.message(Level::Raw, "starting vacuum...");
-        for sql in ["vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history"] {
+        for sql in [
+            "vacuum pgbench_branches",
+            "vacuum pgbench_tellers",
+            "truncate pgbench_history",
+        ] {
             if let Err(e) = conn.simple_query(sql).await {
                 sink.message(Level::Error, e.to_string().trim_end());
                 sink.message(Level::Detail, "(ignoring this error and continuing anyway)");

@@ -21,7 +21,14 @@ pub(crate) enum SqlOutcome {
 
 /// Encodes one command's messages into the connection's buffer (no Sync).
 fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
-    let Client { conn, vars, buf, spans, prepared, .. } = c;
+    let Client {
+        conn,
+        vars,
+        buf,
+        spans,
+        prepared,
+        ..
+    } = c;
     let conn = conn.as_mut().expect("connected");
     buf.clear();
     match sh.cfg.mode {
@@ -43,7 +50,11 @@ fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
             spans.clear();
             for &v in &q.params {
                 let start = buf.len();
-                spans.push(if vars.render(v, buf) { Some((start, buf.len())) } else { None });
+                spans.push(if vars.render(v, buf) {
+                    Some((start, buf.len()))
+                } else {
+                    None
+                });
             }
             let stmt: &str = if sh.cfg.mode == QueryMode::Prepared {
                 if !prepared[prep] {
@@ -75,7 +86,10 @@ pub(crate) async fn run_sql(
 ) -> SqlOutcome {
     encode(sh, c, q, prep);
     if sh.cfg.debug {
-        sh.msg(Level::Debug, &format!("client {} sending {}", c.id, debug_text(sh, c, q)));
+        sh.msg(
+            Level::Debug,
+            &format!("client {} sending {}", c.id, debug_text(sh, c, q)),
+        );
     }
     if c.in_pipeline {
         return SqlOutcome::Done;
@@ -101,7 +115,13 @@ pub(crate) fn start_pipeline(c: &mut Client) {
     c.pending_syncs = 0;
 }
 
-pub(crate) async fn sync_pipeline(sh: &RunShared, c: &mut Client, script: usize, cmd: usize, end: bool) -> SqlOutcome {
+pub(crate) async fn sync_pipeline(
+    sh: &RunShared,
+    c: &mut Client,
+    script: usize,
+    cmd: usize,
+    end: bool,
+) -> SqlOutcome {
     let conn = c.conn.as_mut().expect("connected");
     conn.sync();
     c.pending_syncs += 1;
@@ -119,7 +139,13 @@ pub(crate) async fn sync_pipeline(sh: &RunShared, c: &mut Client, script: usize,
 fn lost(sh: &RunShared, c: &mut Client, script: usize, cmd: usize, msg: &str) -> SqlOutcome {
     sh.msg(
         Level::Error,
-        &format!("client {} script {} aborted in command {} query 0: {}", c.id, script, cmd, msg.trim_end()),
+        &format!(
+            "client {} script {} aborted in command {} query 0: {}",
+            c.id,
+            script,
+            cmd,
+            msg.trim_end()
+        ),
     );
     c.conn = None;
     SqlOutcome::Abort
@@ -137,17 +163,28 @@ struct GsetState {
 }
 
 /// Stores the kept row into `PREFIX || column` variables.
-fn store_row(sh: &RunShared, c: &mut Client, script: usize, cmd: usize, g: &Gset, gs: &GsetState) -> Result<(), String> {
+fn store_row(
+    sh: &RunShared,
+    c: &mut Client,
+    script: usize,
+    cmd: usize,
+    g: &Gset,
+    gs: &GsetState,
+) -> Result<(), String> {
     for (name, val) in gs.names.iter().zip(&gs.row) {
         let full = format!("{}{}", g.prefix, name);
         if !pgrig_script::vars::valid_variable_name(&full) {
-            return Err(format!("client {} script {} command {}: error storing into variable {}", c.id, script, cmd, full));
+            return Err(format!(
+                "client {} script {} command {}: error storing into variable {}",
+                c.id, script, cmd, full
+            ));
         }
         // A variable no command reads has no slot: storing it would be invisible.
         if let Some(id) = sh.vartable.get(&full) {
+            // libpq's PQgetvalue gives "" for a NULL column, and that is what pgbench stores.
             match val {
                 Some(b) => c.vars.set_str(id, &String::from_utf8_lossy(b)),
-                None => c.vars.set_value(id, pgrig_script::Value::Null),
+                None => c.vars.set_str(id, ""),
             }
         }
     }
@@ -193,7 +230,8 @@ async fn read_results(
         match msg {
             Backend::RowDescription(rd) if gset.is_some() => {
                 gs.names.clear();
-                gs.names.extend(rd.columns().map(|c| c.name_str().to_owned()));
+                gs.names
+                    .extend(rd.columns().map(|c| c.name_str().to_owned()));
             }
             Backend::DataRow(row) if gset.is_some() => {
                 gs.rows += 1;
@@ -249,14 +287,27 @@ async fn read_results(
         let Some(k) = kind else {
             sh.msg(
                 Level::Error,
-                &format!("client {} script {} aborted in command {} query {}: {}", c.id, script, cmd, qry, text.trim_end()),
+                &format!(
+                    "client {} script {} aborted in command {} query {}: {}",
+                    c.id,
+                    script,
+                    cmd,
+                    qry,
+                    text.trim_end()
+                ),
             );
             return SqlOutcome::Abort;
         };
         if sh.cfg.verbose_errors {
             sh.msg(
                 Level::Info,
-                &format!("client {} got an error in command {} (SQL) of script {}; {}", c.id, cmd, script, text.trim_end()),
+                &format!(
+                    "client {} got an error in command {} (SQL) of script {}; {}",
+                    c.id,
+                    cmd,
+                    script,
+                    text.trim_end()
+                ),
             );
         }
         if let Err(e) = rollback_if_needed(c).await {
@@ -274,7 +325,11 @@ async fn read_results(
                 Level::Error,
                 &format!(
                     "client {} script {} command {} query {}: expected one row, got {}",
-                    c.id, script, cmd, qry.saturating_sub(1), gs.last_rows
+                    c.id,
+                    script,
+                    cmd,
+                    qry.saturating_sub(1),
+                    gs.last_rows
                 ),
             );
             return SqlOutcome::Abort;

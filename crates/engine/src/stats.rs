@@ -204,7 +204,10 @@ impl ThreadStats {
         ThreadStats {
             total: Snapshot::default(),
             histogram: new_histogram(),
-            scripts: command_counts.iter().map(|&n| ScriptStats::new(n)).collect(),
+            scripts: command_counts
+                .iter()
+                .map(|&n| ScriptStats::new(n))
+                .collect(),
             conn_time_us: 0.0,
         }
     }
@@ -236,7 +239,13 @@ mod tests {
 
     #[test]
     fn counts_total_includes_skipped_and_failed() {
-        let c = Counts { ok: 5, skipped: 2, deadlock_failures: 1, other_failures: 1, ..Default::default() };
+        let c = Counts {
+            ok: 5,
+            skipped: 2,
+            deadlock_failures: 1,
+            other_failures: 1,
+            ..Default::default()
+        };
         assert_eq!(c.failed(), 2);
         assert_eq!(c.total(), 9);
     }

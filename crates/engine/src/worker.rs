@@ -21,8 +21,14 @@ use crate::stats::{Snapshot, ThreadStats};
 /// Messages from workers to the coordinator.
 pub(crate) enum Report {
     /// cumulative snapshot at the end of second `sec` (1-based) of the benchmark
-    Tick { tid: usize, sec: u64, snap: Snapshot },
-    Done { tid: usize },
+    Tick {
+        tid: usize,
+        sec: u64,
+        snap: Snapshot,
+    },
+    Done {
+        tid: usize,
+    },
 }
 
 pub(crate) struct WorkerOut {
@@ -70,7 +76,10 @@ pub(crate) fn run_worker(
         throttle_trigger: Cell::new(0),
         log,
     });
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             barrier.wait();
@@ -92,7 +101,8 @@ pub(crate) fn run_worker(
                     Ok(conn) => c.conn = Some(conn),
                     Err(e) => {
                         sh.msg(Level::Error, &e.to_string());
-                        connect_error = Some(format!("could not create connection for client {}", c.id));
+                        connect_error =
+                            Some(format!("could not create connection for client {}", c.id));
                         connect_failed.store(true, Ordering::SeqCst);
                         break;
                     }
@@ -103,7 +113,12 @@ pub(crate) fn run_worker(
         let stats_out = |th: &ThreadCtx| th.stats.borrow().clone();
         if connect_failed.load(Ordering::SeqCst) {
             let _ = tx.send(Report::Done { tid });
-            return WorkerOut { stats: stats_out(&th), cpu: ThreadCpu::default(), aborted: 0, connect_error };
+            return WorkerOut {
+                stats: stats_out(&th),
+                cpu: ThreadCpu::default(),
+                aborted: 0,
+                connect_error,
+            };
         }
         let start = *sh.bench_start.get_or_init(Instant::now);
         let my_start = Instant::now();
@@ -155,7 +170,16 @@ pub(crate) fn run_worker(
             log.borrow_mut().finish(&sh);
         }
         let _ = tx.send(Report::Done { tid });
-        let cpu = ThreadCpu { user_s: u1 - u0, sys_s: s1 - s0, wall_s: my_start.elapsed().as_secs_f64() };
-        WorkerOut { stats: stats_out(&th), cpu, aborted, connect_error: None }
+        let cpu = ThreadCpu {
+            user_s: u1 - u0,
+            sys_s: s1 - s0,
+            wall_s: my_start.elapsed().as_secs_f64(),
+        };
+        WorkerOut {
+            stats: stats_out(&th),
+            cpu,
+            aborted,
+            connect_error: None,
+        }
     })
 }

@@ -35,7 +35,9 @@ pub struct InitOptions {
 
 impl Default for InitOptions {
     fn default() -> Self {
-        InitOptions { load_parallelism: 1 }
+        InitOptions {
+            load_parallelism: 1,
+        }
     }
 }
 
@@ -45,14 +47,20 @@ pub fn run_init(cfg: &InitConfig, sink: &dyn Sink) -> Result<(), EngineError> {
 }
 
 /// Initialisation with pgrig's extra options.
-pub fn run_init_with(cfg: &InitConfig, sink: &dyn Sink, opts: &InitOptions) -> Result<(), EngineError> {
+pub fn run_init_with(
+    cfg: &InitConfig,
+    sink: &dyn Sink,
+    opts: &InitOptions,
+) -> Result<(), EngineError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| EngineError::fatal(format!("could not start a runtime: {e}")))?;
     rt.block_on(async {
         let connector = wire_db::WireConnector::new(&cfg.conn).map_err(connection_failed)?;
-        let mut db = db::Connector::connect(&connector).await.map_err(connection_failed)?;
+        let mut db = db::Connector::connect(&connector)
+            .await
+            .map_err(connection_failed)?;
         let ctx = steps::StepCtx {
             cfg,
             sink,
@@ -66,6 +74,8 @@ pub fn run_init_with(cfg: &InitConfig, sink: &dyn Sink, opts: &InitOptions) -> R
 }
 
 fn connection_failed(e: db::DbFailure) -> EngineError {
-    EngineError::fatal(e.message.trim_end().to_string())
-        .with(Level::Error, "could not create connection for initialization")
+    EngineError::fatal(e.message.trim_end().to_string()).with(
+        Level::Error,
+        "could not create connection for initialization",
+    )
 }

@@ -74,7 +74,9 @@ impl InitDb for WireDb {
                     return Err(DbFailure::new(e.to_string()));
                 }
                 Backend::ReadyForQuery(_) => {
-                    return Err(DbFailure::new("the statement did not start COPY FROM STDIN"))
+                    return Err(DbFailure::new(
+                        "the statement did not start COPY FROM STDIN",
+                    ))
                 }
                 _ => {}
             }
@@ -111,6 +113,10 @@ impl InitDb for WireDb {
     }
 
     fn take_notices(&mut self) -> Vec<String> {
-        self.conn.take_notices().into_iter().map(|n| n.to_string()).collect()
+        self.conn
+            .take_notices()
+            .into_iter()
+            .map(|n| n.to_string())
+            .collect()
     }
 }
