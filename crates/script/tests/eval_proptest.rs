@@ -55,6 +55,11 @@ const VARS: &[&str] = &[
     "i", "d", "nan", "s_int", "s_bad", "s_empty", "s_big", "s_bool", "undef",
 ];
 
+/// 3000 cases per property in the suite; `PROPTEST_CASES=N` for long fuzzing runs.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
+}
+
 fn env() -> Env {
     let mut e = Env::new(5432);
     e.set("i", Value::Int(i64::MIN));
@@ -121,7 +126,7 @@ fn expr() -> impl Strategy<Value = Expr> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn eval_never_panics(e in expr()) {
