@@ -36,9 +36,10 @@ pub struct RunArgs {
     pub clients: u32,
     #[arg(long, short = 'j', default_value_t = 1)]
     pub threads: u32,
-    /// Scale of the pgbench tables to create (throwaway server, or with --init).
-    #[arg(long, short = 's', default_value_t = 1)]
-    pub scale: i32,
+    /// Scale of the pgbench tables to create (throwaway server, or with --init). Default: the
+    /// number of clients (at most 100), so TPC-B clients do not queue on branch rows.
+    #[arg(long, short = 's')]
+    pub scale: Option<i32>,
     /// simple, extended or prepared.
     #[arg(long, short = 'M', default_value = "prepared")]
     pub protocol: String,
@@ -105,6 +106,12 @@ impl Sink for LiveSink {
             self.inner.progress(p)
         }
     }
+}
+
+/// One branch row per client (TPC-B-like transactions update one of `scale` branch rows), within
+/// what initialises in seconds.
+fn default_scale(clients: u32) -> i32 {
+    clients.clamp(1, 100) as i32
 }
 
 pub fn main(args: &[String]) -> i32 {
@@ -175,9 +182,10 @@ pub fn main(args: &[String]) -> i32 {
             match pgrig_lab::Server::start(opts) {
                 Ok(s) => {
                     eprintln!(
-                        "pgrig: PostgreSQL {} on port {} (removed when the run ends)",
-                        s.version(),
-                        s.port()
+                        "pgrig: PostgreSQL {} on port {} in {} (removed when the run ends)",
+                        pgrig_lab::release_of(s.version()),
+                        s.port(),
+                        s.root_dir().display()
                     );
                     let c = ConnArgs {
                         host: Some(s.socket_dir().display().to_string()),
@@ -206,12 +214,13 @@ pub fn main(args: &[String]) -> i32 {
         tty: std::io::stderr().is_terminal(),
     };
     if server.is_some() || a.init {
+        let scale = a.scale.unwrap_or_else(|| default_scale(a.clients));
         let init = InitConfig {
             conn: conn.clone(),
-            scale: a.scale,
+            scale,
             ..Default::default()
         };
-        eprintln!("pgrig: initialising pgbench tables at scale {}...", a.scale);
+        eprintln!("pgrig: initialising pgbench tables at scale {scale}...");
         if let Err(e) = pgrig_engine::init::run_init(&init, &sink.inner) {
             for (level, l) in &e.lines {
                 sink.inner.message(*level, l);

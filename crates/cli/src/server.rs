@@ -9,7 +9,7 @@ pub fn main(args: &[String]) -> i32 {
                 Ok(info) => {
                     println!(
                         "PostgreSQL {} running on port {} (socket directory {})",
-                        info.version,
+                        pgrig_lab::release_of(&info.version),
                         info.port,
                         info.socket_dir.display()
                     );
@@ -41,8 +41,27 @@ pub fn main(args: &[String]) -> i32 {
         },
         Some("status") => match pgrig_lab::status(&dir) {
             Ok(Some(st)) => {
-                println!("{st:?}");
-                0
+                let i = &st.info;
+                let state = if st.running {
+                    "running"
+                } else {
+                    "not running (stale state; `pgrig server stop` cleans up)"
+                };
+                println!("PostgreSQL {}: {state}", pgrig_lab::release_of(&i.version));
+                println!("port:        {}", i.port);
+                println!("socket dir:  {}", i.socket_dir.display());
+                println!("data dir:    {}", i.data_dir.display());
+                println!("log:         {}", i.log.display());
+                println!(
+                    "superuser:   {} (server runs as OS user {})",
+                    i.user, i.os_user
+                );
+                println!("connect:     {}", i.conninfo("postgres"));
+                if st.running {
+                    0
+                } else {
+                    3
+                }
             }
             Ok(None) => {
                 println!("no pgrig server is running");

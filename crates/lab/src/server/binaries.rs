@@ -68,6 +68,11 @@ impl PgBinaries {
         &self.version
     }
 
+    /// The release part of [`Self::version`], e.g. `15.18 (Debian ...)`.
+    pub fn release(&self) -> &str {
+        release_of(&self.version)
+    }
+
     /// The major version, e.g. 15.
     pub fn major(&self) -> u32 {
         self.major
@@ -156,6 +161,13 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path)
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         .unwrap_or(false)
+}
+
+/// `15.18 (Debian ...)` from `postgres (PostgreSQL) 15.18 (Debian ...)`; other text unchanged.
+pub fn release_of(version: &str) -> &str {
+    version
+        .strip_prefix("postgres (PostgreSQL) ")
+        .unwrap_or(version)
 }
 
 /// Major version from `postgres (PostgreSQL) 15.18 (...)` or `... 16beta1`.

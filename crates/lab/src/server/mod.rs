@@ -7,7 +7,7 @@
 //! account (see `runas`). A watchdog removes everything if the owning process dies.
 //! [`start_detached`]/[`stop`]/[`status`] manage one long-lived server for `pgrig server`.
 
-mod binaries;
+pub mod binaries;
 mod cluster;
 mod cluster_dir;
 mod conn;
