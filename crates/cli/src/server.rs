@@ -5,7 +5,15 @@ pub fn main(args: &[String]) -> i32 {
     let dir = pgrig_lab::default_state_dir();
     match args.get(2).map(String::as_str) {
         Some("start") => {
-            match pgrig_lab::start_detached(&dir, pgrig_lab::ServerOptions::default().fast(false)) {
+            let opts = match start_options(&args[3..]) {
+                Ok(o) => o,
+                Err(msg) => {
+                    eprintln!("pgrig: error: {msg}");
+                    eprintln!("usage: {USAGE}");
+                    return 1;
+                }
+            };
+            match pgrig_lab::start_detached(&dir, opts) {
                 Ok(info) => {
                     println!(
                         "PostgreSQL {} running on port {} (socket directory {})",
@@ -73,8 +81,49 @@ pub fn main(args: &[String]) -> i32 {
             }
         },
         _ => {
-            eprintln!("usage: pgrig server start|stop|status");
+            eprintln!("usage: {USAGE}");
             1
         }
     }
+}
+
+const USAGE: &str =
+    "pgrig server start [--max-connections N] [--set NAME=VALUE]... | stop | status";
+
+/// Options of `pgrig server start`: a benchmark-grade server (fsync on, realistic settings)
+/// plus any `--set NAME=VALUE` written into its configuration.
+fn start_options(args: &[String]) -> Result<pgrig_lab::ServerOptions, String> {
+    let mut opts = pgrig_lab::ServerOptions::default().fast(false);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let (key, inline) = match a.split_once('=') {
+            Some((k, v)) if k.starts_with("--") => (k, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or(format!("option {key} needs a value"))
+        };
+        match key {
+            "--max-connections" => {
+                let v = value()?;
+                let n = v.parse::<u32>().ok().filter(|n| *n > 0).ok_or(format!(
+                    "invalid --max-connections \"{v}\" (expected a positive integer)"
+                ))?;
+                opts = opts.max_connections(n);
+            }
+            "--set" => {
+                let v = value()?;
+                let (name, val) = v
+                    .split_once('=')
+                    .filter(|(n, _)| !n.is_empty())
+                    .ok_or(format!("invalid --set \"{v}\" (expected NAME=VALUE)"))?;
+                opts = opts.setting(name, val);
+            }
+            other => return Err(format!("unknown option \"{other}\"")),
+        }
+    }
+    Ok(opts)
 }
