@@ -19,7 +19,11 @@ fn server_dir(stderr: &str) -> std::path::PathBuf {
         .lines()
         .find(|l| l.contains("(removed when the run ends)"))
         .unwrap_or_else(|| panic!("no server line in:\n{stderr}"));
-    let dir = line.split(" in ").nth(1).expect("dir").trim_end_matches(" (removed when the run ends)");
+    let dir = line
+        .split(" in ")
+        .nth(1)
+        .expect("dir")
+        .trim_end_matches(" (removed when the run ends)");
     dir.into()
 }
 
@@ -35,25 +39,50 @@ fn field<'a>(stdout: &'a str, name: &str) -> &'a str {
 fn run_without_a_target_benchmarks_a_throwaway_server_and_removes_it() {
     let out: CmdOutput = run({
         let mut c = pgrig();
-        c.args(["run", "--workload", "tpcb-like", "--clients", "2", "--duration", "2s"]);
+        c.args([
+            "run",
+            "--workload",
+            "tpcb-like",
+            "--clients",
+            "2",
+            "--duration",
+            "2s",
+        ]);
         c
     });
     assert_eq!(out.code, Some(0), "stderr:\n{}", out.stderr);
     let dir = server_dir(&out.stderr);
-    assert!(!dir.exists(), "{} still exists after the run", dir.display());
-    assert!(out.stderr.contains("initialising pgbench tables at scale 2"), "{}", out.stderr);
+    assert!(
+        !dir.exists(),
+        "{} still exists after the run",
+        dir.display()
+    );
+    assert!(
+        out.stderr
+            .contains("initialising pgbench tables at scale 2"),
+        "{}",
+        out.stderr
+    );
     let tx = field(&out.stdout, "transactions:");
     let ok: u64 = tx.split_whitespace().next().unwrap().parse().unwrap();
     assert!(ok > 0, "{tx}");
     assert!(tx.contains(" 0 failed"), "{tx}");
-    let tps: f64 = field(&out.stdout, "throughput:").split_whitespace().next().unwrap().parse().unwrap();
+    let tps: f64 = field(&out.stdout, "throughput:")
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(tps > 0.0);
     let lat = field(&out.stdout, "latency ms:");
     for p in ["mean", "p50", "p90", "p99", "p99.9", "max"] {
         assert!(lat.contains(p), "{lat}");
     }
     assert!(field(&out.stdout, "client CPU:").contains("per transaction"));
-    assert!(!out.stderr.contains("clients on scale"), "default scale follows the clients");
+    assert!(
+        !out.stderr.contains("clients on scale"),
+        "default scale follows the clients"
+    );
 }
 
 #[test]
@@ -61,16 +90,41 @@ fn run_against_a_target_initialises_it_and_writes_json() {
     let db = fresh_db("run_target");
     let out = run({
         let mut c = pgrig();
-        c.args(["run", "--target", &db.conninfo(), "--init", "--scale", "1", "--workload", "select-only"]);
-        c.args(["--clients", "2", "--threads", "2", "--duration", "1s", "--json", "-"]);
+        c.args([
+            "run",
+            "--target",
+            &db.conninfo(),
+            "--init",
+            "--scale",
+            "1",
+            "--workload",
+            "select-only",
+        ]);
+        c.args([
+            "--clients",
+            "2",
+            "--threads",
+            "2",
+            "--duration",
+            "1s",
+            "--json",
+            "-",
+        ]);
         c
     });
     assert_eq!(out.code, Some(0), "stderr:\n{}", out.stderr);
-    assert_eq!(db.psql("select count(*) from pgbench_accounts").trim(), "100000");
+    assert_eq!(
+        db.psql("select count(*) from pgbench_accounts").trim(),
+        "100000"
+    );
     let json_start = out.stdout.find('{').expect("json on stdout");
     let v: serde_json::Value = serde_json::from_str(&out.stdout[json_start..]).expect("valid json");
     assert!(v["tps"].as_f64().unwrap() > 0.0, "{v}");
-    assert_eq!(v["client_cpu"]["threads"].as_array().map(Vec::len), Some(2), "{v}");
+    assert_eq!(
+        v["client_cpu"]["threads"].as_array().map(Vec::len),
+        Some(2),
+        "{v}"
+    );
 }
 
 #[test]
@@ -82,7 +136,11 @@ fn run_rejects_an_unknown_workload_before_starting_anything() {
     });
     assert_eq!(out.code, Some(1));
     assert!(out.stderr.contains("no-such-workload"), "{}", out.stderr);
-    assert!(!out.stderr.contains("starting a throwaway"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("starting a throwaway"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -106,7 +164,10 @@ fn server_start_status_stop_round_trip() {
     let st = cmd("status");
     assert_eq!(st.code, Some(0));
     assert!(st.stdout.contains(": running"), "{}", st.stdout);
-    assert!(cmd("start").code == Some(1), "a second start must refuse while one runs");
+    assert!(
+        cmd("start").code == Some(1),
+        "a second start must refuse while one runs"
+    );
 
     let stopped = cmd("stop");
     assert_eq!(stopped.code, Some(0), "{}", stopped.stderr);

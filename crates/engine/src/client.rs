@@ -80,7 +80,7 @@ fn done(sh: &RunShared, c: &Client, now: i64) -> bool {
 async fn sleep_until_us(sh: &RunShared, at_us: i64) {
     let now = sh.now_us();
     if at_us > now {
-        tokio::time::sleep(Duration::from_micros((at_us - now) as u64)).await;
+        pgrig_wire::rt::sleep(Duration::from_micros((at_us - now) as u64)).await;
     }
 }
 
@@ -127,7 +127,8 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
         // -C: a new connection for every transaction.
         if c.conn.is_none() {
             let t0 = sh.now_us();
-            match pgrig_wire::Connection::connect(&sh.wire).await {
+            // Blocking, like pgbench's PQconnectdb under -C.
+            match pgrig_wire::Connection::connect_rt(&sh.wire) {
                 Ok(conn) => c.conn = Some(conn),
                 Err(e) => {
                     sh.msg(Level::Error, &e.to_string());

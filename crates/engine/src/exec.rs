@@ -161,7 +161,7 @@ pub(crate) async fn run_script_once(
                 };
                 let us = n.saturating_mul(*unit_us);
                 if us > 0 {
-                    tokio::time::sleep(Duration::from_micros(us as u64)).await;
+                    pgrig_wire::rt::sleep(Duration::from_micros(us as u64)).await;
                 }
             }
             CommandKind::Shell { args } | CommandKind::SetShell { args, .. } => {

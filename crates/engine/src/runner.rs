@@ -129,6 +129,8 @@ pub fn run_bench(
         wire,
         sink: sink.clone(),
         start: Instant::now(),
+        start_mono_us: crate::shared::mono_us(),
+        end_cache_us: std::sync::atomic::AtomicI64::new(i64::MAX),
         start_wall: SystemTime::now(),
         bench_start: OnceLock::new(),
         nxacts,

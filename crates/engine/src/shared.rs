@@ -2,7 +2,7 @@
 //! and the per-thread context its clients share (single-threaded: `Cell`/`RefCell`, no locks).
 
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Instant, SystemTime};
 
@@ -38,21 +38,44 @@ pub(crate) struct RunShared {
     pub latency_limit_us: Option<i64>,
     /// Ctrl-C, or `--exit-on-abort` after an abort
     pub stop: AtomicBool,
+    /// `start` on the monotonic clock, in µs
+    pub start_mono_us: i64,
+    /// `-T`'s end in `now_us()` time, once the benchmark started (`i64::MAX` before / under -t)
+    pub end_cache_us: AtomicI64,
+}
+
+/// CLOCK_MONOTONIC (what `Instant` uses) in µs: one vDSO call, no `Duration` arithmetic.
+#[inline]
+pub(crate) fn mono_us() -> i64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer; CLOCK_MONOTONIC is always available on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as i64 * 1_000_000 + ts.tv_nsec as i64 / 1_000
 }
 
 impl RunShared {
     #[inline]
     pub fn now_us(&self) -> i64 {
-        self.start.elapsed().as_micros() as i64
+        mono_us() - self.start_mono_us
+    }
+
+    /// Records the benchmark start (the first thread past the connection barrier wins) and
+    /// returns it.
+    pub fn mark_bench_start(&self) -> Instant {
+        let b = *self.bench_start.get_or_init(Instant::now);
+        if let Some(end) = self.end_us() {
+            self.end_cache_us.store(end, Ordering::Relaxed);
+        }
+        b
     }
 
     /// Whether `-T` has run out (always false under `-t`).
     #[inline]
     pub fn timer_exceeded(&self, now_us: i64) -> bool {
-        match (self.duration_us, self.bench_start.get()) {
-            (Some(d), Some(b)) => now_us >= b.duration_since(self.start).as_micros() as i64 + d,
-            _ => false,
-        }
+        now_us >= self.end_cache_us.load(Ordering::Relaxed)
     }
 
     pub fn end_us(&self) -> Option<i64> {

@@ -221,56 +221,64 @@ async fn read_results(
     let mut gs = GsetState::default();
     let mut gset_err: Option<String> = None;
     let mut copy = false;
-    loop {
-        let conn = c.conn.as_mut().expect("connected");
-        let msg = match conn.recv().await {
-            Ok(m) => m,
-            Err(e) => return lost(sh, c, script, cmd, &e.to_string()),
-        };
-        match msg {
-            Backend::RowDescription(rd) if gset.is_some() => {
-                gs.names.clear();
-                gs.names
-                    .extend(rd.columns().map(|c| c.name_str().to_owned()));
-            }
-            Backend::DataRow(row) if gset.is_some() => {
-                gs.rows += 1;
-                gs.row.clear();
-                gs.row.extend(row.iter().map(|b| b.map(<[u8]>::to_vec)));
-            }
-            Backend::CommandComplete(_) | Backend::EmptyQueryResponse => {
-                if let Some(g) = gset {
-                    if g.all && gs.rows > 0 && gset_err.is_none() && error.is_none() {
-                        if let Err(e) = store_row(sh, c, script, cmd, g, &gs) {
-                            gset_err = Some(e);
+    // One read usually brings the whole response; its messages are then taken out of the
+    // buffer synchronously.
+    'read: loop {
+        loop {
+            let conn = c.conn.as_mut().expect("connected");
+            let msg = match conn.try_recv() {
+                Ok(Some(m)) => m,
+                Ok(None) => break,
+                Err(e) => return lost(sh, c, script, cmd, &e.to_string()),
+            };
+            match msg {
+                Backend::RowDescription(rd) if gset.is_some() => {
+                    gs.names.clear();
+                    gs.names
+                        .extend(rd.columns().map(|c| c.name_str().to_owned()));
+                }
+                Backend::DataRow(row) if gset.is_some() => {
+                    gs.rows += 1;
+                    gs.row.clear();
+                    gs.row.extend(row.iter().map(|b| b.map(<[u8]>::to_vec)));
+                }
+                Backend::CommandComplete(_) | Backend::EmptyQueryResponse => {
+                    if let Some(g) = gset {
+                        if g.all && gs.rows > 0 && gset_err.is_none() && error.is_none() {
+                            if let Err(e) = store_row(sh, c, script, cmd, g, &gs) {
+                                gset_err = Some(e);
+                            }
                         }
+                        gs.last_rows = gs.rows;
+                        gs.rows = 0;
                     }
-                    gs.last_rows = gs.rows;
-                    gs.rows = 0;
+                    qry += 1;
                 }
-                qry += 1;
-            }
-            Backend::CopyInResponse => {
-                copy = true;
-                let conn = c.conn.as_mut().expect("connected");
-                conn.copy_fail("COPY is not supported in pgbench");
-                if let Err(e) = conn.send().await {
-                    return lost(sh, c, script, cmd, &e.to_string());
+                Backend::CopyInResponse => {
+                    copy = true;
+                    let conn = c.conn.as_mut().expect("connected");
+                    conn.copy_fail("COPY is not supported in pgbench");
+                    if let Err(e) = conn.send().await {
+                        return lost(sh, c, script, cmd, &e.to_string());
+                    }
                 }
-            }
-            Backend::CopyOutResponse | Backend::CopyBothResponse => copy = true,
-            Backend::Error(e) => {
-                if error.is_none() {
-                    error = Some((e.code().to_owned(), e.to_string()));
+                Backend::CopyOutResponse | Backend::CopyBothResponse => copy = true,
+                Backend::Error(e) => {
+                    if error.is_none() {
+                        error = Some((e.code().to_owned(), e.to_string()));
+                    }
                 }
-            }
-            Backend::ReadyForQuery(_) => {
-                syncs -= 1;
-                if syncs == 0 {
-                    break;
+                Backend::ReadyForQuery(_) => {
+                    syncs -= 1;
+                    if syncs == 0 {
+                        break 'read;
+                    }
                 }
+                _ => {}
             }
-            _ => {}
+        }
+        if let Err(e) = c.conn.as_mut().expect("connected").read_more().await {
+            return lost(sh, c, script, cmd, &e.to_string());
         }
     }
     if copy {

@@ -1,4 +1,4 @@
-//! One worker thread (`-j`): its own current-thread tokio runtime, its clients as local tasks,
+//! One worker thread (`-j`): its own `pgrig_wire::rt` executor, its clients as local tasks,
 //! thread-local statistics, and a once-a-second snapshot sent to the coordinator.
 
 use std::cell::{Cell, RefCell};
@@ -76,28 +76,12 @@ pub(crate) fn run_worker(
         throttle_trigger: Cell::new(0),
         log,
     });
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            barrier.wait();
-            return WorkerOut {
-                stats: th.stats.borrow().clone(),
-                cpu: ThreadCpu::default(),
-                aborted: 0,
-                connect_error: Some(format!("could not start a runtime: {e}")),
-            };
-        }
-    };
-    let local = tokio::task::LocalSet::new();
-    local.block_on(&rt, async move {
+    pgrig_wire::rt::block_on(async move {
         // Initial connections (not under -C), before everyone starts together.
         let mut connect_error = None;
         if !sh.cfg.connect_per_tx {
             for c in clients.iter_mut() {
-                match pgrig_wire::Connection::connect(&sh.wire).await {
+                match pgrig_wire::Connection::connect_rt(&sh.wire) {
                     Ok(conn) => c.conn = Some(conn),
                     Err(e) => {
                         sh.msg(Level::Error, &e.to_string());
@@ -120,7 +104,7 @@ pub(crate) fn run_worker(
                 connect_error,
             };
         }
-        let start = *sh.bench_start.get_or_init(Instant::now);
+        let start = sh.mark_bench_start();
         let my_start = Instant::now();
         let (u0, s0) = thread_cpu_seconds();
         th.throttle_trigger.set(sh.now_us());
@@ -129,11 +113,11 @@ pub(crate) fn run_worker(
         let ticker = {
             let th = th.clone();
             let tx = tx.clone();
-            tokio::task::spawn_local(async move {
+            pgrig_wire::rt::spawn_local(async move {
                 let mut sec = 1u64;
                 loop {
                     let at = start + std::time::Duration::from_secs(sec);
-                    tokio::time::sleep_until(at.into()).await;
+                    pgrig_wire::rt::sleep_until(at).await;
                     let snap = th.stats.borrow().total;
                     if tx.send(Report::Tick { tid, sec, snap }).is_err() {
                         return;
@@ -147,7 +131,7 @@ pub(crate) fn run_worker(
         for mut c in clients {
             let sh = sh.clone();
             let th = th.clone();
-            handles.push(tokio::task::spawn_local(async move {
+            handles.push(pgrig_wire::rt::spawn_local(async move {
                 let end = run_client(&sh, &th, &mut c).await;
                 if end == ClientEnd::Aborted && sh.cfg.exit_on_abort {
                     sh.stop.store(true, Ordering::SeqCst);
@@ -160,7 +144,7 @@ pub(crate) fn run_worker(
         }
         let mut aborted = 0;
         for h in handles {
-            if !matches!(h.await, Ok(ClientEnd::Finished)) {
+            if h.await != ClientEnd::Finished {
                 aborted += 1;
             }
         }

@@ -57,7 +57,10 @@ const VARS: &[&str] = &[
 
 /// 3000 cases per property in the suite; `PROPTEST_CASES=N` for long fuzzing runs.
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000)
 }
 
 fn env() -> Env {

@@ -4,11 +4,13 @@
 //!   URIs, `PG*` environment variables, `.pgpass`).
 //! * [`proto`]: the sans-IO protocol core (encoding, borrowed parsing, startup/auth).
 //! * [`Connection`]: the thin tokio adapter with an allocation-free hot path.
+//! * [`rt`]: pgrig's own single-threaded runtime that benchmark connections move onto.
 
 pub mod config;
 mod conn;
 mod error;
 pub mod proto;
+pub mod rt;
 
 pub use config::{Config, ConnArgs, Environment, Host, ProcessEnv, SslMode};
 pub use conn::{Addr, CancelToken, Connection, CopyIn, Notices, QueryResult, SimpleRow};

@@ -237,3 +237,31 @@ fn server_without_ssl_is_used_in_plain_text_by_prefer_and_refused_by_require() {
         "{err}"
     );
 }
+
+#[test]
+fn tls_sessions_keep_working_after_moving_onto_pgrig_rt() {
+    let (env, ca, _) = env();
+    let ci = ci(
+        "localhost",
+        "postgres",
+        &format!("sslmode=verify-full sslrootcert={}", ca.display()),
+    );
+    let cfg = env.config(&ci);
+    let mut c = pgrig_wire::Connection::connect_rt(&cfg).expect("connect over TLS");
+    assert!(c.is_tls());
+    let big = pgrig_wire::rt::block_on(async move {
+        // A response much larger than one TLS record and the read buffer.
+        let r = c
+            .simple_query("SELECT string_agg(md5(g::text), '') FROM generate_series(1, 20000) g")
+            .await
+            .unwrap();
+        let ssl = c
+            .simple_query("SELECT ssl::text FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+            .await
+            .unwrap();
+        assert_eq!(ssl[0].rows[0].get(0), Some("true"));
+        c.close().await;
+        r[0].rows[0].get(0).map(str::len)
+    });
+    assert_eq!(big, Some(20000 * 32));
+}

@@ -9,6 +9,7 @@
 
 mod cancel;
 mod connect;
+mod raw;
 mod simple;
 mod stream;
 mod tls;
@@ -71,6 +72,53 @@ impl Connection {
     /// Connects and authenticates, trying each configured host in turn (like libpq).
     pub async fn connect(config: &Config) -> Result<Connection, Error> {
         connect::connect(config).await
+    }
+
+    /// Moves the connection off tokio, onto [`crate::rt`] (the benchmark hot path): afterwards
+    /// it must be used inside [`crate::rt::block_on`] on one thread. Call it inside the tokio
+    /// runtime that connected it.
+    pub fn into_rt(self) -> Result<Connection, Error> {
+        let Connection {
+            stream,
+            rbuf,
+            wbuf,
+            session,
+            pending_error,
+            notices,
+            collected,
+            addr,
+        } = self;
+        Ok(Connection {
+            stream: stream.into_raw()?,
+            rbuf,
+            wbuf,
+            session,
+            pending_error,
+            notices,
+            collected,
+            addr,
+        })
+    }
+
+    /// Connects (blocking the calling thread, like libpq's `PQconnectdb`) and returns a
+    /// connection for [`crate::rt`]. Usable from inside [`crate::rt::block_on`].
+    pub fn connect_rt(config: &Config) -> Result<Connection, Error> {
+        thread_local! {
+            static TOKIO: std::cell::OnceCell<tokio::runtime::Runtime> = const { std::cell::OnceCell::new() };
+        }
+        TOKIO.with(|rt| {
+            let rt = match rt.get() {
+                Some(rt) => rt,
+                None => {
+                    let built = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .map_err(Error::from)?;
+                    rt.get_or_init(|| built)
+                }
+            };
+            rt.block_on(async { Connection::connect(config).await?.into_rt() })
+        })
     }
 
     // ----- encoding (no I/O) -----
@@ -208,25 +256,14 @@ impl Connection {
         Ok(())
     }
 
-    /// Size of the next complete message, reading from the socket only when none is buffered.
+    /// Length of the next message to hand out, if one is buffered complete: ParameterStatus
+    /// and (unless returned) notices in front of it are absorbed on the way.
     #[inline]
-    async fn next_frame(&mut self) -> Result<usize, Error> {
+    fn next_deliverable(&mut self) -> Result<Option<usize>, Error> {
         loop {
-            if let Some(n) = self.rbuf.next_frame()? {
-                return Ok(n);
-            }
-            self.fill().await?;
-        }
-    }
-
-    /// The next backend message, borrowed from the read buffer until the next call.
-    ///
-    /// ParameterStatus is absorbed (see [`parameter`](Self::parameter)); ReadyForQuery also
-    /// updates [`transaction_status`](Self::transaction_status); notices follow
-    /// [`set_notices`](Self::set_notices).
-    pub async fn recv(&mut self) -> Result<Backend<'_>, Error> {
-        let len = loop {
-            let n = self.next_frame().await?;
+            let Some(n) = self.rbuf.next_frame()? else {
+                return Ok(None);
+            };
             match self.rbuf.data()[0] {
                 b'S' => {
                     if let Backend::ParameterStatus { name, value } = parse(self.rbuf.consume(n))? {
@@ -245,12 +282,52 @@ impl Connection {
                 b'Z' => {
                     let status = *self.rbuf.data().get(5).unwrap_or(&0);
                     self.session.tx_status = TransactionStatus::from_byte(status)?;
-                    break n;
+                    return Ok(Some(n));
                 }
-                _ => break n,
+                _ => return Ok(Some(n)),
             }
-        };
-        parse(self.rbuf.consume(len))
+        }
+    }
+
+    /// The next backend message if one is already buffered (no I/O): the hot path reads a
+    /// whole response with one [`read_more`](Self::read_more) and then takes its messages
+    /// out synchronously. Same handling as [`recv`](Self::recv).
+    #[inline]
+    pub fn try_recv(&mut self) -> Result<Option<Backend<'_>>, Error> {
+        match self.next_deliverable()? {
+            Some(n) => parse(self.rbuf.consume(n)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Size of the next complete message (no absorbing), reading as needed. Startup only.
+    async fn next_frame(&mut self) -> Result<usize, Error> {
+        loop {
+            if let Some(n) = self.rbuf.next_frame()? {
+                return Ok(n);
+            }
+            self.fill().await?;
+        }
+    }
+
+    /// Reads whatever the server has sent (waiting for at least one byte).
+    #[inline]
+    pub async fn read_more(&mut self) -> Result<(), Error> {
+        self.fill().await
+    }
+
+    /// The next backend message, borrowed from the read buffer until the next call.
+    ///
+    /// ParameterStatus is absorbed (see [`parameter`](Self::parameter)); ReadyForQuery also
+    /// updates [`transaction_status`](Self::transaction_status); notices follow
+    /// [`set_notices`](Self::set_notices).
+    pub async fn recv(&mut self) -> Result<Backend<'_>, Error> {
+        loop {
+            if let Some(n) = self.next_deliverable()? {
+                return parse(self.rbuf.consume(n));
+            }
+            self.fill().await?;
+        }
     }
 
     /// Reads and discards messages up to and including the next ReadyForQuery; returns the

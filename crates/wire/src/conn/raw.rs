@@ -1,0 +1,245 @@
+//! A connected socket driven by [`crate::rt`]: non-blocking `recv`/`send` on the raw
+//! descriptor with readiness cached in the thread's reactor, and TLS (when the connection
+//! negotiated it) with the same rustls session, moved over from the tokio adapter.
+//!
+//! Reads clear the cached readiness after a short read (the kernel buffer is empty then), so
+//! a response costs one `recv`, and a wait for the next one goes straight to `epoll_wait`.
+
+use std::future::poll_fn;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::task::Poll;
+
+use crate::rt::reactor::{self, Dir};
+
+pub(crate) struct RawStream {
+    fd: OwnedFd,
+    /// reactor slot, registered on first wait (on the thread that runs the connection)
+    slot: Option<usize>,
+    tls: Option<Box<rustls::ClientConnection>>,
+}
+
+/// `Read`/`Write` on the descriptor without blocking, for rustls's `read_tls`/`write_tls`.
+struct Fd(RawFd);
+
+impl Read for Fd {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        sys_recv(self.0, buf)
+    }
+}
+
+impl Write for Fd {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        sys_send(self.0, buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn sys_recv(fd: RawFd, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        // Direct system call: glibc's wrapper adds pthread cancellation bookkeeping per call.
+        // SAFETY: `buf` is valid for writes of `buf.len()` bytes; null address arguments.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_recvfrom,
+                fd,
+                buf.as_mut_ptr(),
+                buf.len(),
+                libc::MSG_DONTWAIT,
+                std::ptr::null_mut::<libc::sockaddr>(),
+                std::ptr::null_mut::<libc::socklen_t>(),
+            )
+        };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+fn sys_send(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
+    loop {
+        // SAFETY: `buf` is valid for reads of `buf.len()` bytes; null address arguments.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_sendto,
+                fd,
+                buf.as_ptr(),
+                buf.len(),
+                libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+                std::ptr::null::<libc::sockaddr>(),
+                0 as libc::socklen_t,
+            )
+        };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+impl RawStream {
+    pub(crate) fn new(fd: OwnedFd, tls: Option<rustls::ClientConnection>) -> RawStream {
+        RawStream {
+            fd,
+            slot: None,
+            tls: tls.map(Box::new),
+        }
+    }
+
+    pub(crate) fn is_tls(&self) -> bool {
+        self.tls.is_some()
+    }
+
+    fn slot(&mut self) -> io::Result<usize> {
+        match self.slot {
+            Some(s) => Ok(s),
+            None => {
+                let fd = self.fd.as_raw_fd();
+                let s = reactor::with(|r| r.register(fd))??;
+                self.slot = Some(s);
+                Ok(s)
+            }
+        }
+    }
+
+    /// Waits until the socket may be ready in `dir` (returns at once if readiness is cached).
+    async fn ready(&mut self, dir: Dir) -> io::Result<()> {
+        let slot = self.slot()?;
+        poll_fn(|cx| {
+            if reactor::ready(slot, dir) {
+                Poll::Ready(())
+            } else {
+                reactor::wait(slot, dir, cx.waker());
+                Poll::Pending
+            }
+        })
+        .await;
+        Ok(())
+    }
+
+    fn not_ready(&mut self, dir: Dir) {
+        if let Some(slot) = self.slot {
+            reactor::clear(slot, dir);
+        }
+    }
+
+    /// Reads whatever is available (at least one byte unless at end of stream).
+    pub(crate) async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.tls.is_some() {
+            return self.read_tls(buf).await;
+        }
+        let fd = self.fd.as_raw_fd();
+        loop {
+            if self.slot.is_some() {
+                self.ready(Dir::Read).await?;
+            }
+            match sys_recv(fd, buf) {
+                Ok(n) => {
+                    if n < buf.len() {
+                        self.not_ready(Dir::Read);
+                    }
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.slot()?;
+                    self.not_ready(Dir::Read);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn read_tls(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let fd = self.fd.as_raw_fd();
+        loop {
+            let tls = self.tls.as_mut().expect("tls stream");
+            match tls.reader().read(buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+            match tls.read_tls(&mut Fd(fd)) {
+                Ok(0) => return Ok(0),
+                Ok(_) => {
+                    if let Err(e) = tls.process_new_packets() {
+                        // Send the alert rustls queued, then report the failure.
+                        let _ = tls.write_tls(&mut Fd(fd));
+                        return Err(io::Error::new(io::ErrorKind::InvalidData, e));
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.slot()?;
+                    self.not_ready(Dir::Read);
+                    self.ready(Dir::Read).await?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Writes all of `buf`.
+    pub(crate) async fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
+        if let Some(tls) = self.tls.as_mut() {
+            tls.writer().write_all(buf)?;
+            return self.flush_tls().await;
+        }
+        let fd = self.fd.as_raw_fd();
+        while !buf.is_empty() {
+            match sys_send(fd, buf) {
+                Ok(n) => buf = &buf[n..],
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.slot()?;
+                    self.not_ready(Dir::Write);
+                    self.ready(Dir::Write).await?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    async fn flush_tls(&mut self) -> io::Result<()> {
+        let fd = self.fd.as_raw_fd();
+        while self.tls.as_ref().is_some_and(|t| t.wants_write()) {
+            let tls = self.tls.as_mut().expect("checked");
+            match tls.write_tls(&mut Fd(fd)) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.slot()?;
+                    self.not_ready(Dir::Write);
+                    self.ready(Dir::Write).await?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) async fn shutdown(&mut self) -> io::Result<()> {
+        if let Some(tls) = self.tls.as_mut() {
+            tls.send_close_notify();
+            let _ = self.flush_tls().await;
+        }
+        // SAFETY: plain system call on our descriptor.
+        unsafe { libc::shutdown(self.fd.as_raw_fd(), libc::SHUT_WR) };
+        Ok(())
+    }
+}
+
+impl Drop for RawStream {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot {
+            let fd = self.fd.as_raw_fd();
+            let _ = reactor::with(|r| r.deregister(fd, slot));
+        }
+    }
+}

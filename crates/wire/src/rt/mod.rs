@@ -1,0 +1,57 @@
+//! pgrig's own single-threaded runtime for the benchmark hot path: an executor whose wakers
+//! are task ids ([`executor`]), an edge-triggered epoll reactor with cached readiness and the
+//! thread's timers ([`reactor`]), and sleeps. One per worker thread; a thread's clients are
+//! tasks on it, and one `epoll_wait` serves every socket that became ready together.
+//!
+//! Connections run on it after [`crate::Connection::into_rt`] (or
+//! [`crate::Connection::connect_rt`]); elsewhere (setup, init, cancel requests) the tokio
+//! adapter is used.
+
+mod executor;
+pub(crate) mod reactor;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+pub use executor::{block_on, spawn_local, JoinHandle};
+
+/// Completes at `at` (millisecond resolution, never early).
+pub fn sleep_until(at: Instant) -> Sleep {
+    Sleep { at, armed: false }
+}
+
+/// Completes after `d`.
+pub fn sleep(d: Duration) -> Sleep {
+    sleep_until(Instant::now() + d)
+}
+
+/// Future of [`sleep_until`].
+pub struct Sleep {
+    at: Instant,
+    armed: bool,
+}
+
+impl Future for Sleep {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if Instant::now() >= self.at {
+            return Poll::Ready(());
+        }
+        if !self.armed {
+            let at = self.at;
+            let w = cx.waker().clone();
+            if reactor::with(|r| r.add_timer(at, w)).is_err() {
+                // No reactor (out of descriptors): fall back to polling at the next turn.
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            self.armed = true;
+        }
+        Poll::Pending
+    }
+}
+
+#[cfg(test)]
+mod tests;

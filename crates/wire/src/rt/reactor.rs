@@ -1,0 +1,283 @@
+//! The thread's readiness source: one edge-triggered epoll instance, a slot per registered
+//! socket holding its cached readiness and the wakers of the task waiting on it, and the
+//! thread's timers. [`turn`] waits for events (or the next timer) and wakes whoever they concern.
+//!
+//! Readiness is cached the way tokio caches it: a socket is assumed ready until a system call
+//! reports `EAGAIN` (or a read comes back short), and only then does a task wait for an event.
+//! With edge triggering, every arrival after that produces an event, so no wake-up is lost.
+
+use std::cell::RefCell;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io;
+use std::os::fd::RawFd;
+use std::task::Waker;
+use std::time::Instant;
+
+/// Direction of interest.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Dir {
+    Read,
+    Write,
+}
+
+#[derive(Default)]
+struct Slot {
+    in_use: bool,
+    readable: bool,
+    writable: bool,
+    /// peer closed / error: stays ready in both directions (no further edge will come)
+    closed: bool,
+    read_waker: Option<Waker>,
+    write_waker: Option<Waker>,
+}
+
+struct Timer {
+    at: Instant,
+    seq: u64,
+    waker: Waker,
+}
+
+impl PartialEq for Timer {
+    fn eq(&self, o: &Self) -> bool {
+        (self.at, self.seq) == (o.at, o.seq)
+    }
+}
+impl Eq for Timer {}
+impl PartialOrd for Timer {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Timer {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(o.at, o.seq))
+    }
+}
+
+pub(crate) struct Reactor {
+    epfd: RawFd,
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+    timers: BinaryHeap<Reverse<Timer>>,
+    timer_seq: u64,
+    events: Vec<libc::epoll_event>,
+}
+
+thread_local! {
+    static REACTOR: RefCell<Option<Reactor>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on this thread's reactor, creating it on first use.
+pub(crate) fn with<R>(f: impl FnOnce(&mut Reactor) -> R) -> io::Result<R> {
+    REACTOR.with(|r| {
+        let mut r = r.borrow_mut();
+        if r.is_none() {
+            *r = Some(Reactor::new()?);
+        }
+        Ok(f(r.as_mut().expect("created above")))
+    })
+}
+
+impl Reactor {
+    fn new() -> io::Result<Reactor> {
+        // SAFETY: plain system call; the descriptor is owned by the reactor and closed on drop.
+        let epfd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        if epfd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Reactor {
+            epfd,
+            slots: Vec::new(),
+            free: Vec::new(),
+            timers: BinaryHeap::new(),
+            timer_seq: 0,
+            events: vec![libc::epoll_event { events: 0, u64: 0 }; 256],
+        })
+    }
+
+    /// Registers `fd` for both directions (edge-triggered); returns its slot.
+    pub fn register(&mut self, fd: RawFd) -> io::Result<usize> {
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.slots.push(Slot::default());
+            self.slots.len() - 1
+        });
+        self.slots[slot] = Slot {
+            in_use: true,
+            readable: true,
+            writable: true,
+            closed: false,
+            read_waker: None,
+            write_waker: None,
+        };
+        let mut ev = libc::epoll_event {
+            events: (libc::EPOLLIN | libc::EPOLLOUT | libc::EPOLLRDHUP | libc::EPOLLET) as u32,
+            u64: slot as u64,
+        };
+        // SAFETY: valid epoll and socket descriptors, `ev` outlives the call.
+        if unsafe { libc::epoll_ctl(self.epfd, libc::EPOLL_CTL_ADD, fd, &mut ev) } < 0 {
+            self.slots[slot].in_use = false;
+            self.free.push(slot);
+            return Err(io::Error::last_os_error());
+        }
+        Ok(slot)
+    }
+
+    /// Forgets `fd` (before it is closed).
+    pub fn deregister(&mut self, fd: RawFd, slot: usize) {
+        // SAFETY: plain system call; failure (already closed) is irrelevant here.
+        unsafe { libc::epoll_ctl(self.epfd, libc::EPOLL_CTL_DEL, fd, std::ptr::null_mut()) };
+        if let Some(s) = self.slots.get_mut(slot) {
+            *s = Slot::default();
+            self.free.push(slot);
+        }
+    }
+
+    pub fn is_ready(&self, slot: usize, dir: Dir) -> bool {
+        let s = &self.slots[slot];
+        s.closed
+            || match dir {
+                Dir::Read => s.readable,
+                Dir::Write => s.writable,
+            }
+    }
+
+    /// Marks the slot not ready (after `EAGAIN` or a short read).
+    pub fn clear(&mut self, slot: usize, dir: Dir) {
+        let s = &mut self.slots[slot];
+        match dir {
+            Dir::Read => s.readable = false,
+            Dir::Write => s.writable = false,
+        }
+    }
+
+    /// Parks `waker` until the slot becomes ready in `dir`.
+    pub fn wait(&mut self, slot: usize, dir: Dir, waker: &Waker) {
+        let s = &mut self.slots[slot];
+        let w = match dir {
+            Dir::Read => &mut s.read_waker,
+            Dir::Write => &mut s.write_waker,
+        };
+        match w {
+            Some(old) if old.will_wake(waker) => {}
+            _ => *w = Some(waker.clone()),
+        }
+    }
+
+    pub fn add_timer(&mut self, at: Instant, waker: Waker) {
+        self.timer_seq += 1;
+        self.timers.push(Reverse(Timer {
+            at,
+            seq: self.timer_seq,
+            waker,
+        }));
+    }
+
+    /// Wakes the timers that are due; returns how many.
+    pub fn fire_timers(&mut self, now: Instant) -> usize {
+        let mut n = 0;
+        while let Some(Reverse(t)) = self.timers.peek() {
+            if t.at > now {
+                break;
+            }
+            let Reverse(t) = self.timers.pop().expect("peeked");
+            t.waker.wake();
+            n += 1;
+        }
+        n
+    }
+
+    pub fn clear_timers(&mut self) {
+        self.timers.clear();
+    }
+
+    pub fn has_timers(&self) -> bool {
+        !self.timers.is_empty()
+    }
+
+    /// Waits for socket events, at most until the next timer (rounded up to whole
+    /// milliseconds) or not at all when `block` is false; wakes the waiting tasks.
+    pub fn turn(&mut self, block: bool) -> io::Result<()> {
+        let timeout = if !block {
+            0
+        } else if let Some(Reverse(t)) = self.timers.peek() {
+            let now = Instant::now();
+            if t.at <= now {
+                0
+            } else {
+                let d = t.at - now;
+                (d.as_micros().div_ceil(1000)).min(i32::MAX as u128) as i32
+            }
+        } else {
+            -1
+        };
+        // Direct system call (no cancellation-point wrapper); null signal mask = epoll_wait.
+        // SAFETY: the events buffer is valid for `len` entries for the duration of the call.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_epoll_pwait,
+                self.epfd,
+                self.events.as_mut_ptr(),
+                self.events.len() as libc::c_int,
+                timeout as libc::c_int,
+                std::ptr::null::<libc::sigset_t>(),
+                8 as libc::size_t,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                return Ok(());
+            }
+            return Err(e);
+        }
+        for i in 0..n as usize {
+            let ev = self.events[i];
+            let (bits, slot) = (ev.events as i32, ev.u64 as usize);
+            let Some(s) = self.slots.get_mut(slot).filter(|s| s.in_use) else {
+                continue;
+            };
+            if bits & (libc::EPOLLRDHUP | libc::EPOLLHUP | libc::EPOLLERR) != 0 {
+                // End of stream or error: a short read must not clear this, or the task that
+                // waits for the rest would wait forever.
+                s.closed = true;
+            }
+            if bits & (libc::EPOLLIN | libc::EPOLLRDHUP | libc::EPOLLHUP | libc::EPOLLERR) != 0 {
+                s.readable = true;
+                if let Some(w) = s.read_waker.take() {
+                    w.wake();
+                }
+            }
+            if bits & (libc::EPOLLOUT | libc::EPOLLHUP | libc::EPOLLERR) != 0 {
+                s.writable = true;
+                if let Some(w) = s.write_waker.take() {
+                    w.wake();
+                }
+            }
+        }
+        if self.has_timers() {
+            self.fire_timers(Instant::now());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Reactor {
+    fn drop(&mut self) {
+        // SAFETY: the reactor owns its epoll descriptor.
+        unsafe { libc::close(self.epfd) };
+    }
+}
+
+/// Not-ready bookkeeping shared by sockets: the cached readiness of `slot` in `dir`.
+pub(crate) fn ready(slot: usize, dir: Dir) -> bool {
+    with(|r| r.is_ready(slot, dir)).unwrap_or(true)
+}
+
+pub(crate) fn clear(slot: usize, dir: Dir) {
+    let _ = with(|r| r.clear(slot, dir));
+}
+
+pub(crate) fn wait(slot: usize, dir: Dir, waker: &Waker) {
+    let _ = with(|r| r.wait(slot, dir, waker));
+}

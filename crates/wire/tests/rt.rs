@@ -1,0 +1,86 @@
+//! Connections moved onto `pgrig_wire::rt` (the benchmark runtime): Unix sockets and TCP,
+//! many sessions served by one thread, responses larger than the read buffer, sleeps between
+//! queries, and a server that goes away.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::TestEnv;
+use pgrig_wire::{rt, Connection};
+
+async fn value(c: &mut Connection, sql: &str) -> Option<String> {
+    let r = c.simple_query(sql).await.unwrap();
+    r[0].rows[0].get(0).map(str::to_owned)
+}
+
+#[test]
+fn unix_and_tcp_connections_run_queries_on_rt() {
+    let db = pgrig_testkit::fresh_db("rt_basic");
+    let env = TestEnv::new();
+    for ci in [db.conninfo(), db.tcp_conninfo()] {
+        let mut c = Connection::connect_rt(&env.config(&ci)).expect("connect");
+        let got = rt::block_on(async move {
+            let v = value(&mut c, "SELECT 6 * 7").await;
+            // Larger than the 16 kB read buffer: the buffer grows, reads continue.
+            let big = value(&mut c, "SELECT repeat('x', 1000000)").await;
+            c.close().await;
+            (v, big.map(|s| s.len()))
+        });
+        assert_eq!(got, (Some("42".into()), Some(1_000_000)), "{ci}");
+    }
+}
+
+#[test]
+fn one_thread_serves_many_sessions_concurrently() {
+    let db = pgrig_testkit::fresh_db("rt_many");
+    let env = TestEnv::new();
+    let conns: Vec<Connection> = (0..8)
+        .map(|_| Connection::connect_rt(&env.config(&db.conninfo())).unwrap())
+        .collect();
+    let start = Instant::now();
+    let sum = rt::block_on(async move {
+        let handles: Vec<_> = conns
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut c)| {
+                rt::spawn_local(async move {
+                    // Every session sleeps server-side at the same time: concurrency, not turns.
+                    let v = value(&mut c, &format!("SELECT {i} FROM pg_sleep(0.3)")).await;
+                    rt::sleep(Duration::from_millis(10)).await;
+                    c.close().await;
+                    v.unwrap().parse::<u32>().unwrap()
+                })
+            })
+            .collect();
+        let mut sum = 0;
+        for h in handles {
+            sum += h.await;
+        }
+        sum
+    });
+    assert_eq!(sum, (0..8u32).sum::<u32>());
+    assert!(
+        start.elapsed() < Duration::from_millis(2000),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn a_terminated_session_reports_an_error_instead_of_hanging() {
+    let db = pgrig_testkit::fresh_db("rt_gone");
+    let env = TestEnv::new();
+    let mut victim = Connection::connect_rt(&env.config(&db.conninfo())).unwrap();
+    let mut killer = Connection::connect_rt(&env.config(&db.conninfo())).unwrap();
+    let pid = victim.backend_pid();
+    let err = rt::block_on(async move {
+        value(
+            &mut killer,
+            &format!("SELECT pg_terminate_backend({pid})::text"),
+        )
+        .await;
+        victim.simple_query("SELECT 1").await.err()
+    });
+    assert!(err.is_some(), "a query on a terminated session must fail");
+}
