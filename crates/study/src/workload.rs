@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use pgrig_engine::config::{BenchConfig, Duration, ScriptSource, SeedOption};
 use pgrig_script::QueryMode;
@@ -37,7 +37,7 @@ pub const WORKLOAD_KEYS: &[&str] = &[
 ];
 
 /// A duration: seconds as a number, or text like `"20s"`, `"500ms"`, `"2m"`.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum DurationValue {
     Seconds(u64),
@@ -74,7 +74,7 @@ pub fn parse_duration_ms(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("invalid duration \"{s}\" (use e.g. \"20s\", \"500ms\", \"2m\")"))
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
     /// A builtin script name (or prefix): tpcb-like, simple-update, select-only.
@@ -252,7 +252,7 @@ impl WorkloadSpec {
     }
 
     /// The engine configuration of one round (connection filled in by the caller).
-    pub fn bench_config(&self, scripts: Vec<ScriptSource>, seed: u64) -> BenchConfig {
+    pub fn bench_config(&self, scripts: Vec<ScriptSource>, seed: Option<u64>) -> BenchConfig {
         let duration = match (&self.duration, self.transactions) {
             (Some(d), _) => Duration::Seconds(d.millis().unwrap_or(1000).div_ceil(1000)),
             (None, Some(t)) => Duration::Transactions(t),
@@ -276,7 +276,7 @@ impl WorkloadSpec {
             latency_limit_us: self.latency_limit.map(|ms| (ms * 1000.0) as i64),
             max_tries: self.max_tries,
             failures_detailed: true,
-            random_seed: Some(SeedOption::Value(seed)),
+            random_seed: Some(seed.map(SeedOption::Value).unwrap_or(SeedOption::Time)),
             percentiles: true,
             ..Default::default()
         }
@@ -372,7 +372,7 @@ mod tests {
             &[],
         )
         .unwrap();
-        let c = w.bench_config(vec![], 42);
+        let c = w.bench_config(vec![], Some(42));
         assert_eq!(c.threads, 4);
         assert_eq!(c.duration, Duration::Transactions(7));
         assert_eq!(c.mode, QueryMode::Prepared);
