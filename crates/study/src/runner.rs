@@ -81,7 +81,14 @@ pub fn run_study(
     for p in &plan.points {
         p.workload.script_sources(base_dir).map_err(StudyError::Refused)?;
     }
-    let study_id = store.study_id(&study.spec.name, &study.file, &study.text)?;
+    // the study text is kept with the results, without the passwords of its target URLs
+    let mut stored_text = study.text.clone();
+    for t in &plan.targets {
+        if let Some(url) = &t.url {
+            stored_text = stored_text.replace(url.as_str(), &crate::target::redact(url));
+        }
+    }
+    let study_id = store.study_id(&study.spec.name, &study.file, &stored_text)?;
     let mut finished = store.finished(study_id)?;
     let total = plan.runs.len();
     let already_stored = plan.runs.iter().filter(|r| finished.contains(&r.index)).count();

@@ -133,7 +133,7 @@ impl StatsSnapshot {
         let d = |a: &Counters, b: &Counters| -> Value {
             let m: serde_json::Map<String, Value> = a
                 .iter()
-                .map(|(k, v)| (k.clone(), json!(v - b.get(k).copied().unwrap_or(0.0))))
+                .map(|(k, v)| (k.clone(), number(v - b.get(k).copied().unwrap_or(0.0))))
                 .collect();
             Value::Object(m)
         };
@@ -142,6 +142,15 @@ impl StatsSnapshot {
             "checkpointer": d(&self.checkpointer, &before.checkpointer),
             "wal": d(&self.wal, &before.wal),
         })
+    }
+}
+
+/// Whole numbers as JSON integers, others as floats.
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
     }
 }
 
