@@ -10,7 +10,10 @@ use serde_json::Value;
 use pgrig_study::{summary, Store, StudyError};
 
 #[derive(Parser, Debug)]
-#[command(name = "pgrig results", about = "List, show and export the runs in a results store")]
+#[command(
+    name = "pgrig results",
+    about = "List, show and export the runs in a results store"
+)]
 struct ResultsArgs {
     #[command(subcommand)]
     cmd: Cmd,
@@ -98,7 +101,9 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
                     out(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"));
                     Ok(())
                 }
-                None => Err(StudyError::Other(format!("no run with id {id} in \"{store}\""))),
+                None => Err(StudyError::Other(format!(
+                    "no run with id {id} in \"{store}\""
+                ))),
             }
         }
         Cmd::Export {
@@ -110,7 +115,9 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
             let s = Store::open_existing(&store)?;
             let docs = s.export(study.as_deref())?;
             let text = match format.as_str() {
-                "json" => serde_json::to_string_pretty(&Value::Array(docs)).unwrap_or_default() + "\n",
+                "json" => {
+                    serde_json::to_string_pretty(&Value::Array(docs)).unwrap_or_default() + "\n"
+                }
                 "csv" => csv(&docs),
                 o => {
                     return Err(StudyError::Other(format!(
@@ -119,8 +126,9 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
                 }
             };
             match output {
-                Some(p) => std::fs::write(&p, text)
-                    .map_err(|e| StudyError::Other(format!("could not write \"{}\": {e}", p.display()))),
+                Some(p) => std::fs::write(&p, text).map_err(|e| {
+                    StudyError::Other(format!("could not write \"{}\": {e}", p.display()))
+                }),
                 None => {
                     out(&text);
                     Ok(())
@@ -178,7 +186,11 @@ pub fn csv(docs: &[Value]) -> String {
                 point_keys.push(k.clone());
             }
         }
-        for k in d["relation_sizes"].as_object().into_iter().flat_map(|m| m.keys()) {
+        for k in d["relation_sizes"]
+            .as_object()
+            .into_iter()
+            .flat_map(|m| m.keys())
+        {
             if !tables.contains(k) {
                 tables.push(k.clone());
             }
@@ -192,7 +204,11 @@ pub fn csv(docs: &[Value]) -> String {
             header.push(format!("{t}.{part}"));
         }
     }
-    let mut out = header.iter().map(|h| cell(&Value::String(h.clone()))).collect::<Vec<_>>().join(",");
+    let mut out = header
+        .iter()
+        .map(|h| cell(&Value::String(h.clone())))
+        .collect::<Vec<_>>()
+        .join(",");
     out.push('\n');
     for d in docs {
         let mut row = vec![cell(&d["run_id"]), cell(&d["study"]), cell(&d["target"])];

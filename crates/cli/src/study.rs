@@ -14,7 +14,10 @@ use pgrig_study::{plan, spec, summary, Control, Reporter, Store, StudyError};
 use pgrig_cli::sink::StderrSink;
 
 #[derive(Parser, Debug)]
-#[command(name = "pgrig study", about = "Run a study file: a matrix of benchmark runs, stored with their provenance")]
+#[command(
+    name = "pgrig study",
+    about = "Run a study file: a matrix of benchmark runs, stored with their provenance"
+)]
 struct StudyArgs {
     /// The study file (TOML).
     file: PathBuf,
@@ -37,7 +40,11 @@ struct StudySink {
 
 impl Sink for StudySink {
     fn message(&self, level: Level, text: &str) {
-        let shown = self.verbose || matches!(level, Level::Error | Level::Warning | Level::Detail | Level::Hint);
+        let shown = self.verbose
+            || matches!(
+                level,
+                Level::Error | Level::Warning | Level::Detail | Level::Hint
+            );
         if shown {
             eprint!("{}", self.inner.format(level, text));
         }
@@ -137,7 +144,9 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
         outcome.ran,
         a.store
     );
-    let aborted = docs.iter().any(|d| d["aborted_clients"].as_u64().unwrap_or(0) > 0);
+    let aborted = docs
+        .iter()
+        .any(|d| d["aborted_clients"].as_u64().unwrap_or(0) > 0);
     if aborted {
         eprintln!("pgrig: warning: some runs had aborted clients; their results are incomplete");
         return Ok(2);

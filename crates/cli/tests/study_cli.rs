@@ -23,14 +23,23 @@ fn write_study(dir: &Path, text: &str) -> PathBuf {
 fn run_study(dir: &Path, text: &str) -> Vec<Value> {
     write_study(dir, text);
     let out = pgrig(dir, &["study", "study.toml"]);
-    assert!(out.success(), "study failed:\n{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.success(),
+        "study failed:\n{}\n{}",
+        out.stdout,
+        out.stderr
+    );
     export(dir)
 }
 
 fn export(dir: &Path) -> Vec<Value> {
     let out = pgrig(dir, &["results", "export", "--format", "json"]);
     assert!(out.success(), "{}", out.stderr);
-    serde_json::from_str::<Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+    serde_json::from_str::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 fn n(v: &Value) -> u64 {
@@ -70,7 +79,11 @@ relation_sizes = ["accounts", "branches"]
     for r in &runs {
         let clients = n(&r["point"]["clients"]);
         assert_eq!(r["study"], "isolation");
-        assert_eq!(n(&r["transactions"]["ok"]), clients * 150, "every transaction completes: {r}");
+        assert_eq!(
+            n(&r["transactions"]["ok"]),
+            clients * 150,
+            "every transaction completes: {r}"
+        );
         assert_eq!(n(&r["transactions"]["failed"]), 0);
         assert_eq!(n(&r["aborted_clients"]), 0);
         assert!(r["tps"].as_f64().unwrap() > 0.0);
@@ -79,7 +92,9 @@ relation_sizes = ["accounts", "branches"]
         }
         assert!(r["client_cpu"].as_f64().unwrap() > 0.0);
         let acc = &r["relation_sizes"]["accounts"];
-        assert!(n(&acc["heap"]) > 0 && n(&acc["indexes"]) > 0 && n(&acc["total"]) >= n(&acc["heap"]));
+        assert!(
+            n(&acc["heap"]) > 0 && n(&acc["indexes"]) > 0 && n(&acc["total"]) >= n(&acc["heap"])
+        );
         assert!(n(&r["server_stats"]["database"]["commits"]) >= clients * 150);
         assert!(r["server_stats"]["wal"]["wal_bytes"].as_f64().is_some());
         assert!(r["wait_events"]["samples"].as_u64().unwrap() >= 1);
@@ -89,7 +104,10 @@ relation_sizes = ["accounts", "branches"]
             assert!(n(&r["transactions"]["retried"]) <= n(&r["transactions"]["retries"]));
         }
     }
-    assert!(retries_at_4 > 0, "4 serializable clients on one branch must conflict and retry");
+    assert!(
+        retries_at_4 > 0,
+        "4 serializable clients on one branch must conflict and retry"
+    );
 }
 
 #[test]
@@ -120,7 +138,10 @@ relation_sizes = ["history"]
             .unwrap();
         n(&r["relation_sizes"]["history"]["heap"])
     };
-    assert!(size(1, 1) < size(1, 2) && size(1, 2) < size(1, 3), "history grows across rounds");
+    assert!(
+        size(1, 1) < size(1, 2) && size(1, 2) < size(1, 3),
+        "history grows across rounds"
+    );
     assert_eq!(size(2, 1), size(1, 1), "re-initialised before repetition 2");
     assert!(size(2, 3) > size(2, 1));
 }
@@ -148,11 +169,21 @@ server_cpus = [1]
         assert!(shown.success(), "{}", shown.stderr);
         let v: Value = serde_json::from_str(&shown.stdout).unwrap();
         let s = &v["provenance"]["server_settings"];
-        let want = if r["point"]["settings.work_mem"] == "1MB" { "1024 kB" } else { "3072 kB" };
+        let want = if r["point"]["settings.work_mem"] == "1MB" {
+            "1024 kB"
+        } else {
+            "3072 kB"
+        };
         assert_eq!(s["work_mem"], want, "{s}");
-        assert_eq!(s["max_locks_per_transaction"], "80", "postmaster setting after a restart");
+        assert_eq!(
+            s["max_locks_per_transaction"], "80",
+            "postmaster setting after a restart"
+        );
         assert!(v["provenance"]["host"]["cpus"].as_u64().unwrap() >= 1);
-        assert!(v["study_text"].as_str().unwrap().contains("name = \"settings\""));
+        assert!(v["study_text"]
+            .as_str()
+            .unwrap()
+            .contains("name = \"settings\""));
         assert!(!v["histogram"]["buckets"].as_array().unwrap().is_empty());
         assert_eq!(r["server_cpus"], 1);
     }
@@ -193,19 +224,35 @@ repetitions = 2
     let _ = child.wait();
     assert!(seen.contains("[1/4"), "{seen}");
     let stored = export(dir.path()).len();
-    assert!((1..4).contains(&stored), "{stored} runs stored before the kill");
+    assert!(
+        (1..4).contains(&stored),
+        "{stored} runs stored before the kill"
+    );
     let out = pgrig(dir.path(), &["study", "study.toml"]);
     assert!(out.success(), "{}", out.stderr);
-    assert!(out.stderr.contains(&format!("resuming: {stored} of 4 runs already stored")), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains(&format!("resuming: {stored} of 4 runs already stored")),
+        "{}",
+        out.stderr
+    );
     let runs = export(dir.path());
     let mut idx: Vec<u64> = runs.iter().map(|r| n(&r["run_index"])).collect();
     idx.sort();
     assert_eq!(idx, vec![0, 1, 2, 3]);
     let again = pgrig(dir.path(), &["study", "study.toml"]);
-    assert!(again.stderr.contains("all 4 runs of study \"resume\" are already stored"), "{}", again.stderr);
+    assert!(
+        again
+            .stderr
+            .contains("all 4 runs of study \"resume\" are already stored"),
+        "{}",
+        again.stderr
+    );
     let csv = pgrig(dir.path(), &["results", "export", "--format", "csv"]);
     assert_eq!(csv.stdout.lines().count(), 5);
-    assert!(csv.stdout.starts_with("run_id,study,target,clients,repetition,round,tps,"));
+    assert!(csv
+        .stdout
+        .starts_with("run_id,study,target,clients,repetition,round,tps,"));
 }
 
 #[test]
@@ -231,7 +278,10 @@ clients = [2]
         ),
     );
     assert_eq!(runs.len(), 1);
-    let shown = pgrig(dir.path(), &["results", "show", &runs[0]["run_id"].to_string()]);
+    let shown = pgrig(
+        dir.path(),
+        &["results", "show", &runs[0]["run_id"].to_string()],
+    );
     assert!(!shown.stdout.contains("hunter2"), "password stored");
     let v: Value = serde_json::from_str(&shown.stdout).unwrap();
     assert_eq!(v["provenance"]["server_settings"]["work_mem"], "5120 kB");
@@ -245,25 +295,50 @@ clients = [2]
     );
     let out = pgrig(dir.path(), &["study", "study.toml"]);
     assert_eq!(out.code, Some(1));
-    assert!(out.stderr.contains("\"shared_buffers\" needs a server restart"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("\"shared_buffers\" needs a server restart"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
 fn bad_study_files_name_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
-    write_study(dir.path(), "name = \"x\"\n[dataset]\nscale = 1\nscael = 2\n");
+    write_study(
+        dir.path(),
+        "name = \"x\"\n[dataset]\nscale = 1\nscael = 2\n",
+    );
     let out = pgrig(dir.path(), &["study", "study.toml"]);
     assert_eq!(out.code, Some(1));
-    assert!(out.stderr.contains("study.toml:4:1: unknown field `scael`"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("study.toml:4:1: unknown field `scael`"),
+        "{}",
+        out.stderr
+    );
 
-    write_study(dir.path(), "name = \"x\"\n[matrix]\nclients = [1]\n\"settings.a\" = [1]\nclinets = [2]\n");
+    write_study(
+        dir.path(),
+        "name = \"x\"\n[matrix]\nclients = [1]\n\"settings.a\" = [1]\nclinets = [2]\n",
+    );
     let out = pgrig(dir.path(), &["study", "study.toml", "--dry-run"]);
-    assert!(out.stderr.contains("study.toml:5:1: unknown matrix key `clinets`"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("study.toml:5:1: unknown matrix key `clinets`"),
+        "{}",
+        out.stderr
+    );
 
     write_study(dir.path(), "name = \"x\"\n[matrix]\nclients = [1, 2]\nisolation = [\"serializable\", \"read committed\"]\nrepetitions = 3\n");
     let out = pgrig(dir.path(), &["study", "study.toml", "--dry-run"]);
     assert!(out.success(), "{}", out.stderr);
-    assert!(out.stdout.contains("4 point(s) x 3 repetition(s) = 12 run(s)"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("4 point(s) x 3 repetition(s) = 12 run(s)"),
+        "{}",
+        out.stdout
+    );
 
     let out = pgrig(dir.path(), &["results", "list", "--store", "missing.db"]);
     assert_eq!(out.code, Some(1));

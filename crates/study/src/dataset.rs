@@ -45,10 +45,14 @@ impl Dataset {
                 reinit: Reinit::Once,
             },
         };
-        let builtin = spec
-            .builtin
-            .clone()
-            .unwrap_or_else(|| if spec.setup.is_empty() { "tpcb" } else { "none" }.into());
+        let builtin = spec.builtin.clone().unwrap_or_else(|| {
+            if spec.setup.is_empty() {
+                "tpcb"
+            } else {
+                "none"
+            }
+            .into()
+        });
         let init = match builtin.as_str() {
             "tpcb" | "pgbench" => {
                 let partition_method = match spec.partition_method.as_deref() {
@@ -118,8 +122,9 @@ impl Dataset {
         if !self.setup.is_empty() {
             let mut db = Db::connect(&endpoint.conninfo, "the target")?;
             for (path, text) in &self.setup {
-                db.query(text)
-                    .map_err(|e| StudyError::Refused(format!("setup file \"{path}\" failed: {e}")))?;
+                db.query(text).map_err(|e| {
+                    StudyError::Refused(format!("setup file \"{path}\" failed: {e}"))
+                })?;
             }
         }
         Ok(())

@@ -18,7 +18,8 @@ pub type Rows = Vec<Vec<Option<String>>>;
 impl Db {
     /// Connects with a conninfo string or URI.
     pub fn connect(conninfo: &str, label: &str) -> Result<Db, StudyError> {
-        let cfg = Config::parse(conninfo).map_err(|e| StudyError::sql(format!("connecting to {label}"), e))?;
+        let cfg = Config::parse(conninfo)
+            .map_err(|e| StudyError::sql(format!("connecting to {label}"), e))?;
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -53,12 +54,20 @@ impl Db {
 
     /// The first column of the first row, if any.
     pub fn scalar(&mut self, sql: &str) -> Result<Option<String>, StudyError> {
-        Ok(self.query(sql)?.into_iter().next().and_then(|r| r.into_iter().next()).flatten())
+        Ok(self
+            .query(sql)?
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next())
+            .flatten())
     }
 
     /// `server_version_num` of the server.
     pub fn version_num(&self) -> i32 {
-        self.conn.as_ref().map(|c| c.server_version_num()).unwrap_or(0)
+        self.conn
+            .as_ref()
+            .map(|c| c.server_version_num())
+            .unwrap_or(0)
     }
 
     /// `server_version` as the server reports it.

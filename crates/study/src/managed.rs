@@ -36,7 +36,9 @@ impl Managed {
                 let mut m = Managed {
                     name: t.name.clone(),
                     server: None,
-                    endpoint: Endpoint { conninfo: url.clone() },
+                    endpoint: Endpoint {
+                        conninfo: url.clone(),
+                    },
                     applied: BTreeMap::new(),
                     start_settings: Vec::new(),
                     cpus: None,
@@ -75,7 +77,10 @@ impl Managed {
     }
 
     pub fn admin(&self) -> Result<Db, StudyError> {
-        Db::connect(&self.endpoint.conninfo, &format!("target \"{}\"", self.name))
+        Db::connect(
+            &self.endpoint.conninfo,
+            &format!("target \"{}\"", self.name),
+        )
     }
 
     /// Applies settings that differ from what is in force: ALTER SYSTEM, then a reload, or a
@@ -91,7 +96,10 @@ impl Managed {
         let mut db = self.admin()?;
         let mut needs_restart = Vec::new();
         for (k, v) in &changed {
-            let ctx = db.scalar(&format!("SELECT context FROM pg_settings WHERE name = {}", lit(k)))?;
+            let ctx = db.scalar(&format!(
+                "SELECT context FROM pg_settings WHERE name = {}",
+                lit(k)
+            ))?;
             let Some(ctx) = ctx else {
                 return Err(StudyError::Refused(format!(
                     "target \"{}\": unknown server setting \"{k}\"",
@@ -156,9 +164,13 @@ impl Managed {
     /// Restarts the throwaway server (keeping its data) and re-applies the CPU affinity.
     pub fn restart(&mut self) -> Result<(), StudyError> {
         let Some(server) = self.server.as_mut() else {
-            return Err(StudyError::Refused("pgrig does not restart external servers".into()));
+            return Err(StudyError::Refused(
+                "pgrig does not restart external servers".into(),
+            ));
         };
-        server.restart().map_err(|e| StudyError::Server(e.to_string()))?;
+        server
+            .restart()
+            .map_err(|e| StudyError::Server(e.to_string()))?;
         if let Some(n) = self.cpus {
             self.cpus = None;
             self.set_cpus(Some(n))?;
@@ -183,8 +195,11 @@ impl Managed {
             let _ = nix::sched::sched_setaffinity(Pid::from_raw(pid as i32), &set);
         }
         if let Some(pm) = server.postmaster_pid() {
-            nix::sched::sched_setaffinity(Pid::from_raw(pm as i32), &set)
-                .map_err(|e| StudyError::Server(format!("could not set the CPU affinity of the postmaster: {e}")))?;
+            nix::sched::sched_setaffinity(Pid::from_raw(pm as i32), &set).map_err(|e| {
+                StudyError::Server(format!(
+                    "could not set the CPU affinity of the postmaster: {e}"
+                ))
+            })?;
         }
         self.cpus = n;
         Ok(())
@@ -222,8 +237,13 @@ pub fn allowed_cpus() -> Vec<usize> {
     static ALLOWED: std::sync::OnceLock<Vec<usize>> = std::sync::OnceLock::new();
     ALLOWED
         .get_or_init(|| match nix::sched::sched_getaffinity(Pid::from_raw(0)) {
-            Ok(set) => (0..CpuSet::count()).filter(|&i| set.is_set(i).unwrap_or(false)).collect(),
-            Err(_) => (0..std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).collect(),
+            Ok(set) => (0..CpuSet::count())
+                .filter(|&i| set.is_set(i).unwrap_or(false))
+                .collect(),
+            Err(_) => (0..std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1))
+                .collect(),
         })
         .clone()
 }

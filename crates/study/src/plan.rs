@@ -71,7 +71,12 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
         if key == "repetitions" {
             repetitions = match v.get_ref() {
                 toml::Value::Integer(n) if *n >= 1 => *n as u32,
-                _ => return Err(study.error_at(v.span().start, "repetitions must be an integer of at least 1")),
+                _ => {
+                    return Err(study.error_at(
+                        v.span().start,
+                        "repetitions must be an integer of at least 1",
+                    ))
+                }
             };
             continue;
         }
@@ -136,19 +141,25 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
                 values.push((key.clone(), v.clone()));
                 match dim {
                     Dim::Workload(k) => wl.push((k.clone(), v)),
-                    Dim::Setting(name) => settings.push((name.clone(), scalar_text(&v).unwrap_or_default())),
+                    Dim::Setting(name) => {
+                        settings.push((name.clone(), scalar_text(&v).unwrap_or_default()))
+                    }
                 }
             }
             let base = spec.workload_table();
             let workload = effective(&base, &wl).map_err(|m| {
                 // find the matrix value that breaks it, else blame the [workload] table
-                let culprit = wl.iter().find(|(k, v)| effective(&base, &[(k.clone(), v.clone())]).is_err());
+                let culprit = wl
+                    .iter()
+                    .find(|(k, v)| effective(&base, &[(k.clone(), v.clone())]).is_err());
                 match culprit {
                     Some((k, _)) => {
                         let at = dims.iter().find(|d| &d.1 == k).map(|d| d.2).unwrap_or(0);
                         study.error_at(at, format!("matrix `{k}`: {m}"))
                     }
-                    None => study.error_at(offending_offset(study, &dims, &m), format!("workload: {m}")),
+                    None => {
+                        study.error_at(offending_offset(study, &dims, &m), format!("workload: {m}"))
+                    }
                 }
             })?;
             workload.validate().map_err(|(key, m)| {
@@ -187,7 +198,11 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
 
 /// Where to point at for a workload deserialization error: the matrix key it names, else the
 /// `[workload]` table.
-fn offending_offset(study: &Study, dims: &[(Dim, String, usize, Vec<toml::Value>)], msg: &str) -> usize {
+fn offending_offset(
+    study: &Study,
+    dims: &[(Dim, String, usize, Vec<toml::Value>)],
+    msg: &str,
+) -> usize {
     dims.iter()
         .find(|d| msg.contains(&format!("`{}`", d.1)))
         .map(|d| d.2)
@@ -261,12 +276,18 @@ fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
             _ => format!("target{}", i + 1),
         });
         if out.iter().any(|o| o.name == name) {
-            return Err(StudyError::Refused(format!("{}: two targets are named \"{name}\"", study.file)));
+            return Err(StudyError::Refused(format!(
+                "{}: two targets are named \"{name}\"",
+                study.file
+            )));
         }
         let mut settings = Vec::new();
         for (k, v) in spec.settings.iter().chain(&t.settings) {
             let text = scalar_text(v).ok_or_else(|| {
-                StudyError::Refused(format!("{}: setting \"{k}\" must be a string, number or boolean", study.file))
+                StudyError::Refused(format!(
+                    "{}: setting \"{k}\" must be a string, number or boolean",
+                    study.file
+                ))
             })?;
             settings.retain(|(n, _): &(String, String)| n != k);
             settings.push((k.clone(), text));

@@ -79,11 +79,14 @@ pub fn build(
         .iter()
         .zip(&r.stats.scripts)
         .flat_map(|(s, ss)| {
-            s.command_texts.iter().zip(&ss.commands).map(move |(t, cs)| {
-                json!({"script": s.desc, "text": t, "executions": cs.latency.count,
+            s.command_texts
+                .iter()
+                .zip(&ss.commands)
+                .map(move |(t, cs)| {
+                    json!({"script": s.desc, "text": t, "executions": cs.latency.count,
                        "latency_ms_mean": cs.latency.mean() / 1000.0,
                        "failures": cs.failures, "retries": cs.retries})
-            })
+                })
         })
         .collect();
     let w = &point.workload;
@@ -162,7 +165,9 @@ pub fn scripts_json(scripts: &[ScriptSource]) -> Value {
         scripts
             .iter()
             .map(|s| match s {
-                ScriptSource::Builtin { name, weight } => json!({"builtin": name, "weight": weight}),
+                ScriptSource::Builtin { name, weight } => {
+                    json!({"builtin": name, "weight": weight})
+                }
                 ScriptSource::File { path, text, weight } => {
                     json!({"file": path, "weight": weight, "text": text})
                 }

@@ -79,7 +79,9 @@ pub fn run_study(
     let dataset = Dataset::resolve(study, &plan, base_dir)?;
     // read every script once up front, so a missing file fails before any run
     for p in &plan.points {
-        p.workload.script_sources(base_dir).map_err(StudyError::Refused)?;
+        p.workload
+            .script_sources(base_dir)
+            .map_err(StudyError::Refused)?;
     }
     // the study text is kept with the results, without the passwords of its target URLs
     let mut stored_text = study.text.clone();
@@ -91,7 +93,11 @@ pub fn run_study(
     let study_id = store.study_id(&study.spec.name, &study.file, &stored_text)?;
     let mut finished = store.finished(study_id)?;
     let total = plan.runs.len();
-    let already_stored = plan.runs.iter().filter(|r| finished.contains(&r.index)).count();
+    let already_stored = plan
+        .runs
+        .iter()
+        .filter(|r| finished.contains(&r.index))
+        .count();
     let mut outcome = Outcome {
         study_id,
         total,
@@ -99,11 +105,16 @@ pub fn run_study(
         already_stored,
     };
     if already_stored == total {
-        reporter.info(&format!("all {total} runs of study \"{}\" are already stored", study.spec.name));
+        reporter.info(&format!(
+            "all {total} runs of study \"{}\" are already stored",
+            study.spec.name
+        ));
         return Ok(outcome);
     }
     if already_stored > 0 {
-        reporter.info(&format!("resuming: {already_stored} of {total} runs already stored"));
+        reporter.info(&format!(
+            "resuming: {already_stored} of {total} runs already stored"
+        ));
     }
     let ctx = Ctx {
         study,
@@ -113,15 +124,27 @@ pub fn run_study(
         control,
         host: host_info(),
     };
-    let max_clients = plan.points.iter().map(|p| p.workload.clients).max().unwrap_or(1);
+    let max_clients = plan
+        .points
+        .iter()
+        .map(|p| p.workload.clients)
+        .max()
+        .unwrap_or(1);
     let started = Instant::now();
     for (ti, target) in plan.targets.iter().enumerate() {
-        let runs: Vec<&PlannedRun> = plan.runs.iter().filter(|r| plan.points[r.point].target == ti).collect();
+        let runs: Vec<&PlannedRun> = plan
+            .runs
+            .iter()
+            .filter(|r| plan.points[r.point].target == ti)
+            .collect();
         if runs.iter().all(|r| finished.contains(&r.index)) {
             continue;
         }
         if target.url.is_none() {
-            reporter.info(&format!("starting a throwaway PostgreSQL server for target \"{}\"", target.name));
+            reporter.info(&format!(
+                "starting a throwaway PostgreSQL server for target \"{}\"",
+                target.name
+            ));
         }
         let mut managed = Managed::open(target, max_clients + 20)?;
         let mut data_ready = false;
@@ -150,11 +173,17 @@ pub fn run_study(
                 current_point = Some(point.index);
             }
             if first.reinit || !data_ready {
-                reporter.info(&format!("initialising the dataset on target \"{}\"", target.name));
+                reporter.info(&format!(
+                    "initialising the dataset on target \"{}\"",
+                    target.name
+                ));
                 dataset.create(&managed.endpoint, &*ctx.sink)?;
                 data_ready = true;
             }
-            let scripts = point.workload.script_sources(base_dir).map_err(StudyError::Refused)?;
+            let scripts = point
+                .workload
+                .script_sources(base_dir)
+                .map_err(StudyError::Refused)?;
             let warm = point.workload.warmup_seconds();
             if warm > 0 {
                 let mut cfg = point.workload.bench_config(scripts.clone(), None);
@@ -163,16 +192,37 @@ pub fn run_study(
                 run_bench(&ctx, &managed, point, cfg)?;
             }
             for run in group {
-                let cfg = point.workload.bench_config(scripts.clone(), point.workload.seed);
+                let cfg = point
+                    .workload
+                    .bench_config(scripts.clone(), point.workload.seed);
                 let t0 = now_unix();
-                let (result, collected) = run_round(&ctx, &managed, point, cfg, &study.spec.collect)?;
+                let (result, collected) =
+                    run_round(&ctx, &managed, point, cfg, &study.spec.collect)?;
                 let t1 = now_unix();
                 if finished.contains(&run.index) {
                     reporter.info(&format!("replayed run {} (already stored)", run.index + 1));
                     continue;
                 }
-                let provenance = provenance(&ctx, &managed, point, run, &result, &scripts, &settings_json);
-                let rec = build(&study.spec.name, &target.name, point, run, &result, &collected, provenance, t0, t1);
+                let provenance = provenance(
+                    &ctx,
+                    &managed,
+                    point,
+                    run,
+                    &result,
+                    &scripts,
+                    &settings_json,
+                );
+                let rec = build(
+                    &study.spec.name,
+                    &target.name,
+                    point,
+                    run,
+                    &result,
+                    &collected,
+                    provenance,
+                    t0,
+                    t1,
+                );
                 store.save_run(study_id, &rec)?;
                 finished.insert(run.index);
                 outcome.ran += 1;
@@ -188,14 +238,20 @@ pub fn run_study(
 }
 
 /// Runs the engine with the point's isolation and client CPUs; fails on interruption.
-fn run_bench(ctx: &Ctx, m: &Managed, point: &Point, mut cfg: BenchConfig) -> Result<RunResult, StudyError> {
+fn run_bench(
+    ctx: &Ctx,
+    m: &Managed,
+    point: &Point,
+    mut cfg: BenchConfig,
+) -> Result<RunResult, StudyError> {
     cfg.conn = m.endpoint.conn_args(point.workload.isolation.as_deref())?;
     let pin = point.workload.client_cpus;
     if pin.is_some() {
         // worker threads inherit the affinity of the thread that creates them
         let set = cpu_set(pin, CpuPick::Last)?;
-        nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
-            .map_err(|e| StudyError::Other(format!("could not set the client's CPU affinity: {e}")))?;
+        nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).map_err(|e| {
+            StudyError::Other(format!("could not set the client's CPU affinity: {e}"))
+        })?;
     }
     let r = pgrig_engine::run_bench(cfg, ctx.sink.clone(), &ctx.control.stop);
     if pin.is_some() {
@@ -219,11 +275,23 @@ fn run_round(
     collect: &CollectSpec,
 ) -> Result<(RunResult, Collected), StudyError> {
     let mut admin = m.admin()?;
-    let before = if collect.server_stats { Some(StatsSnapshot::take(&mut admin)?) } else { None };
-    let procs = |m: &Managed| m.server.as_ref().filter(|_| collect.server_processes).map(|s| proc_usage(&s.pids()));
+    let before = if collect.server_stats {
+        Some(StatsSnapshot::take(&mut admin)?)
+    } else {
+        None
+    };
+    let procs = |m: &Managed| {
+        m.server
+            .as_ref()
+            .filter(|_| collect.server_processes)
+            .map(|s| proc_usage(&s.pids()))
+    };
     let proc_before = procs(m);
     let sampler = if collect.wait_events {
-        Some(WaitSampler::start(m.admin()?, Duration::from_millis(collect.sample_interval_ms.max(10))))
+        Some(WaitSampler::start(
+            m.admin()?,
+            Duration::from_millis(collect.sample_interval_ms.max(10)),
+        ))
     } else {
         None
     };

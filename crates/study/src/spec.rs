@@ -192,7 +192,10 @@ impl<'de> Deserialize<'de> for Matrix {
 impl StudyFile {
     /// The `[workload]` table (empty when omitted).
     pub fn workload_table(&self) -> toml::Table {
-        self.workload.as_ref().map(|w| w.get_ref().clone()).unwrap_or_default()
+        self.workload
+            .as_ref()
+            .map(|w| w.get_ref().clone())
+            .unwrap_or_default()
     }
 
     /// Where the `[workload]` table starts (0 when omitted).
@@ -287,20 +290,38 @@ mod tests {
     fn matrix_keeps_file_order_and_positions() {
         let text = "name = \"x\"\n[matrix]\nclients = [1, 4]\nisolation = [\"serializable\"]\n";
         let s = parse("s.toml", text).unwrap();
-        let keys: Vec<&str> = s.spec.matrix.entries.iter().map(|(k, _)| k.get_ref().as_str()).collect();
+        let keys: Vec<&str> = s
+            .spec
+            .matrix
+            .entries
+            .iter()
+            .map(|(k, _)| k.get_ref().as_str())
+            .collect();
         assert_eq!(keys, ["clients", "isolation"]);
-        assert_eq!(line_col(text, s.spec.matrix.entries[1].0.span().start), (4, 1));
+        assert_eq!(
+            line_col(text, s.spec.matrix.entries[1].0.span().start),
+            (4, 1)
+        );
     }
 
     #[test]
     fn wrong_version_is_refused() {
-        let e = parse("s.toml", "version = 2\nname = \"x\"\n").unwrap_err().to_string();
-        assert!(e.contains("s.toml:1:11: unsupported study schema version 2"), "{e}");
+        let e = parse("s.toml", "version = 2\nname = \"x\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("s.toml:1:11: unsupported study schema version 2"),
+            "{e}"
+        );
     }
 
     #[test]
     fn reinit_values() {
-        let s = parse("s.toml", "name = \"x\"\n[dataset]\nreinit = \"per-point\"\n").unwrap();
+        let s = parse(
+            "s.toml",
+            "name = \"x\"\n[dataset]\nreinit = \"per-point\"\n",
+        )
+        .unwrap();
         assert_eq!(s.spec.dataset.unwrap().reinit, Reinit::PerPoint);
         let e = parse("s.toml", "name = \"x\"\n[dataset]\nreinit = \"always\"\n").unwrap_err();
         assert!(e.to_string().starts_with("s.toml:3:10:"), "{e}");
@@ -314,6 +335,9 @@ mod tests {
         )
         .unwrap();
         assert!(s.spec.target.unwrap().settings.contains_key("autovacuum"));
-        assert_eq!(s.spec.collect.relation_sizes, RelationSizes::Tables(vec!["a".into()]));
+        assert_eq!(
+            s.spec.collect.relation_sizes,
+            RelationSizes::Tables(vec!["a".into()])
+        );
     }
 }

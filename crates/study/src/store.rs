@@ -222,7 +222,10 @@ impl Store {
 
     /// Export documents (optionally of one study name), each with its `run_id`.
     pub fn export(&self, study: Option<&str>) -> Result<Vec<Value>, StudyError> {
-        self.export_where("?1 IS NULL OR s.name = ?1", rusqlite::types::Value::from(study.map(str::to_string)))
+        self.export_where(
+            "?1 IS NULL OR s.name = ?1",
+            rusqlite::types::Value::from(study.map(str::to_string)),
+        )
     }
 
     /// Export documents of one study (one version of its text).
@@ -230,7 +233,11 @@ impl Store {
         self.export_where("s.id = ?1", rusqlite::types::Value::from(study_id))
     }
 
-    fn export_where(&self, filter: &str, param: rusqlite::types::Value) -> Result<Vec<Value>, StudyError> {
+    fn export_where(
+        &self,
+        filter: &str,
+        param: rusqlite::types::Value,
+    ) -> Result<Vec<Value>, StudyError> {
         let mut st = self
             .conn
             .prepare(&format!(
@@ -239,7 +246,9 @@ impl Store {
             ))
             .map_err(|e| self.err(e))?;
         let rows = st
-            .query_map(params![param], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .query_map(params![param], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+            })
             .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for row in rows {
@@ -317,8 +326,15 @@ mod tests {
         drop(s);
         let mut s = Store::open(&path).unwrap();
         assert_eq!(s.study_id("s", "s.toml", "name = \"s\"").unwrap(), id);
-        assert_ne!(s.study_id("s", "s.toml", "name = \"s\"\n# changed").unwrap(), id);
-        assert_eq!(s.finished(id).unwrap().into_iter().collect::<Vec<_>>(), vec![0, 2]);
+        assert_ne!(
+            s.study_id("s", "s.toml", "name = \"s\"\n# changed")
+                .unwrap(),
+            id
+        );
+        assert_eq!(
+            s.finished(id).unwrap().into_iter().collect::<Vec<_>>(),
+            vec![0, 2]
+        );
         let e = s.export(Some("s")).unwrap();
         assert_eq!(e.len(), 2);
         assert_eq!(s.export_study(id).unwrap().len(), 2);

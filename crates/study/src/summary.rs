@@ -69,10 +69,18 @@ pub fn spread(xs: &[f64]) -> (f64, f64, f64, f64) {
     let mut s = xs.to_vec();
     s.sort_by(|a, b| a.total_cmp(b));
     let n = s.len();
-    let median = if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 };
+    let median = if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    };
     let mean = s.iter().sum::<f64>() / n as f64;
     let var = s.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
-    let cv = if mean > 0.0 { 100.0 * var.sqrt() / mean } else { 0.0 };
+    let cv = if mean > 0.0 {
+        100.0 * var.sqrt() / mean
+    } else {
+        0.0
+    };
     (median, s[0], s[n - 1], cv)
 }
 
@@ -94,7 +102,10 @@ pub fn points_table(docs: &[Value]) -> String {
     if rounds {
         out.push_str(" round");
     }
-    let _ = writeln!(out, "  runs  tps median       min       max   cv%  p99 ms  retries  failed  flags");
+    let _ = writeln!(
+        out,
+        "  runs  tps median       min       max   cv%  p99 ms  retries  failed  flags"
+    );
     for (label, round, ds) in &groups {
         let tps: Vec<f64> = ds.iter().map(|d| f(d, &["tps"])).collect();
         let (med, min, max, cv) = spread(&tps);

@@ -157,32 +157,55 @@ mod tests {
 
     #[test]
     fn isolation_goes_into_startup_options() {
-        let e = Endpoint { conninfo: "host=/tmp port=5 dbname=postgres".into() };
+        let e = Endpoint {
+            conninfo: "host=/tmp port=5 dbname=postgres".into(),
+        };
         let c = e.conn_args(Some("Repeatable Read")).unwrap();
         assert_eq!(
             c.dbname.as_deref(),
-            Some(r"host=/tmp port=5 dbname=postgres options='-c default_transaction_isolation=repeatable\\ read'")
+            Some(
+                r"host=/tmp port=5 dbname=postgres options='-c default_transaction_isolation=repeatable\\ read'"
+            )
         );
         let cfg = pgrig_wire::Config::parse(c.dbname.as_deref().unwrap()).unwrap();
-        assert_eq!(cfg.options.as_deref(), Some(r"-c default_transaction_isolation=repeatable\ read"));
-        let u = Endpoint { conninfo: "postgresql://h/db?sslmode=disable".into() };
+        assert_eq!(
+            cfg.options.as_deref(),
+            Some(r"-c default_transaction_isolation=repeatable\ read")
+        );
+        let u = Endpoint {
+            conninfo: "postgresql://h/db?sslmode=disable".into(),
+        };
         let d = u.conn_args(Some("serializable")).unwrap().dbname.unwrap();
         let cfg = pgrig_wire::Config::parse(&d).unwrap();
-        assert_eq!(cfg.options.as_deref(), Some("-c default_transaction_isolation=serializable"));
-        assert_eq!(u.conn_args(None).unwrap().dbname.unwrap(), "postgresql://h/db?sslmode=disable");
+        assert_eq!(
+            cfg.options.as_deref(),
+            Some("-c default_transaction_isolation=serializable")
+        );
+        assert_eq!(
+            u.conn_args(None).unwrap().dbname.unwrap(),
+            "postgresql://h/db?sslmode=disable"
+        );
     }
 
     #[test]
     fn own_options_are_not_overwritten() {
-        let u = Endpoint { conninfo: "postgresql://h/db?options=-cwork_mem%3D1MB".into() };
+        let u = Endpoint {
+            conninfo: "postgresql://h/db?options=-cwork_mem%3D1MB".into(),
+        };
         assert!(u.conn_args(Some("serializable")).is_err());
     }
 
     #[test]
     fn passwords_are_stripped() {
-        assert_eq!(redact("postgresql://bob:secret@h:5432/db?password=x&sslmode=require"), "postgresql://bob@h:5432/db?sslmode=require");
+        assert_eq!(
+            redact("postgresql://bob:secret@h:5432/db?password=x&sslmode=require"),
+            "postgresql://bob@h:5432/db?sslmode=require"
+        );
         assert_eq!(redact("postgres://h/db"), "postgres://h/db");
-        assert_eq!(redact("host=h password='a b\\'c' user=bob"), "host=h user=bob");
+        assert_eq!(
+            redact("host=h password='a b\\'c' user=bob"),
+            "host=h user=bob"
+        );
         assert_eq!(redact("host=h password = x user=bob"), "host=h user=bob");
     }
 }

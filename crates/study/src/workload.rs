@@ -188,7 +188,10 @@ impl WorkloadSpec {
             if !ISOLATION_LEVELS.contains(&i.to_ascii_lowercase().as_str()) {
                 return Err((
                     "isolation",
-                    format!("unknown isolation \"{i}\" (expected one of: {})", ISOLATION_LEVELS.join(", ")),
+                    format!(
+                        "unknown isolation \"{i}\" (expected one of: {})",
+                        ISOLATION_LEVELS.join(", ")
+                    ),
                 ));
             }
         }
@@ -197,7 +200,10 @@ impl WorkloadSpec {
         }
         for (k, v) in &self.defines {
             if scalar_text(v).is_none() {
-                return Err(("defines", format!("define \"{k}\" must be a string, number or boolean")));
+                return Err((
+                    "defines",
+                    format!("define \"{k}\" must be a string, number or boolean"),
+                ));
             }
         }
         if self.server_cpus == Some(0) || self.client_cpus == Some(0) {
@@ -211,7 +217,9 @@ impl WorkloadSpec {
             "simple" => Ok(QueryMode::Simple),
             "extended" => Ok(QueryMode::Extended),
             "prepared" => Ok(QueryMode::Prepared),
-            o => Err(format!("invalid protocol \"{o}\" (expected simple, extended or prepared)")),
+            o => Err(format!(
+                "invalid protocol \"{o}\" (expected simple, extended or prepared)"
+            )),
         }
     }
 

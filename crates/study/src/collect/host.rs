@@ -12,13 +12,11 @@ pub fn host_info() -> Value {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(0);
-    let mem_kb: Option<u64> = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find_map(|l| l.strip_prefix("MemTotal:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        });
+    let mem_kb: Option<u64> = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    });
     let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .ok();

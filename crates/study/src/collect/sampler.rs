@@ -42,7 +42,8 @@ impl WaitEvents {
     }
 }
 
-const WAIT_SQL: &str = "SELECT COALESCE(wait_event_type, 'CPU') || ':' || COALESCE(wait_event, 'running'), count(*) \
+const WAIT_SQL: &str =
+    "SELECT COALESCE(wait_event_type, 'CPU') || ':' || COALESCE(wait_event, 'running'), count(*) \
      FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() \
      AND state IS DISTINCT FROM 'idle' AND datname = current_database() GROUP BY 1";
 
@@ -63,7 +64,8 @@ impl WaitSampler {
                     w.samples += 1;
                     for r in rows {
                         if let (Some(Some(k)), Some(Some(n))) = (r.first(), r.get(1)) {
-                            *w.counts.entry(k.clone()).or_default() += n.parse::<u64>().unwrap_or(0);
+                            *w.counts.entry(k.clone()).or_default() +=
+                                n.parse::<u64>().unwrap_or(0);
                         }
                     }
                 }

@@ -26,7 +26,10 @@ fn counters(db: &mut Db, sql: &str) -> Result<Counters, StudyError> {
     let mut out = Counters::new();
     for r in rows {
         if let (Some(Some(k)), Some(v)) = (r.first(), r.get(1)) {
-            out.insert(k.clone(), v.as_deref().and_then(|s| s.parse().ok()).unwrap_or(0.0));
+            out.insert(
+                k.clone(),
+                v.as_deref().and_then(|s| s.parse().ok()).unwrap_or(0.0),
+            );
         }
     }
     Ok(out)
@@ -35,7 +38,12 @@ fn counters(db: &mut Db, sql: &str) -> Result<Counters, StudyError> {
 /// `SELECT 'a', a::float8 FROM v UNION ALL ...`: one (name, value) row per column.
 fn unpivot(view: &str, cols: &[(&str, &str)], filter: &str) -> String {
     cols.iter()
-        .map(|(name, expr)| format!("SELECT {}, ({expr})::float8 FROM {view} {filter}", lit(name)))
+        .map(|(name, expr)| {
+            format!(
+                "SELECT {}, ({expr})::float8 FROM {view} {filter}",
+                lit(name)
+            )
+        })
         .collect::<Vec<_>>()
         .join(" UNION ALL ")
 }
@@ -82,7 +90,10 @@ impl StatsSnapshot {
                 db,
                 &unpivot(
                     "pg_stat_bgwriter",
-                    &[("buffers_clean", "buffers_clean"), ("buffers_alloc", "buffers_alloc")],
+                    &[
+                        ("buffers_clean", "buffers_clean"),
+                        ("buffers_alloc", "buffers_alloc"),
+                    ],
                     "",
                 ),
             )?);
@@ -161,7 +172,13 @@ pub fn relation_sizes(db: &mut Db, which: &RelationSizes) -> Result<Value, Study
                      pg_indexes_size(c.oid), pg_total_relation_size(c.oid)";
     let mut out = serde_json::Map::new();
     let row_json = |r: &[Option<String>]| -> Value {
-        let n = |i: usize| r.get(i).cloned().flatten().and_then(|s| s.parse::<i64>().ok()).unwrap_or(0);
+        let n = |i: usize| {
+            r.get(i)
+                .cloned()
+                .flatten()
+                .and_then(|s| s.parse::<i64>().ok())
+                .unwrap_or(0)
+        };
         json!({"heap": n(1), "indexes": n(2), "total": n(3)})
     };
     match which {
