@@ -344,3 +344,54 @@ fn bad_study_files_name_file_line_and_key() {
     assert_eq!(out.code, Some(1));
     assert!(out.stderr.contains("missing.db"), "{}", out.stderr);
 }
+
+#[test]
+fn custom_setup_files_and_script_matrix_with_warmup() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sql")).unwrap();
+    std::fs::write(
+        dir.path().join("sql/schema.sql"),
+        "DROP TABLE IF EXISTS readings; CREATE TABLE readings (id bigserial PRIMARY KEY, v int, note text);",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sql/one.sql"),
+        "\\set v random(1, 1000)\nINSERT INTO readings (v) VALUES (:v);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sql/many.sql"),
+        "INSERT INTO readings (v, note) SELECT g, repeat('x', :width) FROM generate_series(1, 4) g;\n",
+    )
+    .unwrap();
+    let runs = run_study(
+        dir.path(),
+        r#"
+version = 1
+name = "custom"
+[target]
+fast = true
+[dataset]
+builtin = "none"
+setup = ["sql/schema.sql"]
+reinit = "per-point"
+[workload]
+transactions = 50
+warmup = "1s"
+defines = { width = 10 }
+[matrix]
+scripts = [["sql/one.sql"], "sql/many.sql@2"]
+[collect]
+relation_sizes = true
+"#,
+    );
+    assert_eq!(runs.len(), 2);
+    for r in &runs {
+        assert_eq!(n(&r["transactions"]["ok"]), 50);
+        let readings = &r["relation_sizes"]["readings"];
+        assert!(n(&readings["heap"]) > 0, "{r}");
+        assert!(r["relation_sizes"].get("pgbench_accounts").is_none());
+        assert!(r["per_statement"].as_array().unwrap().len() >= 1);
+    }
+    assert_eq!(runs[1]["point"]["scripts"][0], "sql/many.sql@2");
+}
