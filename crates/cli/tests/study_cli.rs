@@ -161,6 +161,7 @@ transactions = 20
 "settings.work_mem" = ["1MB", "3MB"]
 "settings.max_locks_per_transaction" = [80]
 server_cpus = [1]
+client_cpus = [1]
 "#,
     );
     assert_eq!(runs.len(), 2);
@@ -186,6 +187,11 @@ server_cpus = [1]
             .contains("name = \"settings\""));
         assert!(!v["histogram"]["buckets"].as_array().unwrap().is_empty());
         assert_eq!(r["server_cpus"], 1);
+        assert_eq!(r["client_cpus"], 1);
+        assert_eq!(
+            v["provenance"]["server_cpu_list"].as_array().unwrap().len(),
+            1
+        );
     }
 }
 

@@ -205,6 +205,19 @@ impl Managed {
         Ok(())
     }
 
+    /// CPUs the throwaway server's postmaster may run on now (empty for external servers).
+    pub fn server_cpu_list(&self) -> Vec<usize> {
+        let Some(pm) = self.server.as_ref().and_then(Server::postmaster_pid) else {
+            return Vec::new();
+        };
+        match nix::sched::sched_getaffinity(Pid::from_raw(pm as i32)) {
+            Ok(set) => (0..CpuSet::count())
+                .filter(|&i| set.is_set(i).unwrap_or(false))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
     /// Resets what the study changed on an external server (best effort).
     pub fn close(&mut self) {
         if self.is_local() || self.applied.is_empty() {

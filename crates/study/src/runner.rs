@@ -362,5 +362,6 @@ fn provenance(
         "workload": serde_json::to_value(&point.workload).unwrap_or(Value::Null),
         "scripts": scripts_json(scripts),
         "seed": r.seed,
+        "server_cpu_list": m.server_cpu_list(),
     })
 }
