@@ -22,13 +22,17 @@ pub struct Dataset {
 
 impl Dataset {
     /// Resolves the `[dataset]` table. Without one: pgbench's tables at scale 1 when some point
-    /// uses a builtin script, else nothing.
+    /// uses a builtin script and a target is a throwaway server, else nothing (an external
+    /// server's existing tables are used as they are).
     pub fn resolve(study: &Study, plan: &Plan, base_dir: &Path) -> Result<Dataset, StudyError> {
         let spec = match &study.spec.dataset {
             Some(d) => d.clone(),
             None => DatasetSpec {
+                // external servers keep the data they have unless a [dataset] says otherwise
                 builtin: Some(
-                    if plan.points.iter().any(|p| p.workload.uses_builtin()) {
+                    if plan.points.iter().any(|p| p.workload.uses_builtin())
+                        && plan.targets.iter().any(|t| t.url.is_none())
+                    {
                         "tpcb"
                     } else {
                         "none"
