@@ -22,6 +22,7 @@ fn main() -> ExitCode {
                 pgrig_cli::bench::main("pgrig bench", &rest)
             }
             Some("run") => pgrig_cli::run::main(&args[1..]),
+            Some("init") => pgrig_cli::init::main(&args),
             Some("server") => pgrig_cli::server::main(&args),
             Some("study") => study::main(&args[1..]),
             Some("results") => results::main(&args[1..]),
@@ -47,6 +48,7 @@ const USAGE: &str = "pgrig: a PostgreSQL benchmarking rig.
 
 Usage:
   pgrig bench [pgbench options] [DBNAME]   pgbench's CLI, scripts and report (also as a link named pgbench)
+  pgrig init [pgbench -i options] [DBNAME]  pgbench's tables, loaded faster (--load-jobs)
   pgrig run [OPTIONS]                      a named workload, with a throwaway server when no target is given
   pgrig server start|stop|status           a private scratch PostgreSQL cluster
   pgrig study FILE [--store PATH]          a matrix of runs from a study file, into the results store
