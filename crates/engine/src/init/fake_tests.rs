@@ -429,7 +429,7 @@ fn concurrent_primary_keys_use_separate_connections() {
     assert_eq!(keys.len(), 3, "{:?}", o.log);
     assert!(
         o.log
-            .contains(&"0: alter table pgbench_accounts add primary key (aid)".to_string()),
+            .contains(&"0: alter table pgbench_branches add primary key (bid)".to_string()),
         "{:?}",
         o.log
     );

@@ -327,10 +327,7 @@ async fn primary_keys_on<C: Connector>(
             "set maintenance_work_mem = '{}kB'",
             sort_memory_kb(big_rows).max(current_sort_memory(db).await?)
         )];
-        // The big key first, on this connection; the small ones beside it.
-        let mut order = vec![big_key.clone()];
-        order.extend(small_keys.iter().cloned());
-        return parallel::run_concurrently(ctx, connector, db, &setup, &order).await;
+        return parallel::run_concurrently(ctx, connector, db, &setup, keys).await;
     }
     // Each leaf partition gets its own key (same name, same index tablespace) concurrently;
     // the parent's key then adopts them instead of building them one by one.

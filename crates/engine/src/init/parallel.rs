@@ -79,7 +79,7 @@ pub fn parse_partitions(listing: &str) -> Vec<Partition> {
 }
 
 /// The direct partitions of `pgbench_accounts`, one `name|relkind|bound` line each.
-pub const PARTITIONS_SQL: &str = "select string_agg(c.relname || '|' || c.relkind || '|' || pg_catalog.pg_get_expr(c.relpartbound, c.oid), E'\\n' order by c.relname) \
+pub const PARTITIONS_SQL: &str = "select string_agg(c.relname || '|' || c.relkind::text || '|' || pg_catalog.pg_get_expr(c.relpartbound, c.oid), E'\\n' order by c.relname) \
      from pg_catalog.pg_inherits i join pg_catalog.pg_class c on c.oid = i.inhrelid \
      where i.inhparent = 'pgbench_accounts'::pg_catalog.regclass";
 
@@ -216,7 +216,9 @@ async fn run_job<D: InitDb>(
 }
 
 /// Runs `stmts` at the same time, the first on `db` and each other one on a new connection
-/// (each new connection first runs `setup`).
+/// (each new connection first runs `setup`). All run to their end; when several fail, the
+/// error of the earliest in `stmts` is returned (the one pgbench, running them in order,
+/// would have reported).
 pub async fn run_concurrently<C: Connector>(
     ctx: &StepCtx<'_>,
     connector: &C,
@@ -243,7 +245,33 @@ pub async fn run_concurrently<C: Connector>(
             exec(ctx, &mut conn, sql).await
         }));
     }
-    try_join_all(futs).await
+    join_all_first_error(futs).await
+}
+
+/// Polls all futures to completion; returns the error of the lowest-numbered failing one.
+pub async fn join_all_first_error<'a, E>(
+    mut futs: Vec<Pin<Box<dyn Future<Output = Result<(), E>> + 'a>>>,
+) -> Result<(), E> {
+    let mut results: Vec<Option<Result<(), E>>> = futs.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, f) in futs.iter_mut().enumerate() {
+            if results[i].is_some() {
+                continue;
+            }
+            match f.as_mut().poll(cx) {
+                Poll::Ready(r) => results[i] = Some(r),
+                Poll::Pending => pending = true,
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    results.into_iter().flatten().find(|r| r.is_err()).unwrap_or(Ok(()))
 }
 
 /// Polls all futures to completion on the current task; stops at the first error.
