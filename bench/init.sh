@@ -6,7 +6,8 @@
 # ratios); with --write it replaces the "## Initialisation" section of docs/performance.md.
 #
 # Usage: bench/init.sh [--rounds N] [--scales "50 100"] [--write]
-# Env:   CARGO_TARGET_DIR (where pgrig is built), PGRIG_INIT_ARGS (extra pgrig init options)
+# Env:   CARGO_TARGET_DIR (where pgrig is built), INIT_ARGS (extra -i options for both, e.g.
+#        "--partitions=4"), PGRIG_INIT_ARGS (extra pgrig init options, e.g. "--load-jobs=1")
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +51,7 @@ run() {
 REPORT=$(mktemp)
 {
   echo "Command: \`bench/init.sh --rounds $ROUNDS --scales \"$SCALES\"\`: per scale, $ROUNDS rounds of"
-  echo "\`pgbench -i -s S bench_pgbench\` and \`pgrig init -s S ${PGRIG_INIT_ARGS:-}bench_pgrig\`, alternating which"
+  echo "\`pgbench -i -s S ${INIT_ARGS:+$INIT_ARGS }bench_pgbench\` and \`pgrig init -s S ${INIT_ARGS:+$INIT_ARGS }${PGRIG_INIT_ARGS:+$PGRIG_INIT_ARGS }bench_pgrig\`, alternating which"
   echo "goes first, a \`checkpoint\` before each, on one \`pgrig server start\` server (default settings:"
   echo "fsync on, shared_buffers 128MB, max_wal_size 1GB, wal_level replica)."
   echo
@@ -67,9 +68,9 @@ for s in $SCALES; do
   : >"$STATE/a"; : >"$STATE/b"; ratios=""
   for r in $(seq 1 "$ROUNDS"); do
     if [ $((r % 2)) -eq 1 ]; then
-      a=$(run "$PGBENCH" -i -s "$s" bench_pgbench); b=$(run "$PGRIG" init -s "$s" ${PGRIG_INIT_ARGS:-} bench_pgrig)
+      a=$(run "$PGBENCH" -i -s "$s" ${INIT_ARGS:-} bench_pgbench); b=$(run "$PGRIG" init -s "$s" ${INIT_ARGS:-} ${PGRIG_INIT_ARGS:-} bench_pgrig)
     else
-      b=$(run "$PGRIG" init -s "$s" ${PGRIG_INIT_ARGS:-} bench_pgrig); a=$(run "$PGBENCH" -i -s "$s" bench_pgbench)
+      b=$(run "$PGRIG" init -s "$s" ${INIT_ARGS:-} ${PGRIG_INIT_ARGS:-} bench_pgrig); a=$(run "$PGBENCH" -i -s "$s" ${INIT_ARGS:-} bench_pgbench)
     fi
     ta=${a%%|*}; tb=${b%%|*}
     echo "$ta" >>"$STATE/a"; echo "$tb" >>"$STATE/b"
