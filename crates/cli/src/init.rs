@@ -146,7 +146,8 @@ mod tests {
 
     #[test]
     fn load_jobs_is_taken_out_in_both_spellings() {
-        let (j, rest) = take_load_jobs(&v(&["-s", "2", "--load-jobs", "3", "db"])).unwrap_or_default();
+        let (j, rest) =
+            take_load_jobs(&v(&["-s", "2", "--load-jobs", "3", "db"])).unwrap_or_default();
         assert_eq!((j, rest), (Some(3), v(&["-s", "2", "db"])));
         let (j, _) = take_load_jobs(&v(&["--load-jobs=1"])).unwrap_or_default();
         assert_eq!(j, Some(1));

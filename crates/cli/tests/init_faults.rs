@@ -95,7 +95,10 @@ fn ctrl_c_during_client_side_load_cancels_and_exits_1() {
 #[test]
 fn ctrl_c_during_parallel_server_side_generation_cancels_every_connection() {
     let db = fresh_db("ctrlc_g");
-    let child = spawn_init(&db, &["-I", "dtG", "-s", "40", "--partitions=4", "--load-jobs=3"]);
+    let child = spawn_init(
+        &db,
+        &["-I", "dtG", "-s", "40", "--partitions=4", "--load-jobs=3"],
+    );
     wait_for_query(&db, "insert into \"pgbench_accounts_");
     interrupt(&child);
     let (code, err) = finish(child);

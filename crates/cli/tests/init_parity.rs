@@ -148,10 +148,18 @@ fn check(args: &[&str]) {
         return;
     };
     let want = outcome(&base, want);
-    assert_eq!(want.out.code, Some(0), "pgbench failed: {}", want.out.stderr);
+    assert_eq!(
+        want.out.code,
+        Some(0),
+        "pgbench failed: {}",
+        want.out.stderr
+    );
     let variants: [(&str, Vec<&str>); 3] = [
         ("init", [&["init"][..], args].concat()),
-        ("init_exact", [&["init", "--load-jobs", "1"][..], args].concat()),
+        (
+            "init_exact",
+            [&["init", "--load-jobs", "1"][..], args].concat(),
+        ),
         ("bench_i", [&["bench", "-i"][..], args].concat()),
     ];
     for (hint, argv) in variants {
@@ -161,8 +169,15 @@ fn check(args: &[&str]) {
         assert_eq!(got.out.code, Some(0), "{what} failed: {}", got.out.stderr);
         assert_eq!(got.catalog, want.catalog, "{what}: catalog differs");
         assert_eq!(got.rows, want.rows, "{what}: rows differ");
-        assert_eq!(got.visibility, want.visibility, "{what}: visibility differs");
-        assert_eq!(shape(&got.out.stderr), shape(&want.out.stderr), "{what}: stderr differs");
+        assert_eq!(
+            got.visibility, want.visibility,
+            "{what}: visibility differs"
+        );
+        assert_eq!(
+            shape(&got.out.stderr),
+            shape(&want.out.stderr),
+            "{what}: stderr differs"
+        );
         assert_eq!(got.out.stdout, want.out.stdout, "{what}: stdout differs");
     }
 }
@@ -306,7 +321,11 @@ fn bad_options_match_pgbench() {
             let norm = |s: &str| -> Vec<String> {
                 shape(s)
                     .into_iter()
-                    .map(|l| l.replace("\"pgbench --help\"", "\"PROG --help\"").replace("\"pgrig init --help\"", "\"PROG --help\"").replace("\"pgrig bench --help\"", "\"PROG --help\""))
+                    .map(|l| {
+                        l.replace("\"pgbench --help\"", "\"PROG --help\"")
+                            .replace("\"pgrig init --help\"", "\"PROG --help\"")
+                            .replace("\"pgrig bench --help\"", "\"PROG --help\"")
+                    })
                     .collect()
             };
             assert_eq!(norm(&got.stderr), norm(&want.stderr), "{what}");
@@ -342,19 +361,25 @@ fn terminal_shows_bars_and_summary() {
         return;
     }
     let db = fresh_db("tty");
-    let cmd = format!(
-        "{} init -s 2 --partitions 2",
-        env!("CARGO_BIN_EXE_pgrig")
-    );
+    let cmd = format!("{} init -s 2 --partitions 2", env!("CARGO_BIN_EXE_pgrig"));
     let mut c = db.command("script");
     c.args(["-qec", &cmd, "/dev/null"]);
     let out = run(c);
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     let text = out.stdout;
     assert!(text.contains("pgbench_accounts ["), "{text}");
-    assert!(text.contains("200,000/200,000 rows") || text.contains("200000/200000 rows"), "{text}");
+    assert!(
+        text.contains("200,000/200,000 rows") || text.contains("200000/200000 rows"),
+        "{text}"
+    );
     assert!(text.contains("ETA"), "{text}");
     assert!(text.contains("done in "), "{text}");
-    assert!(text.contains("client-side generate") && text.contains("total"), "{text}");
-    assert!(!text.contains("of pgbench_accounts done"), "no pgbench lines on a terminal: {text}");
+    assert!(
+        text.contains("client-side generate") && text.contains("total"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("of pgbench_accounts done"),
+        "no pgbench lines on a terminal: {text}"
+    );
 }

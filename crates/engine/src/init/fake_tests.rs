@@ -362,8 +362,9 @@ fn ordinary_table_on_14_plus_stays_one_frozen_copy_in_binary() {
     let fast = run(&c, 4, |w| w.binary = true);
     assert_eq!(sorted_lines(&serial.copied), sorted_lines(&fast.copied));
     assert!(
-        fast.log
-            .contains(&"0: copy pgbench_accounts from stdin with (freeze on, format binary)".to_string()),
+        fast.log.contains(
+            &"0: copy pgbench_accounts from stdin with (freeze on, format binary)".to_string()
+        ),
         "{:?}",
         fast.log
     );
@@ -397,7 +398,10 @@ fn parallel_load_of_ordinary_table_without_freeze_sends_the_same_rows() {
         .contains("300000 of 300000 tuples (100%) of pgbench_accounts done"));
     let commit = par.log.iter().position(|l| l == "0: commit");
     let first_copy = par.log.iter().position(|l| l.starts_with("1: copy"));
-    assert!(commit < first_copy, "truncation committed before the other connections copy");
+    assert!(
+        commit < first_copy,
+        "truncation committed before the other connections copy"
+    );
 }
 
 #[test]
@@ -412,9 +416,9 @@ fn parallel_load_of_range_partitions_copies_into_each_partition() {
     assert_eq!(sorted_lines(&serial.copied), sorted_lines(&par.copied));
     for p in [1, 2] {
         assert!(
-            par.log.iter().any(|l| l.ends_with(&format!(
-                ": copy \"pgbench_accounts_{p}\" from stdin"
-            ))),
+            par.log
+                .iter()
+                .any(|l| l.ends_with(&format!(": copy \"pgbench_accounts_{p}\" from stdin"))),
             "{:?}",
             par.log
         );
@@ -434,7 +438,10 @@ fn concurrent_primary_keys_use_separate_connections() {
         o.log
     );
     assert_eq!(keys.iter().filter(|l| !l.starts_with("0: ")).count(), 2);
-    assert!(o.log.iter().any(|l| l == "0: set maintenance_work_mem = '65536kB'"));
+    assert!(o
+        .log
+        .iter()
+        .any(|l| l == "0: set maintenance_work_mem = '65536kB'"));
 }
 
 #[test]
@@ -459,5 +466,8 @@ fn partition_keys_are_built_before_the_parent_key() {
 #[test]
 fn exact_mode_sends_only_pgbench_statements() {
     let o = run(&cfg("dtgvpf"), 1, |w| w.binary = true);
-    assert!(!o.log.iter().any(|l| l.contains("binary") || l.contains("set ")));
+    assert!(!o
+        .log
+        .iter()
+        .any(|l| l.contains("binary") || l.contains("set ")));
 }

@@ -55,7 +55,17 @@ pub async fn generate_client_side<C: Connector>(
     // pgbench 15 inserts branches and tellers row by row: not frozen, no progress lines.
     for src in small {
         let copy = ddl::copy_statement(src.table(), false, CopyFormat::Text);
-        copy_rows(ctx, db, *src, &copy, CopyFormat::Text, 0, src.rows(), |_| None).await?;
+        copy_rows(
+            ctx,
+            db,
+            *src,
+            &copy,
+            CopyFormat::Text,
+            0,
+            src.rows(),
+            |_| None,
+        )
+        .await?;
     }
     match plan(ctx, db, *big).await? {
         Plan::Serial { freeze } => {
@@ -66,7 +76,10 @@ pub async fn generate_client_side<C: Connector>(
             };
             let copy = ddl::copy_statement(big.table(), freeze, format);
             let mut meter = Meter::rows(big.table(), big.rows(), ctx.cfg.quiet, ctx.tty);
-            copy_rows(ctx, db, *big, &copy, format, 0, big.rows(), |j| meter.row(j)).await?;
+            copy_rows(ctx, db, *big, &copy, format, 0, big.rows(), |j| {
+                meter.row(j)
+            })
+            .await?;
             finish(ctx, &mut meter);
             exec(ctx, db, "commit").await
         }

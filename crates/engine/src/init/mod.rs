@@ -146,13 +146,22 @@ fn canceled(failed: Option<EngineError>) -> EngineError {
     e.exit_code = 1;
     e.lines.push((
         Level::Error,
-        "initialization canceled by Ctrl-C; the running statements were canceled on the server".into(),
+        "initialization canceled by Ctrl-C; the running statements were canceled on the server"
+            .into(),
     ));
     e.lines.push((
         Level::Hint,
-        "The tables may be incomplete: run the initialization again (its \"d\" step drops them).".into(),
+        "The tables may be incomplete: run the initialization again (its \"d\" step drops them)."
+            .into(),
     ));
     e
+}
+
+fn connection_failed(e: db::DbFailure) -> EngineError {
+    EngineError::fatal(e.message.trim_end().to_string()).with(
+        Level::Error,
+        "could not create connection for initialization",
+    )
 }
 
 #[cfg(test)]
@@ -167,11 +176,4 @@ mod tests {
         assert_eq!(auto_jobs(4, Some(64)), 4);
         assert_eq!(auto_jobs(64, None), 16);
     }
-}
-
-fn connection_failed(e: db::DbFailure) -> EngineError {
-    EngineError::fatal(e.message.trim_end().to_string()).with(
-        Level::Error,
-        "could not create connection for initialization",
-    )
 }

@@ -17,10 +17,13 @@ use std::task::Poll;
 use super::dataset::{CopyFormat, RowSource};
 use super::db::{Connector, InitDb};
 use super::ddl::quote_ident;
-use super::load::{copy_rows, copy_format};
+use super::load::{copy_format, copy_rows};
 use super::progress::Meter;
 use super::steps::{exec, query_failed, StepCtx};
 use crate::error::EngineError;
+
+/// Futures run side by side on the current task.
+type Futs<'a, E> = Vec<Pin<Box<dyn Future<Output = Result<(), E>> + 'a>>>;
 
 /// One unit of work for a connection.
 #[derive(Clone, Debug, PartialEq)]
@@ -152,7 +155,7 @@ pub async fn run_jobs<C: Connector>(
 ) -> Result<(), EngineError> {
     let workers = ctx.parallelism.min(jobs.len()).max(1);
     let queue = RefCell::new(jobs.into_iter().collect::<VecDeque<_>>());
-    let mut futs: Vec<Pin<Box<dyn Future<Output = Result<(), EngineError>> + '_>>> = Vec::new();
+    let mut futs: Futs<'_, EngineError> = Vec::new();
     for _ in 0..workers {
         let queue = &queue;
         futs.push(Box::pin(async move {
@@ -229,7 +232,7 @@ pub async fn run_concurrently<C: Connector>(
     let Some((first, rest)) = stmts.split_first() else {
         return Ok(());
     };
-    let mut futs: Vec<Pin<Box<dyn Future<Output = Result<(), EngineError>> + '_>>> = Vec::new();
+    let mut futs: Futs<'_, EngineError> = Vec::new();
     futs.push(Box::pin(async move {
         for sql in setup {
             exec(ctx, db, sql).await?;
@@ -249,9 +252,7 @@ pub async fn run_concurrently<C: Connector>(
 }
 
 /// Polls all futures to completion; returns the error of the lowest-numbered failing one.
-pub async fn join_all_first_error<'a, E>(
-    mut futs: Vec<Pin<Box<dyn Future<Output = Result<(), E>> + 'a>>>,
-) -> Result<(), E> {
+pub async fn join_all_first_error<'a, E>(mut futs: Futs<'a, E>) -> Result<(), E> {
     let mut results: Vec<Option<Result<(), E>>> = futs.iter().map(|_| None).collect();
     std::future::poll_fn(|cx| {
         let mut pending = false;
@@ -271,13 +272,15 @@ pub async fn join_all_first_error<'a, E>(
         }
     })
     .await;
-    results.into_iter().flatten().find(|r| r.is_err()).unwrap_or(Ok(()))
+    results
+        .into_iter()
+        .flatten()
+        .find(|r| r.is_err())
+        .unwrap_or(Ok(()))
 }
 
 /// Polls all futures to completion on the current task; stops at the first error.
-pub async fn try_join_all<'a, E>(
-    mut futs: Vec<Pin<Box<dyn Future<Output = Result<(), E>> + 'a>>>,
-) -> Result<(), E> {
+pub async fn try_join_all<'a, E>(mut futs: Futs<'a, E>) -> Result<(), E> {
     std::future::poll_fn(move |cx| {
         let mut i = 0;
         while i < futs.len() {

@@ -37,7 +37,9 @@ impl Meter {
                 bar.set_prefix(table);
                 Meter::Bar(bar)
             }
-            TtyMode::Lines(tty) => Meter::Lines(Progress::new(table, total, quiet, tty, Instant::now())),
+            TtyMode::Lines(tty) => {
+                Meter::Lines(Progress::new(table, total, quiet, tty, Instant::now()))
+            }
         }
     }
 

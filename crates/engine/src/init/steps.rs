@@ -81,7 +81,11 @@ impl StepsReport {
         let total: f64 = self.timings.iter().map(|t| t.1).sum();
         let mut out = String::new();
         for (op, secs) in &self.timings {
-            let share = if total > 0.0 { 100.0 * secs / total } else { 0.0 };
+            let share = if total > 0.0 {
+                100.0 * secs / total
+            } else {
+                0.0
+            };
             let width = (share / 4.0).round() as usize;
             out.push_str(&format!(
                 "  {op:<22}{secs:>9.2} s {share:>5.1}%  {}\n",
