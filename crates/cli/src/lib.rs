@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod bench;
+pub mod init;
 pub mod interrupt;
 pub mod json;
 pub mod report;

@@ -2,6 +2,9 @@
 
 use std::process::ExitCode;
 
+mod results;
+mod study;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let argv0 = args.first().cloned().unwrap_or_else(|| "pgrig".into());
@@ -19,7 +22,10 @@ fn main() -> ExitCode {
                 pgrig_cli::bench::main("pgrig bench", &rest)
             }
             Some("run") => pgrig_cli::run::main(&args[1..]),
+            Some("init") => pgrig_cli::init::main(&args),
             Some("server") => pgrig_cli::server::main(&args),
+            Some("study") => study::main(&args[1..]),
+            Some("results") => results::main(&args[1..]),
             Some("--version") | Some("-V") => {
                 println!("pgrig {}", env!("CARGO_PKG_VERSION"));
                 0
@@ -42,8 +48,11 @@ const USAGE: &str = "pgrig: a PostgreSQL benchmarking rig.
 
 Usage:
   pgrig bench [pgbench options] [DBNAME]   pgbench's CLI, scripts and report (also as a link named pgbench)
+  pgrig init [pgbench -i options] [DBNAME]  pgbench's tables, loaded faster (--load-jobs)
   pgrig run [OPTIONS]                      a named workload, with a throwaway server when no target is given
   pgrig server start|stop|status           a private scratch PostgreSQL cluster
+  pgrig study FILE [--store PATH]          a matrix of runs from a study file, into the results store
+  pgrig results list|show|export           the runs in the results store (export --format json|csv)
   pgrig --version
 
 Run \"pgrig bench --help\" or \"pgrig run --help\" for the options of each command.

@@ -1,7 +1,7 @@
-//! The SQL text pgbench's initialisation sends, spelled exactly like pgbench (PG18 rules):
-//! table DDL (32/64-bit `aid`, fillfactor, tablespace, unlogged, partitioning), partitions with
+//! The SQL text pgbench's initialisation sends, spelled exactly like pgbench: table DDL (32/64-bit `aid`, fillfactor, tablespace, unlogged, partitioning), partitions with
 //! their bounds, primary and foreign keys, truncation, server-side generation and vacuum.
 
+use super::dataset::CopyFormat;
 use crate::config::{InitConfig, PartitionMethod};
 
 /// Scale from which `aid` columns become `bigint` (pgbench's `SCALE_32BIT_THRESHOLD`).
@@ -103,15 +103,16 @@ fn method_name(m: PartitionMethod) -> &'static str {
     }
 }
 
-/// The four `create table` statements of the `t` step, in pgbench's order.
-pub fn create_tables(cfg: &InitConfig) -> Vec<String> {
+/// The four `create table` statements of the `t` step, in pgbench's order. A partitioned
+/// parent is `unlogged` like pgbench 15-17 makes it on servers that accept that (before 18);
+/// PostgreSQL 18 refuses unlogged partitioned tables, and pgbench 18 leaves the parent logged.
+pub fn create_tables(cfg: &InitConfig, server_version: i32) -> Vec<String> {
     let method = partition_method(cfg);
     TABLES
         .iter()
         .map(|t| {
             let partitioned = method.is_some() && t.name == "pgbench_accounts";
-            // PG18: a partitioned parent is never unlogged (its partitions are).
-            let unlogged = if cfg.unlogged && !partitioned {
+            let unlogged = if cfg.unlogged && (!partitioned || server_version < 180000) {
                 " unlogged"
             } else {
                 ""
@@ -212,13 +213,35 @@ pub fn server_side_inserts(scale: i32) -> [String; 3] {
     ]
 }
 
-/// `copy TABLE from stdin`, with `(freeze on)` when the server and table allow it.
-pub fn copy_statement(table: &str, freeze: bool) -> String {
-    if freeze {
-        format!("copy {table} from stdin with (freeze on)")
-    } else {
-        format!("copy {table} from stdin")
+/// `copy TABLE from stdin`, with `(freeze on)` when the server and table allow it, and
+/// `format binary` for binary rows.
+pub fn copy_statement(table: &str, freeze: bool, format: CopyFormat) -> String {
+    let binary = matches!(format, CopyFormat::Binary { .. });
+    match (freeze, binary) {
+        (true, false) => format!("copy {table} from stdin with (freeze on)"),
+        (true, true) => format!("copy {table} from stdin with (freeze on, format binary)"),
+        (false, true) => format!("copy {table} from stdin with (format binary)"),
+        (false, false) => format!("copy {table} from stdin"),
     }
+}
+
+/// The column types of `table` (`format_type`, comma-separated, in column order).
+pub fn column_types_query(table: &str) -> String {
+    format!(
+        "select string_agg(pg_catalog.format_type(atttypid, NULL), ',' order by attnum) from pg_catalog.pg_attribute \
+         where attrelid = '{}'::pg_catalog.regclass and attnum > 0 and not attisdropped",
+        table.replace('\'', "''")
+    )
+}
+
+/// `server-side generate` of accounts rows `from..to` (0-based) into `target` (a table or one
+/// of its partitions): pgbench's insert restricted to a key range.
+pub fn server_side_accounts_range(target: &str, from: i64, to: i64) -> String {
+    format!(
+        "insert into {target}(aid,bid,abalance,filler) select aid, (aid - 1) / {NACCOUNTS} + 1, 0, '' from generate_series({}, {}) as aid",
+        from + 1,
+        to
+    )
 }
 
 /// Query for a table's relkind (`r` ordinary, `p` partitioned, ...).

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use std::sync::Mutex;
 
 use super::db::{Connector, DbFailure, DbResult, InitDb};
+use super::progress::TtyMode;
 use super::steps::{run_steps, StepCtx};
 use crate::config::{InitConfig, PartitionMethod};
 use crate::error::EngineError;
@@ -19,6 +20,8 @@ struct World {
     partitioned: bool,
     version: i32,
     connections: usize,
+    /// the table has pgbench's columns (so binary COPY is used when allowed)
+    binary: bool,
 }
 
 #[derive(Clone)]
@@ -26,6 +29,44 @@ struct Fake {
     w: Rc<RefCell<World>>,
     id: usize,
     notices: Vec<String>,
+    /// binary COPY data of the running COPY, decoded into text lines at its end
+    bin: Option<Vec<u8>>,
+}
+
+/// Decodes pgbench_accounts binary COPY data into the text lines pgbench would send.
+fn decode_binary(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut p = 19;
+    let int = |b: &[u8]| -> i64 {
+        match b.len() {
+            4 => i64::from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+            8 => i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+            _ => -1,
+        }
+    };
+    while p + 2 <= data.len() {
+        let n = i16::from_be_bytes([data[p], data[p + 1]]);
+        p += 2;
+        if n < 0 {
+            break;
+        }
+        let mut fields = Vec::new();
+        for _ in 0..n {
+            let len = i32::from_be_bytes([data[p], data[p + 1], data[p + 2], data[p + 3]]) as usize;
+            p += 4;
+            fields.push(data[p..p + len].to_vec());
+            p += len;
+        }
+        let line = format!(
+            "{}\t{}\t{}\t{}\n",
+            int(&fields[0]),
+            int(&fields[1]),
+            int(&fields[2]),
+            String::from_utf8_lossy(&fields[3])
+        );
+        out.extend_from_slice(line.as_bytes());
+    }
+    out
 }
 
 impl InitDb for Fake {
@@ -50,11 +91,13 @@ impl InitDb for Fake {
             let p = w.partitioned && sql.contains("'pgbench_accounts'");
             return Ok(Some(if p { "p" } else { "r" }.into()));
         }
-        if sql.contains("partstrat") {
-            return Ok(Some("r".into()));
+        if sql.contains("format_type") {
+            return Ok(w
+                .binary
+                .then(|| "integer,integer,integer,character".to_string()));
         }
-        if sql.contains("count(*)") {
-            return Ok(Some("0".into()));
+        if sql.contains("maintenance_work_mem") {
+            return Ok(Some("65536".into()));
         }
         if sql.contains("string_agg") {
             return Ok(Some(
@@ -67,14 +110,22 @@ impl InitDb for Fake {
     }
     async fn copy_start(&mut self, sql: &str) -> DbResult<()> {
         self.w.borrow_mut().log.push(format!("{}: {sql}", self.id));
+        self.bin = sql.contains("format binary").then(Vec::new);
         Ok(())
     }
     async fn copy_data(&mut self, data: &[u8]) -> DbResult<()> {
-        self.w.borrow_mut().copied.extend_from_slice(data);
+        match &mut self.bin {
+            Some(b) => b.extend_from_slice(data),
+            None => self.w.borrow_mut().copied.extend_from_slice(data),
+        }
         tokio::task::yield_now().await;
         Ok(())
     }
     async fn copy_end(&mut self) -> DbResult<()> {
+        if let Some(b) = self.bin.take() {
+            let lines = decode_binary(&b);
+            self.w.borrow_mut().copied.extend_from_slice(&lines);
+        }
         Ok(())
     }
     fn take_notices(&mut self) -> Vec<String> {
@@ -94,6 +145,7 @@ impl Connector for Fake {
             w: self.w.clone(),
             id,
             notices: Vec::new(),
+            bin: None,
         })
     }
 }
@@ -131,18 +183,21 @@ fn run(cfg: &InitConfig, parallelism: usize, setup: impl FnOnce(&mut World)) -> 
     let ctx = StepCtx {
         cfg,
         sink: &sink,
-        tty: false,
+        tty: TtyMode::Lines(false),
         parallelism,
     };
     let connector = Fake {
         w: w.clone(),
         id: 0,
         notices: Vec::new(),
+        bin: None,
     };
     let mut db = connector.clone();
     let rt = tokio::runtime::Builder::new_current_thread().build();
     let result = match rt {
-        Ok(rt) => rt.block_on(run_steps(&ctx, &connector, &mut db)),
+        Ok(rt) => rt
+            .block_on(run_steps(&ctx, &connector, &mut db))
+            .map(|r| r.done),
         Err(e) => Err(EngineError::fatal(e.to_string())),
     };
     let w = w.borrow();
@@ -185,8 +240,9 @@ fn default_steps_send_pgbench_sql_in_order() {
         log[6],
         "truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"
     );
-    assert_eq!(log[7], "copy pgbench_branches from stdin with (freeze on)");
-    assert_eq!(log[8], "copy pgbench_tellers from stdin with (freeze on)");
+    // pgbench 15 inserts branches and tellers without FREEZE
+    assert_eq!(log[7], "copy pgbench_branches from stdin");
+    assert_eq!(log[8], "copy pgbench_tellers from stdin");
     assert_eq!(log[9], "copy pgbench_accounts from stdin with (freeze on)");
     assert_eq!(log[10], "commit");
     assert_eq!(log[11], "vacuum analyze pgbench_branches");
@@ -264,7 +320,7 @@ fn old_servers_and_partitioned_tables_copy_without_freeze() {
     );
     assert!(o
         .log
-        .contains(&"0: copy pgbench_tellers from stdin with (freeze on)".to_string()));
+        .contains(&"0: copy pgbench_tellers from stdin".to_string()));
 }
 
 #[test]
@@ -297,28 +353,59 @@ fn partitions_are_announced_after_the_tables() {
 }
 
 #[test]
-fn parallel_load_of_ordinary_table_sends_the_same_rows() {
+fn ordinary_table_on_14_plus_stays_one_frozen_copy_in_binary() {
     let c = InitConfig {
         scale: 3,
         ..cfg("g")
     };
     let serial = run(&c, 1, |_| {});
-    let par = run(&c, 4, |_| {});
+    let fast = run(&c, 4, |w| w.binary = true);
+    assert_eq!(sorted_lines(&serial.copied), sorted_lines(&fast.copied));
+    assert!(
+        fast.log.contains(
+            &"0: copy pgbench_accounts from stdin with (freeze on, format binary)".to_string()
+        ),
+        "{:?}",
+        fast.log
+    );
+    assert_eq!(fast.log.iter().filter(|l| l.contains("copy")).count(), 3);
+    assert!(fast
+        .stderr
+        .contains("300000 of 300000 tuples (100%) of pgbench_accounts done"));
+}
+
+#[test]
+fn parallel_load_of_ordinary_table_without_freeze_sends_the_same_rows() {
+    let c = InitConfig {
+        scale: 3,
+        ..cfg("g")
+    };
+    let serial = run(&c, 1, |w| w.version = 130000);
+    let par = run(&c, 4, |w| {
+        w.version = 130000;
+        w.binary = true;
+    });
     assert_eq!(sorted_lines(&serial.copied), sorted_lines(&par.copied));
     assert!(
         par.log
             .iter()
-            .any(|l| l.starts_with("4: copy pgbench_accounts from stdin")),
+            .any(|l| l.starts_with("4: copy pgbench_accounts from stdin with (format binary)")),
         "{:?}",
         par.log
     );
     assert!(par
         .stderr
         .contains("300000 of 300000 tuples (100%) of pgbench_accounts done"));
+    let commit = par.log.iter().position(|l| l == "0: commit");
+    let first_copy = par.log.iter().position(|l| l.starts_with("1: copy"));
+    assert!(
+        commit < first_copy,
+        "truncation committed before the other connections copy"
+    );
 }
 
 #[test]
-fn parallel_load_of_range_partitions_keeps_freeze_per_partition() {
+fn parallel_load_of_range_partitions_copies_into_each_partition() {
     let c = InitConfig {
         scale: 2,
         partitions: 2,
@@ -328,25 +415,59 @@ fn parallel_load_of_range_partitions_keeps_freeze_per_partition() {
     let par = run(&c, 2, |w| w.partitioned = true);
     assert_eq!(sorted_lines(&serial.copied), sorted_lines(&par.copied));
     for p in [1, 2] {
-        assert!(par
-            .log
-            .iter()
-            .any(|l| l.ends_with(&format!(": truncate table pgbench_accounts_{p}"))));
-        assert!(par.log.iter().any(|l| l.ends_with(&format!(
-            ": copy pgbench_accounts_{p} from stdin with (freeze on)"
-        ))));
+        assert!(
+            par.log
+                .iter()
+                .any(|l| l.ends_with(&format!(": copy \"pgbench_accounts_{p}\" from stdin"))),
+            "{:?}",
+            par.log
+        );
     }
+    assert!(!par.log.iter().any(|l| l.contains("freeze")));
 }
 
 #[test]
 fn concurrent_primary_keys_use_separate_connections() {
     let o = run(&cfg("p"), 3, |_| {});
-    assert_eq!(o.log.len(), 3);
+    let keys: Vec<&String> = o.log.iter().filter(|l| l.contains("primary key")).collect();
+    assert_eq!(keys.len(), 3, "{:?}", o.log);
     assert!(
         o.log
-            .contains(&"0: alter table pgbench_accounts add primary key (aid)".to_string()),
+            .contains(&"0: alter table pgbench_branches add primary key (bid)".to_string()),
         "{:?}",
         o.log
     );
-    assert!(o.log.iter().filter(|l| !l.starts_with("0: ")).count() == 2);
+    assert_eq!(keys.iter().filter(|l| !l.starts_with("0: ")).count(), 2);
+    assert!(o
+        .log
+        .iter()
+        .any(|l| l == "0: set maintenance_work_mem = '65536kB'"));
+}
+
+#[test]
+fn partition_keys_are_built_before_the_parent_key() {
+    let c = InitConfig {
+        scale: 2,
+        partitions: 2,
+        ..cfg("p")
+    };
+    let o = run(&c, 2, |w| w.partitioned = true);
+    let parent = o
+        .log
+        .iter()
+        .position(|l| l == "0: alter table pgbench_accounts add primary key (aid)");
+    let part = o
+        .log
+        .iter()
+        .position(|l| l.ends_with(": alter table \"pgbench_accounts_2\" add primary key (aid)"));
+    assert!(part.is_some() && parent > part, "{:?}", o.log);
+}
+
+#[test]
+fn exact_mode_sends_only_pgbench_statements() {
+    let o = run(&cfg("dtgvpf"), 1, |w| w.binary = true);
+    assert!(!o
+        .log
+        .iter()
+        .any(|l| l.contains("binary") || l.contains("set ")));
 }

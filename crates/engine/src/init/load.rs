@@ -1,22 +1,43 @@
-//! The `g` step (client-side generation with COPY) and the `p` step. With parallelism 1 this is
-//! exactly pgbench: one transaction that truncates and then copies branches, tellers and
-//! accounts, each with `(freeze on)` when the server is 14+ and the table is an ordinary one.
-//! With more connections `pgbench_accounts` is loaded by several connections (see
-//! [`super::parallel`]) and the primary keys are built concurrently.
+//! The loading steps on a [`Dataset`]: `g` (client-side COPY), `G` (server-side generation) and
+//! `p` (keys).
+//!
+//! With `--load-jobs 1` each is exactly pgbench's: one transaction that truncates and copies
+//! branches, tellers and accounts (accounts with `(freeze on)` when the server is 14+ and the
+//! table an ordinary one), the three keys one after the other. pgrig's default keeps the result
+//! identical and spends less time:
+//! * an ordinary table on a 14+ server: still one `COPY ... FREEZE` (FREEZE only works in the
+//!   transaction that truncated the table, and unfrozen rows would cost a full rewrite in
+//!   `vacuum` to get pgbench's frozen state back), in binary format when the columns are
+//!   pgbench's (no text parsing on the server);
+//! * a partitioned table: rows copied over several connections, straight into each range
+//!   partition, or in key ranges through a hash-partitioned parent (pgbench does not freeze
+//!   partitions either, so the visibility is the same);
+//! * `G`: key ranges inserted over several connections;
+//! * keys built concurrently, each connection with a `maintenance_work_mem` large enough to
+//!   sort in memory, partition keys before the parent key (which then adopts them).
 
-use std::time::Instant;
+use std::cell::RefCell;
 
+use super::dataset::{CopyFormat, Dataset, RowSource, BINARY_HEADER, BINARY_TRAILER};
 use super::db::{Connector, InitDb};
 use super::ddl;
-use super::parallel;
-use super::progress::Progress;
-use super::rows::Table;
+use super::parallel::{self, chunk_jobs, partition_jobs, Job};
+use super::pgbench::Pgbench;
+use super::progress::Meter;
 use super::steps::{exec, query_failed, StepCtx};
 use crate::error::EngineError;
 use crate::sink::Level;
 
 /// Bytes of COPY data collected before a chunk is sent.
 pub const CHUNK: usize = 128 * 1024;
+
+/// How the largest table is loaded.
+enum Plan {
+    /// In the truncating transaction, on the main connection.
+    Serial { freeze: bool },
+    /// After committing the truncation, over several connections.
+    Parallel(Vec<Job>),
+}
 
 pub async fn generate_client_side<C: Connector>(
     ctx: &StepCtx<'_>,
@@ -26,70 +47,143 @@ pub async fn generate_client_side<C: Connector>(
     ctx.say("generating data (client-side)...\n");
     exec(ctx, db, "begin").await?;
     exec(ctx, db, ddl::TRUNCATE_TABLES).await?;
-    let accounts = Table::Accounts.total(ctx.cfg.scale);
-    let plan = if ctx.parallelism > 1 && accounts >= 2 * ddl::NACCOUNTS {
-        parallel::plan(ctx, db).await?
-    } else {
-        None
+    let dataset = Pgbench::new(ctx.cfg);
+    let sources = dataset.sources();
+    let Some((big, small)) = sources.split_last() else {
+        return exec(ctx, db, "commit").await;
     };
-    populate(ctx, db, Table::Branches).await?;
-    populate(ctx, db, Table::Tellers).await?;
-    match plan {
-        None => {
-            populate(ctx, db, Table::Accounts).await?;
+    // pgbench 15 inserts branches and tellers row by row: not frozen, no progress lines.
+    for src in small {
+        let copy = ddl::copy_statement(src.table(), false, CopyFormat::Text);
+        copy_rows(
+            ctx,
+            db,
+            *src,
+            &copy,
+            CopyFormat::Text,
+            0,
+            src.rows(),
+            |_| None,
+        )
+        .await?;
+    }
+    match plan(ctx, db, *big).await? {
+        Plan::Serial { freeze } => {
+            let format = if ctx.exact() {
+                CopyFormat::Text
+            } else {
+                copy_format(db, big.table(), *big).await?
+            };
+            let copy = ddl::copy_statement(big.table(), freeze, format);
+            let mut meter = Meter::rows(big.table(), big.rows(), ctx.cfg.quiet, ctx.tty);
+            copy_rows(ctx, db, *big, &copy, format, 0, big.rows(), |j| {
+                meter.row(j)
+            })
+            .await?;
+            finish(ctx, &mut meter);
             exec(ctx, db, "commit").await
         }
-        Some(plan) => {
-            // Commit the truncation first: the other connections must see the empty tables.
+        Plan::Parallel(jobs) => {
+            // The other connections must see the truncated tables.
             exec(ctx, db, "commit").await?;
-            parallel::load_accounts(ctx, connector, &plan).await
+            let meter = RefCell::new((
+                0,
+                Meter::rows(big.table(), big.rows(), ctx.cfg.quiet, ctx.tty),
+            ));
+            let r = parallel::run_jobs(ctx, connector, &[], jobs, Some(*big), &meter).await;
+            finish(ctx, &mut meter.borrow_mut().1);
+            r
         }
     }
 }
 
-/// True when COPY may use FREEZE: server 14+ and `table` is an ordinary table.
-pub async fn can_freeze<D: InitDb>(db: &mut D, table: &str) -> Result<bool, EngineError> {
-    if db.server_version_num() < 140000 {
-        return Ok(false);
-    }
-    let sql = ddl::relkind_query(table);
-    let kind = db
-        .query_value(&sql)
-        .await
-        .map_err(|e| query_failed(&e.message, &sql))?;
-    Ok(kind.as_deref() == Some("r"))
-}
-
-/// pgbench's `initPopulateTable`: one COPY with all rows of `table`, with progress lines.
-async fn populate<D: InitDb>(
-    ctx: &StepCtx<'_>,
-    db: &mut D,
-    table: Table,
-) -> Result<(), EngineError> {
-    let freeze = can_freeze(db, table.name()).await?;
-    let copy = ddl::copy_statement(table.name(), freeze);
-    let total = table.total(ctx.cfg.scale);
-    let mut progress = Progress::new(table.name(), total, ctx.cfg.quiet, ctx.tty, Instant::now());
-    copy_rows(ctx, db, table, &copy, 0, total, |j| {
-        progress
-            .due(j)
-            .then(|| progress.tick(j, Instant::now()))
-            .flatten()
-    })
-    .await?;
-    if let Some(t) = progress.finish() {
+fn finish(ctx: &StepCtx<'_>, meter: &mut Meter) {
+    if let Some(t) = meter.finish() {
         ctx.say(&t);
     }
-    Ok(())
 }
 
-/// Sends rows `from..to` (0-based) of `table` with the COPY statement `copy`. `on_row(j)` is
+async fn relkind<D: InitDb>(db: &mut D, table: &str) -> Result<Option<String>, EngineError> {
+    let sql = ddl::relkind_query(table);
+    db.query_value(&sql)
+        .await
+        .map_err(|e| query_failed(&e.message, &sql))
+}
+
+/// Chooses how to load `src` (called inside the loading transaction, after truncation).
+async fn plan<D: InitDb>(
+    ctx: &StepCtx<'_>,
+    db: &mut D,
+    src: &dyn RowSource,
+) -> Result<Plan, EngineError> {
+    let kind = relkind(db, src.table()).await?;
+    let ordinary = kind.as_deref() == Some("r");
+    let freeze = ordinary && db.server_version_num() >= 140000;
+    if ctx.parallelism <= 1 || src.rows() < 2 * ddl::NACCOUNTS || freeze {
+        return Ok(Plan::Serial { freeze });
+    }
+    if ordinary {
+        return Ok(Plan::Parallel(chunk_jobs(
+            src.table(),
+            src.rows(),
+            ctx.parallelism,
+        )));
+    }
+    if kind.as_deref() != Some("p") {
+        return Ok(Plan::Serial { freeze: false });
+    }
+    let parts = parallel::partitions(db).await?;
+    Ok(Plan::Parallel(partition_jobs(&parts, src).unwrap_or_else(
+        || chunk_jobs(src.table(), src.rows(), ctx.parallelism),
+    )))
+}
+
+/// Binary COPY when `target`'s columns are exactly what `src` writes in binary, else text.
+pub async fn copy_format<D: InitDb>(
+    db: &mut D,
+    target: &str,
+    src: &dyn RowSource,
+) -> Result<CopyFormat, EngineError> {
+    let Some(want) = src.binary_columns() else {
+        return Ok(CopyFormat::Text);
+    };
+    let sql = ddl::column_types_query(target);
+    let types = db
+        .query_value(&sql)
+        .await
+        .map_err(|e| query_failed(&e.message, &sql))?
+        .unwrap_or_default();
+    Ok(binary_format_for(&types, want, src.rows()))
+}
+
+/// The binary format when the comma-separated `types` match `want` (`key` = `integer`, if all
+/// keys fit, or `bigint`), else text (which lets the server report pgbench's errors).
+pub fn binary_format_for(types: &str, want: &[&str], rows: i64) -> CopyFormat {
+    let types: Vec<&str> = types.split(',').collect();
+    if types.len() != want.len() {
+        return CopyFormat::Text;
+    }
+    let mut wide_key = false;
+    for (t, w) in types.iter().zip(want) {
+        match (*w, *t) {
+            ("key", "integer") if rows <= i64::from(i32::MAX) => {}
+            ("key", "bigint") => wide_key = true,
+            (w, t) if w != "key" && w == t => {}
+            _ => return CopyFormat::Text,
+        }
+    }
+    CopyFormat::Binary { wide_key }
+}
+
+/// Sends rows `from..to` (0-based) of `src` with the COPY statement `copy`. `on_row(j)` is
 /// called with the 1-based number of rows sent so far and may return progress text to print.
+#[allow(clippy::too_many_arguments)]
 pub async fn copy_rows<D: InitDb>(
     ctx: &StepCtx<'_>,
     db: &mut D,
-    table: Table,
+    src: &dyn RowSource,
     copy: &str,
+    format: CopyFormat,
     from: i64,
     to: i64,
     mut on_row: impl FnMut(i64) -> Option<String>,
@@ -103,8 +197,12 @@ pub async fn copy_rows<D: InitDb>(
         )));
     }
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 256);
+    let binary = matches!(format, CopyFormat::Binary { .. });
+    if binary {
+        buf.extend_from_slice(BINARY_HEADER);
+    }
     for k in from..to {
-        table.push_row(&mut buf, k);
+        src.push_row(&mut buf, k, format);
         if let Some(text) = on_row(k - from + 1) {
             ctx.say(&text);
         }
@@ -112,6 +210,9 @@ pub async fn copy_rows<D: InitDb>(
             send(db, &buf).await?;
             buf.clear();
         }
+    }
+    if binary {
+        buf.extend_from_slice(BINARY_TRAILER);
     }
     if !buf.is_empty() {
         send(db, &buf).await?;
@@ -132,20 +233,227 @@ async fn send<D: InitDb>(db: &mut D, buf: &[u8]) -> Result<(), EngineError> {
     })
 }
 
-/// The `p` step: pgbench's three `alter table ... add primary key`, concurrently on separate
-/// connections when parallelism allows.
+/// The `G` step. pgbench's: one transaction truncating and inserting all rows with
+/// `generate_series`. Faster: branches and tellers like that, then accounts in key ranges (per
+/// range partition, or through the table) over several connections.
+pub async fn generate_server_side<C: Connector>(
+    ctx: &StepCtx<'_>,
+    connector: &C,
+    db: &mut C::Db,
+) -> Result<(), EngineError> {
+    ctx.say("generating data (server-side)...\n");
+    exec(ctx, db, "begin").await?;
+    exec(ctx, db, ddl::TRUNCATE_TABLES).await?;
+    let [branches, tellers, accounts] = ddl::server_side_inserts(ctx.cfg.scale);
+    exec(ctx, db, &branches).await?;
+    exec(ctx, db, &tellers).await?;
+    let dataset = Pgbench::new(ctx.cfg);
+    let sources = dataset.sources();
+    let Some(big) = sources.last() else {
+        return exec(ctx, db, "commit").await;
+    };
+    let total = big.rows();
+    if ctx.parallelism <= 1 || total < 2 * ddl::NACCOUNTS {
+        let mut meter = Meter::spinner("server-side generate", ctx.tty);
+        let r = exec(ctx, db, &accounts).await;
+        meter.finish();
+        r?;
+        return exec(ctx, db, "commit").await;
+    }
+    let parts = match relkind(db, big.table()).await?.as_deref() {
+        Some("p") => parallel::partitions(db).await?,
+        _ => Vec::new(),
+    };
+    exec(ctx, db, "commit").await?;
+    // Several chunks per connection, so the bar moves and a slow chunk does not hold up the end.
+    let copies = partition_jobs(&parts, *big)
+        .unwrap_or_else(|| chunk_jobs(big.table(), total, ctx.parallelism * 4));
+    let jobs = copies
+        .into_iter()
+        .filter_map(|j| match j {
+            Job::Copy { target, from, to } => Some(Job::Sql {
+                sql: ddl::server_side_accounts_range(&target, from, to),
+                rows: to - from,
+            }),
+            Job::Sql { .. } => None,
+        })
+        .collect();
+    let meter = RefCell::new((0, server_side_meter(ctx, big.table(), total)));
+    let r = parallel::run_jobs(ctx, connector, &[], jobs, None, &meter).await;
+    meter.borrow_mut().1.finish();
+    r
+}
+
+/// pgbench prints no progress for `G`: a bar only on a terminal.
+fn server_side_meter(ctx: &StepCtx<'_>, table: &'static str, total: i64) -> Meter {
+    match ctx.tty {
+        super::progress::TtyMode::Bars => Meter::rows(table, total, false, ctx.tty),
+        super::progress::TtyMode::Lines(_) => Meter::Off,
+    }
+}
+
+/// `maintenance_work_mem` (kB) that lets a key over `rows` rows sort in memory, capped at 1 GB.
+pub fn sort_memory_kb(rows: i64) -> i64 {
+    (rows.saturating_mul(80) / 1024).clamp(64 * 1024, 1024 * 1024)
+}
+
+/// The `p` step: pgbench's `alter table ... add primary key` statements; faster: concurrently
+/// on separate connections with enough sort memory, partitions' keys first.
 pub async fn primary_keys<C: Connector>(
     ctx: &StepCtx<'_>,
     connector: &C,
     db: &mut C::Db,
 ) -> Result<(), EngineError> {
     ctx.say("creating primary keys...\n");
-    let keys = ddl::primary_keys(ctx.cfg);
-    if ctx.parallelism <= 1 {
-        for sql in &keys {
+    let dataset = Pgbench::new(ctx.cfg);
+    let keys = dataset.key_statements();
+    let mut meter = Meter::spinner("primary keys", ctx.tty);
+    let r = primary_keys_on(ctx, connector, db, &dataset, &keys).await;
+    meter.finish();
+    r
+}
+
+async fn primary_keys_on<C: Connector>(
+    ctx: &StepCtx<'_>,
+    connector: &C,
+    db: &mut C::Db,
+    dataset: &Pgbench<'_>,
+    keys: &[String],
+) -> Result<(), EngineError> {
+    if ctx.exact() {
+        for sql in keys {
             exec(ctx, db, sql).await?;
         }
         return Ok(());
     }
-    parallel::run_concurrently(ctx, connector, db, &keys).await
+    let sources = dataset.sources();
+    let big_rows = sources.last().map(|s| s.rows()).unwrap_or(0);
+    let Some((big_key, small_keys)) = keys.split_last() else {
+        return Ok(());
+    };
+    let parts = match relkind(db, "pgbench_accounts").await?.as_deref() {
+        Some("p") => parallel::partitions(db).await?,
+        _ => Vec::new(),
+    };
+    if parts.is_empty() {
+        let setup = [format!(
+            "set maintenance_work_mem = '{}kB'",
+            sort_memory_kb(big_rows).max(current_sort_memory(db).await?)
+        )];
+        return parallel::run_concurrently(ctx, connector, db, &setup, keys).await;
+    }
+    // Each leaf partition gets its own key (same name, same index tablespace) concurrently;
+    // the parent's key then adopts them instead of building them one by one.
+    let per_part = big_rows / parts.len() as i64 + 1;
+    let setup = [format!(
+        "set maintenance_work_mem = '{}kB'",
+        sort_memory_kb(per_part).max(current_sort_memory(db).await?)
+    )];
+    let suffix = big_key
+        .strip_prefix("alter table pgbench_accounts ")
+        .unwrap_or("add primary key (aid)");
+    let mut jobs: Vec<Job> = small_keys
+        .iter()
+        .map(|sql| Job::Sql {
+            sql: sql.clone(),
+            rows: 0,
+        })
+        .collect();
+    jobs.extend(parts.iter().filter(|p| p.kind == "r").map(|p| Job::Sql {
+        sql: format!("alter table {} {suffix}", ddl::quote_ident(&p.name)),
+        rows: 0,
+    }));
+    let meter = RefCell::new((0, Meter::Off));
+    parallel::run_jobs(ctx, connector, &setup, jobs, None, &meter).await?;
+    exec(ctx, db, big_key).await
+}
+
+/// The session's `maintenance_work_mem` in kB (so pgrig never lowers it).
+async fn current_sort_memory<D: InitDb>(db: &mut D) -> Result<i64, EngineError> {
+    let sql = "select setting from pg_catalog.pg_settings where name = 'maintenance_work_mem'";
+    let v = db
+        .query_value(sql)
+        .await
+        .map_err(|e| query_failed(&e.message, sql))?;
+    Ok(v.and_then(|s| s.parse().ok()).unwrap_or(0))
+}
+
+/// The `v` step: pgbench's four `vacuum analyze`; faster, for a partitioned accounts table,
+/// first a plain `vacuum` of each partition concurrently (pgbench's statements then find the
+/// pages already all-visible).
+pub async fn vacuum<C: Connector>(
+    ctx: &StepCtx<'_>,
+    connector: &C,
+    db: &mut C::Db,
+) -> Result<(), EngineError> {
+    ctx.say("vacuuming...\n");
+    let mut meter = Meter::spinner("vacuum", ctx.tty);
+    let r = vacuum_on(ctx, connector, db).await;
+    meter.finish();
+    r
+}
+
+async fn vacuum_on<C: Connector>(
+    ctx: &StepCtx<'_>,
+    connector: &C,
+    db: &mut C::Db,
+) -> Result<(), EngineError> {
+    if !ctx.exact() && relkind(db, "pgbench_accounts").await?.as_deref() == Some("p") {
+        let parts = parallel::partitions(db).await?;
+        let jobs = parts
+            .iter()
+            .filter(|p| p.kind == "r")
+            .map(|p| Job::Sql {
+                sql: format!("vacuum {}", ddl::quote_ident(&p.name)),
+                rows: 0,
+            })
+            .collect::<Vec<_>>();
+        if jobs.len() > 1 {
+            let meter = RefCell::new((0, Meter::Off));
+            parallel::run_jobs(ctx, connector, &[], jobs, None, &meter).await?;
+        }
+    }
+    for sql in ddl::VACUUM {
+        exec(ctx, db, sql).await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WANT: [&str; 4] = ["key", "integer", "integer", "character"];
+
+    #[test]
+    fn binary_only_for_pgbench_columns() {
+        assert_eq!(
+            binary_format_for("integer,integer,integer,character", &WANT, 100),
+            CopyFormat::Binary { wide_key: false }
+        );
+        assert_eq!(
+            binary_format_for("bigint,integer,integer,character", &WANT, 100),
+            CopyFormat::Binary { wide_key: true }
+        );
+        assert_eq!(
+            binary_format_for("integer,integer,integer,character", &WANT, 3_000_000_000),
+            CopyFormat::Text,
+            "keys beyond int must reach the server as text so it reports the overflow"
+        );
+        assert_eq!(
+            binary_format_for("integer,integer,integer,text", &WANT, 100),
+            CopyFormat::Text
+        );
+        assert_eq!(
+            binary_format_for("integer,integer,integer", &WANT, 100),
+            CopyFormat::Text
+        );
+    }
+
+    #[test]
+    fn sort_memory_grows_with_rows_within_limits() {
+        assert_eq!(sort_memory_kb(1), 64 * 1024);
+        assert_eq!(sort_memory_kb(10_000_000), 781_250);
+        assert_eq!(sort_memory_kb(i64::MAX), 1024 * 1024);
+    }
 }

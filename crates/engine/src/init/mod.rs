@@ -1,15 +1,22 @@
 //! `pgbench -i`: initialisation mode. Runs the steps of `InitConfig::steps` (`d t g G v p f`)
 //! with pgbench's SQL, DDL, rows and stderr messages, ending with `done in ... (...)`.
 //!
-//! * [`ddl`]: the exact SQL texts; [`rows`]: COPY rows; [`progress`]: the `g` progress lines.
-//! * [`steps`]: the step loop; [`load`]: COPY loading and primary keys; [`parallel`]: the
-//!   opt-in faster loading over several connections ([`InitOptions::load_parallelism`]).
-//! * [`db`]: the small connection trait the steps use; `wire_db` implements it on `pgrig_wire`.
+//!
+//! * [`dataset`]: the loading shape (dataset → tables → row sources → keys) other datasets can
+//!   reuse; [`pgbench`]: pgbench's tables in that shape; [`ddl`]: the exact SQL texts;
+//!   [`rows`]: COPY rows (text and binary).
+//! * [`steps`]: the step loop; [`load`]: `g`, `G`, `v`, `p` (pgbench's way with
+//!   `--load-jobs 1`, faster by default with identical results); [`parallel`]: the job queue
+//!   over several connections; [`progress`]: pgbench's progress lines, or bars on a terminal.
+//! * [`db`]: the small connection trait the steps use; `wire_db` implements it on `pgrig_wire`
+//!   and keeps the cancel keys Ctrl-C uses.
 
+mod dataset;
 mod db;
 mod ddl;
 mod load;
 mod parallel;
+mod pgbench;
 mod progress;
 mod rows;
 mod steps;
@@ -19,6 +26,7 @@ mod wire_db;
 mod fake_tests;
 
 use std::io::IsTerminal;
+use std::time::Duration;
 
 use crate::config::InitConfig;
 use crate::error::EngineError;
@@ -26,24 +34,33 @@ use crate::sink::{Level, Sink};
 
 pub use ddl::SCALE_32BIT_THRESHOLD;
 
-/// pgrig-only knobs of initialisation (defaults reproduce pgbench exactly).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// pgrig-only knobs of initialisation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InitOptions {
-    /// Connections used to load `pgbench_accounts` and build primary keys (1 = pgbench's way).
+    /// Connections used to load and build keys (`--load-jobs`): 1 = exactly pgbench's way,
+    /// 0 = chosen from the client's and the server's cores (the default).
     pub load_parallelism: u32,
 }
 
-impl Default for InitOptions {
-    fn default() -> Self {
-        InitOptions {
-            load_parallelism: 1,
-        }
-    }
-}
-
-/// `pgbench -i` with pgbench's behaviour.
+/// `pgbench -i`: pgbench's steps, messages and results, loaded the faster default way.
 pub fn run_init(cfg: &InitConfig, sink: &dyn Sink) -> Result<(), EngineError> {
     run_init_with(cfg, sink, &InitOptions::default())
+}
+
+/// The default load parallelism: the client's cores, or the server's when fewer (`None` = the
+/// server runs on this host), at least 2 (a second connection overlaps the other's waits), at
+/// most 16.
+pub fn auto_jobs(client_cores: usize, server_cores: Option<usize>) -> usize {
+    client_cores
+        .min(server_cores.unwrap_or(client_cores))
+        .clamp(2, 16)
+}
+
+/// Resolves when Ctrl-C is pressed (never, if the signal cannot be watched).
+async fn interrupted() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// Initialisation with pgrig's extra options.
@@ -61,16 +78,83 @@ pub fn run_init_with(
         let mut db = db::Connector::connect(&connector)
             .await
             .map_err(connection_failed)?;
+        let parallelism = match opts.load_parallelism {
+            0 => auto_jobs(client_cores(), server_cores(&mut db).await),
+            n => n as usize,
+        };
+        let tty = if std::io::stderr().is_terminal() {
+            progress::TtyMode::Bars
+        } else {
+            progress::TtyMode::Lines(false)
+        };
         let ctx = steps::StepCtx {
             cfg,
             sink,
-            tty: std::io::stderr().is_terminal(),
-            parallelism: opts.load_parallelism.max(1) as usize,
+            tty,
+            parallelism,
         };
-        let done = steps::run_steps(&ctx, &connector, &mut db).await?;
-        ctx.say(&format!("{done}\n"));
+        let work = steps::run_steps(&ctx, &connector, &mut db);
+        tokio::pin!(work);
+        let report = tokio::select! {
+            r = &mut work => r?,
+            _ = interrupted() => {
+                // Cancel what the server is doing on every connection, then let the failing
+                // statements come back (briefly; a second Ctrl-C stops waiting).
+                connector.cancels.cancel_all().await;
+                let outcome = tokio::select! {
+                    r = &mut work => r.err(),
+                    _ = interrupted() => None,
+                    _ = tokio::time::sleep(Duration::from_secs(10)) => None,
+                };
+                return Err(canceled(outcome));
+            }
+        };
+        ctx.say(&format!("{}\n", report.done));
+        if tty == progress::TtyMode::Bars {
+            ctx.say(&report.summary());
+        }
         Ok(())
     })
+}
+
+fn client_cores() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// The server's cores: `None` when it runs on this host, else its `max_parallel_workers`.
+async fn server_cores(db: &mut wire_db::WireDb) -> Option<usize> {
+    use db::InitDb;
+    if db.is_local() {
+        return None;
+    }
+    let v = db
+        .query_value("select current_setting('max_parallel_workers')")
+        .await
+        .ok()
+        .flatten()?;
+    v.parse::<usize>().ok().map(|n| n.max(1))
+}
+
+/// The error after Ctrl-C: what the cancelled statement reported (if it came back), then why.
+fn canceled(failed: Option<EngineError>) -> EngineError {
+    let mut e = failed.unwrap_or_else(|| EngineError {
+        lines: Vec::new(),
+        exit_code: 1,
+    });
+    e.exit_code = 1;
+    e.lines.push((
+        Level::Error,
+        "initialization canceled by Ctrl-C; the running statements were canceled on the server"
+            .into(),
+    ));
+    e.lines.push((
+        Level::Hint,
+        "The tables may be incomplete: run the initialization again (its \"d\" step drops them)."
+            .into(),
+    ));
+    e
 }
 
 fn connection_failed(e: db::DbFailure) -> EngineError {
@@ -78,4 +162,18 @@ fn connection_failed(e: db::DbFailure) -> EngineError {
         Level::Error,
         "could not create connection for initialization",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_jobs_follows_the_smaller_side() {
+        assert_eq!(auto_jobs(2, None), 2);
+        assert_eq!(auto_jobs(1, None), 2);
+        assert_eq!(auto_jobs(32, Some(8)), 8);
+        assert_eq!(auto_jobs(4, Some(64)), 4);
+        assert_eq!(auto_jobs(64, None), 16);
+    }
 }

@@ -1,42 +1,37 @@
-//! Faster loading (pgrig-only, opt-in): `pgbench_accounts` over several connections, and the
-//! primary keys built concurrently. Rows are the same as pgbench's; only their physical order
-//! and visibility flags can differ.
+//! Work over several connections: a queue of [`Job`]s (COPY a row range into a table or
+//! partition, or run one statement) drained by up to `parallelism` connections, each opened
+//! with the same setup statements, with one shared progress [`Meter`]. Also the plan that
+//! splits a table's rows into jobs: one job per range partition (rows go straight into the
+//! partition), else contiguous key ranges through the table itself.
 //!
-//! * range-partitioned accounts (leaf partitions, no foreign keys pointing at them): one job per
-//!   partition, each `begin; truncate PART; copy PART ... with (freeze on); commit`, so FREEZE
-//!   is kept (truncating inside the loading transaction is what FREEZE needs).
-//! * otherwise (ordinary or hash-partitioned table): aid ranges copied through the table itself
-//!   without FREEZE, because only one transaction can own the truncation.
+//! Nothing here changes what ends up in the tables: the jobs write exactly the rows (and the
+//! same non-frozen visibility) a single connection would; only their physical order across
+//! partitions or pages can differ.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
-use std::time::Instant;
 
+use super::dataset::{CopyFormat, RowSource};
 use super::db::{Connector, InitDb};
-use super::ddl;
-use super::load::{can_freeze, copy_rows};
-use super::progress::Progress;
-use super::rows::Table;
+use super::ddl::quote_ident;
+use super::load::{copy_format, copy_rows};
+use super::progress::Meter;
 use super::steps::{exec, query_failed, StepCtx};
 use crate::error::EngineError;
 
-/// One COPY of rows `from..to` (0-based) into `target`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Job {
-    pub target: String,
-    pub from: i64,
-    pub to: i64,
-    /// truncate `target` in the job's transaction and COPY with FREEZE
-    pub freeze: bool,
-}
+/// Futures run side by side on the current task.
+type Futs<'a, E> = Vec<Pin<Box<dyn Future<Output = Result<(), E>> + 'a>>>;
 
-/// How accounts will be loaded: the jobs, handed out to the connections in order.
+/// One unit of work for a connection.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Plan {
-    pub jobs: Vec<Job>,
+pub enum Job {
+    /// COPY rows `from..to` (0-based) of the source into `target`.
+    Copy { target: String, from: i64, to: i64 },
+    /// Run `sql`; when done, `rows` rows count as progress.
+    Sql { sql: String, rows: i64 },
 }
 
 /// Splits `0..total` into `n` contiguous ranges of nearly equal size.
@@ -48,9 +43,9 @@ pub fn split_ranges(total: i64, n: usize) -> Vec<(i64, i64)> {
         .collect()
 }
 
-/// Parses `FOR VALUES FROM (lo) TO (hi)` of an integer range partition into a row range
-/// (0-based, clipped to `0..total`). `None` for anything else.
-pub fn range_bound_rows(bound: &str, total: i64) -> Option<(i64, i64)> {
+/// Parses `FOR VALUES FROM (lo) TO (hi)` of an integer range partition into a key range
+/// `[lo, hi)` (`MINVALUE`/`MAXVALUE` as `i64::MIN`/`i64::MAX`). `None` for anything else.
+pub fn range_bound_keys(bound: &str) -> Option<(i64, i64)> {
     let rest = bound.strip_prefix("FOR VALUES FROM (")?;
     let (lo, hi) = rest.split_once(") TO (")?;
     let hi = hi.strip_suffix(')')?;
@@ -60,131 +55,122 @@ pub fn range_bound_rows(bound: &str, total: i64) -> Option<(i64, i64)> {
             n => n.parse::<i64>().ok(),
         }
     };
-    // aid = k + 1, so aid range [lo, hi) holds rows [lo - 1, hi - 1).
-    let from = value(lo, 1)?.saturating_sub(1).clamp(0, total);
-    let to = value(hi, total + 1)?.saturating_sub(1).clamp(0, total);
-    Some((from, to))
+    Some((value(lo, i64::MIN)?, value(hi, i64::MAX)?))
 }
 
-/// Partition jobs when every row of `0..total` falls into exactly one listed partition.
-pub fn partition_jobs(listing: &str, total: i64, freeze: bool) -> Option<Vec<Job>> {
-    let mut jobs = Vec::new();
-    for line in listing.lines().filter(|l| !l.is_empty()) {
-        let mut f = line.splitn(3, '|');
-        let (name, kind, bound) = (f.next()?, f.next()?, f.next()?);
-        if kind != "r" {
-            return None;
-        }
-        let (from, to) = range_bound_rows(bound, total)?;
-        if from < to {
-            jobs.push(Job {
-                target: name.to_string(),
-                from,
-                to,
-                freeze,
-            });
-        }
-    }
-    jobs.sort_by_key(|j| j.from);
-    let mut next = 0;
-    for j in &jobs {
-        if j.from != next {
-            return None;
-        }
-        next = j.to;
-    }
-    (next == total).then_some(jobs)
+/// One row of the partition listing: name, relkind, bound expression.
+pub struct Partition {
+    pub name: String,
+    pub kind: String,
+    pub bound: String,
 }
 
-async fn value<D: InitDb>(db: &mut D, sql: &str) -> Result<Option<String>, EngineError> {
-    db.query_value(sql)
-        .await
-        .map_err(|e| query_failed(&e.message, sql))
-}
-
-/// Decides how to load accounts (called inside the loading transaction, after truncation).
-pub async fn plan<D: InitDb>(ctx: &StepCtx<'_>, db: &mut D) -> Result<Option<Plan>, EngineError> {
-    let total = Table::Accounts.total(ctx.cfg.scale);
-    let kind = value(db, &ddl::relkind_query("pgbench_accounts")).await?;
-    let n = ctx.parallelism;
-    let chunks = |target: &str| Plan {
-        jobs: split_ranges(total, n)
-            .into_iter()
-            .map(|(from, to)| Job {
-                target: target.to_string(),
-                from,
-                to,
-                freeze: false,
+/// Parses the `name|relkind|bound` lines of [`PARTITIONS_SQL`].
+pub fn parse_partitions(listing: &str) -> Vec<Partition> {
+    listing
+        .lines()
+        .filter(|l| !l.is_empty())
+        .filter_map(|line| {
+            let mut f = line.splitn(3, '|');
+            Some(Partition {
+                name: f.next()?.to_string(),
+                kind: f.next()?.to_string(),
+                bound: f.next()?.to_string(),
             })
-            .collect(),
-    };
-    if kind.as_deref() != Some("p") {
-        return Ok(Some(chunks("pgbench_accounts")));
-    }
-    let strat = value(
-        db,
-        "select partstrat from pg_catalog.pg_partitioned_table where partrelid = 'pgbench_accounts'::pg_catalog.regclass",
-    )
-    .await?;
-    let referenced = value(
-        db,
-        "select count(*) from pg_catalog.pg_constraint c join pg_catalog.pg_inherits i on i.inhrelid = c.confrelid \
-         where c.contype = 'f' and i.inhparent = 'pgbench_accounts'::pg_catalog.regclass",
-    )
-    .await?;
-    if strat.as_deref() == Some("r") && referenced.as_deref() == Some("0") {
-        let listing = value(
-            db,
-            "select string_agg(c.relname || '|' || c.relkind || '|' || pg_catalog.pg_get_expr(c.relpartbound, c.oid), E'\\n') \
-             from pg_catalog.pg_inherits i join pg_catalog.pg_class c on c.oid = i.inhrelid \
-             where i.inhparent = 'pgbench_accounts'::pg_catalog.regclass",
-        )
-        .await?
-        .unwrap_or_default();
-        let freeze = db.server_version_num() >= 140000;
-        if let Some(jobs) = partition_jobs(&listing, total, freeze) {
-            return Ok(Some(Plan { jobs }));
-        }
-    }
-    Ok(Some(chunks("pgbench_accounts")))
+        })
+        .collect()
 }
 
-/// Runs the plan's jobs over up to `parallelism` new connections, with one shared progress.
-pub async fn load_accounts<C: Connector>(
+/// The direct partitions of `pgbench_accounts`, one `name|relkind|bound` line each.
+pub const PARTITIONS_SQL: &str = "select string_agg(c.relname || '|' || c.relkind::text || '|' || pg_catalog.pg_get_expr(c.relpartbound, c.oid), E'\\n' order by c.relname) \
+     from pg_catalog.pg_inherits i join pg_catalog.pg_class c on c.oid = i.inhrelid \
+     where i.inhparent = 'pgbench_accounts'::pg_catalog.regclass";
+
+/// COPY jobs straight into range partitions when every row falls into exactly one listed
+/// leaf partition; `None` otherwise (hash partitions, sub-partitions, gaps).
+pub fn partition_jobs(parts: &[Partition], source: &dyn RowSource) -> Option<Vec<Job>> {
+    let total = source.rows();
+    let mut ranges = Vec::new();
+    for p in parts {
+        if p.kind != "r" {
+            return None;
+        }
+        let (lo, hi) = range_bound_keys(&p.bound)?;
+        let (from, to) = source.rows_for_keys(lo, hi);
+        if from < to {
+            ranges.push((from, to, p.name.clone()));
+        }
+    }
+    ranges.sort();
+    let mut next = 0;
+    for (from, to, _) in &ranges {
+        if *from != next {
+            return None;
+        }
+        next = *to;
+    }
+    (next == total).then(|| {
+        ranges
+            .into_iter()
+            .map(|(from, to, name)| Job::Copy {
+                target: quote_ident(&name),
+                from,
+                to,
+            })
+            .collect()
+    })
+}
+
+/// COPY jobs of contiguous row ranges through `table` itself.
+pub fn chunk_jobs(table: &str, total: i64, n: usize) -> Vec<Job> {
+    split_ranges(total, n)
+        .into_iter()
+        .map(|(from, to)| Job::Copy {
+            target: table.to_string(),
+            from,
+            to,
+        })
+        .collect()
+}
+
+/// The partitions of `pgbench_accounts` (empty when it is not partitioned).
+pub async fn partitions<D: InitDb>(db: &mut D) -> Result<Vec<Partition>, EngineError> {
+    let listing = db
+        .query_value(PARTITIONS_SQL)
+        .await
+        .map_err(|e| query_failed(&e.message, PARTITIONS_SQL))?
+        .unwrap_or_default();
+    Ok(parse_partitions(&listing))
+}
+
+/// Runs `jobs` over up to `ctx.parallelism` new connections (each first runs `setup`), with
+/// `source` for COPY jobs and `meter` for progress. Stops at the first error.
+pub async fn run_jobs<C: Connector>(
     ctx: &StepCtx<'_>,
     connector: &C,
-    plan: &Plan,
+    setup: &[String],
+    jobs: Vec<Job>,
+    source: Option<&dyn RowSource>,
+    meter: &RefCell<(i64, Meter)>,
 ) -> Result<(), EngineError> {
-    let total = Table::Accounts.total(ctx.cfg.scale);
-    let queue = RefCell::new(plan.jobs.iter().collect::<VecDeque<_>>());
-    let progress = RefCell::new((
-        0i64,
-        Progress::new(
-            Table::Accounts.name(),
-            total,
-            ctx.cfg.quiet,
-            ctx.tty,
-            Instant::now(),
-        ),
-    ));
-    let workers = ctx.parallelism.min(plan.jobs.len()).max(1);
-    let mut futs: Vec<Pin<Box<dyn Future<Output = Result<(), EngineError>> + '_>>> = Vec::new();
+    let workers = ctx.parallelism.min(jobs.len()).max(1);
+    let queue = RefCell::new(jobs.into_iter().collect::<VecDeque<_>>());
+    let mut futs: Futs<'_, EngineError> = Vec::new();
     for _ in 0..workers {
-        let (queue, progress) = (&queue, &progress);
+        let queue = &queue;
         futs.push(Box::pin(async move {
             let mut db = connect(connector).await?;
+            for sql in setup {
+                exec(ctx, &mut db, sql).await?;
+            }
             loop {
                 let job = queue.borrow_mut().pop_front();
                 let Some(job) = job else { return Ok(()) };
-                run_job(ctx, &mut db, job, progress).await?;
+                run_job(ctx, &mut db, &job, source, meter).await?;
             }
         }));
     }
-    try_join_all(futs).await?;
-    if let Some(t) = progress.borrow().1.finish() {
-        ctx.say(&t);
-    }
-    Ok(())
+    try_join_all(futs).await
 }
 
 async fn connect<C: Connector>(connector: &C) -> Result<C::Db, EngineError> {
@@ -200,57 +186,101 @@ async fn run_job<D: InitDb>(
     ctx: &StepCtx<'_>,
     db: &mut D,
     job: &Job,
-    progress: &RefCell<(i64, Progress)>,
+    source: Option<&dyn RowSource>,
+    meter: &RefCell<(i64, Meter)>,
 ) -> Result<(), EngineError> {
-    let mut freeze = false;
-    if job.freeze {
-        exec(ctx, db, "begin").await?;
-        exec(ctx, db, &format!("truncate table {}", job.target)).await?;
-        freeze = can_freeze(db, &job.target).await?;
-    }
-    let copy = ddl::copy_statement(&job.target, freeze);
-    copy_rows(ctx, db, Table::Accounts, &copy, job.from, job.to, |_| {
-        let mut p = progress.borrow_mut();
-        p.0 += 1;
-        let j = p.0;
-        if p.1.due(j) {
-            p.1.tick(j, Instant::now())
-        } else {
-            None
+    match job {
+        Job::Sql { sql, rows } => {
+            exec(ctx, db, sql).await?;
+            let mut m = meter.borrow_mut();
+            m.0 += rows;
+            m.1.add(*rows);
+            Ok(())
         }
-    })
-    .await?;
-    if job.freeze {
-        exec(ctx, db, "commit").await?;
+        Job::Copy { target, from, to } => {
+            let Some(source) = source else {
+                return Ok(());
+            };
+            let format = if ctx.exact() {
+                CopyFormat::Text
+            } else {
+                copy_format(db, target, source).await?
+            };
+            let copy = super::ddl::copy_statement(target, false, format);
+            copy_rows(ctx, db, source, &copy, format, *from, *to, |_| {
+                let mut m = meter.borrow_mut();
+                m.0 += 1;
+                let j = m.0;
+                m.1.row(j)
+            })
+            .await
+        }
     }
-    Ok(())
 }
 
-/// Runs `stmts` at the same time, the first on `db` and each other one on a new connection.
+/// Runs `stmts` at the same time, the first on `db` and each other one on a new connection
+/// (each new connection first runs `setup`). All run to their end; when several fail, the
+/// error of the earliest in `stmts` is returned (the one pgbench, running them in order,
+/// would have reported).
 pub async fn run_concurrently<C: Connector>(
     ctx: &StepCtx<'_>,
     connector: &C,
     db: &mut C::Db,
+    setup: &[String],
     stmts: &[String],
 ) -> Result<(), EngineError> {
-    let Some((first, rest)) = stmts.split_last() else {
+    let Some((first, rest)) = stmts.split_first() else {
         return Ok(());
     };
-    let mut futs: Vec<Pin<Box<dyn Future<Output = Result<(), EngineError>> + '_>>> = Vec::new();
-    futs.push(Box::pin(exec(ctx, db, first)));
+    let mut futs: Futs<'_, EngineError> = Vec::new();
+    futs.push(Box::pin(async move {
+        for sql in setup {
+            exec(ctx, db, sql).await?;
+        }
+        exec(ctx, db, first).await
+    }));
     for sql in rest {
         futs.push(Box::pin(async move {
             let mut conn = connect(connector).await?;
+            for s in setup {
+                exec(ctx, &mut conn, s).await?;
+            }
             exec(ctx, &mut conn, sql).await
         }));
     }
-    try_join_all(futs).await
+    join_all_first_error(futs).await
+}
+
+/// Polls all futures to completion; returns the error of the lowest-numbered failing one.
+pub async fn join_all_first_error<'a, E>(mut futs: Futs<'a, E>) -> Result<(), E> {
+    let mut results: Vec<Option<Result<(), E>>> = futs.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, f) in futs.iter_mut().enumerate() {
+            if results[i].is_some() {
+                continue;
+            }
+            match f.as_mut().poll(cx) {
+                Poll::Ready(r) => results[i] = Some(r),
+                Poll::Pending => pending = true,
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    results
+        .into_iter()
+        .flatten()
+        .find(|r| r.is_err())
+        .unwrap_or(Ok(()))
 }
 
 /// Polls all futures to completion on the current task; stops at the first error.
-pub async fn try_join_all<'a, E>(
-    mut futs: Vec<Pin<Box<dyn Future<Output = Result<(), E>> + 'a>>>,
-) -> Result<(), E> {
+pub async fn try_join_all<'a, E>(mut futs: Futs<'a, E>) -> Result<(), E> {
     std::future::poll_fn(move |cx| {
         let mut i = 0;
         while i < futs.len() {
@@ -273,7 +303,15 @@ pub async fn try_join_all<'a, E>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::rows::{Rows, Table};
     use super::*;
+
+    fn accounts(scale: i32) -> Rows {
+        Rows {
+            table: Table::Accounts,
+            scale,
+        }
+    }
 
     #[test]
     fn ranges_cover_everything_once() {
@@ -285,40 +323,50 @@ mod tests {
     }
 
     #[test]
-    fn range_bounds_become_row_ranges() {
+    fn range_bounds_become_key_ranges() {
         assert_eq!(
-            range_bound_rows("FOR VALUES FROM (MINVALUE) TO (66668)", 200_000),
-            Some((0, 66_667))
+            range_bound_keys("FOR VALUES FROM (MINVALUE) TO (66668)"),
+            Some((i64::MIN, 66_668))
         );
         assert_eq!(
-            range_bound_rows("FOR VALUES FROM (66668) TO (133335)", 200_000),
-            Some((66_667, 133_334))
+            range_bound_keys("FOR VALUES FROM (133335) TO (MAXVALUE)"),
+            Some((133_335, i64::MAX))
         );
         assert_eq!(
-            range_bound_rows("FOR VALUES FROM (133335) TO (MAXVALUE)", 200_000),
-            Some((133_334, 200_000))
-        );
-        assert_eq!(
-            range_bound_rows("FOR VALUES WITH (modulus 3, remainder 0)", 10),
+            range_bound_keys("FOR VALUES WITH (modulus 3, remainder 0)"),
             None
         );
     }
 
     #[test]
     fn partition_listing_must_cover_all_rows() {
-        let ok =
-            "a_2|r|FOR VALUES FROM (51) TO (MAXVALUE)\na_1|r|FOR VALUES FROM (MINVALUE) TO (51)";
-        let jobs = partition_jobs(ok, 100, true).unwrap_or_default();
-        assert_eq!(jobs.len(), 2);
-        assert_eq!(
-            (jobs[0].target.as_str(), jobs[0].from, jobs[0].to),
-            ("a_1", 0, 50)
+        let src = accounts(1);
+        let ok = parse_partitions(
+            "a_2|r|FOR VALUES FROM (50001) TO (MAXVALUE)\na_1|r|FOR VALUES FROM (MINVALUE) TO (50001)",
         );
-        assert_eq!((jobs[1].from, jobs[1].to), (50, 100));
-        let gap =
-            "a_1|r|FOR VALUES FROM (MINVALUE) TO (40)\na_2|r|FOR VALUES FROM (51) TO (MAXVALUE)";
-        assert_eq!(partition_jobs(gap, 100, true), None);
-        let sub = "a_1|p|FOR VALUES FROM (MINVALUE) TO (MAXVALUE)";
-        assert_eq!(partition_jobs(sub, 100, true), None);
+        let jobs = partition_jobs(&ok, &src).unwrap_or_default();
+        assert_eq!(
+            jobs,
+            vec![
+                Job::Copy {
+                    target: "\"a_1\"".into(),
+                    from: 0,
+                    to: 50_000
+                },
+                Job::Copy {
+                    target: "\"a_2\"".into(),
+                    from: 50_000,
+                    to: 100_000
+                }
+            ]
+        );
+        let gap = parse_partitions(
+            "a_1|r|FOR VALUES FROM (MINVALUE) TO (40)\na_2|r|FOR VALUES FROM (51) TO (MAXVALUE)",
+        );
+        assert_eq!(partition_jobs(&gap, &src), None);
+        let sub = parse_partitions("a_1|p|FOR VALUES FROM (MINVALUE) TO (MAXVALUE)");
+        assert_eq!(partition_jobs(&sub, &src), None);
+        let hash = parse_partitions("a_1|r|FOR VALUES WITH (modulus 1, remainder 0)");
+        assert_eq!(partition_jobs(&hash, &src), None);
     }
 }

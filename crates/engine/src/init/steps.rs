@@ -3,9 +3,12 @@
 
 use std::time::Instant;
 
+use super::dataset::Dataset;
 use super::db::{Connector, InitDb};
 use super::ddl;
 use super::load;
+use super::pgbench::Pgbench;
+use super::progress::{Meter, TtyMode};
 use crate::config::InitConfig;
 use crate::error::EngineError;
 use crate::sink::{Level, Sink};
@@ -14,13 +17,18 @@ use crate::sink::{Level, Sink};
 pub struct StepCtx<'a> {
     pub cfg: &'a InitConfig,
     pub sink: &'a dyn Sink,
-    /// stderr is a terminal (progress lines end in `\r`)
-    pub tty: bool,
+    /// how progress shows (pgbench's lines, or bars on a terminal)
+    pub tty: TtyMode,
     /// connections for loading accounts and building keys (1 = exactly pgbench's way)
     pub parallelism: usize,
 }
 
 impl StepCtx<'_> {
+    /// Exactly pgbench's way (`--load-jobs 1`): same statements, same formats, one connection.
+    pub fn exact(&self) -> bool {
+        self.parallelism <= 1
+    }
+
     pub fn say(&self, text: &str) {
         self.sink.message(Level::Raw, text);
     }
@@ -60,14 +68,44 @@ pub fn op_name(step: char) -> Option<&'static str> {
     })
 }
 
-/// Runs all steps in order; returns the final `done in ...` text (without newline).
+/// What the steps did: the final `done in ...` text (without newline) and each step's time.
+#[derive(Debug, Default)]
+pub struct StepsReport {
+    pub done: String,
+    pub timings: Vec<(&'static str, f64)>,
+}
+
+impl StepsReport {
+    /// The per-step summary printed on a terminal after the `done in` line.
+    pub fn summary(&self) -> String {
+        let total: f64 = self.timings.iter().map(|t| t.1).sum();
+        let mut out = String::new();
+        for (op, secs) in &self.timings {
+            let share = if total > 0.0 {
+                100.0 * secs / total
+            } else {
+                0.0
+            };
+            let width = (share / 4.0).round() as usize;
+            out.push_str(&format!(
+                "  {op:<22}{secs:>9.2} s {share:>5.1}%  {}\n",
+                "#".repeat(width)
+            ));
+        }
+        out.push_str(&format!("  {:<22}{total:>9.2} s\n", "total"));
+        out
+    }
+}
+
+/// Runs all steps in order; returns the final `done in ...` text and the step times.
 pub async fn run_steps<C: Connector>(
     ctx: &StepCtx<'_>,
     connector: &C,
     db: &mut C::Db,
-) -> Result<String, EngineError> {
+) -> Result<StepsReport, EngineError> {
     let mut total = 0.0;
     let mut stats: Vec<String> = Vec::new();
+    let mut timings = Vec::new();
     for step in ctx.cfg.steps.chars() {
         let Some(op) = op_name(step) else {
             if step == ' ' {
@@ -82,8 +120,12 @@ pub async fn run_steps<C: Connector>(
         let secs = start.elapsed().as_secs_f64();
         total += secs;
         stats.push(format!("{op} {secs:.2} s"));
+        timings.push((op, secs));
     }
-    Ok(format!("done in {total:.2} s ({}).", stats.join(", ")))
+    Ok(StepsReport {
+        done: format!("done in {total:.2} s ({}).", stats.join(", ")),
+        timings,
+    })
 }
 
 async fn run_step<C: Connector>(
@@ -99,20 +141,16 @@ async fn run_step<C: Connector>(
         }
         't' => create_tables(ctx, db).await,
         'g' => load::generate_client_side(ctx, connector, db).await,
-        'G' => generate_server_side(ctx, db).await,
-        'v' => {
-            ctx.say("vacuuming...\n");
-            for sql in ddl::VACUUM {
-                exec(ctx, db, sql).await?;
-            }
-            Ok(())
-        }
+        'G' => load::generate_server_side(ctx, connector, db).await,
+        'v' => load::vacuum(ctx, connector, db).await,
         'p' => load::primary_keys(ctx, connector, db).await,
         'f' => {
             ctx.say("creating foreign keys...\n");
-            for sql in ddl::FOREIGN_KEYS {
-                exec(ctx, db, sql).await?;
+            let mut meter = Meter::spinner("foreign keys", ctx.tty);
+            for sql in Pgbench::new(ctx.cfg).foreign_key_statements() {
+                exec(ctx, db, &sql).await?;
             }
+            meter.finish();
             Ok(())
         }
         _ => Ok(()),
@@ -121,7 +159,7 @@ async fn run_step<C: Connector>(
 
 async fn create_tables<D: InitDb>(ctx: &StepCtx<'_>, db: &mut D) -> Result<(), EngineError> {
     ctx.say("creating tables...\n");
-    for sql in ddl::create_tables(ctx.cfg) {
+    for sql in ddl::create_tables(ctx.cfg, db.server_version_num()) {
         exec(ctx, db, &sql).await?;
     }
     let parts = ddl::create_partitions(ctx.cfg);
@@ -132,14 +170,4 @@ async fn create_tables<D: InitDb>(ctx: &StepCtx<'_>, db: &mut D) -> Result<(), E
         }
     }
     Ok(())
-}
-
-async fn generate_server_side<D: InitDb>(ctx: &StepCtx<'_>, db: &mut D) -> Result<(), EngineError> {
-    ctx.say("generating data (server-side)...\n");
-    exec(ctx, db, "begin").await?;
-    exec(ctx, db, ddl::TRUNCATE_TABLES).await?;
-    for sql in ddl::server_side_inserts(ctx.cfg.scale) {
-        exec(ctx, db, &sql).await?;
-    }
-    exec(ctx, db, "commit").await
 }

@@ -1,7 +1,12 @@
 //! [`InitDb`] on a `pgrig_wire::Connection`: simple-protocol statements, first-value queries,
-//! COPY FROM STDIN driven message by message, and notices in libpq's printed form.
+//! COPY FROM STDIN driven message by message, and notices in libpq's printed form. The
+//! connector remembers the cancel keys of its open connections, so Ctrl-C can cancel the
+//! server-side work of all of them ([`Cancels`]).
 
-use pgrig_wire::{Backend, Connection};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pgrig_wire::{Addr, Backend, CancelToken, Connection};
 
 use super::db::{Connector, DbFailure, DbResult, InitDb};
 use crate::config::ConnArgs;
@@ -13,9 +18,49 @@ fn failure(e: pgrig_wire::Error) -> DbFailure {
     DbFailure::new(e.to_string())
 }
 
+/// The cancel keys of the open connections.
+#[derive(Clone, Default)]
+pub struct Cancels {
+    open: Arc<Mutex<Vec<(u64, CancelToken)>>>,
+}
+
+impl Cancels {
+    /// Sends a cancel request for every open connection (all at once); errors are ignored,
+    /// the failing statements report what happened.
+    pub async fn cancel_all(&self) {
+        let tokens: Vec<CancelToken> = match self.open.lock() {
+            Ok(open) => open.iter().map(|(_, t)| t.clone()).collect(),
+            Err(_) => return,
+        };
+        let mut set = tokio::task::JoinSet::new();
+        for t in tokens {
+            set.spawn(async move {
+                let _ = t.cancel().await;
+            });
+        }
+        while set.join_next().await.is_some() {}
+    }
+
+    fn add(&self, token: CancelToken) -> u64 {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut open) = self.open.lock() {
+            open.push((id, token));
+        }
+        id
+    }
+
+    fn remove(&self, id: u64) {
+        if let Ok(mut open) = self.open.lock() {
+            open.retain(|(i, _)| *i != id);
+        }
+    }
+}
+
 /// Opens connections with the resolved parameters of `-h -p -U -d` and the environment.
 pub struct WireConnector {
     config: pgrig_wire::Config,
+    pub cancels: Cancels,
 }
 
 impl WireConnector {
@@ -27,7 +72,10 @@ impl WireConnector {
             dbname: conn.dbname.clone(),
         };
         let config = pgrig_wire::Config::from_args(&args, "pgbench").map_err(failure)?;
-        Ok(WireConnector { config })
+        Ok(WireConnector {
+            config,
+            cancels: Cancels::default(),
+        })
     }
 }
 
@@ -36,12 +84,35 @@ impl Connector for WireConnector {
 
     async fn connect(&self) -> DbResult<WireDb> {
         let conn = Connection::connect(&self.config).await.map_err(failure)?;
-        Ok(WireDb { conn })
+        let id = self.cancels.add(conn.cancel_token());
+        Ok(WireDb {
+            conn,
+            id,
+            cancels: self.cancels.clone(),
+        })
     }
 }
 
 pub struct WireDb {
     conn: Connection,
+    id: u64,
+    cancels: Cancels,
+}
+
+impl WireDb {
+    /// The server runs on this host (Unix socket or loopback address).
+    pub fn is_local(&self) -> bool {
+        match self.conn.addr() {
+            Addr::Unix(_) => true,
+            Addr::Tcp(sa) => sa.ip().is_loopback(),
+        }
+    }
+}
+
+impl Drop for WireDb {
+    fn drop(&mut self) {
+        self.cancels.remove(self.id);
+    }
 }
 
 impl InitDb for WireDb {

@@ -1,0 +1,232 @@
+//! `pgrig results list|show|export`: reads the results store. `export --format json` writes an
+//! array of run objects (`study`, `point`, `repetition`, `round`, `tps`, `transactions`,
+//! `latency_ms`, `client_cpu`, `relation_sizes`, ...); `--format csv` one flat row per run.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use serde_json::Value;
+
+use pgrig_study::{summary, Store, StudyError};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pgrig results",
+    about = "List, show and export the runs in a results store"
+)]
+struct ResultsArgs {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// One line per stored run.
+    List {
+        #[arg(long, default_value = "pgrig.db")]
+        store: String,
+        /// Only runs of this study (by name).
+        #[arg(long)]
+        study: Option<String>,
+    },
+    /// Everything stored about one run (JSON): result, provenance, series, histogram.
+    Show {
+        /// The run id (see `results list`).
+        id: i64,
+        #[arg(long, default_value = "pgrig.db")]
+        store: String,
+    },
+    /// All runs (or one study's) as JSON or CSV.
+    Export {
+        #[arg(long, default_value = "pgrig.db")]
+        store: String,
+        #[arg(long)]
+        study: Option<String>,
+        /// json or csv
+        #[arg(long, default_value = "json")]
+        format: String,
+        /// Write to FILE instead of standard output.
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
+}
+
+pub fn main(args: &[String]) -> i32 {
+    let a = match ResultsArgs::try_parse_from(args) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 1 } else { 0 };
+        }
+    };
+    match run(a.cmd) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("pgrig: error: {e}");
+            1
+        }
+    }
+}
+
+fn run(cmd: Cmd) -> Result<(), StudyError> {
+    match cmd {
+        Cmd::List { store, study } => {
+            let s = Store::open_existing(&store)?;
+            let rows = s.list(study.as_deref())?;
+            let mut text = format!(
+                "{:>5}  {:<16} {:<10} {:>4} {:>5} {:>12}  {:<24}  point\n",
+                "id", "study", "target", "rep", "round", "tps", "finished"
+            );
+            for r in rows {
+                let point: Value = serde_json::from_str(&r.point).unwrap_or(Value::Null);
+                text.push_str(&format!(
+                    "{:>5}  {:<16} {:<10} {:>4} {:>5} {:>12.1}  {:<24}  {}\n",
+                    r.id,
+                    r.study,
+                    r.target,
+                    r.repetition,
+                    r.round,
+                    r.tps,
+                    r.finished_at,
+                    summary::point_label(&point)
+                ));
+            }
+            out(&text);
+            Ok(())
+        }
+        Cmd::Show { id, store } => {
+            let s = Store::open_existing(&store)?;
+            match s.show(id)? {
+                Some(v) => {
+                    out(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"));
+                    Ok(())
+                }
+                None => Err(StudyError::Other(format!(
+                    "no run with id {id} in \"{store}\""
+                ))),
+            }
+        }
+        Cmd::Export {
+            store,
+            study,
+            format,
+            output,
+        } => {
+            let s = Store::open_existing(&store)?;
+            let docs = s.export(study.as_deref())?;
+            let text = match format.as_str() {
+                "json" => {
+                    serde_json::to_string_pretty(&Value::Array(docs)).unwrap_or_default() + "\n"
+                }
+                "csv" => csv(&docs),
+                o => {
+                    return Err(StudyError::Other(format!(
+                        "invalid --format \"{o}\" (expected json or csv)"
+                    )))
+                }
+            };
+            match output {
+                Some(p) => std::fs::write(&p, text).map_err(|e| {
+                    StudyError::Other(format!("could not write \"{}\": {e}", p.display()))
+                }),
+                None => {
+                    out(&text);
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+/// Writes to standard output; a closed pipe (`| head`) is not an error.
+fn out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+const FIXED: &[(&str, &[&str])] = &[
+    ("repetition", &["repetition"]),
+    ("round", &["round"]),
+    ("tps", &["tps"]),
+    ("ok", &["transactions", "ok"]),
+    ("failed", &["transactions", "failed"]),
+    ("skipped", &["transactions", "skipped"]),
+    ("retried", &["transactions", "retried"]),
+    ("retries", &["transactions", "retries"]),
+    ("latency_mean_ms", &["latency_ms", "mean"]),
+    ("latency_p50_ms", &["latency_ms", "p50"]),
+    ("latency_p90_ms", &["latency_ms", "p90"]),
+    ("latency_p99_ms", &["latency_ms", "p99"]),
+    ("latency_max_ms", &["latency_ms", "max"]),
+    ("client_cpu", &["client_cpu"]),
+    ("aborted_clients", &["aborted_clients"]),
+];
+
+fn cell(v: &Value) -> String {
+    let s = match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        o => o.to_string(),
+    };
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+/// One row per run: ids, the point's values (a column per matrix key), the fixed figures, and
+/// relation sizes (`TABLE.heap|indexes|total`).
+pub fn csv(docs: &[Value]) -> String {
+    let mut point_keys: Vec<String> = Vec::new();
+    let mut tables: Vec<String> = Vec::new();
+    for d in docs {
+        for k in d["point"].as_object().into_iter().flat_map(|m| m.keys()) {
+            if !point_keys.contains(k) {
+                point_keys.push(k.clone());
+            }
+        }
+        for k in d["relation_sizes"]
+            .as_object()
+            .into_iter()
+            .flat_map(|m| m.keys())
+        {
+            if !tables.contains(k) {
+                tables.push(k.clone());
+            }
+        }
+    }
+    let mut header: Vec<String> = vec!["run_id".into(), "study".into(), "target".into()];
+    header.extend(point_keys.iter().cloned());
+    header.extend(FIXED.iter().map(|(n, _)| n.to_string()));
+    for t in &tables {
+        for part in ["heap", "indexes", "total"] {
+            header.push(format!("{t}.{part}"));
+        }
+    }
+    let mut out = header
+        .iter()
+        .map(|h| cell(&Value::String(h.clone())))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    for d in docs {
+        let mut row = vec![cell(&d["run_id"]), cell(&d["study"]), cell(&d["target"])];
+        row.extend(point_keys.iter().map(|k| cell(&d["point"][k])));
+        for (_, path) in FIXED {
+            let mut v = d;
+            for p in *path {
+                v = &v[*p];
+            }
+            row.push(cell(v));
+        }
+        for t in &tables {
+            for part in ["heap", "indexes", "total"] {
+                row.push(cell(&d["relation_sizes"][t][part]));
+            }
+        }
+        out.push_str(&row.join(","));
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,6 @@
+//! Collectors: server counters and relation sizes (`stats`), wait events and server process
+//! usage sampled alongside a run (`sampler`), and the host's description (`host`).
+
+pub mod host;
+pub mod sampler;
+pub mod stats;

@@ -1,0 +1,216 @@
+//! Server-wide counters snapshotted before and after a run: pg_stat_database (the benchmark
+//! database), checkpointer/bgwriter (PG 17 split them) and pg_stat_wal (PG 14+); and relation
+//! sizes (heap incl. TOAST, indexes, total) after every round.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::db::{lit, Db};
+use crate::error::StudyError;
+use crate::spec::RelationSizes;
+
+/// Named counters of one view.
+pub type Counters = BTreeMap<String, f64>;
+
+/// One snapshot of the server's cumulative counters.
+#[derive(Debug, Clone, Default)]
+pub struct StatsSnapshot {
+    pub database: Counters,
+    pub checkpointer: Counters,
+    pub wal: Counters,
+}
+
+fn counters(db: &mut Db, sql: &str) -> Result<Counters, StudyError> {
+    let rows = db.query(sql)?;
+    let mut out = Counters::new();
+    for r in rows {
+        if let (Some(Some(k)), Some(v)) = (r.first(), r.get(1)) {
+            out.insert(
+                k.clone(),
+                v.as_deref().and_then(|s| s.parse().ok()).unwrap_or(0.0),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// `SELECT 'a', a::float8 FROM v UNION ALL ...`: one (name, value) row per column.
+fn unpivot(view: &str, cols: &[(&str, &str)], filter: &str) -> String {
+    cols.iter()
+        .map(|(name, expr)| {
+            format!(
+                "SELECT {}, ({expr})::float8 FROM {view} {filter}",
+                lit(name)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ")
+}
+
+impl StatsSnapshot {
+    pub fn take(db: &mut Db) -> Result<StatsSnapshot, StudyError> {
+        let v = db.version_num();
+        let database = counters(
+            db,
+            &unpivot(
+                "pg_stat_database",
+                &[
+                    ("commits", "xact_commit"),
+                    ("rollbacks", "xact_rollback"),
+                    ("blocks_read", "blks_read"),
+                    ("blocks_hit", "blks_hit"),
+                    ("tuples_returned", "tup_returned"),
+                    ("tuples_fetched", "tup_fetched"),
+                    ("tuples_inserted", "tup_inserted"),
+                    ("tuples_updated", "tup_updated"),
+                    ("tuples_deleted", "tup_deleted"),
+                    ("temp_files", "temp_files"),
+                    ("temp_bytes", "temp_bytes"),
+                    ("deadlocks", "deadlocks"),
+                    ("conflicts", "conflicts"),
+                ],
+                "WHERE datname = current_database()",
+            ),
+        )?;
+        let checkpointer = if v >= 170000 {
+            let mut c = counters(
+                db,
+                &unpivot(
+                    "pg_stat_checkpointer",
+                    &[
+                        ("checkpoints_timed", "num_timed"),
+                        ("checkpoints_requested", "num_requested"),
+                        ("buffers_checkpoint", "buffers_written"),
+                    ],
+                    "",
+                ),
+            )?;
+            c.extend(counters(
+                db,
+                &unpivot(
+                    "pg_stat_bgwriter",
+                    &[
+                        ("buffers_clean", "buffers_clean"),
+                        ("buffers_alloc", "buffers_alloc"),
+                    ],
+                    "",
+                ),
+            )?);
+            c
+        } else {
+            counters(
+                db,
+                &unpivot(
+                    "pg_stat_bgwriter",
+                    &[
+                        ("checkpoints_timed", "checkpoints_timed"),
+                        ("checkpoints_requested", "checkpoints_req"),
+                        ("buffers_checkpoint", "buffers_checkpoint"),
+                        ("buffers_clean", "buffers_clean"),
+                        ("buffers_backend", "buffers_backend"),
+                        ("buffers_alloc", "buffers_alloc"),
+                    ],
+                    "",
+                ),
+            )?
+        };
+        let wal = if v >= 140000 {
+            counters(
+                db,
+                &unpivot(
+                    "pg_stat_wal",
+                    &[
+                        ("wal_records", "wal_records"),
+                        ("wal_fpi", "wal_fpi"),
+                        ("wal_bytes", "wal_bytes"),
+                        ("wal_buffers_full", "wal_buffers_full"),
+                    ],
+                    "",
+                ),
+            )?
+        } else {
+            Counters::new()
+        };
+        Ok(StatsSnapshot {
+            database,
+            checkpointer,
+            wal,
+        })
+    }
+
+    /// `self - before`, view by view, as JSON.
+    pub fn delta_json(&self, before: &StatsSnapshot) -> Value {
+        let d = |a: &Counters, b: &Counters| -> Value {
+            let m: serde_json::Map<String, Value> = a
+                .iter()
+                .map(|(k, v)| (k.clone(), number(v - b.get(k).copied().unwrap_or(0.0))))
+                .collect();
+            Value::Object(m)
+        };
+        json!({
+            "database": d(&self.database, &before.database),
+            "checkpointer": d(&self.checkpointer, &before.checkpointer),
+            "wal": d(&self.wal, &before.wal),
+        })
+    }
+}
+
+/// Whole numbers as JSON integers, others as floats.
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
+}
+
+/// Relation sizes: `{"name": {"heap": b, "indexes": b, "total": b}}`. A listed name that is not
+/// a table is also looked up as `pgbench_NAME`; names are reported as listed.
+pub fn relation_sizes(db: &mut Db, which: &RelationSizes) -> Result<Value, StudyError> {
+    let size_cols = "pg_relation_size(c.oid) + COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0), \
+                     pg_indexes_size(c.oid), pg_total_relation_size(c.oid)";
+    let mut out = serde_json::Map::new();
+    let row_json = |r: &[Option<String>]| -> Value {
+        let n = |i: usize| {
+            r.get(i)
+                .cloned()
+                .flatten()
+                .and_then(|s| s.parse::<i64>().ok())
+                .unwrap_or(0)
+        };
+        json!({"heap": n(1), "indexes": n(2), "total": n(3)})
+    };
+    match which {
+        RelationSizes::All(false) => {}
+        RelationSizes::All(true) => {
+            let rows = db.query(&format!(
+                "SELECT c.relname, {size_cols} FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                 WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema') \
+                 AND n.nspname NOT LIKE 'pg_toast%' ORDER BY 1"
+            ))?;
+            for r in rows {
+                if let Some(Some(name)) = r.first() {
+                    out.insert(name.clone(), row_json(&r));
+                }
+            }
+        }
+        RelationSizes::Tables(names) => {
+            for name in names {
+                let mut found = None;
+                for candidate in [name.clone(), format!("pgbench_{name}")] {
+                    let rows = db.query(&format!(
+                        "SELECT c.relname, {size_cols} FROM pg_class c WHERE c.oid = to_regclass({})",
+                        lit(&candidate)
+                    ))?;
+                    if let Some(r) = rows.into_iter().next() {
+                        found = Some(row_json(&r));
+                        break;
+                    }
+                }
+                out.insert(name.clone(), found.unwrap_or(Value::Null));
+            }
+        }
+    }
+    Ok(Value::Object(out))
+}

@@ -1,0 +1,136 @@
+//! The study's data: pgbench's tables through the engine's init (scale, unlogged, fillfactor,
+//! partitions, foreign keys) and/or custom setup SQL files run in order.
+
+use std::path::Path;
+
+use pgrig_engine::config::{InitConfig, PartitionMethod};
+use pgrig_engine::sink::Sink;
+
+use crate::db::Db;
+use crate::error::StudyError;
+use crate::plan::Plan;
+use crate::spec::{DatasetSpec, Reinit, Study};
+use crate::target::Endpoint;
+
+/// The dataset, resolved: what to create and the setup files' text.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    pub init: Option<InitConfig>,
+    /// `(path, text)` of each setup file, in order.
+    pub setup: Vec<(String, String)>,
+}
+
+impl Dataset {
+    /// Resolves the `[dataset]` table. Without one: pgbench's tables at scale 1 when some point
+    /// uses a builtin script and a target is a throwaway server, else nothing (an external
+    /// server's existing tables are used as they are).
+    pub fn resolve(study: &Study, plan: &Plan, base_dir: &Path) -> Result<Dataset, StudyError> {
+        let spec = match &study.spec.dataset {
+            Some(d) => d.clone(),
+            None => DatasetSpec {
+                // external servers keep the data they have unless a [dataset] says otherwise
+                builtin: Some(
+                    if plan.points.iter().any(|p| p.workload.uses_builtin())
+                        && plan.targets.iter().any(|t| t.url.is_none())
+                    {
+                        "tpcb"
+                    } else {
+                        "none"
+                    }
+                    .into(),
+                ),
+                scale: 1,
+                unlogged: false,
+                fillfactor: 100,
+                partitions: 0,
+                partition_method: None,
+                foreign_keys: false,
+                setup: Vec::new(),
+                reinit: Reinit::Once,
+            },
+        };
+        let builtin = spec.builtin.clone().unwrap_or_else(|| {
+            if spec.setup.is_empty() {
+                "tpcb"
+            } else {
+                "none"
+            }
+            .into()
+        });
+        let init = match builtin.as_str() {
+            "tpcb" | "pgbench" => {
+                let partition_method = match spec.partition_method.as_deref() {
+                    None => None,
+                    Some("range") => Some(PartitionMethod::Range),
+                    Some("hash") => Some(PartitionMethod::Hash),
+                    Some(o) => {
+                        return Err(StudyError::Refused(format!(
+                            "{}: dataset partition_method \"{o}\" (expected range or hash)",
+                            study.file
+                        )))
+                    }
+                };
+                if spec.scale < 1 || !(10..=100).contains(&spec.fillfactor) || spec.partitions < 0 {
+                    return Err(StudyError::Refused(format!(
+                        "{}: dataset needs scale >= 1, fillfactor 10..100 and partitions >= 0",
+                        study.file
+                    )));
+                }
+                let mut steps = String::from("dtgvp");
+                if spec.foreign_keys {
+                    steps.push('f');
+                }
+                Some(InitConfig {
+                    steps,
+                    scale: spec.scale,
+                    fillfactor: spec.fillfactor,
+                    quiet: true,
+                    partitions: spec.partitions,
+                    partition_method,
+                    unlogged: spec.unlogged,
+                    ..Default::default()
+                })
+            }
+            "none" => None,
+            o => {
+                return Err(StudyError::Refused(format!(
+                    "{}: unknown dataset builtin \"{o}\" (expected tpcb or none)",
+                    study.file
+                )))
+            }
+        };
+        let mut setup = Vec::new();
+        for f in &spec.setup {
+            let path = base_dir.join(f);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                StudyError::Refused(format!(
+                    "{}: could not read setup file \"{}\": {e}",
+                    study.file,
+                    path.display()
+                ))
+            })?;
+            setup.push((path.display().to_string(), text));
+        }
+        Ok(Dataset { init, setup })
+    }
+
+    /// (Re)creates the data on `endpoint`.
+    pub fn create(&self, endpoint: &Endpoint, sink: &dyn Sink) -> Result<(), StudyError> {
+        if let Some(init) = &self.init {
+            let cfg = InitConfig {
+                conn: endpoint.conn_args(None)?,
+                ..init.clone()
+            };
+            pgrig_engine::init::run_init(&cfg, sink)?;
+        }
+        if !self.setup.is_empty() {
+            let mut db = Db::connect(&endpoint.conninfo, "the target")?;
+            for (path, text) in &self.setup {
+                db.query(text).map_err(|e| {
+                    StudyError::Refused(format!("setup file \"{path}\" failed: {e}"))
+                })?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,23 @@
+//! `pgrig study`: matrix studies. A study file ([`spec`], [`workload`]) expands into a plan
+//! ([`plan`]) of runs; the [`runner`] executes them on a throwaway or external server
+//! ([`managed`], [`target`]) with the data per [`dataset`] and collectors alongside
+//! ([`collect`]), and every finished run ([`record`]) goes into the results [`store`].
+//! [`summary`] renders what people read.
+
+pub mod collect;
+pub mod dataset;
+pub mod db;
+pub mod error;
+pub mod managed;
+pub mod plan;
+pub mod record;
+pub mod runner;
+pub mod spec;
+pub mod store;
+pub mod summary;
+pub mod target;
+pub mod workload;
+
+pub use error::StudyError;
+pub use runner::{run_study, Control, Outcome, Reporter};
+pub use store::Store;

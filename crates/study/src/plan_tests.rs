@@ -1,0 +1,155 @@
+//! Unit tests of plan expansion.
+
+use super::*;
+use crate::spec::parse;
+
+fn plan(text: &str) -> Result<Plan, StudyError> {
+    expand(&parse("s.toml", text).unwrap())
+}
+
+#[test]
+fn cartesian_product_first_dimension_outermost() {
+    assert_eq!(cartesian(&[2, 3]).len(), 6);
+    assert_eq!(
+        cartesian(&[2, 2]),
+        vec![vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1]]
+    );
+    assert_eq!(cartesian(&[]), vec![Vec::<usize>::new()]);
+}
+
+#[test]
+fn isolation_example_expands_points_repetitions_rounds() {
+    let p = plan(
+        "name = \"isolation\"\n[dataset]\nreinit = \"per-run\"\n[workload]\ntransactions = 10\nrounds = 2\n\
+         [matrix]\nclients = [1, 4]\nisolation = [\"read committed\", \"serializable\"]\nrepetitions = 3\n",
+    )
+    .unwrap();
+    assert_eq!(p.points.len(), 4);
+    assert_eq!(p.repetitions, 3);
+    assert_eq!(p.runs.len(), 4 * 3 * 2);
+    assert_eq!(
+        p.points[1].values[0],
+        ("clients".to_string(), toml::Value::Integer(1))
+    );
+    assert_eq!(
+        p.points[1].workload.isolation.as_deref(),
+        Some("serializable")
+    );
+    assert_eq!(p.points[2].workload.clients, 4);
+    // per-run: every first round re-initialises
+    assert!(p.runs.iter().all(|r| r.reinit == (r.round == 1)));
+    let idx: Vec<usize> = p.runs.iter().map(|r| r.index).collect();
+    assert_eq!(idx, (0..24).collect::<Vec<_>>());
+}
+
+#[test]
+fn reinit_policies() {
+    let base = "name = \"x\"\n[workload]\nrounds = 2\n[matrix]\nclients = [1, 2]\nrepetitions = 2\n[dataset]\nreinit = ";
+    let count = |policy: &str| {
+        plan(&format!("{base}\"{policy}\"\n"))
+            .unwrap()
+            .runs
+            .iter()
+            .filter(|r| r.reinit)
+            .count()
+    };
+    assert_eq!(count("per-run"), 4);
+    assert_eq!(count("per-point"), 2);
+    assert_eq!(count("once"), 1);
+}
+
+#[test]
+fn settings_dimensions_and_scripts_lists() {
+    let p = plan(
+        "name = \"x\"\n[matrix]\n\"settings.synchronous_commit\" = [\"on\", false]\n\
+         scripts = [[\"a.sql\"], \"b.sql\"]\n",
+    )
+    .unwrap();
+    assert_eq!(p.points.len(), 4);
+    assert_eq!(
+        p.points[2].settings,
+        vec![("synchronous_commit".to_string(), "off".to_string())]
+    );
+    assert_eq!(
+        p.points[1].workload.scripts.as_deref(),
+        Some(&["b.sql".to_string()][..])
+    );
+}
+
+#[test]
+fn unknown_matrix_key_names_line_and_key() {
+    let e = plan("name = \"x\"\n[matrix]\nclients = [1]\nclinets = [2]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("s.toml:4:1: unknown matrix key `clinets`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_matrix_value_points_at_its_key() {
+    let e = plan("name = \"x\"\n[matrix]\nisolation = [\"snapshot\"]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("s.toml:3:13: workload `isolation`"), "{e}");
+    let e = plan("name = \"x\"\n[matrix]\nclients = 4\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("must be a list"), "{e}");
+    let e = plan("name = \"x\"\n[matrix]\nclients = [\"x\"]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("s.toml:3:11: matrix `clients`: invalid type"),
+        "{e}"
+    );
+}
+
+#[test]
+fn targets_are_the_outermost_dimension() {
+    let p = plan(
+        "name = \"x\"\n[[targets]]\nname = \"a\"\n[[targets]]\nname = \"b\"\nsettings = { work_mem = \"8MB\" }\n\
+         [matrix]\nclients = [1, 2]\n",
+    )
+    .unwrap();
+    assert_eq!(p.targets.len(), 2);
+    assert_eq!(p.points.len(), 4);
+    assert_eq!(p.points[2].target, 1);
+    assert_eq!(
+        p.points[2].values[0],
+        ("target".to_string(), toml::Value::String("b".into()))
+    );
+    assert_eq!(
+        p.targets[1].settings,
+        vec![("work_mem".to_string(), "8MB".to_string())]
+    );
+    // a new target starts on fresh data even with reinit = once
+    assert_eq!(p.runs.iter().filter(|r| r.reinit).count(), 2);
+}
+
+#[test]
+fn server_cpus_refused_for_external_targets() {
+    let e =
+        plan("name = \"x\"\n[target]\nurl = \"postgresql://h/db\"\n[matrix]\nserver_cpus = [1]\n")
+            .unwrap_err()
+            .to_string();
+    assert!(
+        e.contains("server_cpus needs a throwaway local server"),
+        "{e}"
+    );
+}
+
+#[test]
+fn study_settings_merge_with_target_settings() {
+    let p =
+        plan("name = \"x\"\nsettings = { a = 1, b = \"x\" }\n[target]\nsettings = { b = \"y\" }\n")
+            .unwrap();
+    assert_eq!(
+        p.targets[0].settings,
+        vec![
+            ("a".to_string(), "1".to_string()),
+            ("b".to_string(), "y".to_string())
+        ]
+    );
+}

@@ -1,0 +1,343 @@
+//! The study file's schema (TOML, `version = 1`): plain serde structs with
+//! `deny_unknown_fields`, and [`parse`], which turns any error into one naming the file, line,
+//! column and key. The matrix keeps its keys in file order with their positions, so that a bad
+//! matrix key or value is reported where it was written.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::error::{line_col, StudyError};
+
+/// The newest schema version this pgrig understands.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyFile {
+    /// Schema version; omitted means 1.
+    pub version: Option<Spanned<u32>>,
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// One target (omitted: a throwaway local server).
+    #[serde(default)]
+    pub target: Option<TargetSpec>,
+    /// Several named targets to compare (each a matrix dimension named `target`).
+    #[serde(default)]
+    pub targets: Option<Vec<TargetSpec>>,
+    /// Server settings for every target (a target's own `settings` win).
+    #[serde(default)]
+    pub settings: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    pub dataset: Option<DatasetSpec>,
+    /// The base workload; the matrix overrides its keys per point.
+    #[serde(default)]
+    pub workload: Option<Spanned<toml::Table>>,
+    #[serde(default)]
+    pub matrix: Matrix,
+    /// Repetitions of every point (also accepted inside `[matrix]`).
+    #[serde(default)]
+    pub repetitions: Option<u32>,
+    #[serde(default)]
+    pub collect: CollectSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSpec {
+    /// A name for reports (`[[targets]]`); default "local" or the URL's host.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `postgresql://` URI or conninfo of an external server; omitted: a throwaway local server.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Server settings applied before the runs.
+    #[serde(default)]
+    pub settings: BTreeMap<String, toml::Value>,
+    /// Throwaway server only: test tuning (fsync off, ...). Default false (durable behaviour).
+    #[serde(default)]
+    pub fast: bool,
+    /// Throwaway server only: directory of initdb/postgres.
+    #[serde(default)]
+    pub bin_dir: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+pub enum Reinit {
+    /// Before the first repetition of every run (each repetition starts on fresh tables).
+    #[serde(rename = "per-run")]
+    PerRun,
+    /// Before the first repetition of every point.
+    #[serde(rename = "per-point")]
+    PerPoint,
+    /// Once, before the first run of each target.
+    #[default]
+    #[serde(rename = "once")]
+    Once,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetSpec {
+    /// `tpcb` (pgbench's tables) or `none`.
+    #[serde(default)]
+    pub builtin: Option<String>,
+    #[serde(default = "one_i32")]
+    pub scale: i32,
+    #[serde(default)]
+    pub unlogged: bool,
+    #[serde(default = "hundred")]
+    pub fillfactor: i32,
+    #[serde(default)]
+    pub partitions: i32,
+    /// `range` or `hash` (with `partitions`).
+    #[serde(default)]
+    pub partition_method: Option<String>,
+    #[serde(default)]
+    pub foreign_keys: bool,
+    /// SQL files run in order after the builtin data (paths relative to the study file).
+    #[serde(default)]
+    pub setup: Vec<String>,
+    #[serde(default)]
+    pub reinit: Reinit,
+}
+
+fn one_i32() -> i32 {
+    1
+}
+fn hundred() -> i32 {
+    100
+}
+
+/// `relation_sizes = true` (every user table) or a list of table names.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum RelationSizes {
+    All(bool),
+    Tables(Vec<String>),
+}
+
+impl Default for RelationSizes {
+    fn default() -> Self {
+        RelationSizes::All(false)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectSpec {
+    #[serde(default)]
+    pub relation_sizes: RelationSizes,
+    /// pg_stat_database / checkpointer / bgwriter / WAL deltas per run.
+    #[serde(default = "yes")]
+    pub server_stats: bool,
+    /// Wait events sampled from pg_stat_activity during every run.
+    #[serde(default = "yes")]
+    pub wait_events: bool,
+    /// How often to sample wait events and /proc, in milliseconds.
+    #[serde(default = "sample_ms")]
+    pub sample_interval_ms: u64,
+    /// CPU and I/O of the throwaway server's processes, from /proc.
+    #[serde(default = "yes")]
+    pub server_processes: bool,
+}
+
+impl Default for CollectSpec {
+    fn default() -> Self {
+        CollectSpec {
+            relation_sizes: RelationSizes::default(),
+            server_stats: true,
+            wait_events: true,
+            sample_interval_ms: sample_ms(),
+            server_processes: true,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+fn sample_ms() -> u64 {
+    200
+}
+
+/// `[matrix]`: dimensions in file order, each with the position of its key and value.
+#[derive(Debug, Clone, Default)]
+pub struct Matrix {
+    pub entries: Vec<(Spanned<String>, Spanned<toml::Value>)>,
+}
+
+impl<'de> Deserialize<'de> for Matrix {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Matrix;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a table of lists")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Matrix, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(e) = m.next_entry::<Spanned<String>, Spanned<toml::Value>>()? {
+                    entries.push(e);
+                }
+                Ok(Matrix { entries })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl StudyFile {
+    /// The `[workload]` table (empty when omitted).
+    pub fn workload_table(&self) -> toml::Table {
+        self.workload
+            .as_ref()
+            .map(|w| w.get_ref().clone())
+            .unwrap_or_default()
+    }
+
+    /// Where the `[workload]` table starts (0 when omitted).
+    pub fn workload_offset(&self) -> usize {
+        self.workload.as_ref().map(|w| w.span().start).unwrap_or(0)
+    }
+}
+
+/// A parsed study file with its text and name (for messages).
+#[derive(Debug, Clone)]
+pub struct Study {
+    pub file: String,
+    pub text: String,
+    pub spec: StudyFile,
+}
+
+impl Study {
+    /// An error at byte `offset` of the study file.
+    pub fn error_at(&self, offset: usize, message: impl Into<String>) -> StudyError {
+        error_at(&self.file, &self.text, offset, message)
+    }
+}
+
+pub fn error_at(file: &str, text: &str, offset: usize, message: impl Into<String>) -> StudyError {
+    let (line, column) = line_col(text, offset);
+    StudyError::Invalid {
+        file: file.to_string(),
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+/// Reads and parses a study file.
+pub fn load(path: &std::path::Path) -> Result<Study, StudyError> {
+    let text = std::fs::read_to_string(path).map_err(|source| StudyError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(&path.display().to_string(), &text)
+}
+
+/// Parses study text; `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Study, StudyError> {
+    let spec: StudyFile = toml::from_str(text).map_err(|e| {
+        let offset = e.span().map(|s| s.start).unwrap_or(0);
+        error_at(file, text, offset, e.message().trim_end().to_string())
+    })?;
+    if let Some(v) = &spec.version {
+        if *v.get_ref() != SCHEMA_VERSION {
+            return Err(error_at(
+                file,
+                text,
+                v.span().start,
+                format!(
+                    "unsupported study schema version {} (this pgrig reads version {SCHEMA_VERSION})",
+                    v.get_ref()
+                ),
+            ));
+        }
+    }
+    Ok(Study {
+        file: file.to_string(),
+        text: text.to_string(),
+        spec,
+    })
+}
+
+/// Text of a scalar TOML value as PostgreSQL or pgbench would take it (`on`, `64MB`, `4`).
+pub fn scalar_text(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(b) => Some(if *b { "on" } else { "off" }.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_names_file_line_column_and_key() {
+        let text = "name = \"x\"\n[dataset]\nscale = 1\nscael = 2\n";
+        let e = parse("s.toml", text).unwrap_err().to_string();
+        assert!(e.starts_with("s.toml:4:1: unknown field `scael`"), "{e}");
+    }
+
+    #[test]
+    fn matrix_keeps_file_order_and_positions() {
+        let text = "name = \"x\"\n[matrix]\nclients = [1, 4]\nisolation = [\"serializable\"]\n";
+        let s = parse("s.toml", text).unwrap();
+        let keys: Vec<&str> = s
+            .spec
+            .matrix
+            .entries
+            .iter()
+            .map(|(k, _)| k.get_ref().as_str())
+            .collect();
+        assert_eq!(keys, ["clients", "isolation"]);
+        assert_eq!(
+            line_col(text, s.spec.matrix.entries[1].0.span().start),
+            (4, 1)
+        );
+    }
+
+    #[test]
+    fn wrong_version_is_refused() {
+        let e = parse("s.toml", "version = 2\nname = \"x\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("s.toml:1:11: unsupported study schema version 2"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn reinit_values() {
+        let s = parse(
+            "s.toml",
+            "name = \"x\"\n[dataset]\nreinit = \"per-point\"\n",
+        )
+        .unwrap();
+        assert_eq!(s.spec.dataset.unwrap().reinit, Reinit::PerPoint);
+        let e = parse("s.toml", "name = \"x\"\n[dataset]\nreinit = \"always\"\n").unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:3:10:"), "{e}");
+    }
+
+    #[test]
+    fn target_settings_and_relation_sizes() {
+        let s = parse(
+            "s.toml",
+            "name = \"x\"\n[target]\nsettings = { autovacuum = \"off\" }\n[collect]\nrelation_sizes = [\"a\"]\n",
+        )
+        .unwrap();
+        assert!(s.spec.target.unwrap().settings.contains_key("autovacuum"));
+        assert_eq!(
+            s.spec.collect.relation_sizes,
+            RelationSizes::Tables(vec!["a".into()])
+        );
+    }
+}
