@@ -187,10 +187,16 @@ impl<'a> ExprLexer<'a> {
     }
 
     /// pgbench reports a run of characters that cannot start a token at its *last* character.
+    /// A complete quoted string (`'...'` or `"..."`, doubled quotes inside) is one such run,
+    /// reported at its closing quote.
     fn unexpected_character(&self, start: usize) -> ExprError {
         let mut last = start;
-        while last + 1 < self.b.len() && !self.can_start_token(last + 1) {
-            last += 1;
+        if let Some(close) = self.closing_quote(start) {
+            last = close;
+        } else {
+            while last + 1 < self.b.len() && !self.can_start_token(last + 1) {
+                last += 1;
+            }
         }
         // `last` is an ASCII byte (bytes >= 0x80 start identifiers), so slicing is safe
         let more = self.text.get(last..last + 1).unwrap_or("").to_owned();
@@ -199,6 +205,26 @@ impl<'a> ExprLexer<'a> {
             more: Some(more),
             column: last,
         }
+    }
+
+    /// Position of the quote closing a quoted string opened at `start`, if it is closed.
+    fn closing_quote(&self, start: usize) -> Option<usize> {
+        let q = self.at(start);
+        if q != b'\'' && q != b'"' {
+            return None;
+        }
+        let mut j = start + 1;
+        while j < self.b.len() {
+            if self.b[j] == q {
+                if self.at(j + 1) == q {
+                    j += 2;
+                    continue;
+                }
+                return Some(j);
+            }
+            j += 1;
+        }
+        None
     }
 
     /// `[0-9]+` (int), `[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?` or `\.[0-9]+([eE][-+]?[0-9]+)?`

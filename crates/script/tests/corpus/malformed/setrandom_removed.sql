@@ -1,1 +1,0 @@
-\setrandom x 1 10
