@@ -1,6 +1,7 @@
 //! `pgrig bench` (and the `pgbench` link): parse pgbench's command line, run the benchmark or the
 //! initialisation, print pgbench's report, exit with pgbench's status. Adds the client self-check.
 
+use std::io::Write;
 use std::sync::Arc;
 
 use pgrig_engine::config::{BenchConfig, ScriptSource};
@@ -79,6 +80,7 @@ fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
         rate: cfg.rate.is_some(),
         latency_limit: cfg.latency_limit_us.is_some(),
         progress_timestamp: cfg.progress_timestamp,
+        json_stdout: cfg.json.as_deref() == Some("-"),
     });
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
@@ -95,7 +97,13 @@ fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
         sink.message(Level::Error, "Run was aborted due to an error in thread 0");
         return 2;
     }
-    sink.stdout(&crate::report::render(&result));
+    let report = crate::report::render(&result);
+    if sink.json_stdout {
+        // standard output carries only the JSON
+        let _ = std::io::stderr().lock().write_all(report.as_bytes());
+    } else {
+        sink.stdout(&report);
+    }
     let mut code = 0;
     if let Some(path) = &cfg.json {
         let text = serde_json::to_string_pretty(&crate::json::render(&result)).unwrap_or_default();

@@ -210,6 +210,7 @@ pub fn main(args: &[String]) -> i32 {
             rate: false,
             latency_limit: false,
             progress_timestamp: false,
+            json_stdout: false,
         },
         tty: std::io::stderr().is_terminal(),
     };

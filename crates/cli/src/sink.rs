@@ -12,6 +12,9 @@ pub struct StderrSink {
     pub rate: bool,
     pub latency_limit: bool,
     pub progress_timestamp: bool,
+    /// `--json -`: standard output carries only the JSON, so the banner and the text report go
+    /// to standard error.
+    pub json_stdout: bool,
 }
 
 impl StderrSink {
@@ -22,6 +25,7 @@ impl StderrSink {
             rate: false,
             latency_limit: false,
             progress_timestamp: false,
+            json_stdout: false,
         }
     }
 
@@ -72,6 +76,19 @@ impl Sink for StderrSink {
         let mut o = std::io::stdout().lock();
         let _ = o.write_all(text.as_bytes());
         let _ = o.flush();
+    }
+
+    fn banner(&self, server_version: &str) {
+        let line = format!(
+            "{} (pgrig {}, server {server_version})\n",
+            self.prog,
+            env!("CARGO_PKG_VERSION")
+        );
+        if self.json_stdout {
+            let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        } else {
+            self.stdout(&line);
+        }
     }
 
     fn progress(&self, p: &Progress) {

@@ -149,8 +149,7 @@ fn json_output_has_counts_percentiles_and_client_cpu() {
     pgbench_init(&db, 1);
     let out = pgrig_bench(&db, &["-S", "-t", "30", "-c", "3", "-n", "--json", "-"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let start = out.stdout.find("\n{").expect("json after report") + 1;
-    let v: serde_json::Value = serde_json::from_str(&out.stdout[start..]).expect("valid json");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("stdout is the JSON");
     assert_eq!(v["transactions"]["ok"], 90);
     assert!(v["latency_ms"]["p99"].as_f64().unwrap() > 0.0);
     assert_eq!(v["client_cpu"]["threads"].as_array().unwrap().len(), 1);

@@ -31,6 +31,8 @@ pub(crate) async fn prepare(
     })?;
     let server_version = conn.parameter("server_version").unwrap_or("").to_owned();
     let server_version_num = conn.server_version_num();
+    // Like pgbench: the version line right after the setup connection, before the scale query.
+    sink.banner(&server_version);
     let dbname = wire.dbname().to_owned();
     let mut info = SetupInfo {
         server_version,

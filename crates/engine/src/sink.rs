@@ -34,6 +34,9 @@ pub trait Sink: Send + Sync {
     /// Report text for standard output (the banner before the run).
     fn stdout(&self, text: &str);
     fn progress(&self, p: &Progress);
+    /// The version line pgbench prints once connected (`pgbench (15.4, server 16.1)`); pgrig
+    /// names itself and the server. Default: nothing.
+    fn banner(&self, _server_version: &str) {}
 }
 
 /// A sink that drops everything (for library users and tests).
