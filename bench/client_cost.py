@@ -73,8 +73,12 @@ class Tools:
 
 
 def callgrind_instr(cmd, env):
-    p = sh(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd], env=env)
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "callgrind.out")
+        p = sh(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd], env=env)
     m = re.findall(r"Collected : (\d+)", p.stderr)
+    if not m:
+        sys.exit(f"no callgrind summary for {' '.join(cmd)}:\n{p.stderr[-2000:]}")
     return sum(int(x) for x in m)
 
 
