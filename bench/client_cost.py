@@ -14,6 +14,7 @@ Needs: cargo, pgbench, valgrind, strace (as root, the server runs as an unprivil
 """
 
 import argparse
+import glob
 import os
 import platform
 import re
@@ -61,24 +62,37 @@ def tps(stdout):
     return float(m.group(1))
 
 
+def real_pgbench():
+    """The pgbench binary itself: Debian's /usr/bin/pgbench is a Perl wrapper (pg_wrapper), which
+    would hide pgbench from valgrind and add Perl's start-up to its CPU time."""
+    if os.environ.get("PGRIG_PGBENCH"):
+        return os.environ["PGRIG_PGBENCH"]
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"), key=lambda p: int(p.split("/")[4]))
+    return found[-1] if found else shutil.which("pgbench")
+
+
 class Tools:
     def __init__(self, pgrig, env):
         self.pgrig = pgrig
         self.env = env
+        self.pgbench = real_pgbench()
 
     def cmd(self, tool, args):
         if tool == "pgbench":
-            return ["pgbench", *args]
+            return [self.pgbench, *args]
         return [self.pgrig, "bench", *args]
 
 
 def callgrind_instr(cmd, env):
+    # valgrind's own messages go to a log file: its exit summary can go missing when stderr is
+    # a pipe of its own.
     with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "callgrind.out")
-        p = sh(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd], env=env)
-    m = re.findall(r"Collected : (\d+)", p.stderr)
+        out, log = os.path.join(d, "callgrind.out"), os.path.join(d, "valgrind.log")
+        sh(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", f"--log-file={log}", *cmd], env=env)
+        text = open(log).read()
+    m = re.findall(r"Collected : (\d+)", text)
     if not m:
-        sys.exit(f"no callgrind summary for {' '.join(cmd)}:\n{p.stderr[-2000:]}")
+        sys.exit(f"no callgrind summary for {' '.join(cmd)}:\n{text[-2000:]}")
     return sum(int(x) for x in m)
 
 
@@ -133,7 +147,7 @@ def main():
         env[k] = v
     try:
         tools = Tools(pgrig, env)
-        sh(["pgbench", "-i", "-q", "-s", "10"], env=env)
+        sh([tools.pgbench, "-i", "-q", "-s", "10"], env=env)
         report = measure(tools, opts)
     finally:
         sh([pgrig, "server", "stop"], env=env, check=False)
@@ -149,7 +163,7 @@ def main():
 
 def measure(tools, opts):
     lines = []
-    pg_version = sh(["pgbench", "--version"]).stdout.strip()
+    pg_version = sh([tools.pgbench, "--version"]).stdout.strip()
     rev = sh(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).stdout.strip()
     cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     lines += [
