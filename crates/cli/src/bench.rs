@@ -120,6 +120,14 @@ fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
     for w in self_check(&result) {
         sink.message(Level::Warning, &w);
     }
+    if crate::interrupt::interrupted() {
+        // What a shell reports for a program ended by SIGINT, after the report of what ran.
+        sink.message(
+            Level::Error,
+            "interrupted (Ctrl-C): the results above cover the transactions completed before it",
+        );
+        return 130;
+    }
     if result.aborted_clients > 0 {
         sink.message(
             Level::Error,

@@ -129,7 +129,12 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             let t0 = sh.now_us();
             // Blocking, like pgbench's PQconnectdb under -C.
             match pgrig_wire::Connection::connect_rt(&sh.wire) {
-                Ok(conn) => c.conn = Some(conn),
+                Ok(conn) => {
+                    if sh.cfg.connect_per_tx {
+                        sh.register_cancel(c.id, &conn);
+                    }
+                    c.conn = Some(conn)
+                }
                 Err(e) => {
                     sh.msg(Level::Error, &e.to_string());
                     sh.msg(

@@ -22,11 +22,44 @@ use crate::worker::{run_worker, Report, WorkerRngs};
 #[derive(Clone, Default)]
 pub struct StopHandle(Arc<OnceLock<Arc<RunShared>>>);
 
+/// How long clients get to finish their transaction after a stop request before the statements
+/// still running are cancelled.
+const CANCEL_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
 impl StopHandle {
+    /// Asks every client to stop after its current transaction; statements still running
+    /// [`CANCEL_AFTER`] later get a cancel request (Ctrl-C on a long query).
     pub fn stop(&self) {
-        if let Some(sh) = self.0.get() {
-            sh.stop.store(true, Ordering::SeqCst);
+        let Some(sh) = self.0.get() else { return };
+        if sh.stop.swap(true, Ordering::SeqCst) {
+            return;
         }
+        let sh = sh.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(CANCEL_AFTER);
+            if sh.finished.load(Ordering::SeqCst) {
+                return;
+            }
+            let tokens: Vec<pgrig_wire::CancelToken> = sh
+                .cancels
+                .lock()
+                .map(|t| t.iter().flatten().cloned().collect())
+                .unwrap_or_default();
+            if tokens.is_empty() {
+                return;
+            }
+            sh.msg(
+                crate::sink::Level::Info,
+                &format!("cancelling the statements still running on {} connections", tokens.len()),
+            );
+            if let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                rt.block_on(async {
+                    for t in &tokens {
+                        let _ = t.cancel().await;
+                    }
+                });
+            }
+        });
     }
 }
 
@@ -130,6 +163,8 @@ pub fn run_bench(
         sink: sink.clone(),
         start: Instant::now(),
         start_mono_us: crate::shared::mono_us(),
+        cancels: std::sync::Mutex::new(Vec::new()),
+        finished: AtomicBool::new(false),
         end_cache_us: std::sync::atomic::AtomicI64::new(i64::MAX),
         start_wall: SystemTime::now(),
         bench_start: OnceLock::new(),
@@ -181,6 +216,7 @@ pub fn run_bench(
     drop(tx);
 
     let series = collect_progress(&sh, &rx, nthreads);
+    sh.finished.store(true, Ordering::SeqCst);
 
     let mut stats: Option<ThreadStats> = None;
     let mut cpu = Vec::new();

@@ -42,6 +42,11 @@ pub(crate) struct RunShared {
     pub start_mono_us: i64,
     /// `-T`'s end in `now_us()` time, once the benchmark started (`i64::MAX` before / under -t)
     pub end_cache_us: AtomicI64,
+    /// cancel key of each client's current connection (by client id), for Ctrl-C on long
+    /// statements
+    pub cancels: std::sync::Mutex<Vec<Option<pgrig_wire::CancelToken>>>,
+    /// set when every worker has finished
+    pub finished: AtomicBool,
 }
 
 /// CLOCK_MONOTONIC (what `Instant` uses) in µs: one vDSO call, no `Duration` arithmetic.
@@ -82,6 +87,17 @@ impl RunShared {
         match (self.duration_us, self.bench_start.get()) {
             (Some(d), Some(b)) => Some(b.duration_since(self.start).as_micros() as i64 + d),
             _ => None,
+        }
+    }
+
+    /// Remembers how to cancel what client `id`'s connection runs (Ctrl-C).
+    pub fn register_cancel(&self, id: u32, conn: &pgrig_wire::Connection) {
+        if let Ok(mut t) = self.cancels.lock() {
+            let i = id as usize;
+            if t.len() <= i {
+                t.resize(i + 1, None);
+            }
+            t[i] = Some(conn.cancel_token());
         }
     }
 

@@ -97,8 +97,17 @@ pub(crate) async fn run_sql(
     if sh.cfg.mode != QueryMode::Simple {
         c.conn.as_mut().expect("connected").sync();
     }
-    if let Err(e) = c.conn.as_mut().expect("connected").send().await {
-        return lost(sh, c, script, cmd, &e.to_string());
+    if c.conn.as_mut().expect("connected").send().await.is_err() {
+        // pgbench's wording when sending the command fails
+        sh.msg(
+            Level::Error,
+            &format!(
+                "client {} aborted in command {} (SQL) of script {}; perhaps the backend died while processing",
+                c.id, cmd, script
+            ),
+        );
+        c.conn = None;
+        return SqlOutcome::Abort;
     }
     read_results(sh, c, script, cmd, q.gset.as_ref(), 1).await
 }
@@ -278,7 +287,13 @@ async fn read_results(
             }
         }
         if let Err(e) = c.conn.as_mut().expect("connected").read_more().await {
-            return lost(sh, c, script, cmd, &e.to_string());
+            // A backend that is terminated says why (FATAL) before it closes: report that,
+            // as libpq/pgbench do.
+            let why = match &error {
+                Some((_, text)) => text.clone(),
+                None => e.to_string(),
+            };
+            return lost(sh, c, script, cmd, &why);
         }
     }
     if copy {

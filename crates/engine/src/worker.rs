@@ -82,7 +82,10 @@ pub(crate) fn run_worker(
         if !sh.cfg.connect_per_tx {
             for c in clients.iter_mut() {
                 match pgrig_wire::Connection::connect_rt(&sh.wire) {
-                    Ok(conn) => c.conn = Some(conn),
+                    Ok(conn) => {
+                        sh.register_cancel(c.id, &conn);
+                        c.conn = Some(conn)
+                    }
                     Err(e) => {
                         sh.msg(Level::Error, &e.to_string());
                         connect_error =
