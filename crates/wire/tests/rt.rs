@@ -84,3 +84,18 @@ fn a_terminated_session_reports_an_error_instead_of_hanging() {
     });
     assert!(err.is_some(), "a query on a terminated session must fail");
 }
+
+#[test]
+fn a_query_larger_than_the_socket_buffer_is_sent_whole() {
+    let db = pgrig_testkit::fresh_db("rt_big_send");
+    let env = TestEnv::new();
+    let mut c = Connection::connect_rt(&env.config(&db.conninfo())).unwrap();
+    // 8 MB of query text: the kernel buffer fills, the write waits for EPOLLOUT.
+    let sql = format!("SELECT length('{}')", "y".repeat(8 << 20));
+    let got = rt::block_on(async move {
+        let v = value(&mut c, &sql).await;
+        c.close().await;
+        v
+    });
+    assert_eq!(got.as_deref(), Some("8388608"));
+}

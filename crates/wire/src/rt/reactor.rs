@@ -28,6 +28,10 @@ struct Slot {
     writable: bool,
     /// peer closed / error: stays ready in both directions (no further edge will come)
     closed: bool,
+    fd: RawFd,
+    /// EPOLLOUT is only asked for once a write would block: otherwise every drained send
+    /// buffer would wake the thread for nothing
+    out_armed: bool,
     read_waker: Option<Waker>,
     write_waker: Option<Waker>,
 }
@@ -63,6 +67,9 @@ pub(crate) struct Reactor {
     timer_seq: u64,
     events: Vec<libc::epoll_event>,
 }
+
+/// Interest every socket is registered with (edge-triggered); EPOLLOUT is added on demand.
+const READ_EVENTS: u32 = (libc::EPOLLIN | libc::EPOLLRDHUP | libc::EPOLLET) as u32;
 
 thread_local! {
     static REACTOR: RefCell<Option<Reactor>> = const { RefCell::new(None) };
@@ -107,11 +114,13 @@ impl Reactor {
             readable: true,
             writable: true,
             closed: false,
+            fd,
+            out_armed: false,
             read_waker: None,
             write_waker: None,
         };
         let mut ev = libc::epoll_event {
-            events: (libc::EPOLLIN | libc::EPOLLOUT | libc::EPOLLRDHUP | libc::EPOLLET) as u32,
+            events: READ_EVENTS,
             u64: slot as u64,
         };
         // SAFETY: valid epoll and socket descriptors, `ev` outlives the call.
@@ -142,12 +151,30 @@ impl Reactor {
             }
     }
 
-    /// Marks the slot not ready (after `EAGAIN` or a short read).
+    /// Marks the slot not ready (after `EAGAIN` or a short read); the first time a write would
+    /// block, asks epoll for write readiness too.
     pub fn clear(&mut self, slot: usize, dir: Dir) {
+        let epfd = self.epfd;
         let s = &mut self.slots[slot];
         match dir {
             Dir::Read => s.readable = false,
-            Dir::Write => s.writable = false,
+            Dir::Write => {
+                s.writable = false;
+                if !s.out_armed {
+                    let mut ev = libc::epoll_event {
+                        events: READ_EVENTS | libc::EPOLLOUT as u32,
+                        u64: slot as u64,
+                    };
+                    // SAFETY: valid descriptors; `ev` outlives the call. Modifying re-checks
+                    // readiness, so a buffer that drained meanwhile still reports EPOLLOUT.
+                    if unsafe { libc::epoll_ctl(epfd, libc::EPOLL_CTL_MOD, s.fd, &mut ev) } == 0 {
+                        s.out_armed = true;
+                    } else {
+                        // Cannot wait for it: treat as ready and let the write retry.
+                        s.writable = true;
+                    }
+                }
+            }
         }
     }
 
