@@ -61,7 +61,11 @@ fn allocations(db: &pgrig_testkit::TestDb, script: &str, mode: QueryMode, tx: u6
     after - before
 }
 
+/// The allocator counts every thread of the process: tests measure one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn assert_flat(script: &str, mode: QueryMode) {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let db = pgrig_testkit::fresh_db("alloc");
     let init = db
         .pgbench()

@@ -301,6 +301,21 @@ pub(crate) fn ready(slot: usize, dir: Dir) -> bool {
     with(|r| r.is_ready(slot, dir)).unwrap_or(true)
 }
 
+/// Whether a timer of this thread is due (its task must get to run).
+pub(crate) fn timer_due() -> bool {
+    with(|r| {
+        r.timers
+            .peek()
+            .is_some_and(|Reverse(t)| t.at <= Instant::now())
+    })
+    .unwrap_or(false)
+}
+
+/// Sockets registered on this thread's reactor.
+pub(crate) fn sockets() -> usize {
+    with(|r| r.slots.len() - r.free.len()).unwrap_or(0)
+}
+
 pub(crate) fn clear(slot: usize, dir: Dir) {
     let _ = with(|r| r.clear(slot, dir));
 }
