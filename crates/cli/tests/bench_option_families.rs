@@ -9,26 +9,11 @@ use std::path::Path;
 use common::*;
 use pgrig_testkit::{fresh_db, run, TestDb};
 
-fn same_shape(db: &TestDb, args: &[&str]) -> (String, String) {
-    let ours = pgrig_bench(db, args);
-    assert_eq!(ours.code, Some(0), "pgrig {args:?}:\n{}", ours.stderr);
-    let theirs = pgbench(db, args).expect("pgbench installed");
-    assert_eq!(theirs.code, Some(0), "pgbench {args:?}:\n{}", theirs.stderr);
-    assert_eq!(
-        report_shape(&ours.stdout),
-        report_shape(&theirs.stdout),
-        "args {args:?}\nours:\n{}\npgbench:\n{}",
-        ours.stdout,
-        theirs.stdout
-    );
-    (ours.stderr, theirs.stderr)
-}
-
 #[test]
 fn throttled_run_with_latency_limit_reports_like_pgbench() {
     let db = fresh_db("throttle");
     pgbench_init(&db, 1);
-    same_shape(
+    assert_same_report_shape(
         &db,
         &["-S", "-R", "300", "-L", "2", "-T", "2", "-c", "2", "-n"],
     );
@@ -38,14 +23,14 @@ fn throttled_run_with_latency_limit_reports_like_pgbench() {
 fn connection_per_transaction_reports_like_pgbench() {
     let db = fresh_db("connect_each");
     pgbench_init(&db, 1);
-    same_shape(&db, &["-S", "-C", "-t", "10", "-c", "2", "-n"]);
+    assert_same_report_shape(&db, &["-S", "-C", "-t", "10", "-c", "2", "-n"]);
 }
 
 #[test]
 fn progress_with_timestamps_prints_epoch_stamped_lines() {
     let db = fresh_db("progress_ts");
     pgbench_init(&db, 1);
-    let (ours, theirs) = same_shape(
+    let (ours, theirs) = assert_same_report_shape(
         &db,
         &["-S", "-T", "2", "-P", "1", "--progress-timestamp", "-n"],
     );

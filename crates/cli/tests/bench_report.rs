@@ -7,25 +7,7 @@ use common::*;
 use pgrig_testkit::fresh_db;
 
 fn same_report_shape(db: &pgrig_testkit::TestDb, args: &[&str]) {
-    let ours = pgrig_bench(db, args);
-    assert_eq!(
-        ours.code,
-        Some(0),
-        "pgrig failed:\n{}\n{}",
-        ours.stdout,
-        ours.stderr
-    );
-    let Some(theirs) = pgbench(db, args) else {
-        return;
-    };
-    assert_eq!(theirs.code, Some(0), "pgbench failed: {}", theirs.stderr);
-    assert_eq!(
-        report_shape(&ours.stdout),
-        report_shape(&theirs.stdout),
-        "args {args:?}\nours:\n{}\npgbench:\n{}",
-        ours.stdout,
-        theirs.stdout
-    );
+    assert_same_report_shape(db, args);
 }
 
 #[test]

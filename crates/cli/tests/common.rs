@@ -67,3 +67,26 @@ pub fn report_shape(stdout: &str) -> Vec<String> {
 pub fn line_value<'a>(stdout: &'a str, prefix: &str) -> Option<&'a str> {
     stdout.lines().find_map(|l| l.strip_prefix(prefix))
 }
+
+/// Runs `pgrig bench ARGS` and pgbench with the same arguments; both must succeed and print the
+/// same report lines apart from the figures. Returns both stderrs (ours, pgbench's).
+pub fn assert_same_report_shape(db: &TestDb, args: &[&str]) -> (String, String) {
+    let ours = pgrig_bench(db, args);
+    assert_eq!(
+        ours.code,
+        Some(0),
+        "pgrig {args:?}:\n{}\n{}",
+        ours.stdout,
+        ours.stderr
+    );
+    let theirs = pgbench(db, args).expect("pgbench installed");
+    assert_eq!(theirs.code, Some(0), "pgbench {args:?}:\n{}", theirs.stderr);
+    assert_eq!(
+        report_shape(&ours.stdout),
+        report_shape(&theirs.stdout),
+        "args {args:?}\nours:\n{}\npgbench:\n{}",
+        ours.stdout,
+        theirs.stdout
+    );
+    (ours.stderr, theirs.stderr)
+}

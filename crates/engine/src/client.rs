@@ -170,42 +170,14 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
                     if may_retry {
                         st.scripts[script].commands[cmd].retries += 1;
                         drop(st);
-                        if sh.cfg.verbose_errors {
-                            sh.msg(
-                                Level::Info,
-                                &format!(
-                                    "client {} repeats the transaction after the error (try {}{})",
-                                    c.id,
-                                    tries,
-                                    if sh.cfg.max_tries > 0 {
-                                        format!("/{}", sh.cfg.max_tries)
-                                    } else {
-                                        String::new()
-                                    }
-                                ),
-                            );
-                        }
+                        verbose_try(sh, c.id, "repeats the transaction after the error", tries);
                         tries += 1;
                         c.rng = rng_at_start;
                         continue;
                     }
                     st.scripts[script].commands[cmd].failures += 1;
                     drop(st);
-                    if sh.cfg.verbose_errors {
-                        sh.msg(
-                            Level::Info,
-                            &format!(
-                                "client {} ends the failed transaction (try {}{})",
-                                c.id,
-                                tries,
-                                if sh.cfg.max_tries > 0 {
-                                    format!("/{}", sh.cfg.max_tries)
-                                } else {
-                                    String::new()
-                                }
-                            ),
-                        );
-                    }
+                    verbose_try(sh, c.id, "ends the failed transaction", tries);
                     break Outcome::Failed(kind);
                 }
             }
@@ -232,6 +204,21 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             th.stats.borrow_mut().conn_time_us += (sh.now_us() - t0) as f64;
         }
     }
+}
+
+/// `--verbose-errors`: `client N <what> (try T[/MAX])`.
+fn verbose_try(sh: &RunShared, id: u32, what: &str, tries: u32) {
+    if !sh.cfg.verbose_errors {
+        return;
+    }
+    let max = match sh.cfg.max_tries {
+        0 => String::new(),
+        m => format!("/{m}"),
+    };
+    sh.msg(
+        Level::Info,
+        &format!("client {id} {what} (try {tries}{max})"),
+    );
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use crate::config::{BenchConfig, Duration, SeedOption};
 use crate::error::EngineError;
 use crate::result::{RunResult, ScriptInfo};
 use crate::shared::RunShared;
-use crate::sink::{Level, Progress, Sink};
+use crate::sink::{Progress, Sink};
 use crate::stats::{Snapshot, ThreadStats};
 use crate::worker::{run_worker, Report, WorkerRngs};
 

@@ -115,9 +115,15 @@ const CASES: &[&str] = &[
 ];
 
 fn pgbench_stderr(dir: &Path, script: &str) -> (Option<i32>, String) {
-    std::fs::write(dir.join("bad.sql"), script).expect("write script");
+    pgbench_stderr_named(dir, "bad.sql", script)
+}
+
+/// pgbench's exit status and stderr for `script` saved as `dir/name` (no server needed: the
+/// script is rejected before connecting).
+fn pgbench_stderr_named(dir: &Path, name: &str, script: &str) -> (Option<i32>, String) {
+    std::fs::write(dir.join(name), script).expect("write script");
     let out = Command::new(PGBENCH)
-        .args(["-n", "-t", "1", "-f", "bad.sql"])
+        .args(["-n", "-t", "1", "-f", name])
         .current_dir(dir)
         .env("PGHOST", "/nonexistent-pgrig-socket-dir")
         .env("PGPORT", "1")
@@ -184,15 +190,7 @@ fn corpus_malformed_scripts_match_pgbench_byte_for_byte() {
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let script = std::fs::read_to_string(path).expect("read script");
-        std::fs::write(dir.join(&name), &script).expect("write script");
-        let out = Command::new(PGBENCH)
-            .args(["-n", "-t", "1", "-f", &name])
-            .current_dir(&dir)
-            .env("PGHOST", "/nonexistent-pgrig-socket-dir")
-            .env("PGPORT", "1")
-            .output()
-            .expect("run pgbench");
-        let expected = String::from_utf8_lossy(&out.stderr).into_owned();
+        let (code, expected) = pgbench_stderr_named(&dir, &name, &script);
         let mut vars = VarTable::new();
         // The engine rejects an empty script with pgbench's message (compile.rs).
         let got = match parse_script(&name, &script, &mut vars, QueryMode::Simple, &mut 0) {
@@ -202,10 +200,9 @@ fn corpus_malformed_scripts_match_pgbench_byte_for_byte() {
             Ok(_) => "(parsed fine)\n".to_string(),
             Err(e) => format!("pgbench: error: {e}\n"),
         };
-        if out.status.code() != Some(1) || got != expected {
+        if code != Some(1) || got != expected {
             failures.push(format!(
-                "{name}\n  pgbench ({:?}):\n{expected}\n  pgrig:\n{got}",
-                out.status.code()
+                "{name}\n  pgbench ({code:?}):\n{expected}\n  pgrig:\n{got}"
             ));
         }
     }

@@ -229,29 +229,28 @@ impl RawStream {
         while !buf.is_empty() {
             match sys_send(fd, buf) {
                 Ok(n) => buf = &buf[n..],
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.slot()?;
-                    self.not_ready(Dir::Write);
-                    self.ready(Dir::Write).await?;
-                }
-                Err(e) => return Err(e),
+                Err(e) => self.blocked_write(e).await?,
             }
         }
         Ok(())
+    }
+
+    /// After a failed send: waits for write readiness if it would have blocked, else fails.
+    async fn blocked_write(&mut self, e: io::Error) -> io::Result<()> {
+        if e.kind() != io::ErrorKind::WouldBlock {
+            return Err(e);
+        }
+        self.slot()?;
+        self.not_ready(Dir::Write);
+        self.ready(Dir::Write).await
     }
 
     async fn flush_tls(&mut self) -> io::Result<()> {
         let fd = self.fd.as_raw_fd();
         while self.tls.as_ref().is_some_and(|t| t.wants_write()) {
             let tls = self.tls.as_mut().expect("checked");
-            match tls.write_tls(&mut Fd(fd)) {
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.slot()?;
-                    self.not_ready(Dir::Write);
-                    self.ready(Dir::Write).await?;
-                }
-                Err(e) => return Err(e),
+            if let Err(e) = tls.write_tls(&mut Fd(fd)) {
+                self.blocked_write(e).await?;
             }
         }
         Ok(())
