@@ -9,7 +9,6 @@ use crate::sink::{Level, Sink};
 
 pub(crate) struct SetupInfo {
     pub server_version: String,
-    pub server_version_num: i32,
     /// scale read from pgbench_branches (builtin scripts)
     pub scale: Option<i64>,
     pub partitions: Option<(String, i64)>,
@@ -30,13 +29,11 @@ pub(crate) async fn prepare(
             .with(Level::Error, "could not create connection for setup")
     })?;
     let server_version = conn.parameter("server_version").unwrap_or("").to_owned();
-    let server_version_num = conn.server_version_num();
     // Like pgbench: the version line right after the setup connection, before the scale query.
     sink.banner(&server_version);
     let dbname = wire.dbname().to_owned();
     let mut info = SetupInfo {
         server_version,
-        server_version_num,
         scale: None,
         partitions: None,
     };

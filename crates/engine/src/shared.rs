@@ -112,7 +112,6 @@ impl RunShared {
 
 /// What the clients of one worker thread share.
 pub(crate) struct ThreadCtx {
-    pub tid: usize,
     pub stats: RefCell<ThreadStats>,
     pub choose_rng: RefCell<Prng>,
     pub throttle_rng: RefCell<Prng>,

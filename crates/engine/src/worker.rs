@@ -68,7 +68,6 @@ pub(crate) fn run_worker(
         None
     };
     let th = Rc::new(ThreadCtx {
-        tid,
         stats: RefCell::new(ThreadStats::new(&counts)),
         choose_rng: RefCell::new(rngs.choose),
         throttle_rng: RefCell::new(rngs.throttle),
