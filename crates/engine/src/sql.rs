@@ -235,6 +235,37 @@ async fn read_results(
     'read: loop {
         loop {
             let conn = c.conn.as_mut().expect("connected");
+            // Fast path: messages that only count are passed over unparsed.
+            let tag = match conn.next_tag() {
+                Ok(Some(t)) => t,
+                Ok(None) => break,
+                Err(e) => return lost(sh, c, script, cmd, &e.to_string()),
+            };
+            let skip = match tag {
+                b'1' | b'2' | b'3' | b'n' | b's' => true,
+                b'D' => gset.is_none(),
+                b'C' | b'I' if gset.is_none() => {
+                    qry += 1;
+                    true
+                }
+                b'Z' => {
+                    if let Err(e) = conn.skip_message() {
+                        return lost(sh, c, script, cmd, &e.to_string());
+                    }
+                    syncs -= 1;
+                    if syncs == 0 {
+                        break 'read;
+                    }
+                    continue;
+                }
+                _ => false,
+            };
+            if skip {
+                if let Err(e) = conn.skip_message() {
+                    return lost(sh, c, script, cmd, &e.to_string());
+                }
+                continue;
+            }
             let msg = match conn.try_recv() {
                 Ok(Some(m)) => m,
                 Ok(None) => break,

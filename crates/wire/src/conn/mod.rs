@@ -300,6 +300,24 @@ impl Connection {
         }
     }
 
+    /// Type byte of the next buffered message (after the same absorbing as
+    /// [`try_recv`](Self::try_recv); ReadyForQuery's status is recorded), or `None` when more
+    /// must be read. With [`skip_message`](Self::skip_message), the hot path passes over
+    /// messages it has no use for without parsing them.
+    #[inline]
+    pub fn next_tag(&mut self) -> Result<Option<u8>, Error> {
+        Ok(self.next_deliverable()?.map(|_| self.rbuf.data()[0]))
+    }
+
+    /// Drops the buffered message [`next_tag`](Self::next_tag) announced, unparsed.
+    #[inline]
+    pub fn skip_message(&mut self) -> Result<(), Error> {
+        if let Some(n) = self.rbuf.next_frame()? {
+            self.rbuf.consume(n);
+        }
+        Ok(())
+    }
+
     /// Size of the next complete message (no absorbing), reading as needed. Startup only.
     async fn next_frame(&mut self) -> Result<usize, Error> {
         loop {
