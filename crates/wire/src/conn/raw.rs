@@ -26,6 +26,13 @@ pub(crate) struct RawStream {
     waits: u32,
 }
 
+/// `PGRIG_RT_SPECULATE=0` turns speculative reads off (for measurements: under valgrind the
+/// client is so slow that every speculative read hits).
+fn speculation_allowed() -> bool {
+    static ALLOWED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ALLOWED.get_or_init(|| std::env::var_os("PGRIG_RT_SPECULATE").is_none_or(|v| v != "0"))
+}
+
 /// How often a socket whose speculative reads mostly missed tries one again.
 const PROBE_EVERY: u32 = 8;
 
@@ -154,7 +161,10 @@ impl RawStream {
             // Only a thread's sole connection speculates, and not when a timer is due: a task
             // that finds its response without waiting never yields, which is fair only when
             // nobody else waits (progress ticks, the other clients).
-            if !reactor::ready(slot, Dir::Read) && reactor::sockets() == 1 && !reactor::timer_due()
+            if speculation_allowed()
+                && !reactor::ready(slot, Dir::Read)
+                && reactor::sockets() == 1
+                && !reactor::timer_due()
             {
                 self.waits = self.waits.wrapping_add(1);
                 if self.score >= 0 || self.waits % PROBE_EVERY == 0 {
