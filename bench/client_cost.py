@@ -5,12 +5,12 @@ Measures, in one run (alternating A/B where timing matters):
   * user-space instructions per transaction (callgrind, -c 1, difference of two -t counts),
   * TPS and client CPU (user+sys) per transaction for -c 8 -j 2 -T 5 in every query mode,
     plus a pipelined script,
-  * syscalls per transaction (strace -c -f),
+  * system calls per transaction (perf's raw_syscalls tracepoint),
   * peak RSS with -c 1000 -j 2 and the cost of one idle client.
 Writes the "## Client cost" section of docs/performance.md (with --write) and prints it.
 
 Usage: bench/client_cost.py [--rounds N] [--duration S] [--write]
-Needs: cargo, pgbench, valgrind, strace (as root, the server runs as an unprivileged user).
+Needs: cargo, pgbench, valgrind, perf (as root, the server runs as an unprivileged user).
 """
 
 import argparse
@@ -101,21 +101,6 @@ def instructions_per_tx(tools, tool, args, t1=1000, t2=3000, env=None):
     a = callgrind_instr(tools.cmd(tool, [*args, "-c", "1", "-t", str(t1)]), env)
     b = callgrind_instr(tools.cmd(tool, [*args, "-c", "1", "-t", str(t2)]), env)
     return (b - a) / (t2 - t1)
-
-
-def syscalls_per_tx(tools, tool, args, t=20000):
-    with tempfile.NamedTemporaryFile("r", suffix=".strace") as f:
-        sh(["strace", "-c", "-f", "-o", f.name, *tools.cmd(tool, [*args, "-c", "1", "-t", str(t)])], env=tools.env)
-        text = f.read()
-    calls = {}
-    for line in text.splitlines():
-        cols = line.split()
-        # % time, seconds, usecs/call, calls, [errors], syscall
-        if len(cols) >= 5 and cols[0][0].isdigit() and cols[-1] != "total":
-            calls[cols[-1]] = int(cols[3])
-    total = sum(calls.values())
-    top = sorted(calls.items(), key=lambda kv: -kv[1])[:4]
-    return total / t, ", ".join(f"{k} {v / t:.2f}" for k, v in top)
 
 
 def syscalls_per_tx_perf(tools, tool, args):
