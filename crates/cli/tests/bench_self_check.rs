@@ -1,0 +1,57 @@
+//! pgrig's client self-check and percentile lines: a client thread that is busy the whole run
+//! is reported as the possible limit; more TPC-B clients than branch rows are reported as
+//! contention; `--percentiles` adds HDR percentile lines to pgbench's report. (Its own test
+//! binary, so nothing else competes for the CPU while the busy thread is measured.)
+
+mod common;
+
+use common::*;
+use pgrig_testkit::fresh_db;
+
+/// The busy-thread measurement needs the CPU to itself: the tests take turns.
+static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn a_thread_busy_all_run_is_reported_as_the_possible_limit() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let db = fresh_db("busy");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("spin.sql");
+    // meta-commands only: the client computes and never waits for the server
+    std::fs::write(&f, "\\set a random(1, 1000000)\n\\set b :a * 2 + 1\n").unwrap();
+    let out = pgrig_bench(&db, &["-n", "-T", "1", "-f", f.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("warning: client thread 0 was busy")
+            && out
+                .stderr
+                .contains("the result may be limited by the client"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn tpcb_with_more_clients_than_branches_warns_about_contention_and_percentiles_print() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let db = fresh_db("contention");
+    pgbench_init(&db, 1);
+    let out = pgrig_bench(&db, &["-n", "-c", "3", "-t", "20", "--percentiles"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("3 clients on scale 1"),
+        "{}",
+        out.stderr
+    );
+    let line = line_value(&out.stdout, "latency percentiles: ").expect("percentile line");
+    for p in ["p50 = ", "p90 = ", "p95 = ", "p99 = ", "p99.9 = ", "max = "] {
+        assert!(line.contains(p), "{line}");
+    }
+    // without the option the report is pgbench's, with no extra line
+    let plain = pgrig_bench(&db, &["-n", "-S", "-t", "5"]);
+    assert!(!plain.stdout.contains("percentiles"), "{}", plain.stdout);
+    assert!(
+        !plain.stderr.contains("clients on scale"),
+        "select-only has no contention warning"
+    );
+}
