@@ -150,15 +150,29 @@ impl Write for ByteWriter<'_> {
 /// `%lld` digits of `v` into `buf`, returning the used tail.
 #[inline]
 fn i64_digits(v: i64, buf: &mut [u8; 20]) -> &[u8] {
+    // two digits per division, from a table of "00".."99"
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
     let mut n = v.unsigned_abs();
     let mut i = buf.len();
-    loop {
+    while n >= 100 {
+        let d = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        buf[i] = PAIRS[d];
+        buf[i + 1] = PAIRS[d + 1];
+    }
+    if n >= 10 {
+        let d = n as usize * 2;
+        i -= 2;
+        buf[i] = PAIRS[d];
+        buf[i + 1] = PAIRS[d + 1];
+    } else {
         i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+        buf[i] = b'0' + n as u8;
     }
     &buf[i..]
 }

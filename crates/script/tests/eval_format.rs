@@ -411,9 +411,19 @@ fn huge_f6_prints_every_integer_digit() {
 #[test]
 fn ints_print_as_lld() {
     let mut s = String::new();
-    for v in [0i64, 1, -1, 17, i64::MAX, i64::MIN, -5817877081768721676] {
+    let mut edges = vec![0i64, 1, -1, 17, i64::MAX, i64::MIN, -5817877081768721676];
+    // every digit count, on both sides of each power of ten
+    let mut p = 1i64;
+    for _ in 0..18 {
+        p *= 10;
+        edges.extend([p - 1, p, p + 1, -(p - 1), -p, -(p + 1)]);
+    }
+    for v in edges {
         s.clear();
         push_i64(&mut s, v);
         assert_eq!(s, v.to_string());
+        let mut b = Vec::new();
+        pgrig_script::format::push_i64_bytes(&mut b, v);
+        assert_eq!(b, v.to_string().into_bytes());
     }
 }
