@@ -1,0 +1,168 @@
+//! The studies in `examples/studies/` run end to end (at CI size: fewer transactions, shorter
+//! durations, one repetition) and reproduce what the real studies needed: under repeatable read
+//! and serializable, 4 clients complete every transaction (retried, never aborted); the custom
+//! type's sizes and per-statement latencies are recorded after every round; two targets are
+//! compared side by side; the insert-tuning matrix covers every point.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pgrig_testkit::run;
+use serde_json::Value;
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/studies")
+}
+
+/// The example's directory copied to a temp dir with CI-sized numbers.
+fn ci_sized(dir: &Path) {
+    for e in std::fs::read_dir(examples()).unwrap() {
+        let p = e.unwrap().path();
+        let mut text = std::fs::read_to_string(&p).unwrap();
+        if p.extension().is_some_and(|x| x == "toml") {
+            text = text
+                .lines()
+                .map(|l| {
+                    let key = l.split('=').next().unwrap_or("").trim();
+                    match key {
+                        "transactions" => "transactions = 40".to_string(),
+                        "duration" => "duration = \"1s\"".to_string(),
+                        "repetitions" => "repetitions = 1".to_string(),
+                        "rounds" => "rounds = 3".to_string(),
+                        _ => l.to_string(),
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
+        std::fs::write(dir.join(p.file_name().unwrap()), text).unwrap();
+    }
+}
+
+fn study(dir: &Path, file: &str) -> Vec<Value> {
+    let store = dir.join(format!("{file}.db"));
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    c.current_dir(dir)
+        .arg("study")
+        .arg(file)
+        .arg("--store")
+        .arg(&store);
+    for v in ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE"] {
+        c.env_remove(v);
+    }
+    let out = run(c);
+    assert_eq!(out.code, Some(0), "{file}:\n{}\n{}", out.stdout, out.stderr);
+    let mut e = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    e.args(["results", "export", "--format", "json", "--store"])
+        .arg(&store);
+    let out = run(e);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    serde_json::from_str::<Value>(&out.stdout)
+        .expect("json export")
+        .as_array()
+        .expect("array of runs")
+        .clone()
+}
+
+#[test]
+fn isolation_example_keeps_every_client_under_every_level() {
+    let dir = tempfile::tempdir().unwrap();
+    ci_sized(dir.path());
+    let runs = study(dir.path(), "isolation.toml");
+    assert_eq!(runs.len(), 8, "2 client counts x 4 levels");
+    for r in &runs {
+        let clients = r["clients"].as_u64().unwrap();
+        assert_eq!(r["aborted_clients"].as_u64(), Some(0), "{r}");
+        assert_eq!(
+            r["transactions"]["ok"].as_u64(),
+            Some(40 * clients),
+            "{}",
+            r["point"]
+        );
+        assert_eq!(
+            r["transactions"]["failed"].as_u64(),
+            Some(0),
+            "{}",
+            r["point"]
+        );
+        let sizes = &r["relation_sizes"];
+        let accounts = sizes
+            .get("pgbench_accounts")
+            .or_else(|| sizes.get("accounts"));
+        assert!(
+            accounts.and_then(|a| a["total"].as_u64()).unwrap_or(0) > 0,
+            "{sizes}"
+        );
+    }
+    let levels: std::collections::BTreeSet<_> = runs
+        .iter()
+        .map(|r| r["point"]["isolation"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(levels.len(), 4);
+    // retries are counted (how many depends on timing at this size)
+    let retries: u64 = runs
+        .iter()
+        .filter(|r| r["clients"] == 4 && r["point"]["isolation"] != "read committed")
+        .map(|r| {
+            r["transactions"]["retries"]
+                .as_u64()
+                .expect("retries counted")
+        })
+        .sum();
+    assert!(retries > 0, "4 clients under repeatable read/serializable conflict and retry");
+}
+
+#[test]
+fn custom_type_example_records_sizes_and_statement_latency_every_round() {
+    let dir = tempfile::tempdir().unwrap();
+    ci_sized(dir.path());
+    let runs = study(dir.path(), "custom_type.toml");
+    assert_eq!(runs.len(), 3, "3 rounds at CI size");
+    let sizes: Vec<u64> = runs
+        .iter()
+        .map(|r| {
+            r["relation_sizes"]["pgbench_branches"]["total"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert!(sizes.windows(2).all(|w| w[1] >= w[0]), "{sizes:?}");
+    for r in &runs {
+        let stmts = r["per_statement"]
+            .as_array()
+            .expect("per-statement latencies");
+        assert!(stmts
+            .iter()
+            .any(|s| s["text"].as_str().unwrap_or("").contains("hist_add")));
+        assert_eq!(r["transactions"]["ok"].as_u64(), Some(40));
+    }
+}
+
+#[test]
+fn two_targets_example_runs_the_same_workload_on_each() {
+    let dir = tempfile::tempdir().unwrap();
+    ci_sized(dir.path());
+    let runs = study(dir.path(), "two_targets.toml");
+    let targets: Vec<&str> = runs.iter().map(|r| r["target"].as_str().unwrap()).collect();
+    assert_eq!(targets, ["small", "roomy"]);
+    for r in &runs {
+        assert!(r["tps"].as_f64().unwrap() > 0.0);
+        assert!(
+            r["server_stats"]["wal"].is_object(),
+            "{}",
+            r["server_stats"]
+        );
+    }
+}
+
+#[test]
+fn insert_tuning_example_covers_every_point() {
+    let dir = tempfile::tempdir().unwrap();
+    ci_sized(dir.path());
+    let runs = study(dir.path(), "insert_tuning.toml");
+    assert_eq!(runs.len(), 16);
+    for r in &runs {
+        assert!(r["tps"].as_f64().unwrap() > 0.0, "{}", r["point"]);
+        assert!(r["client_cpu"].as_f64().is_some());
+    }
+}
