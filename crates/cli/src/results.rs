@@ -71,7 +71,7 @@ pub fn main(args: &[String]) -> i32 {
 fn run(cmd: Cmd) -> Result<(), StudyError> {
     match cmd {
         Cmd::List { store, study } => {
-            let s = Store::open_existing(&store)?;
+            let mut s = Store::open_existing(&store)?;
             let rows = s.list(study.as_deref())?;
             let mut text = format!(
                 "{:>5}  {:<16} {:<10} {:>4} {:>5} {:>12}  {:<24}  point\n",
@@ -95,7 +95,7 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
             Ok(())
         }
         Cmd::Show { id, store } => {
-            let s = Store::open_existing(&store)?;
+            let mut s = Store::open_existing(&store)?;
             match s.show(id)? {
                 Some(v) => {
                     out(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"));
@@ -112,7 +112,7 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
             format,
             output,
         } => {
-            let s = Store::open_existing(&store)?;
+            let mut s = Store::open_existing(&store)?;
             let docs = s.export(study.as_deref())?;
             let text = match format.as_str() {
                 "json" => {

@@ -1,4 +1,4 @@
-//! The results store: SQLite (one file, default `./pgrig.db`). A study is identified by its name
+//! The results store: SQLite (one file, default `./pgrig.db`) or PostgreSQL (`pg_store`). A study is identified by its name
 //! and the hash of its text, so running the same file again resumes it; every finished run is
 //! written in one transaction with its result document, provenance, per-second series and merged
 //! latency histogram. Nothing stored contains a password.
@@ -72,7 +72,88 @@ pub struct RunRow {
     pub tps: f64,
 }
 
-pub struct Store {
+/// The results store: a SQLite file, or a PostgreSQL database (`postgresql://…`).
+pub enum Store {
+    Sqlite(SqliteStore),
+    Postgres(Box<crate::pg_store::PgStore>),
+}
+
+fn is_pg_url(path: &str) -> bool {
+    path.starts_with("postgresql://") || path.starts_with("postgres://")
+}
+
+impl Store {
+    /// Opens (creating the tables if needed) the store at `path`: a `postgresql://` URL or a
+    /// SQLite file.
+    pub fn open(path: &str) -> Result<Store, StudyError> {
+        if is_pg_url(path) {
+            return Ok(Store::Postgres(Box::new(crate::pg_store::PgStore::open(
+                path,
+            )?)));
+        }
+        SqliteStore::open(path).map(Store::Sqlite)
+    }
+
+    /// Opens an existing store (for `results`): a missing SQLite file is an error, not a new store.
+    pub fn open_existing(path: &str) -> Result<Store, StudyError> {
+        if is_pg_url(path) {
+            return Store::open(path);
+        }
+        SqliteStore::open_existing(path).map(Store::Sqlite)
+    }
+
+    pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StudyError> {
+        match self {
+            Store::Sqlite(s) => s.study_id(name, file, text),
+            Store::Postgres(s) => s.study_id(name, file, text),
+        }
+    }
+
+    pub fn finished(&mut self, study_id: i64) -> Result<BTreeSet<usize>, StudyError> {
+        match self {
+            Store::Sqlite(s) => s.finished(study_id),
+            Store::Postgres(s) => s.finished(study_id),
+        }
+    }
+
+    pub fn save_run(&mut self, study_id: i64, r: &RunRecord) -> Result<i64, StudyError> {
+        match self {
+            Store::Sqlite(s) => s.save_run(study_id, r),
+            Store::Postgres(s) => s.save_run(study_id, r),
+        }
+    }
+
+    pub fn list(&mut self, study: Option<&str>) -> Result<Vec<RunRow>, StudyError> {
+        match self {
+            Store::Sqlite(s) => s.list(study),
+            Store::Postgres(s) => s.list(study),
+        }
+    }
+
+    pub fn export(&mut self, study: Option<&str>) -> Result<Vec<Value>, StudyError> {
+        match self {
+            Store::Sqlite(s) => s.export(study),
+            Store::Postgres(s) => s.export(study),
+        }
+    }
+
+    pub fn export_study(&mut self, study_id: i64) -> Result<Vec<Value>, StudyError> {
+        match self {
+            Store::Sqlite(s) => s.export_study(study_id),
+            Store::Postgres(s) => s.export_study(study_id),
+        }
+    }
+
+    pub fn show(&mut self, id: i64) -> Result<Option<Value>, StudyError> {
+        match self {
+            Store::Sqlite(s) => s.show(id),
+            Store::Postgres(s) => s.show(id),
+        }
+    }
+}
+
+/// The SQLite store.
+pub struct SqliteStore {
     conn: Connection,
     path: String,
 }
@@ -87,35 +168,29 @@ pub fn text_hash(text: &str) -> String {
     format!("{h:016x}")
 }
 
-impl Store {
+impl SqliteStore {
     /// Opens (creating if needed) the SQLite store at `path`.
-    pub fn open(path: &str) -> Result<Store, StudyError> {
-        if path.starts_with("postgresql://") || path.starts_with("postgres://") {
-            return Err(StudyError::store(
-                "postgresql://…",
-                "a PostgreSQL results store is not supported yet; use a SQLite file path",
-            ));
-        }
+    pub fn open(path: &str) -> Result<SqliteStore, StudyError> {
         let conn = Connection::open(path).map_err(|e| StudyError::store(path, e))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(|e| StudyError::store(path, e))?;
         conn.execute_batch(SCHEMA)
             .map_err(|e| StudyError::store(path, format!("creating the schema: {e}")))?;
-        Ok(Store {
+        Ok(SqliteStore {
             conn,
             path: path.to_string(),
         })
     }
 
     /// Opens an existing store (for `results`): a missing file is an error, not a new store.
-    pub fn open_existing(path: &str) -> Result<Store, StudyError> {
+    pub fn open_existing(path: &str) -> Result<SqliteStore, StudyError> {
         if !std::path::Path::new(path).exists() {
             return Err(StudyError::store(
                 path,
                 "no such file (run a study first, or give --store PATH)",
             ));
         }
-        Store::open(path)
+        SqliteStore::open(path)
     }
 
     fn err(&self, e: impl std::fmt::Display) -> StudyError {
@@ -346,11 +421,5 @@ mod tests {
         let shown = s.show(rows[0].id).unwrap().unwrap();
         assert_eq!(shown["study_text"], json!("name = \"s\""));
         assert!(s.show(999).unwrap().is_none());
-    }
-
-    #[test]
-    fn postgres_store_is_refused_clearly() {
-        let e = Store::open("postgresql://h/db").err().unwrap().to_string();
-        assert!(e.contains("not supported yet"), "{e}");
     }
 }

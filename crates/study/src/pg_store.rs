@@ -1,0 +1,246 @@
+//! The results store on a PostgreSQL server (`--store postgresql://…`), for teams: the same
+//! tables as the SQLite store, in a schema `pgrig` (JSON documents as `jsonb`), one statement per
+//! finished run (atomic on its own). Spoken through pgrig's own wire driver; the URL's password
+//! is never shown in messages.
+
+use std::collections::BTreeSet;
+
+use pgrig_lab::quote_literal as lit;
+use pgrig_wire::{Config, ConnArgs, Connection, QueryResult};
+use serde_json::Value;
+
+use crate::error::StudyError;
+use crate::store::{text_hash, RunRecord, RunRow};
+
+const SCHEMA: &str = "
+CREATE SCHEMA IF NOT EXISTS pgrig;
+CREATE TABLE IF NOT EXISTS pgrig.meta (key text PRIMARY KEY, value text NOT NULL);
+INSERT INTO pgrig.meta VALUES ('schema_version', '1') ON CONFLICT DO NOTHING;
+CREATE TABLE IF NOT EXISTS pgrig.studies (
+    id bigserial PRIMARY KEY,
+    name text NOT NULL,
+    file text,
+    text text NOT NULL,
+    text_hash text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (name, text_hash)
+);
+CREATE TABLE IF NOT EXISTS pgrig.runs (
+    id bigserial PRIMARY KEY,
+    study_id bigint NOT NULL REFERENCES pgrig.studies (id),
+    run_index integer NOT NULL,
+    point jsonb NOT NULL,
+    repetition integer NOT NULL,
+    round integer NOT NULL,
+    target text NOT NULL,
+    started_at timestamptz NOT NULL,
+    finished_at timestamptz NOT NULL,
+    tps double precision NOT NULL,
+    result jsonb NOT NULL,
+    provenance jsonb NOT NULL,
+    series jsonb NOT NULL,
+    histogram jsonb NOT NULL,
+    UNIQUE (study_id, run_index)
+);
+";
+
+/// ISO-8601 UTC with milliseconds, as the SQLite store writes it.
+const ISO: &str = r#"to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#;
+
+pub struct PgStore {
+    rt: tokio::runtime::Runtime,
+    conn: Connection,
+    /// the URL without its password, for messages
+    shown: String,
+}
+
+fn iso(col: &str) -> String {
+    ISO.replace("%s", col)
+}
+
+impl PgStore {
+    pub fn open(url: &str) -> Result<PgStore, StudyError> {
+        let shown = crate::target::redact(url);
+        let fail = |e: &dyn std::fmt::Display| StudyError::store(shown.clone(), e);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| fail(&e))?;
+        let cfg = Config::from_args(
+            &ConnArgs {
+                dbname: Some(url.to_string()),
+                ..Default::default()
+            },
+            "pgrig",
+        )
+        .map_err(|e| fail(&e))?;
+        let conn = rt
+            .block_on(Connection::connect(&cfg))
+            .map_err(|e| fail(&e))?;
+        let mut s = PgStore { rt, conn, shown };
+        s.query(SCHEMA)
+            .map_err(|e| StudyError::store(s.shown.clone(), format!("creating the schema: {e}")))?;
+        Ok(s)
+    }
+
+    fn query(&mut self, sql: &str) -> Result<Vec<QueryResult>, StudyError> {
+        let conn = &mut self.conn;
+        self.rt
+            .block_on(conn.simple_query(sql))
+            .map_err(|e| StudyError::store(self.shown.clone(), e.to_string().trim_end()))
+    }
+
+    /// Rows of the last statement's result, as text (NULL as "").
+    fn rows(&mut self, sql: &str) -> Result<Vec<Vec<String>>, StudyError> {
+        let results = self.query(sql)?;
+        let Some(last) = results.last() else {
+            return Ok(Vec::new());
+        };
+        Ok(last
+            .rows
+            .iter()
+            .map(|r| {
+                (0..last.columns.len())
+                    .map(|i| r.get(i).unwrap_or("").to_string())
+                    .collect()
+            })
+            .collect())
+    }
+
+    fn int(&self, s: &str) -> Result<i64, StudyError> {
+        s.parse()
+            .map_err(|_| StudyError::store(self.shown.clone(), format!("unexpected value {s:?}")))
+    }
+
+    pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StudyError> {
+        let (name, file, hash) = (lit(name), lit(file), lit(&text_hash(text)));
+        let rows = self.rows(&format!(
+            "INSERT INTO pgrig.studies (name, file, text, text_hash) VALUES ({name}, {file}, {}, {hash}) \
+             ON CONFLICT (name, text_hash) DO NOTHING; \
+             SELECT id FROM pgrig.studies WHERE name = {name} AND text_hash = {hash}",
+            lit(text)
+        ))?;
+        let id = rows
+            .first()
+            .and_then(|r| r.first())
+            .cloned()
+            .unwrap_or_default();
+        self.int(&id)
+    }
+
+    pub fn finished(&mut self, study_id: i64) -> Result<BTreeSet<usize>, StudyError> {
+        let rows = self.rows(&format!(
+            "SELECT run_index FROM pgrig.runs WHERE study_id = {study_id}"
+        ))?;
+        rows.iter()
+            .map(|r| self.int(&r[0]).map(|i| i as usize))
+            .collect()
+    }
+
+    pub fn save_run(&mut self, study_id: i64, r: &RunRecord) -> Result<i64, StudyError> {
+        let sql = format!(
+            "INSERT INTO pgrig.runs (study_id, run_index, point, repetition, round, target, started_at, \
+             finished_at, tps, result, provenance, series, histogram) VALUES ({study_id}, {}, {}, {}, {}, {}, \
+             to_timestamp({}), to_timestamp({}), {}, {}, {}, {}, {}) RETURNING id",
+            r.run_index,
+            lit(&r.point.to_string()),
+            r.repetition,
+            r.round,
+            lit(&r.target),
+            r.started_unix,
+            r.finished_unix,
+            if r.tps.is_finite() { r.tps } else { 0.0 },
+            lit(&r.result.to_string()),
+            lit(&r.provenance.to_string()),
+            lit(&r.series.to_string()),
+            lit(&r.histogram.to_string()),
+        );
+        let rows = self.rows(&sql)?;
+        let id = rows
+            .first()
+            .and_then(|r| r.first())
+            .cloned()
+            .unwrap_or_default();
+        self.int(&id)
+    }
+
+    fn study_filter(study: Option<&str>) -> String {
+        match study {
+            Some(s) => format!("WHERE s.name = {}", lit(s)),
+            None => String::new(),
+        }
+    }
+
+    pub fn list(&mut self, study: Option<&str>) -> Result<Vec<RunRow>, StudyError> {
+        let rows = self.rows(&format!(
+            "SELECT r.id, s.name, r.point::text, r.repetition, r.round, r.target, {}, r.tps \
+             FROM pgrig.runs r JOIN pgrig.studies s ON s.id = r.study_id {} \
+             ORDER BY r.study_id, r.run_index",
+            iso("r.finished_at"),
+            Self::study_filter(study)
+        ))?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(RunRow {
+                    id: self.int(&r[0])?,
+                    study: r[1].clone(),
+                    point: r[2].clone(),
+                    repetition: self.int(&r[3])? as u32,
+                    round: self.int(&r[4])? as u32,
+                    target: r[5].clone(),
+                    finished_at: r[6].clone(),
+                    tps: r[7].parse().unwrap_or(0.0),
+                })
+            })
+            .collect()
+    }
+
+    fn export_where(&mut self, filter: &str) -> Result<Vec<Value>, StudyError> {
+        let rows = self.rows(&format!(
+            "SELECT r.id, r.result::text FROM pgrig.runs r JOIN pgrig.studies s ON s.id = r.study_id \
+             {filter} ORDER BY r.study_id, r.run_index"
+        ))?;
+        let mut out = Vec::new();
+        for r in rows {
+            let mut v: Value = serde_json::from_str(&r[1])
+                .map_err(|e| StudyError::store(self.shown.clone(), e))?;
+            if let Some(o) = v.as_object_mut() {
+                o.insert("run_id".into(), Value::from(self.int(&r[0])?));
+            }
+            out.push(v);
+        }
+        Ok(out)
+    }
+
+    pub fn export(&mut self, study: Option<&str>) -> Result<Vec<Value>, StudyError> {
+        self.export_where(&Self::study_filter(study))
+    }
+
+    pub fn export_study(&mut self, study_id: i64) -> Result<Vec<Value>, StudyError> {
+        self.export_where(&format!("WHERE s.id = {study_id}"))
+    }
+
+    pub fn show(&mut self, id: i64) -> Result<Option<Value>, StudyError> {
+        let rows = self.rows(&format!(
+            "SELECT r.result::text, r.provenance::text, r.series::text, r.histogram::text, s.text, {}, {} \
+             FROM pgrig.runs r JOIN pgrig.studies s ON s.id = r.study_id WHERE r.id = {id}",
+            iso("r.started_at"),
+            iso("r.finished_at")
+        ))?;
+        let Some(r) = rows.into_iter().next() else {
+            return Ok(None);
+        };
+        let json = |t: &str| serde_json::from_str(t).unwrap_or(Value::String(t.to_string()));
+        let mut v = json(&r[0]);
+        if let Some(o) = v.as_object_mut() {
+            o.insert("run_id".into(), Value::from(id));
+            o.insert("started_at".into(), Value::String(r[5].clone()));
+            o.insert("finished_at".into(), Value::String(r[6].clone()));
+            o.insert("provenance".into(), json(&r[1]));
+            o.insert("series".into(), json(&r[2]));
+            o.insert("histogram".into(), json(&r[3]));
+            o.insert("study_text".into(), Value::String(r[4].clone()));
+        }
+        Ok(Some(v))
+    }
+}
