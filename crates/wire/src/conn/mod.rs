@@ -41,7 +41,7 @@ pub enum Notices {
 /// Bound on collected notices, so a chatty server cannot grow memory without limit.
 pub const MAX_COLLECTED_NOTICES: usize = 1000;
 
-const WRITE_CAPACITY: usize = 8 * 1024;
+const WRITE_CAPACITY: usize = 1024;
 
 /// One PostgreSQL session. Not `Sync`-shared: owned by a single task.
 pub struct Connection {

@@ -7,7 +7,7 @@ use super::backend::{frame, Frame};
 use crate::error::Error;
 
 /// Default capacity: comfortably holds a round trip's worth of small messages.
-pub const DEFAULT_CAPACITY: usize = 16 * 1024;
+pub const DEFAULT_CAPACITY: usize = 4 * 1024;
 
 /// Minimum free space offered to a read.
 const MIN_READ: usize = 4 * 1024;
