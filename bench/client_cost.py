@@ -171,9 +171,9 @@ def measure(tools, opts):
     if not opts.skip_callgrind:
         lines += ["### User-space instructions per transaction (callgrind, `-c 1`, Δ of `-t 3000` and `-t 1000`)", ""]
         lines += [
-            "pgrig is measured with `PGRIG_RT_SPECULATE=0`: under valgrind the client runs so slowly",
-            "that its speculative read (a thread's sole connection tries `recvfrom` before `epoll_wait`)",
-            "always finds the response, which would flatter it; the last column is the default build.",
+            "pgrig is measured with speculative reads off (`PGRIG_RT_SPECULATE=0`), and as built in the",
+            "last column (a thread's sole connection tries `recvfrom` before `epoll_wait` while that",
+            "pays; under valgrind the timing that decides it is not the real one).",
             "",
         ]
         lines += ["| workload | pgbench | pgrig | pgrig / pgbench | goal | pgrig, speculating |",
