@@ -23,6 +23,7 @@ struct ResultsArgs {
 enum Cmd {
     /// One line per stored run.
     List {
+        /// Results store: a SQLite file or postgresql://… URL.
         #[arg(long, default_value = "pgrig.db")]
         store: String,
         /// Only runs of this study (by name).
@@ -33,11 +34,13 @@ enum Cmd {
     Show {
         /// The run id (see `results list`).
         id: i64,
+        /// Results store: a SQLite file or postgresql://… URL.
         #[arg(long, default_value = "pgrig.db")]
         store: String,
     },
     /// All runs (or one study's) as JSON or CSV.
     Export {
+        /// Results store: a SQLite file or postgresql://… URL.
         #[arg(long, default_value = "pgrig.db")]
         store: String,
         #[arg(long)]

@@ -21,7 +21,7 @@ use pgrig_cli::sink::StderrSink;
 struct StudyArgs {
     /// The study file (TOML).
     file: PathBuf,
-    /// Results store: a SQLite file.
+    /// Results store: a SQLite file, or a PostgreSQL database (postgresql://…; schema `pgrig`).
     #[arg(long, default_value = "pgrig.db")]
     store: String,
     /// Print the plan (points and runs) and exit.
@@ -137,12 +137,11 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     let outcome = pgrig_study::run_study(&study, &base_dir, &mut store, sink, &Terminal, &control)?;
     let docs = store.export_study(outcome.study_id)?;
     print!("{}", summary::points_table(&docs));
+    let shown = pgrig_study::target::redact(&a.store);
     println!(
-        "{} run(s) stored in {} ({} this time); see \"pgrig results export --store {}\"",
+        "{} run(s) stored in {shown} ({} this time); see \"pgrig results export --store {shown}\"",
         outcome.already_stored + outcome.ran,
-        a.store,
         outcome.ran,
-        a.store
     );
     let aborted = docs
         .iter()

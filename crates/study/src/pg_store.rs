@@ -1,6 +1,6 @@
 //! The results store on a PostgreSQL server (`--store postgresql://…`), for teams: the same
-//! tables as the SQLite store, in a schema `pgrig` (JSON documents as `jsonb`), one statement per
-//! finished run (atomic on its own). Spoken through pgrig's own wire driver; the URL's password
+//! tables as the SQLite store, in a schema `pgrig` (JSON documents as `jsonb`), one INSERT (one
+//! transaction) per finished run. Spoken through pgrig's own wire driver; the URL's password
 //! is never shown in messages.
 
 use std::collections::BTreeSet;
@@ -13,6 +13,8 @@ use crate::error::StudyError;
 use crate::store::{text_hash, RunRecord, RunRow};
 
 const SCHEMA: &str = "
+SET standard_conforming_strings = on;
+SET client_min_messages = warning;
 CREATE SCHEMA IF NOT EXISTS pgrig;
 CREATE TABLE IF NOT EXISTS pgrig.meta (key text PRIMARY KEY, value text NOT NULL);
 INSERT INTO pgrig.meta VALUES ('schema_version', '1') ON CONFLICT DO NOTHING;
