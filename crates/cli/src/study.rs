@@ -9,7 +9,7 @@ use clap::Parser;
 
 use pgrig_engine::sink::{Level, Progress, Sink};
 use pgrig_engine::StopHandle;
-use pgrig_study::{plan, spec, summary, Control, Reporter, Store, StudyError};
+use pgrig_study::{overrides, plan, spec, summary, Control, Reporter, Store, StudyError};
 
 use pgrig_cli::sink::StderrSink;
 
@@ -24,6 +24,11 @@ struct StudyArgs {
     /// Results store: a SQLite file, or a PostgreSQL database (postgresql://…; schema `pgrig`).
     #[arg(long, default_value = "pgrig.db")]
     store: String,
+    /// Override a key of the study file: KEY is a TOML dotted key (workload.transactions,
+    /// matrix."settings.synchronous_commit", repetitions), VALUE a TOML value or a bare string.
+    /// Repeatable. The overridden study is stored (and resumed) as its own text.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
     /// Print the plan (points and runs) and exit.
     #[arg(long)]
     dry_run: bool,
@@ -101,7 +106,24 @@ pub fn main(args: &[String]) -> i32 {
 }
 
 fn run(a: &StudyArgs) -> Result<i32, StudyError> {
-    let study = spec::load(&a.file)?;
+    let mut study = spec::load(&a.file)?;
+    if !a.sets.is_empty() {
+        let sets = a
+            .sets
+            .iter()
+            .map(|s| overrides::parse(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        let text = overrides::apply(&study.file, &study.text, &sets)?;
+        let label = format!("{} with --set {}", study.file, a.sets.join(" --set "));
+        // positions in the merged text mean nothing to the user: name the overrides instead
+        let unplaced = |e: StudyError| match e {
+            StudyError::Invalid { message, .. } => StudyError::Other(format!("{label}: {message}")),
+            e => e,
+        };
+        let file = study.file.clone();
+        study = spec::parse(&file, &text).map_err(unplaced)?;
+        plan::expand(&study).map_err(unplaced)?;
+    }
     let base_dir = plan::base_dir(&a.file);
     if a.dry_run {
         let p = plan::expand(&study)?;

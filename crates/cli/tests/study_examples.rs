@@ -14,39 +14,19 @@ fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/studies")
 }
 
-/// The example's directory copied to a temp dir with CI-sized numbers.
-fn ci_sized(dir: &Path) {
-    for e in std::fs::read_dir(examples()).unwrap() {
-        let p = e.unwrap().path();
-        let mut text = std::fs::read_to_string(&p).unwrap();
-        if p.extension().is_some_and(|x| x == "toml") {
-            text = text
-                .lines()
-                .map(|l| {
-                    let key = l.split('=').next().unwrap_or("").trim();
-                    match key {
-                        "transactions" => "transactions = 40".to_string(),
-                        "duration" => "duration = \"1s\"".to_string(),
-                        "repetitions" => "repetitions = 1".to_string(),
-                        "rounds" => "rounds = 3".to_string(),
-                        _ => l.to_string(),
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
-        }
-        std::fs::write(dir.join(p.file_name().unwrap()), text).unwrap();
-    }
-}
-
-fn study(dir: &Path, file: &str) -> Vec<Value> {
+/// Runs an example from `examples/studies/` at CI size (`--set` overrides, the files stay as
+/// they are) into a store in `dir`, and returns the exported runs.
+fn study(dir: &Path, file: &str, sets: &[&str]) -> Vec<Value> {
     let store = dir.join(format!("{file}.db"));
     let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
-    c.current_dir(dir)
+    c.current_dir(examples())
         .arg("study")
         .arg(file)
         .arg("--store")
         .arg(&store);
+    for s in sets {
+        c.arg("--set").arg(s);
+    }
     for v in ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE"] {
         c.env_remove(v);
     }
@@ -67,8 +47,11 @@ fn study(dir: &Path, file: &str) -> Vec<Value> {
 #[test]
 fn isolation_example_keeps_every_client_under_every_level() {
     let dir = tempfile::tempdir().unwrap();
-    ci_sized(dir.path());
-    let runs = study(dir.path(), "isolation.toml");
+    let runs = study(
+        dir.path(),
+        "isolation.toml",
+        &["workload.transactions=40", "repetitions=1"],
+    );
     assert_eq!(runs.len(), 8, "2 client counts x 4 levels");
     for r in &runs {
         let clients = r["clients"].as_u64().unwrap();
@@ -109,14 +92,20 @@ fn isolation_example_keeps_every_client_under_every_level() {
                 .expect("retries counted")
         })
         .sum();
-    assert!(retries > 0, "4 clients under repeatable read/serializable conflict and retry");
+    assert!(
+        retries > 0,
+        "4 clients under repeatable read/serializable conflict and retry"
+    );
 }
 
 #[test]
 fn custom_type_example_records_sizes_and_statement_latency_every_round() {
     let dir = tempfile::tempdir().unwrap();
-    ci_sized(dir.path());
-    let runs = study(dir.path(), "custom_type.toml");
+    let runs = study(
+        dir.path(),
+        "custom_type.toml",
+        &["workload.transactions=40", "workload.rounds=3"],
+    );
     assert_eq!(runs.len(), 3, "3 rounds at CI size");
     let sizes: Vec<u64> = runs
         .iter()
@@ -141,8 +130,11 @@ fn custom_type_example_records_sizes_and_statement_latency_every_round() {
 #[test]
 fn two_targets_example_runs_the_same_workload_on_each() {
     let dir = tempfile::tempdir().unwrap();
-    ci_sized(dir.path());
-    let runs = study(dir.path(), "two_targets.toml");
+    let runs = study(
+        dir.path(),
+        "two_targets.toml",
+        &["workload.duration=1s", "repetitions=1", "dataset.scale=2"],
+    );
     let targets: Vec<&str> = runs.iter().map(|r| r["target"].as_str().unwrap()).collect();
     assert_eq!(targets, ["small", "roomy"]);
     for r in &runs {
@@ -158,8 +150,7 @@ fn two_targets_example_runs_the_same_workload_on_each() {
 #[test]
 fn insert_tuning_example_covers_every_point() {
     let dir = tempfile::tempdir().unwrap();
-    ci_sized(dir.path());
-    let runs = study(dir.path(), "insert_tuning.toml");
+    let runs = study(dir.path(), "insert_tuning.toml", &["workload.duration=1s"]);
     assert_eq!(runs.len(), 16);
     for r in &runs {
         assert!(r["tps"].as_f64().unwrap() > 0.0, "{}", r["point"]);

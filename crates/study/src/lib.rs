@@ -9,6 +9,7 @@ pub mod dataset;
 pub mod db;
 pub mod error;
 pub mod managed;
+pub mod overrides;
 mod pg_store;
 pub mod plan;
 pub mod record;
