@@ -19,19 +19,10 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
     } else {
         "pgrig"
     };
-    let env = |k: &str| std::env::var(k).ok();
-    let parsed = match args::parse_pgbench_args(prog, args, &env) {
+    let parsed = match args::parse_or_report(prog, args) {
         Ok(p) => p,
-        Err(e) => {
-            for l in &e.lines {
-                eprintln!("{l}");
-            }
-            return e.exit_code;
-        }
+        Err(code) => return code,
     };
-    for n in &parsed.notices {
-        eprintln!("{n}");
-    }
     match parsed.action {
         Action::Help(text) => {
             print!("{text}");

@@ -30,19 +30,10 @@ pub fn main(args: &[String]) -> i32 {
     };
     let mut argv = vec![PROG.to_string(), "-i".to_string()];
     argv.extend(rest);
-    let env = |k: &str| std::env::var(k).ok();
-    let parsed = match args::parse_pgbench_args(PROG, &argv, &env) {
+    let parsed = match args::parse_or_report(PROG, &argv) {
         Ok(p) => p,
-        Err(e) => {
-            for l in &e.lines {
-                eprintln!("{l}");
-            }
-            return e.exit_code;
-        }
+        Err(code) => return code,
     };
-    for n in &parsed.notices {
-        eprintln!("{n}");
-    }
     let Action::Init(cfg) = parsed.action else {
         eprintln!("pgrig: error: only initialization options can be used with \"{PROG}\"");
         return 1;

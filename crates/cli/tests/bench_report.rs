@@ -116,7 +116,7 @@ fn time_limited_run_with_progress_prints_progress_lines_and_latency_stddev() {
         .lines()
         .filter(|l| l.starts_with("progress: "))
         .collect();
-    assert!(progress.len() >= 1, "stderr: {}", out.stderr);
+    assert!(!progress.is_empty(), "stderr: {}", out.stderr);
     assert_eq!(
         without_numbers(progress[0]),
         "progress: N s, N tps, lat N ms stddev N, N failed"

@@ -287,7 +287,7 @@ fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize
             }
             series.push(delta(&total, &prev_total));
             prev_total = total;
-            if progress > 0 && next_sec % progress == 0 {
+            if progress > 0 && next_sec.is_multiple_of(progress) {
                 report_progress(sh, &total, &prev_report, next_sec, progress);
                 prev_report = total;
             }

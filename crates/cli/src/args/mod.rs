@@ -104,6 +104,22 @@ impl Reporter {
     }
 }
 
+/// [`parse_pgbench_args`] with the process environment, as the commands call it: errors and
+/// notices go to stderr; an error is returned as pgbench's exit status.
+pub fn parse_or_report(prog: &str, args: &[String]) -> Result<Parsed, i32> {
+    let env = |k: &str| std::env::var(k).ok();
+    let parsed = parse_pgbench_args(prog, args, &env).map_err(|e| {
+        for l in &e.lines {
+            eprintln!("{l}");
+        }
+        e.exit_code
+    })?;
+    for n in &parsed.notices {
+        eprintln!("{n}");
+    }
+    Ok(parsed)
+}
+
 /// Parses pgbench's command line.
 ///
 /// * `prog`: the name to report as. Diagnostics are prefixed with its first word and hints and

@@ -167,7 +167,7 @@ impl RawStream {
                 && !reactor::timer_due()
             {
                 self.waits = self.waits.wrapping_add(1);
-                if self.score >= 0 || self.waits % PROBE_EVERY == 0 {
+                if self.score >= 0 || self.waits.is_multiple_of(PROBE_EVERY) {
                     match sys_recv(fd, buf) {
                         Ok(n) => {
                             self.score = (self.score + 1).min(8);
