@@ -50,9 +50,15 @@ impl StopHandle {
             }
             sh.msg(
                 crate::sink::Level::Info,
-                &format!("cancelling the statements still running on {} connections", tokens.len()),
+                &format!(
+                    "cancelling the statements still running on {} connections",
+                    tokens.len()
+                ),
             );
-            if let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
                 rt.block_on(async {
                     for t in &tokens {
                         let _ = t.cancel().await;

@@ -303,10 +303,9 @@ async fn read_results(
                     }
                 }
                 Backend::CopyOutResponse | Backend::CopyBothResponse => copy = true,
-                Backend::Error(e)
-                    if error.is_none() => {
-                        error = Some((e.code().to_owned(), e.to_string()));
-                    }
+                Backend::Error(e) if error.is_none() => {
+                    error = Some((e.code().to_owned(), e.to_string()));
+                }
                 Backend::ReadyForQuery(_) => {
                     syncs -= 1;
                     if syncs == 0 {

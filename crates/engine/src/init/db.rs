@@ -1,5 +1,5 @@
-//! What the init steps need from a database connection, as a small trait so the steps can run
-//! against the real wire driver or a recording fake in unit tests.
+//! What the init steps need from a database connection, as a small trait: the seam between
+//! the steps (and future datasets) and the wire driver (`wire_db`).
 
 use std::future::Future;
 

@@ -117,25 +117,51 @@ async fn plan<D: InitDb>(
     src: &dyn RowSource,
 ) -> Result<Plan, EngineError> {
     let kind = relkind(db, src.table()).await?;
-    let ordinary = kind.as_deref() == Some("r");
-    let freeze = ordinary && db.server_version_num() >= 140000;
-    if ctx.parallelism <= 1 || src.rows() < 2 * ddl::NACCOUNTS || freeze {
-        return Ok(Plan::Serial { freeze });
+    let way = choose(
+        kind.as_deref(),
+        db.server_version_num(),
+        ctx.parallelism,
+        src.rows(),
+    );
+    Ok(match way {
+        Way::Serial { freeze } => Plan::Serial { freeze },
+        Way::Chunks => Plan::Parallel(chunk_jobs(src.table(), src.rows(), ctx.parallelism)),
+        Way::Partitions => {
+            let parts = parallel::partitions(db).await?;
+            Plan::Parallel(
+                partition_jobs(&parts, src)
+                    .unwrap_or_else(|| chunk_jobs(src.table(), src.rows(), ctx.parallelism)),
+            )
+        }
+    })
+}
+
+/// How a table is loaded, decided from what the server says of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// One COPY, frozen when the server allows it (as pgbench does).
+    Serial { freeze: bool },
+    /// Ranges of the key over several connections (only where pgbench does not freeze either).
+    Chunks,
+    /// One connection per partition.
+    Partitions,
+}
+
+/// The loading decision: an ordinary table on a server ≥ 14 is always one `COPY … FREEZE` (its
+/// pages must end up frozen like pgbench's; several connections cannot freeze); small loads
+/// and `parallelism` 1 are serial; otherwise ranges (ordinary table, older server) or
+/// partitions (a partitioned table) load in parallel.
+fn choose(relkind: Option<&str>, server_version: i32, parallelism: usize, rows: i64) -> Way {
+    let ordinary = relkind == Some("r");
+    let freeze = ordinary && server_version >= 140000;
+    if parallelism <= 1 || rows < 2 * ddl::NACCOUNTS || freeze {
+        return Way::Serial { freeze };
     }
-    if ordinary {
-        return Ok(Plan::Parallel(chunk_jobs(
-            src.table(),
-            src.rows(),
-            ctx.parallelism,
-        )));
+    match relkind {
+        Some("r") => Way::Chunks,
+        Some("p") => Way::Partitions,
+        _ => Way::Serial { freeze: false },
     }
-    if kind.as_deref() != Some("p") {
-        return Ok(Plan::Serial { freeze: false });
-    }
-    let parts = parallel::partitions(db).await?;
-    Ok(Plan::Parallel(partition_jobs(&parts, src).unwrap_or_else(
-        || chunk_jobs(src.table(), src.rows(), ctx.parallelism),
-    )))
 }
 
 /// Binary COPY when `target`'s columns are exactly what `src` writes in binary, else text.
@@ -448,6 +474,35 @@ mod tests {
             binary_format_for("integer,integer,integer", &WANT, 100),
             CopyFormat::Text
         );
+    }
+
+    #[test]
+    fn ordinary_tables_freeze_on_14_and_load_in_parallel_only_where_nothing_freezes() {
+        let big = 10 * ddl::NACCOUNTS;
+        assert_eq!(
+            choose(Some("r"), 150018, 4, big),
+            Way::Serial { freeze: true }
+        );
+        assert_eq!(
+            choose(Some("r"), 140000, 1, big),
+            Way::Serial { freeze: true }
+        );
+        assert_eq!(choose(Some("r"), 130012, 4, big), Way::Chunks);
+        assert_eq!(
+            choose(Some("r"), 130012, 1, big),
+            Way::Serial { freeze: false }
+        );
+        assert_eq!(
+            choose(Some("r"), 130012, 4, ddl::NACCOUNTS),
+            Way::Serial { freeze: false },
+            "one scale's rows are not worth a second connection"
+        );
+        assert_eq!(choose(Some("p"), 150018, 4, big), Way::Partitions);
+        assert_eq!(
+            choose(Some("p"), 150018, 1, big),
+            Way::Serial { freeze: false }
+        );
+        assert_eq!(choose(None, 150018, 4, big), Way::Serial { freeze: false });
     }
 
     #[test]

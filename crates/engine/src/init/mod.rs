@@ -22,9 +22,6 @@ mod rows;
 mod steps;
 mod wire_db;
 
-#[cfg(test)]
-mod fake_tests;
-
 use std::io::IsTerminal;
 use std::time::Duration;
 
