@@ -1,3 +1,5 @@
+//! Unit tests of `--set` parsing and merging (pure: text in, text out).
+
 use super::*;
 
 fn sets(s: &[&str]) -> Vec<Override> {
