@@ -1,7 +1,7 @@
 //! `pgrig init [pgbench -i options] [DBNAME]`: pgbench's initialisation mode as its own
 //! subcommand. The options are pgbench's (parsed as `pgbench -i ...`, with pgbench's checks
 //! and messages), plus the pgrig-only `--load-jobs=N` (connections used to load and build
-//! keys; 1 = exactly pgbench's way; default: chosen from the client's and the server's cores).
+//! keys; 1 = pgbench's statements in pgbench's order; default: chosen from the client's and the server's cores).
 
 use pgrig_engine::init::{run_init_with, InitOptions};
 use pgrig_engine::sink::Sink;
@@ -92,38 +92,19 @@ fn help() -> String {
         "{PROG} creates and fills pgbench's tables, like \"pgbench -i\", faster.\n\n\
          Usage:\n  {PROG} [OPTION]... [DBNAME]\n\n\
          Initialization options (pgbench's):\n\
-         \x20 -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n\
-         \x20                           run selected initialization steps, in the specified order\n\
-         \x20                           d: drop any existing pgbench tables\n\
-         \x20                           t: create the tables used by the standard pgbench scenario\n\
-         \x20                           g: generate data, client-side\n\
-         \x20                           G: generate data, server-side\n\
-         \x20                           v: invoke VACUUM on the standard tables\n\
-         \x20                           p: create primary key indexes on the standard tables\n\
-         \x20                           f: create foreign keys between the standard tables\n\
-         \x20 -F, --fillfactor=NUM      set fill factor\n\
-         \x20 -n, --no-vacuum           do not run VACUUM during initialization\n\
-         \x20 -q, --quiet               quiet logging (one message each 5 seconds)\n\
-         \x20 -s, --scale=NUM           scaling factor\n\
-         \x20 --foreign-keys            create foreign key constraints between tables\n\
-         \x20 --index-tablespace=TABLESPACE\n\
-         \x20                           create indexes in the specified tablespace\n\
-         \x20 --partition-method=(range|hash)\n\
-         \x20                           partition pgbench_accounts with this method (default: range)\n\
-         \x20 --partitions=NUM          partition pgbench_accounts into NUM parts (default: 0)\n\
-         \x20 --tablespace=TABLESPACE   create tables in the specified tablespace\n\
-         \x20 --unlogged-tables         create tables as unlogged tables\n\n\
+         {init}\
          pgrig options:\n\
-         \x20 --load-jobs=NUM           connections for loading and building keys\n\
-         \x20                           (1: exactly pgbench's way; default: from the client's\n\
-         \x20                           and the server's cores)\n\n\
+         \x20 --load-jobs=NUM          connections for loading and building keys\n\
+         \x20                          (1: pgbench's statements in pgbench's order; default:\n\
+         \x20                          from the client's and the server's cores)\n\n\
          Connection options:\n\
-         \x20 -h, --host=HOSTNAME       database server host or socket directory\n\
-         \x20 -p, --port=PORT           database server port number\n\
-         \x20 -U, --username=USERNAME   connect as specified database user\n\
-         \x20 -?, --help                show this help, then exit\n\n\
+         \x20 -h, --host=HOSTNAME      database server host or socket directory\n\
+         \x20 -p, --port=PORT          database server port number\n\
+         \x20 -U, --username=USERNAME  connect as specified database user\n\
+         \x20 -?, --help               show this help, then exit\n\n\
          On a terminal, progress shows as bars with rows, rate and ETA, and a per-step summary\n\
-         follows pgbench's \"done in\" line; otherwise pgbench's own progress lines are printed.\n"
+         follows pgbench's \"done in\" line; otherwise pgbench's own progress lines are printed.\n",
+        init = args::init_options()
     )
 }
 
@@ -133,6 +114,17 @@ mod tests {
 
     fn v(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn help_lists_pgbench_init_options_once_and_load_jobs() {
+        let h = help();
+        assert_eq!(h.matches("  -I, --init-steps=[dtgGvpf]+").count(), 1);
+        assert!(h.contains(
+            "  --unlogged-tables        create tables as unlogged tables\n\npgrig options:"
+        ));
+        assert!(!h.contains("--initialize"));
+        assert!(h.contains("  --load-jobs=NUM          connections"));
     }
 
     #[test]

@@ -7,23 +7,10 @@ use serde_json::{json, Value};
 
 use pgrig_engine::config::Duration;
 use pgrig_engine::result::RunResult;
-use pgrig_engine::stats::{Counts, Moments};
+use pgrig_engine::stats::{Counts, LatencyMs, Moments};
 
 fn latency(m: &Moments, h: &Histogram<u64>) -> Value {
-    let q = |p: f64| {
-        if h.is_empty() {
-            0.0
-        } else {
-            h.value_at_quantile(p) as f64 / 1000.0
-        }
-    };
-    json!({
-        "mean": m.mean() / 1000.0,
-        "stddev": m.stddev() / 1000.0,
-        "min": if m.count > 0 { m.min / 1000.0 } else { 0.0 },
-        "p50": q(0.5), "p90": q(0.9), "p95": q(0.95), "p99": q(0.99), "p99_9": q(0.999),
-        "max": if h.is_empty() { 0.0 } else { h.max() as f64 / 1000.0 },
-    })
+    serde_json::to_value(LatencyMs::of(m, h)).unwrap_or(Value::Null)
 }
 
 fn counts(k: &Counts) -> Value {
@@ -37,7 +24,7 @@ fn counts(k: &Counts) -> Value {
 pub fn render(r: &RunResult) -> Value {
     let cfg = &r.config;
     let tps = if r.bench_duration_s > 0.0 {
-        r.stats.total.counts.ok as f64 / r.bench_duration_s
+        r.stats.total().counts.ok as f64 / r.bench_duration_s
     } else {
         0.0
     };
@@ -95,11 +82,11 @@ pub fn render(r: &RunResult) -> Value {
             "random_seed": r.seed, "scale": r.scale,
             "host": cfg.conn.host, "port": cfg.conn.port, "user": cfg.conn.user,
         },
-        "transactions": counts(&r.stats.total.counts),
+        "transactions": counts(&r.stats.total().counts),
         "tps": tps,
         "duration_s": r.bench_duration_s,
         "initial_connection_ms": r.initial_conn_ms,
-        "latency_ms": latency(&r.stats.total.latency, &r.stats.histogram),
+        "latency_ms": latency(&r.stats.total().latency, &r.stats.histogram()),
         "aborted_clients": r.aborted_clients,
         "scripts": scripts,
         "series": series,

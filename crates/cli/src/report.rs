@@ -94,7 +94,7 @@ pub fn percentile_line(h: &Histogram<u64>) -> String {
 pub fn render(r: &RunResult) -> String {
     let cfg = &r.config;
     let mut out = String::new();
-    let snap: &Snapshot = &r.stats.total;
+    let snap: &Snapshot = &r.stats.total();
     let k = &snap.counts;
     let nclients = cfg.clients as u64;
     let nthreads = r.threads_cpu.len().max(1);
@@ -191,8 +191,9 @@ pub fn render(r: &RunResult) -> String {
         let _ = writeln!(out, "initial connection time = {:.3} ms", r.initial_conn_ms);
         let _ = writeln!(out, "tps = {tps:.6} (without initial connection time)");
     }
-    if cfg.percentiles && !r.stats.histogram.is_empty() {
-        let _ = writeln!(out, "{}", percentile_line(&r.stats.histogram));
+    let histogram = r.stats.histogram();
+    if cfg.percentiles && !histogram.is_empty() {
+        let _ = writeln!(out, "{}", percentile_line(&histogram));
     }
 
     let per_script = r.scripts.len() > 1;

@@ -319,8 +319,8 @@ fn ensure_server_binaries() -> Result<(), i32> {
 /// The human-readable summary of `pgrig run`.
 pub fn summary(r: &RunResult) -> String {
     use std::fmt::Write;
-    let k = &r.stats.total.counts;
-    let h = &r.stats.histogram;
+    let k = &r.stats.total().counts;
+    let h = &r.stats.histogram();
     let q = |p: f64| {
         if h.is_empty() {
             0.0
@@ -362,7 +362,7 @@ pub fn summary(r: &RunResult) -> String {
     let _ = writeln!(
         s,
         "latency ms:   mean {:.3}  p50 {:.3}  p90 {:.3}  p99 {:.3}  p99.9 {:.3}  max {:.3}",
-        r.stats.total.latency.mean() / 1000.0,
+        r.stats.total().latency.mean() / 1000.0,
         q(0.5),
         q(0.9),
         q(0.99),

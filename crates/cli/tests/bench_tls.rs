@@ -4,50 +4,17 @@
 
 use std::process::Command;
 
-use pgrig_testkit::{run, ServerOptions, TlsFiles};
-use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
-
-struct Pki {
-    ca_pem: String,
-    cert_pem: String,
-    key_pem: String,
-}
-
-fn pki() -> Pki {
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(DnType::CommonName, "pgrig bench test CA");
-    let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate().unwrap()).unwrap();
-    let key = KeyPair::generate().unwrap();
-    let mut params = CertificateParams::new(vec!["localhost".to_string()]).unwrap();
-    params
-        .distinguished_name
-        .push(DnType::CommonName, "localhost");
-    let cert = params.signed_by(&key, &ca).unwrap();
-    Pki {
-        ca_pem: ca.pem(),
-        cert_pem: cert.pem(),
-        key_pem: key.serialize_pem(),
-    }
-}
+use pgrig_testkit::{run, ServerOptions, TestPki};
 
 #[test]
 fn every_transaction_runs_over_tls_with_require_and_verify_full() {
-    let p = pki();
-    let server = pgrig_testkit::custom_cluster(
-        ServerOptions::default()
-            .tls(TlsFiles {
-                cert_pem: p.cert_pem.into_bytes(),
-                key_pem: p.key_pem.into_bytes(),
-                ca_pem: None,
-            })
-            .hba([
-                "local all all trust",
-                "hostssl all all 127.0.0.1/32 trust",
-                "hostssl all all ::1/128 trust",
-            ]),
-    );
+    let p = TestPki::new("pgrig bench test CA");
+    let server =
+        pgrig_testkit::custom_cluster(ServerOptions::default().tls(p.server_files()).hba([
+            "local all all trust",
+            "hostssl all all 127.0.0.1/32 trust",
+            "hostssl all all ::1/128 trust",
+        ]));
     server
         .psql("postgres", "create table seen (ssl boolean)")
         .expect("create table");

@@ -236,10 +236,7 @@ fn record_skipped(
     now: i64,
 ) {
     c.cnt += 1;
-    let mut st = th.stats.borrow_mut();
-    st.total.counts.skipped += 1;
-    st.scripts[script].snap.counts.skipped += 1;
-    drop(st);
+    th.stats.borrow_mut().scripts[script].snap.counts.skipped += 1;
     if let Some(log) = &th.log {
         log.borrow_mut().transaction(
             sh,
@@ -271,33 +268,28 @@ fn record_tx(
     let latency = (end - scheduled) as f64;
     let lag = (tx_begin - scheduled) as f64;
     let mut guard = th.stats.borrow_mut();
-    let st = &mut *guard;
-    for snap in [&mut st.total, &mut st.scripts[script].snap] {
-        let k = &mut snap.counts;
-        match outcome {
-            Outcome::Ok => {
-                k.ok += 1;
-                snap.latency.add(latency);
-                if sh.throttle_delay_us.is_some() {
-                    snap.lag.add(lag);
-                }
-                if sh.latency_limit_us.is_some_and(|l| latency > l as f64) {
-                    k.late += 1;
-                }
+    let ss = &mut guard.scripts[script];
+    let k = &mut ss.snap.counts;
+    match outcome {
+        Outcome::Ok => {
+            k.ok += 1;
+            if sh.latency_limit_us.is_some_and(|l| latency > l as f64) {
+                k.late += 1;
             }
-            Outcome::Failed(FailKind::Serialization) => k.serialization_failures += 1,
-            Outcome::Failed(FailKind::Deadlock) => k.deadlock_failures += 1,
-            Outcome::Failed(FailKind::Other) => k.other_failures += 1,
+            ss.snap.latency.add(latency);
+            if sh.throttle_delay_us.is_some() {
+                ss.snap.lag.add(lag);
+            }
+            let _ = ss.histogram.record((latency as u64).max(1));
         }
-        if retries > 0 {
-            k.retried += 1;
-            k.retries += retries as u64;
-        }
+        Outcome::Failed(FailKind::Serialization) => k.serialization_failures += 1,
+        Outcome::Failed(FailKind::Deadlock) => k.deadlock_failures += 1,
+        Outcome::Failed(FailKind::Other) => k.other_failures += 1,
     }
-    if outcome == Outcome::Ok {
-        let v = (latency as u64).max(1);
-        let _ = st.histogram.record(v);
-        let _ = st.scripts[script].histogram.record(v);
+    if retries > 0 {
+        let k = &mut ss.snap.counts;
+        k.retried += 1;
+        k.retries += retries as u64;
     }
     drop(guard);
     if let Some(log) = &th.log {

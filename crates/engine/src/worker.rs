@@ -120,7 +120,7 @@ pub(crate) fn run_worker(
                 loop {
                     let at = start + std::time::Duration::from_secs(sec);
                     pgrig_wire::rt::sleep_until(at).await;
-                    let snap = th.stats.borrow().total;
+                    let snap = th.stats.borrow().total();
                     if tx.send(Report::Tick { tid, sec, snap }).is_err() {
                         return;
                     }

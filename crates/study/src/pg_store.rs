@@ -109,6 +109,17 @@ impl PgStore {
             .collect())
     }
 
+    /// Runs `sql` and reads the integer in the first column of its first row (an id).
+    fn returned_id(&mut self, sql: &str) -> Result<i64, StudyError> {
+        let rows = self.rows(sql)?;
+        let id = rows
+            .first()
+            .and_then(|r| r.first())
+            .cloned()
+            .unwrap_or_default();
+        self.int(&id)
+    }
+
     fn int(&self, s: &str) -> Result<i64, StudyError> {
         s.parse()
             .map_err(|_| StudyError::store(self.shown.clone(), format!("unexpected value {s:?}")))
@@ -116,18 +127,12 @@ impl PgStore {
 
     pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StudyError> {
         let (name, file, hash) = (lit(name), lit(file), lit(&text_hash(text)));
-        let rows = self.rows(&format!(
+        self.returned_id(&format!(
             "INSERT INTO pgrig.studies (name, file, text, text_hash) VALUES ({name}, {file}, {}, {hash}) \
              ON CONFLICT (name, text_hash) DO NOTHING; \
              SELECT id FROM pgrig.studies WHERE name = {name} AND text_hash = {hash}",
             lit(text)
-        ))?;
-        let id = rows
-            .first()
-            .and_then(|r| r.first())
-            .cloned()
-            .unwrap_or_default();
-        self.int(&id)
+        ))
     }
 
     pub fn finished(&mut self, study_id: i64) -> Result<BTreeSet<usize>, StudyError> {
@@ -157,13 +162,7 @@ impl PgStore {
             lit(&r.series.to_string()),
             lit(&r.histogram.to_string()),
         );
-        let rows = self.rows(&sql)?;
-        let id = rows
-            .first()
-            .and_then(|r| r.first())
-            .cloned()
-            .unwrap_or_default();
-        self.int(&id)
+        self.returned_id(&sql)
     }
 
     fn study_filter(study: Option<&str>) -> String {

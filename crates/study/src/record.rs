@@ -2,11 +2,11 @@
 //! `study`, `point`, `repetition`, `round`, `tps`, `transactions`, `latency_ms`, `client_cpu`,
 //! `relation_sizes`, plus collectors), its provenance, per-second series and merged histogram.
 
-use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 
 use pgrig_engine::config::ScriptSource;
 use pgrig_engine::result::RunResult;
+use pgrig_engine::stats::LatencyMs;
 
 use crate::plan::{PlannedRun, Point};
 use crate::store::RunRecord;
@@ -32,25 +32,9 @@ pub fn point_json(p: &Point) -> Value {
     Value::Object(m)
 }
 
-fn quantiles(h: &Histogram<u64>, mean_us: f64, stddev_us: f64) -> Value {
-    let q = |p: f64| {
-        if h.is_empty() {
-            0.0
-        } else {
-            h.value_at_quantile(p) as f64 / 1000.0
-        }
-    };
-    json!({
-        "mean": mean_us / 1000.0,
-        "stddev": stddev_us / 1000.0,
-        "p50": q(0.5), "p90": q(0.9), "p95": q(0.95), "p99": q(0.99), "p99_9": q(0.999),
-        "max": if h.is_empty() { 0.0 } else { h.max() as f64 / 1000.0 },
-    })
-}
-
 pub fn tps(r: &RunResult) -> f64 {
     if r.bench_duration_s > 0.0 {
-        r.stats.total.counts.ok as f64 / r.bench_duration_s
+        r.stats.total().counts.ok as f64 / r.bench_duration_s
     } else {
         0.0
     }
@@ -73,7 +57,8 @@ pub fn build(
     started_unix: f64,
     finished_unix: f64,
 ) -> RunRecord {
-    let k = &r.stats.total.counts;
+    let total = r.stats.total();
+    let k = &total.counts;
     let per_statement: Vec<Value> = r
         .scripts
         .iter()
@@ -107,7 +92,7 @@ pub fn build(
                          "other": k.other_failures},
         },
         "aborted_clients": r.aborted_clients,
-        "latency_ms": quantiles(&r.stats.histogram, r.stats.total.latency.mean(), r.stats.total.latency.stddev()),
+        "latency_ms": LatencyMs::of(&total.latency, &r.stats.histogram()),
         "client_cpu": busiest_cpu(r),
         "client_threads": r.threads_cpu.iter().map(|t| json!({
             "user_s": t.user_s, "sys_s": t.sys_s, "wall_s": t.wall_s, "busy": t.busy()})).collect::<Vec<_>>(),
@@ -139,7 +124,7 @@ pub fn build(
         .collect();
     let histogram: Vec<Value> = r
         .stats
-        .histogram
+        .histogram()
         .iter_recorded()
         .map(|v| json!([v.value_iterated_to(), v.count_at_value()]))
         .collect();

@@ -8,8 +8,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use common::{block_on, TestEnv};
-use pgrig_testkit::{Server, ServerOptions, TlsFiles};
-use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+use pgrig_testkit::{unrelated_ca_pem, Server, ServerOptions, TestPki};
 
 struct Pki {
     ca_pem: String,
@@ -17,31 +16,13 @@ struct Pki {
     server: Server,
 }
 
-fn ca(name: &str) -> CertifiedIssuer<'static, KeyPair> {
-    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    params.distinguished_name.push(DnType::CommonName, name);
-    CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap()
-}
-
 fn pki() -> &'static Pki {
     static PKI: OnceLock<Pki> = OnceLock::new();
     PKI.get_or_init(|| {
-        let ca = ca("pgrig test CA");
-        let other = ca_other();
-        let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(vec!["localhost".to_string()]).unwrap();
-        params
-            .distinguished_name
-            .push(DnType::CommonName, "localhost");
-        let cert = params.signed_by(&key, &ca).unwrap();
+        let made = TestPki::new("pgrig test CA");
         let scram = postgres_protocol::password::scram_sha_256(b"tlspw");
         let server = pgrig_testkit::custom_cluster(ServerOptions {
-            tls: Some(TlsFiles {
-                cert_pem: cert.pem().into_bytes(),
-                key_pem: key.serialize_pem().into_bytes(),
-                ca_pem: None,
-            }),
+            tls: Some(made.server_files()),
             hba: Some(vec![
                 "local all all trust".into(),
                 "hostssl all scramtls 127.0.0.1/32 scram-sha-256".into(),
@@ -57,15 +38,11 @@ fn pki() -> &'static Pki {
             ..Default::default()
         });
         Pki {
-            ca_pem: ca.pem(),
-            other_ca_pem: other.pem(),
+            ca_pem: made.ca_pem,
+            other_ca_pem: unrelated_ca_pem("some other CA"),
             server,
         }
     })
-}
-
-fn ca_other() -> CertifiedIssuer<'static, KeyPair> {
-    ca("some other CA")
 }
 
 /// A test environment with the right CA at `ca.pem` and a wrong one at `other.pem`.

@@ -83,6 +83,18 @@ pgrig extras:
   --percentiles            report latency percentiles
 ";
 
+/// pgbench's initialization options without `-i` itself (for `pgrig init --help`), ending in a
+/// blank line.
+pub fn init_options() -> &'static str {
+    let from = PGBENCH_OPTIONS
+        .find("  -I, --init-steps")
+        .expect("the help text has -I");
+    let to = PGBENCH_OPTIONS[from..]
+        .find("\n\n")
+        .map_or(PGBENCH_OPTIONS.len(), |i| from + i + 2);
+    &PGBENCH_OPTIONS[from..to]
+}
+
 /// The full help text for a program invoked as `invocation` (`pgbench`, `pgrig bench`).
 pub fn help_text(invocation: &str) -> String {
     format!(

@@ -14,6 +14,7 @@
 mod finish;
 mod getopt;
 mod help;
+pub use help::init_options;
 mod numeric;
 mod options;
 mod scripts;

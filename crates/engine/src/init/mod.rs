@@ -34,7 +34,7 @@ pub use ddl::SCALE_32BIT_THRESHOLD;
 /// pgrig-only knobs of initialisation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InitOptions {
-    /// Connections used to load and build keys (`--load-jobs`): 1 = exactly pgbench's way,
+    /// Connections used to load and build keys (`--load-jobs`): 1 = pgbench's statements in pgbench's order,
     /// 0 = chosen from the client's and the server's cores (the default).
     pub load_parallelism: u32,
 }

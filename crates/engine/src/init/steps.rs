@@ -19,7 +19,7 @@ pub struct StepCtx<'a> {
     pub sink: &'a dyn Sink,
     /// how progress shows (pgbench's lines, or bars on a terminal)
     pub tty: TtyMode,
-    /// connections for loading accounts and building keys (1 = exactly pgbench's way)
+    /// connections for loading accounts and building keys (1 = pgbench's statements in pgbench's order)
     pub parallelism: usize,
 }
 

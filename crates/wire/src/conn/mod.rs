@@ -77,27 +77,9 @@ impl Connection {
     /// Moves the connection off tokio, onto [`crate::rt`] (the benchmark hot path): afterwards
     /// it must be used inside [`crate::rt::block_on`] on one thread. Call it inside the tokio
     /// runtime that connected it.
-    pub fn into_rt(self) -> Result<Connection, Error> {
-        let Connection {
-            stream,
-            rbuf,
-            wbuf,
-            session,
-            pending_error,
-            notices,
-            collected,
-            addr,
-        } = self;
-        Ok(Connection {
-            stream: stream.into_raw()?,
-            rbuf,
-            wbuf,
-            session,
-            pending_error,
-            notices,
-            collected,
-            addr,
-        })
+    pub fn into_rt(mut self) -> Result<Connection, Error> {
+        self.stream = self.stream.into_raw()?;
+        Ok(self)
     }
 
     /// Connects (blocking the calling thread, like libpq's `PQconnectdb`) and returns a
