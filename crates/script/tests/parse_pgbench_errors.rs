@@ -114,10 +114,6 @@ const CASES: &[&str] = &[
     "select 1;\n\\if 1\n\\if 0\nselect 2;\n\\endif\n",
 ];
 
-fn pgbench_stderr(dir: &Path, script: &str) -> (Option<i32>, String) {
-    pgbench_stderr_named(dir, "bad.sql", script)
-}
-
 /// pgbench's exit status and stderr for `script` saved as `dir/name` (no server needed: the
 /// script is rejected before connecting).
 fn pgbench_stderr_named(dir: &Path, name: &str, script: &str) -> (Option<i32>, String) {
@@ -135,6 +131,33 @@ fn pgbench_stderr_named(dir: &Path, name: &str, script: &str) -> (Option<i32>, S
     )
 }
 
+/// pgrig's stderr for `script` saved as `name`, in pgbench's words (an empty script is
+/// rejected by the engine with pgbench's message), compared with pgbench's: a description of
+/// the mismatch, or `None`.
+fn mismatch(dir: &Path, name: &str, script: &str, label: &str) -> Option<String> {
+    let (code, expected) = pgbench_stderr_named(dir, name, script);
+    let mut vars = VarTable::new();
+    let got = match parse_script(name, script, &mut vars, QueryMode::Simple, &mut 0) {
+        Ok(c) if c.is_empty() => {
+            format!("pgbench: error: empty command list for script \"{name}\"\n")
+        }
+        Ok(_) => "(parsed fine)\n".to_string(),
+        Err(e) => format!("pgbench: error: {e}\n"),
+    };
+    (code != Some(1) || got != expected)
+        .then(|| format!("{label}\n  pgbench ({code:?}):\n{expected}\n  pgrig:\n{got}"))
+}
+
+/// Fails with every mismatch listed.
+fn assert_no_mismatches(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn parse_errors_match_pgbench_byte_for_byte() {
     if !Path::new(PGBENCH).exists() {
@@ -146,25 +169,15 @@ fn parse_errors_match_pgbench_byte_for_byte() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut failures = Vec::new();
     for script in CASES {
-        let (code, expected) = pgbench_stderr(&dir, script);
-        let mut vars = VarTable::new();
-        let got = match parse_script("bad.sql", script, &mut vars, QueryMode::Simple, &mut 0) {
-            Ok(_) => "(parsed fine)\n".to_string(),
-            Err(e) => format!("pgbench: error: {e}\n"),
-        };
-        if code != Some(1) || got != expected {
-            failures.push(format!(
-                "script {script:?}\n  pgbench ({code:?}):\n{expected}\n  pgrig:\n{got}"
-            ));
-        }
+        failures.extend(mismatch(
+            &dir,
+            "bad.sql",
+            script,
+            &format!("script {script:?}"),
+        ));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_mismatches(&failures);
 }
 
 /// Every file of `tests/corpus/malformed/` must fail in pgrig with pgbench's exact stderr
@@ -190,27 +203,8 @@ fn corpus_malformed_scripts_match_pgbench_byte_for_byte() {
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let script = std::fs::read_to_string(path).expect("read script");
-        let (code, expected) = pgbench_stderr_named(&dir, &name, &script);
-        let mut vars = VarTable::new();
-        // The engine rejects an empty script with pgbench's message (compile.rs).
-        let got = match parse_script(&name, &script, &mut vars, QueryMode::Simple, &mut 0) {
-            Ok(c) if c.is_empty() => {
-                format!("pgbench: error: empty command list for script \"{name}\"\n")
-            }
-            Ok(_) => "(parsed fine)\n".to_string(),
-            Err(e) => format!("pgbench: error: {e}\n"),
-        };
-        if code != Some(1) || got != expected {
-            failures.push(format!(
-                "{name}\n  pgbench ({code:?}):\n{expected}\n  pgrig:\n{got}"
-            ));
-        }
+        failures.extend(mismatch(&dir, &name, &script, &name));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_mismatches(&failures);
 }
