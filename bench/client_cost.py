@@ -130,8 +130,8 @@ def main():
     opts = ap.parse_args()
 
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    sh(["cargo", "build", "--release", "-p", "pgrig-cli"])
-    pgrig = os.path.join(target, "release", "pgrig")
+    sh(["cargo", "build", "--profile", "profiling", "-p", "pgrig-cli"])
+    pgrig = os.path.join(target, "profiling", "pgrig")
 
     state = tempfile.mkdtemp(prefix="pgrig-bench-")
     env = dict(os.environ, XDG_RUNTIME_DIR=state)

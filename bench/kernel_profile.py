@@ -17,7 +17,7 @@ classifies every sample of the client process by its stack:
 Each sample carries its cpu-clock period, so the shares add up to the client's own CPU time
 (perf's overhead is not in it); µs/tx divides that by the transactions.
 Usage: bench/kernel_profile.py [--duration 5] [--args "-S -M prepared -c 8 -j 2"]
-Env: PGRIG (the pgrig binary; default target/release/pgrig), PGBENCH (default: pgbench on PATH).
+Env: PGRIG (the pgrig binary; default target/profiling/pgrig, built with `cargo build --profile profiling`), PGBENCH (default: pgbench on PATH).
 """
 import argparse
 import os
@@ -85,7 +85,7 @@ def main():
     ap.add_argument("--args", default="-S -M prepared -c 8 -j 2")
     a = ap.parse_args()
     pgrig = os.environ.get("PGRIG", os.path.join(os.path.dirname(__file__), "..", "target",
-                                                 "release", "pgrig"))
+                                                 "profiling", "pgrig"))
     pgbench = os.environ.get("PGBENCH", shutil.which("pgbench"))
     bargs = a.args.split() + ["-T", str(a.duration)]
     with tempfile.TemporaryDirectory() as tmp:
