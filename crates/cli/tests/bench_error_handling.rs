@@ -19,7 +19,7 @@ fn script(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
 fn exit_on_abort_stops_every_client_at_the_first_abort() {
     let db = fresh_db("exit_on_abort");
     let dir = tempfile::tempdir().unwrap();
-    // client 0 fails at once; client 1 would run for the whole 20 s
+    // client 0 fails at once; client 1 would run for the whole 600 s
     let f = script(
         &dir,
         "abort.sql",
@@ -32,7 +32,7 @@ fn exit_on_abort_stops_every_client_at_the_first_abort() {
         "-j",
         "2",
         "-T",
-        "20",
+        "600",
         "--exit-on-abort",
         "-f",
         &f,
@@ -40,7 +40,7 @@ fn exit_on_abort_stops_every_client_at_the_first_abort() {
     let t = Instant::now();
     let ours = pgrig_bench(&db, &args);
     assert!(
-        t.elapsed() < Duration::from_secs(10),
+        t.elapsed() < Duration::from_secs(60),
         "took {:?}",
         t.elapsed()
     );

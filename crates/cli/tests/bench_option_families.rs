@@ -99,7 +99,7 @@ fn field_counts(lines: &[String]) -> Vec<usize> {
 fn transaction_logs_have_pgbench_files_and_fields() {
     let db = fresh_db("txlog");
     pgbench_init(&db, 1);
-    let pgbench = pgrig_testkit::pgbench_path().expect("pgbench");
+    let pgbench = pgrig_testkit::pgbench_oracle();
     let pgbench = pgbench.to_str().unwrap();
     let cases: [&[&str]; 3] = [
         &[

@@ -37,6 +37,32 @@ fn finish(mut child: Child, limit: Duration) -> CmdOutput {
     }
 }
 
+/// Polls `cond` until it holds (at most a minute, so a loaded machine only makes it slower).
+fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !cond() {
+        assert!(Instant::now() < deadline, "gave up waiting until {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Counts the other sessions of the current database whose last query matches `pattern` in
+/// `state`; `psql` runs the counting query.
+fn sessions_sql(state: &str, pattern: &str) -> String {
+    format!(
+        "select count(*) from pg_stat_activity where datname = current_database() \
+         and pid <> pg_backend_pid() and state = '{state}' and query like '{pattern}'"
+    )
+}
+
+/// Waits until a `-S` run has finished a transaction (a session idle after its select).
+fn wait_for_a_transaction(mut psql: impl FnMut(&str) -> String) {
+    let sql = sessions_sql("idle", "%pgbench_accounts%");
+    wait_until("a transaction has finished", || {
+        psql(&sql).trim().parse::<u32>().unwrap_or(0) > 0
+    });
+}
+
 fn spawn(mut c: Command) -> Child {
     c.stdout(Stdio::piped()).stderr(Stdio::piped());
     c.spawn().expect("start pgrig")
@@ -54,7 +80,7 @@ fn processed(stdout: &str) -> u64 {
 #[test]
 fn server_stopped_immediately_ends_the_run_with_the_report_and_status_2() {
     let mut server = pgrig_testkit::custom_cluster(ServerOptions::default());
-    let mut init = Command::new(pgrig_testkit::pgbench_path().expect("pgbench"));
+    let mut init = Command::new(pgrig_testkit::pgbench_oracle());
     init.envs(server.env("postgres"))
         .args(["-i", "-q", "-s", "1"]);
     assert!(run(init).success());
@@ -62,7 +88,7 @@ fn server_stopped_immediately_ends_the_run_with_the_report_and_status_2() {
     c.envs(server.env("postgres"))
         .args(["bench", "-c", "2", "-T", "30", "-n", "-S"]);
     let child = spawn(c);
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_for_a_transaction(|sql| server.psql("postgres", sql).unwrap_or_default());
     server.stop_immediate();
     let out = finish(child, Duration::from_secs(15));
     assert_eq!(out.code, Some(2), "stderr:\n{}", out.stderr);
@@ -84,7 +110,7 @@ fn terminated_backends_abort_their_clients_and_the_run_reports_status_2() {
     let mut c = db.command(env!("CARGO_BIN_EXE_pgrig"));
     c.args(["bench", "-c", "2", "-T", "30", "-n", "-S"]);
     let child = spawn(c);
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_for_a_transaction(|sql| db.psql(sql));
     db.psql(
         "select count(pg_terminate_backend(pid)) from pg_stat_activity \
          where datname = current_database() and pid <> pg_backend_pid()",
@@ -113,14 +139,14 @@ fn ctrl_c_stops_the_run_prints_the_report_and_exits_130() {
     let db = fresh_db("ctrlc");
     pgbench_init(&db, 1);
     let mut c = db.command(env!("CARGO_BIN_EXE_pgrig"));
-    c.args(["bench", "-c", "2", "-T", "60", "-n", "-S"]);
+    c.args(["bench", "-c", "2", "-T", "600", "-n", "-S"]);
     let child = spawn(c);
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_for_a_transaction(|sql| db.psql(sql));
     let t = Instant::now();
     interrupt(&child);
-    let out = finish(child, Duration::from_secs(10));
+    let out = finish(child, Duration::from_secs(60));
     assert!(
-        t.elapsed() < Duration::from_secs(5),
+        t.elapsed() < Duration::from_secs(30),
         "took {:?} to stop",
         t.elapsed()
     );
@@ -143,12 +169,13 @@ fn ctrl_c_cancels_a_long_statement() {
     c.args(["bench", "-c", "2", "-t", "1", "-n", "-f"])
         .arg(&script);
     let child = spawn(c);
-    std::thread::sleep(Duration::from_millis(1500));
+    let sql = sessions_sql("active", "%pg_sleep(60)%");
+    wait_until("both clients are sleeping", || db.psql(&sql).trim() == "2");
     let t = Instant::now();
     interrupt(&child);
-    let out = finish(child, Duration::from_secs(15));
+    let out = finish(child, Duration::from_secs(50));
     assert!(
-        t.elapsed() < Duration::from_secs(8),
+        t.elapsed() < Duration::from_secs(30),
         "took {:?} to stop",
         t.elapsed()
     );
@@ -165,11 +192,7 @@ fn ctrl_c_cancels_a_long_statement() {
         "{}",
         out.stderr
     );
-    let busy = db.psql(
-        "select count(*) from pg_stat_activity where datname = current_database() \
-         and query like '%pg_sleep(60)%' and pid <> pg_backend_pid() and state = 'active'",
-    );
-    assert_eq!(busy.trim(), "0", "a statement survived Ctrl-C");
+    assert_eq!(db.psql(&sql).trim(), "0", "a statement survived Ctrl-C");
 }
 
 #[test]
@@ -194,10 +217,7 @@ fn wrong_password_fails_like_pgbench() {
     };
     let ours = go(env!("CARGO_BIN_EXE_pgrig"), &["bench", "-S", "-t", "1"]);
     let theirs = go(
-        pgrig_testkit::pgbench_path()
-            .expect("pgbench")
-            .to_str()
-            .unwrap(),
+        pgrig_testkit::pgbench_oracle().to_str().unwrap(),
         &["-S", "-t", "1"],
     );
     assert_eq!(ours.code, Some(1), "{}", ours.stderr);

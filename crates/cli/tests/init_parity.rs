@@ -5,6 +5,7 @@
 //! rows (md5 of every table's rows in key order), the visibility map summary (all-visible and
 //! all-frozen pages, so FREEZE and vacuum effects show) and the shape of stderr (numbers
 //! masked) must be the same. Bad options must give pgbench's messages and exit status.
+//! PostgreSQL 18 refuses the unlogged partitioned table pgbench 15 asks for: see [`oracle`].
 
 mod common;
 
@@ -19,10 +20,10 @@ fn pgrig(db: &TestDb, args: &[&str]) -> CmdOutput {
     run(c)
 }
 
-fn pgbench(db: &TestDb, args: &[&str]) -> Option<CmdOutput> {
-    let mut c: Command = db.pgbench()?;
+fn pgbench(db: &TestDb, args: &[&str]) -> CmdOutput {
+    let mut c: Command = db.pgbench();
     c.args(args);
-    Some(run(c))
+    run(c)
 }
 
 /// Everything that defines the pgbench relations, one line per fact, sorted.
@@ -69,21 +70,33 @@ union all select 'accounts ' || count(*) || ' ' || coalesce(md5(string_agg(t::te
 union all select 'history ' || count(*) from pgbench_history t
 "#;
 
-/// Whether all, none or some pages of each table with storage are all-visible / all-frozen.
-/// (Page counts themselves may differ by a page per loading connection: several writers each
-/// leave their last page partly filled.)
+/// Whether all, none or some of the pages holding rows of each table with storage are
+/// all-visible / all-frozen. (Page counts themselves may differ by a page per loading
+/// connection: several writers each leave their last page partly filled; and since
+/// PostgreSQL 16 a COPY extends a table by several pages at once, so a load can leave empty
+/// pages at the end that VACUUM neither marks nor always truncates.)
 const VISIBILITY_SQL: &str = r#"
-select c.relname || ' visible=' || s(v.all_visible, p) || ' frozen=' || s(v.all_frozen, p)
-from pg_class c join pg_namespace n on n.oid = c.relnamespace,
-  lateral pg_visibility_map_summary(c.oid) v,
-  lateral (select pg_relation_size(c.oid) / current_setting('block_size')::int as p) pages
+select c.relname || ' ' || vis(c.oid)
+from pg_class c join pg_namespace n on n.oid = c.relnamespace
 where n.nspname = 'public' and c.relname like 'pgbench%' and c.relkind = 'r'
 order by c.relname
 "#;
 
-/// The helper [`VISIBILITY_SQL`] uses: `all`, `none` or `some` of `pages`.
-const VISIBILITY_FN: &str = "create or replace function s(n bigint, pages bigint) returns text \
-    language sql immutable as $$ select case when n = pages then 'all' when n = 0 then 'none' else 'some' end $$";
+/// The helpers [`VISIBILITY_SQL`] uses: `s` says `all`, `none` or `some` of `pages`; `vis`
+/// counts the table's pages that hold rows and how many of them are all-visible/all-frozen.
+const VISIBILITY_FN: &str = r#"
+create or replace function s(n bigint, pages bigint) returns text language sql immutable as $$
+  select case when n = pages then 'all' when n = 0 then 'none' else 'some' end $$;
+create or replace function vis(rel regclass) returns text language plpgsql as $$
+declare used bigint; visible bigint; frozen bigint;
+begin
+  execute format('select count(*), count(*) filter (where m.all_visible), count(*) filter (where m.all_frozen)
+      from pg_visibility_map(%s::oid::regclass) m
+      where m.blkno in (select distinct ((ctid::text::point)[0])::bigint from only %s)', rel::oid, rel)
+    into used, visible, frozen;
+  return 'visible=' || s(visible, used) || ' frozen=' || s(frozen, used);
+end $$;
+"#;
 
 fn catalog(db: &TestDb) -> String {
     db.psql(CATALOG_SQL)
@@ -156,15 +169,50 @@ fn prepared_db(hint: &str) -> TestDb {
     db
 }
 
+/// pgbench 15 cannot run `args` on PostgreSQL 18+: the server refuses the unlogged partitioned
+/// parent that `--unlogged-tables --partitions` asks for.
+fn unlogged_parent_refused(args: &[&str]) -> bool {
+    quiet_cluster().major_version() >= 18
+        && args.contains(&"--unlogged-tables")
+        && args.iter().any(|a| a.starts_with("--partitions"))
+}
+
+/// What pgbench does with `args`. Where the server refuses the unlogged parent
+/// ([`unlogged_parent_refused`]) pgbench runs without `--unlogged-tables`, and its catalog is
+/// adjusted to what pgrig makes there: every table and index unlogged but the partitioned
+/// parent and its key.
+fn oracle(args: &[&str]) -> Outcome {
+    let base = prepared_db("oracle");
+    if !unlogged_parent_refused(args) {
+        return outcome(&base, pgbench(&base, &[&["-i"][..], args].concat()));
+    }
+    let logged: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| *a != "--unlogged-tables")
+        .collect();
+    let mut want = outcome(&base, pgbench(&base, &[&["-i"][..], &logged].concat()));
+    want.catalog = want
+        .catalog
+        .lines()
+        .map(|l| {
+            let table = l.starts_with("rel ") && (l.contains(" kind=r ") || l.contains(" kind=i "));
+            let table_index = l.starts_with("idx ") && !l.contains(" ON ONLY ");
+            if table || table_index {
+                l.replace("persistence=p", "persistence=u")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    want
+}
+
 /// Initialises with pgbench and with pgrig (`pgrig init`, default and `--load-jobs 1`, and
 /// `pgrig bench -i`), and compares everything.
 fn check(args: &[&str]) {
-    let base = prepared_db("oracle");
-    let Some(want) = pgbench(&base, &[&["-i"][..], args].concat()) else {
-        eprintln!("pgbench not installed: skipping");
-        return;
-    };
-    let want = outcome(&base, want);
+    let want = oracle(args);
     assert_eq!(
         want.out.code,
         Some(0),
@@ -333,12 +381,9 @@ fn bad_options_match_pgbench() {
         &["--tablespace=no_such_tablespace", "-s", "1"],
         &["--index-tablespace=no_such_tablespace", "-I", "dtp"],
     ];
-    let Some(_) = pgbench(&db, &["--version"]) else {
-        return;
-    };
     for args in cases {
         let oracle = fresh_db("badopts_pgbench");
-        let want = pgbench(&oracle, &[&["-i"][..], args].concat()).expect("pgbench");
+        let want = pgbench(&oracle, &[&["-i"][..], args].concat());
         for argv in [
             [&["init"][..], args].concat(),
             [&["bench", "-i"][..], args].concat(),
@@ -362,7 +407,7 @@ fn bad_options_match_pgbench() {
         }
     }
     // Init-only options without -i: pgbench's benchmarking-mode complaint.
-    let want = pgbench(&db, &["-I", "dtg"]).expect("pgbench");
+    let want = pgbench(&db, &["-I", "dtg"]);
     let got = pgrig(&db, &["bench", "-I", "dtg"]);
     assert_eq!(got.code, want.code);
     assert_eq!(shape(&got.stderr), shape(&want.stderr));

@@ -4,7 +4,10 @@
 //! pgbench's statements in any order. The only differences allowed are the documented ones,
 //! normalised below: branches and tellers arrive by COPY instead of one INSERT per row (same
 //! rows: `init_parity.rs`), pgrig's catalog probes and its session `maintenance_work_mem`,
-//! binary COPY, and server-side generation split into key ranges.
+//! binary COPY, and server-side generation split into key ranges. On PostgreSQL 18+, which
+//! refuses an unlogged partitioned table (so pgbench 15's `--unlogged-tables --partitions` fails
+//! there), the oracle runs without `--unlogged-tables` and its statements are adjusted to what
+//! pgrig sends there: every table unlogged but the partitioned parent.
 
 use std::sync::OnceLock;
 
@@ -113,12 +116,12 @@ fn parallel_form(stmts: Vec<String>) -> Vec<String> {
     out
 }
 
-fn pgbench_init(db: &TestDb, args: &[&str]) -> Option<Vec<(String, String)>> {
-    let mut c = db.pgbench()?;
+fn pgbench_init(db: &TestDb, args: &[&str]) -> Vec<(String, String)> {
+    let mut c = db.pgbench();
     c.arg("-i").args(args);
     let out = run(c);
     assert!(out.success(), "pgbench -i {args:?}: {}", out.stderr);
-    Some(statements(db))
+    statements(db)
 }
 
 fn pgrig_init(db: &TestDb, args: &[&str]) -> Vec<(String, String)> {
@@ -133,14 +136,40 @@ fn fresh(hint: &str) -> TestDb {
     pgrig_testkit::fresh_db_on(logging_cluster(), hint)
 }
 
+/// True when pgbench 15 cannot run `args` on this binary's server: PostgreSQL 18 refuses the
+/// unlogged partitioned parent that `--unlogged-tables --partitions` asks for.
+fn unlogged_parent_refused(args: &[&str]) -> bool {
+    logging_cluster().major_version() >= 18
+        && args.contains(&"--unlogged-tables")
+        && args.iter().any(|a| a.starts_with("--partitions"))
+}
+
+/// pgbench's statements for `args` (normalised), run without `--unlogged-tables` and adjusted
+/// where the server refuses the unlogged parent ([`unlogged_parent_refused`]).
+fn oracle_statements(args: &[&str]) -> Vec<String> {
+    if !unlogged_parent_refused(args) {
+        return normalise(&pgbench_init(&fresh("stmt_pgbench"), args));
+    }
+    let logged: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| *a != "--unlogged-tables")
+        .collect();
+    normalise(&pgbench_init(&fresh("stmt_pgbench"), &logged))
+        .into_iter()
+        .map(|s| match s.strip_prefix("create table ") {
+            Some(rest) if !rest.starts_with("pgbench_accounts(") => {
+                format!("create unlogged table {rest}")
+            }
+            _ => s,
+        })
+        .collect()
+}
+
 /// Compares pgbench's statements with pgrig's, in order for `--load-jobs 1`, as a multiset for
 /// the default; returns pgrig's default-mode statements for further checks.
 fn compare(args: &[&str]) -> Vec<(String, String)> {
-    let Some(want) = pgbench_init(&fresh("stmt_pgbench"), args) else {
-        eprintln!("pgbench not installed: skipping");
-        return Vec::new();
-    };
-    let want = normalise(&want);
+    let want = oracle_statements(args);
     assert!(
         want.len() > 5,
         "the log has pgbench's statements: {want:#?}"
@@ -185,9 +214,6 @@ fn sessions(stmts: &[(String, String)], what: &str) -> usize {
 #[test]
 fn default_steps_send_pgbench_statements() {
     let fast = compare(&["-s", "2"]);
-    if fast.is_empty() {
-        return;
-    }
     assert!(
         fast.iter()
             .any(|(_, s)| s == "copy pgbench_accounts from stdin with (freeze on, format binary)"),
@@ -211,9 +237,6 @@ fn partitions_foreign_keys_and_fillfactor_send_pgbench_statements() {
         "-F",
         "90",
     ]);
-    if fast.is_empty() {
-        return;
-    }
     assert!(
         sessions(&fast, "copy pgbench_accounts from stdin") >= 2,
         "hash partitions are loaded over several connections (key ranges of the parent): {fast:#?}"
@@ -230,9 +253,6 @@ fn unlogged_range_partitions_send_pgbench_statements() {
         "-I",
         "dtgvp",
     ]);
-    if fast.is_empty() {
-        return;
-    }
     assert_eq!(
         sessions(&fast, "copy \"pgbench_accounts_"),
         2,
@@ -243,9 +263,7 @@ fn unlogged_range_partitions_send_pgbench_statements() {
 #[test]
 fn server_side_generation_sends_pgbench_statements_with_load_jobs_1() {
     let args = ["-s", "2", "-I", "dtGvpf"];
-    let Some(want) = pgbench_init(&fresh("stmt_g_pgbench"), &args) else {
-        return;
-    };
+    let want = pgbench_init(&fresh("stmt_g_pgbench"), &args);
     let exact = pgrig_init(
         &fresh("stmt_g_exact"),
         &[&["--load-jobs", "1"][..], &args].concat(),

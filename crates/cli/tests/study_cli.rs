@@ -96,7 +96,17 @@ relation_sizes = ["accounts", "branches"]
             n(&acc["heap"]) > 0 && n(&acc["indexes"]) > 0 && n(&acc["total"]) >= n(&acc["heap"])
         );
         assert!(n(&r["server_stats"]["database"]["commits"]) >= clients * 150);
-        assert!(r["server_stats"]["wal"]["wal_bytes"].as_f64().is_some());
+        let stats = &r["server_stats"];
+        assert!(stats["wal"]["wal_bytes"].as_f64().is_some());
+        // The same names on every server version (PG 17 and 18 moved these counters).
+        assert!(stats["wal"]["wal_writes"].as_f64().is_some(), "{stats}");
+        assert!(stats["checkpointer"]["buffers_checkpoint"]
+            .as_f64()
+            .is_some());
+        if pgrig_lab::PgBinaries::discover().unwrap().major() >= 16 {
+            assert!(n(&stats["io"]["hits"]) > 0, "{stats}");
+            assert!(stats["io"]["client_writes"].as_f64().is_some(), "{stats}");
+        }
         assert!(r["wait_events"]["samples"].as_u64().unwrap() >= 1);
         assert!(r["server_processes"]["cpu_user_s"].as_f64().is_some());
         if clients == 4 {

@@ -69,7 +69,6 @@ fn assert_flat(script: &str, mode: QueryMode) {
     let db = pgrig_testkit::fresh_db("alloc");
     let init = db
         .pgbench()
-        .expect("pgbench installed")
         .args(["-i", "-q", "-s", "1"])
         .output()
         .expect("pgbench -i");

@@ -5,17 +5,6 @@ use std::process::Command;
 
 use pgrig_lab::{start_detached, status, stop, ServerOptions};
 
-const HELPER_ENV: &str = "PGRIG_LAB_DETACH_HELPER";
-
-/// Not a real test: starts a detached server in the given state dir and exits.
-#[test]
-fn detach_helper() {
-    let Ok(state_dir) = std::env::var(HELPER_ENV) else {
-        return;
-    };
-    start_detached(state_dir.as_ref(), ServerOptions::default()).unwrap();
-}
-
 fn state_dir(tag: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("pgrig-lab-state-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -25,15 +14,16 @@ fn state_dir(tag: &str) -> std::path::PathBuf {
 #[test]
 fn detached_server_survives_its_starter_and_stop_removes_it() {
     let dir = state_dir("survive");
-    let ok = Command::new(std::env::current_exe().unwrap())
-        .args(["detach_helper", "--exact", "--test-threads=1"])
-        .env(HELPER_ENV, &dir)
+    // The starter is the `lab-test-owner` helper binary (`testbin/lab_test_owner.rs`).
+    let ok = Command::new(env!("CARGO_BIN_EXE_lab-test-owner"))
+        .arg("detach")
+        .arg(&dir)
         .output()
         .unwrap();
     assert!(
         ok.status.success(),
         "{}",
-        String::from_utf8_lossy(&ok.stdout)
+        String::from_utf8_lossy(&ok.stderr)
     );
     std::thread::sleep(std::time::Duration::from_millis(300)); // a watchdog would act by now
     let st = status(&dir).unwrap().expect("state recorded");

@@ -1,7 +1,7 @@
 //! No postgres is ever left behind: when the process owning a cluster dies without running
 //! destructors (SIGKILL, exit()), the watchdog stops the server and removes its directory.
 //!
-//! The owner is this same test binary re-executed to run `owner_helper` with an env var set.
+//! The owner is the `lab-test-owner` helper binary (`testbin/lab_test_owner.rs`).
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -10,32 +10,11 @@ use std::time::{Duration, Instant};
 
 use pgrig_lab::{Server, ServerOptions};
 
-const HELPER_ENV: &str = "PGRIG_LAB_OWNER_HELPER";
-
-/// Not a real test: the owner process. Starts a cluster, reports it, then dies as told.
-#[test]
-fn owner_helper() {
-    let Ok(mode) = std::env::var(HELPER_ENV) else {
-        return;
-    };
-    let server = Server::start(ServerOptions::default()).unwrap();
-    println!(
-        "\nOWNER {} {}",
-        server.postmaster_pid().unwrap(),
-        server.root_dir().display()
-    );
-    match mode.as_str() {
-        "exit" => std::process::exit(0),
-        _ => std::thread::sleep(Duration::from_secs(120)),
-    }
-}
-
 /// The caller waits for the returned child.
 #[allow(clippy::zombie_processes)]
 fn spawn_owner(mode: &str) -> (std::process::Child, u32, PathBuf) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["owner_helper", "--exact", "--nocapture", "--test-threads=1"])
-        .env(HELPER_ENV, mode)
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lab-test-owner"))
+        .args(["own", mode])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

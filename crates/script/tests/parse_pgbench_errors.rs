@@ -1,13 +1,11 @@
-//! Parse errors compared byte for byte with pgbench itself (`/usr/bin/pgbench`, no server needed:
-//! script errors are reported before connecting). Skipped with a note when pgbench is absent.
+//! Parse errors compared byte for byte with pgbench itself (testkit's oracle, no server needed:
+//! script errors are reported before connecting). The tests fail when pgbench is absent.
 
 use std::path::Path;
 use std::process::Command;
 
 use pgrig_script::parse::parse_script;
 use pgrig_script::{QueryMode, VarTable};
-
-const PGBENCH: &str = "/usr/bin/pgbench";
 
 /// Malformed scripts (each must fail to parse in pgbench 15 and in pgrig).
 const CASES: &[&str] = &[
@@ -118,7 +116,7 @@ const CASES: &[&str] = &[
 /// script is rejected before connecting).
 fn pgbench_stderr_named(dir: &Path, name: &str, script: &str) -> (Option<i32>, String) {
     std::fs::write(dir.join(name), script).expect("write script");
-    let out = Command::new(PGBENCH)
+    let out = Command::new(pgrig_testkit::pgbench_oracle())
         .args(["-n", "-t", "1", "-f", name])
         .current_dir(dir)
         .env("PGHOST", "/nonexistent-pgrig-socket-dir")
@@ -160,10 +158,6 @@ fn assert_no_mismatches(failures: &[String]) {
 
 #[test]
 fn parse_errors_match_pgbench_byte_for_byte() {
-    if !Path::new(PGBENCH).exists() {
-        eprintln!("note: {PGBENCH} not found; skipping the pgbench comparison");
-        return;
-    }
     assert!(CASES.len() >= 40);
     let dir = std::env::temp_dir().join(format!("pgrig-parse-errors-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -185,10 +179,6 @@ fn parse_errors_match_pgbench_byte_for_byte() {
 /// the corpus: `\setrandom`, which pgbench 15 rejects and pgrig accepts for old scripts.
 #[test]
 fn corpus_malformed_scripts_match_pgbench_byte_for_byte() {
-    if !Path::new(PGBENCH).exists() {
-        eprintln!("note: {PGBENCH} not found; skipping the pgbench comparison");
-        return;
-    }
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/malformed");
     let mut files: Vec<_> = std::fs::read_dir(&corpus)
         .expect("corpus directory")

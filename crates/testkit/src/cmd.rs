@@ -1,5 +1,5 @@
-//! Running external programs from tests: finding the installed pgbench, and running a command
-//! to completion with stdout, stderr and exit status captured.
+//! Running external programs from tests: finding the installed pgbench (the differential
+//! oracle), and running a command to completion with stdout, stderr and exit status captured.
 
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
@@ -54,6 +54,19 @@ pub fn pgbench_path() -> Option<PathBuf> {
         candidates.extend(std::env::split_paths(&path).map(|d| d.join("pgbench")));
     }
     candidates.into_iter().find(|p| is_executable(p))
+}
+
+/// The pgbench that differential tests compare with ([`pgbench_path()`]).
+///
+/// # Panics
+/// When no pgbench is installed: a differential test without its oracle must fail, not pass.
+pub fn pgbench_oracle() -> PathBuf {
+    pgbench_path().unwrap_or_else(|| {
+        panic!(
+            "pgrig-testkit: the differential oracle pgbench is not installed \
+             (install pgbench 15, Debian package postgresql-client-15, or set PGRIG_PGBENCH)"
+        )
+    })
 }
 
 fn is_executable(p: &std::path::Path) -> bool {

@@ -112,9 +112,12 @@ impl TestDb {
         cmd
     }
 
-    /// A command for the installed pgbench with this database's environment, if pgbench exists.
-    pub fn pgbench(&self) -> Option<Command> {
-        crate::pgbench_path().map(|p| self.command(p))
+    /// A command for the installed pgbench (the oracle) with this database's environment.
+    ///
+    /// # Panics
+    /// When pgbench is not installed ([`crate::pgbench_oracle()`]).
+    pub fn pgbench(&self) -> Command {
+        self.command(crate::pgbench_oracle())
     }
 }
 

@@ -6,7 +6,7 @@
 //!   the returned [`TestDb`]. Tests that each use their own database can run in parallel.
 //! - [`custom_cluster()`]: a private cluster with special options (auth methods, TLS, settings).
 //! - [`TestPki`]: a test-made CA and `localhost` server certificate for TLS clusters.
-//! - [`pgbench_path()`], [`TestDb::command()`], [`run()`]: run external programs (the installed
+//! - [`pgbench_oracle()`], [`TestDb::command()`], [`run()`]: run external programs (the installed
 //!   pgbench for differential tests, our own binaries) against a test database.
 //!
 //! ```no_run
@@ -20,7 +20,7 @@ mod db;
 mod pki;
 mod shared;
 
-pub use cmd::{pgbench_path, run, CmdOutput};
+pub use cmd::{pgbench_oracle, pgbench_path, run, CmdOutput};
 pub use db::{fresh_db, fresh_db_on, TestDb};
 pub use pgrig_lab::{LabError, Server, ServerOptions, TlsFiles};
 pub use pki::{unrelated_ca_pem, TestPki};

@@ -1,6 +1,6 @@
 //! The shared cluster and per-test databases, as other crates' tests use them.
 
-use pgrig_testkit::{cluster, fresh_db, pgbench_path, run};
+use pgrig_testkit::{cluster, fresh_db, run};
 
 #[test]
 fn every_test_gets_the_same_cluster() {
@@ -88,16 +88,12 @@ fn commands_get_the_test_database_environment() {
 
 #[test]
 fn installed_pgbench_runs_against_a_test_database() {
-    let Some(_) = pgbench_path() else {
-        eprintln!("pgbench not installed; skipping");
-        return;
-    };
     let db = fresh_db("pgbench");
-    let mut init = db.pgbench().unwrap();
+    let mut init = db.pgbench();
     init.args(["-i", "-s", "1", "-q"]);
     let out = run(init);
     assert!(out.success(), "{}", out.stderr);
-    let mut bench = db.pgbench().unwrap();
+    let mut bench = db.pgbench();
     bench.args(["-t", "10", "-c", "2", "-n"]);
     let out = run(bench);
     assert!(out.success(), "{}", out.stderr);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::TestEnv;
 use pgrig_wire::{rt, Connection};
@@ -38,33 +38,39 @@ fn one_thread_serves_many_sessions_concurrently() {
     let conns: Vec<Connection> = (0..8)
         .map(|_| Connection::connect_rt(&env.config(&db.conninfo())).unwrap())
         .collect();
-    let start = Instant::now();
-    let sum = rt::block_on(async move {
+    let spans = rt::block_on(async move {
         let handles: Vec<_> = conns
             .into_iter()
             .enumerate()
             .map(|(i, mut c)| {
                 rt::spawn_local(async move {
-                    // Every session sleeps server-side at the same time: concurrency, not turns.
-                    let v = value(&mut c, &format!("SELECT {i} FROM pg_sleep(0.3)")).await;
+                    // The session's number, and when its server-side sleep began and ended.
+                    let sql = format!(
+                        "SELECT {i} || ' ' || extract(epoch FROM statement_timestamp()) \
+                         || ' ' || extract(epoch FROM clock_timestamp()) FROM pg_sleep(0.5)"
+                    );
+                    let v = value(&mut c, &sql).await.unwrap();
                     rt::sleep(Duration::from_millis(10)).await;
                     c.close().await;
-                    v.unwrap().parse::<u32>().unwrap()
+                    let f: Vec<f64> = v.split(' ').map(|x| x.parse().unwrap()).collect();
+                    (f[0] as u32, f[1], f[2])
                 })
             })
             .collect();
-        let mut sum = 0;
+        let mut spans = Vec::new();
         for h in handles {
-            sum += h.await;
+            spans.push(h.await);
         }
-        sum
+        spans
     });
-    assert_eq!(sum, (0..8u32).sum::<u32>());
-    assert!(
-        start.elapsed() < Duration::from_millis(2000),
-        "{:?}",
-        start.elapsed()
+    assert_eq!(
+        spans.iter().map(|s| s.0).sum::<u32>(),
+        (0..8u32).sum::<u32>()
     );
+    // Concurrency, not turns: every sleep began before any of them ended.
+    let last_start = spans.iter().map(|s| s.1).fold(f64::MIN, f64::max);
+    let first_end = spans.iter().map(|s| s.2).fold(f64::MAX, f64::min);
+    assert!(last_start < first_end, "{spans:?}");
 }
 
 #[test]

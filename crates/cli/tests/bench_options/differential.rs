@@ -1,12 +1,11 @@
-//! Differential tests: the same command line through `/usr/bin/pgbench` (15) and our parser,
+//! Differential tests: the same command line through the installed pgbench 15 (testkit's oracle;
+//! the tests fail without it) and our parser,
 //! stderr lines (getopt's `argv[0]` normalised) and exit status compared. Cases where PG15 and
 //! the newest wording differ (`-c/--clients`, `-d`, PG17+ long options) live in `newest.rs`.
 
 use std::process::{Command, Stdio};
 
 use super::{parse_env, Action};
-
-const PGBENCH: &str = "/usr/bin/pgbench";
 
 /// Extra environment for one case.
 type Env<'a> = Vec<(&'a str, &'a str)>;
@@ -21,7 +20,7 @@ fn normalise(line: &str) -> String {
 
 /// What the real pgbench did: its stderr lines and exit code.
 fn run_pgbench(args: &[&str], env: &[(&str, &str)]) -> (Vec<String>, i32) {
-    let mut cmd = Command::new(PGBENCH);
+    let mut cmd = Command::new(pgrig_testkit::pgbench_oracle());
     cmd.args(args).stdin(Stdio::null());
     for var in [
         "PGBENCH_RANDOM_SEED",
@@ -89,10 +88,6 @@ fn differential(args: &[&str], env: &[(&str, &str)]) -> Option<String> {
 
 #[test]
 fn option_errors_match_pgbench_exactly() {
-    if !std::path::Path::new(PGBENCH).exists() {
-        eprintln!("skipped: {PGBENCH} not installed");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let ok_sql = dir.path().join("ok.sql");
     std::fs::write(&ok_sql, "select 1;\n").unwrap();
@@ -297,11 +292,7 @@ fn option_errors_match_pgbench_exactly() {
 
 #[test]
 fn help_is_pg15_help_plus_the_documented_later_changes() {
-    if !std::path::Path::new(PGBENCH).exists() {
-        eprintln!("skipped: {PGBENCH} not installed");
-        return;
-    }
-    let out = Command::new(PGBENCH)
+    let out = Command::new(pgrig_testkit::pgbench_oracle())
         .arg("--help")
         .env("LC_ALL", "C")
         .output()

@@ -105,7 +105,9 @@ fn method_name(m: PartitionMethod) -> &'static str {
 
 /// The four `create table` statements of the `t` step, in pgbench's order. A partitioned
 /// parent is `unlogged` like pgbench 15-17 makes it on servers that accept that (before 18);
-/// PostgreSQL 18 refuses unlogged partitioned tables, and pgbench 18 leaves the parent logged.
+/// PostgreSQL 18 refuses unlogged partitioned tables, so there the parent is logged. (pgbench 18
+/// then creates every table but the partitions logged; pgrig keeps the others unlogged as
+/// `--unlogged-tables` asks.)
 pub fn create_tables(cfg: &InitConfig, server_version: i32) -> Vec<String> {
     let method = partition_method(cfg);
     TABLES

@@ -128,12 +128,7 @@ pub enum PgbenchRun {
 
 /// The pgbench binary, or a panic telling how to get one.
 pub fn pgbench() -> PathBuf {
-    pgrig_testkit::pgbench_path().unwrap_or_else(|| {
-        panic!(
-            "the differential tests need pgbench 15+ (the oracle): install postgresql-client \
-             or set PGRIG_PGBENCH"
-        )
-    })
+    pgrig_testkit::pgbench_oracle()
 }
 
 /// Runs `pgbench -n -t 1 -c 1 OPTIONS -f FILE` against `db` on `script` (written to
@@ -305,11 +300,12 @@ pub fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
 }
 
-/// Entries of `KNOWN_DIFFERENCES.md`: lines `- KIND: \`KEY\` ...` (KIND = `expr`, `malformed`,
-/// `script`). Returns the keys of the given kind.
+/// Entries of the corpus's `KNOWN_DIFFERENCES.md`: lines `- KIND: \`KEY\` ...` (KIND = `expr`).
+/// Returns the keys of the given kind.
 pub fn known_differences(kind: &str) -> Vec<String> {
-    let text =
-        std::fs::read_to_string(corpus_dir().join("KNOWN_DIFFERENCES.md")).unwrap_or_default();
+    let path = corpus_dir().join("KNOWN_DIFFERENCES.md");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let prefix = format!("- {kind}: `");
     text.lines()
         .filter_map(|l| l.strip_prefix(&prefix))

@@ -1,6 +1,8 @@
-//! Server-wide counters snapshotted before and after a run: pg_stat_database (the benchmark
-//! database), checkpointer/bgwriter (PG 17 split them) and pg_stat_wal (PG 14+); and relation
-//! sizes (heap incl. TOAST, indexes, total) after every round.
+//! Server-wide counters snapshotted before and after a run, under the same names on every
+//! server version: pg_stat_database (the benchmark database), checkpointer/bgwriter (PG 17
+//! split them), pg_stat_wal (PG 14+; PG 18 moved its write/sync counts to pg_stat_io) and
+//! pg_stat_io's relation I/O (PG 16+); and relation sizes (heap incl. TOAST, indexes, total)
+//! after every round.
 
 use std::collections::BTreeMap;
 
@@ -19,6 +21,8 @@ pub struct StatsSnapshot {
     pub database: Counters,
     pub checkpointer: Counters,
     pub wal: Counters,
+    /// pg_stat_io's relation I/O (PostgreSQL 16+; empty before).
+    pub io: Counters,
 }
 
 fn counters(db: &mut Db, sql: &str) -> Result<Counters, StudyError> {
@@ -51,91 +55,11 @@ fn unpivot(view: &str, cols: &[(&str, &str)], filter: &str) -> String {
 impl StatsSnapshot {
     pub fn take(db: &mut Db) -> Result<StatsSnapshot, StudyError> {
         let v = db.version_num();
-        let database = counters(
-            db,
-            &unpivot(
-                "pg_stat_database",
-                &[
-                    ("commits", "xact_commit"),
-                    ("rollbacks", "xact_rollback"),
-                    ("blocks_read", "blks_read"),
-                    ("blocks_hit", "blks_hit"),
-                    ("tuples_returned", "tup_returned"),
-                    ("tuples_fetched", "tup_fetched"),
-                    ("tuples_inserted", "tup_inserted"),
-                    ("tuples_updated", "tup_updated"),
-                    ("tuples_deleted", "tup_deleted"),
-                    ("temp_files", "temp_files"),
-                    ("temp_bytes", "temp_bytes"),
-                    ("deadlocks", "deadlocks"),
-                    ("conflicts", "conflicts"),
-                ],
-                "WHERE datname = current_database()",
-            ),
-        )?;
-        let checkpointer = if v >= 170000 {
-            let mut c = counters(
-                db,
-                &unpivot(
-                    "pg_stat_checkpointer",
-                    &[
-                        ("checkpoints_timed", "num_timed"),
-                        ("checkpoints_requested", "num_requested"),
-                        ("buffers_checkpoint", "buffers_written"),
-                    ],
-                    "",
-                ),
-            )?;
-            c.extend(counters(
-                db,
-                &unpivot(
-                    "pg_stat_bgwriter",
-                    &[
-                        ("buffers_clean", "buffers_clean"),
-                        ("buffers_alloc", "buffers_alloc"),
-                    ],
-                    "",
-                ),
-            )?);
-            c
-        } else {
-            counters(
-                db,
-                &unpivot(
-                    "pg_stat_bgwriter",
-                    &[
-                        ("checkpoints_timed", "checkpoints_timed"),
-                        ("checkpoints_requested", "checkpoints_req"),
-                        ("buffers_checkpoint", "buffers_checkpoint"),
-                        ("buffers_clean", "buffers_clean"),
-                        ("buffers_backend", "buffers_backend"),
-                        ("buffers_alloc", "buffers_alloc"),
-                    ],
-                    "",
-                ),
-            )?
-        };
-        let wal = if v >= 140000 {
-            counters(
-                db,
-                &unpivot(
-                    "pg_stat_wal",
-                    &[
-                        ("wal_records", "wal_records"),
-                        ("wal_fpi", "wal_fpi"),
-                        ("wal_bytes", "wal_bytes"),
-                        ("wal_buffers_full", "wal_buffers_full"),
-                    ],
-                    "",
-                ),
-            )?
-        } else {
-            Counters::new()
-        };
         Ok(StatsSnapshot {
-            database,
-            checkpointer,
-            wal,
+            database: database(db)?,
+            checkpointer: checkpointer(db, v)?,
+            wal: wal(db, v)?,
+            io: io(db, v)?,
         })
     }
 
@@ -152,8 +76,116 @@ impl StatsSnapshot {
             "database": d(&self.database, &before.database),
             "checkpointer": d(&self.checkpointer, &before.checkpointer),
             "wal": d(&self.wal, &before.wal),
+            "io": d(&self.io, &before.io),
         })
     }
+}
+
+/// pg_stat_database for the benchmark database.
+fn database(db: &mut Db) -> Result<Counters, StudyError> {
+    let cols = [
+        ("commits", "xact_commit"),
+        ("rollbacks", "xact_rollback"),
+        ("blocks_read", "blks_read"),
+        ("blocks_hit", "blks_hit"),
+        ("tuples_returned", "tup_returned"),
+        ("tuples_fetched", "tup_fetched"),
+        ("tuples_inserted", "tup_inserted"),
+        ("tuples_updated", "tup_updated"),
+        ("tuples_deleted", "tup_deleted"),
+        ("temp_files", "temp_files"),
+        ("temp_bytes", "temp_bytes"),
+        ("deadlocks", "deadlocks"),
+        ("conflicts", "conflicts"),
+    ];
+    let filter = "WHERE datname = current_database()";
+    counters(db, &unpivot("pg_stat_database", &cols, filter))
+}
+
+/// Checkpoints and buffer writes under one set of names: pg_stat_bgwriter before 17;
+/// pg_stat_checkpointer plus what stayed in pg_stat_bgwriter from 17 (whose `buffers_backend`
+/// moved to pg_stat_io: `io.client_writes`).
+fn checkpointer(db: &mut Db, v: i32) -> Result<Counters, StudyError> {
+    if v < 170000 {
+        let cols = [
+            ("checkpoints_timed", "checkpoints_timed"),
+            ("checkpoints_requested", "checkpoints_req"),
+            ("buffers_checkpoint", "buffers_checkpoint"),
+            ("buffers_clean", "buffers_clean"),
+            ("buffers_backend", "buffers_backend"),
+            ("buffers_alloc", "buffers_alloc"),
+        ];
+        return counters(db, &unpivot("pg_stat_bgwriter", &cols, ""));
+    }
+    let cols = [
+        ("checkpoints_timed", "num_timed"),
+        ("checkpoints_requested", "num_requested"),
+        ("buffers_checkpoint", "buffers_written"),
+    ];
+    let mut c = counters(db, &unpivot("pg_stat_checkpointer", &cols, ""))?;
+    let cols = [
+        ("buffers_clean", "buffers_clean"),
+        ("buffers_alloc", "buffers_alloc"),
+    ];
+    c.extend(counters(db, &unpivot("pg_stat_bgwriter", &cols, ""))?);
+    Ok(c)
+}
+
+/// pg_stat_wal (14+). WAL writes and syncs: pg_stat_wal's `wal_write`/`wal_sync` before 18,
+/// pg_stat_io's `wal` object from 18 (which dropped them from pg_stat_wal).
+fn wal(db: &mut Db, v: i32) -> Result<Counters, StudyError> {
+    if v < 140000 {
+        return Ok(Counters::new());
+    }
+    let mut cols = vec![
+        ("wal_records", "wal_records"),
+        ("wal_fpi", "wal_fpi"),
+        ("wal_bytes", "wal_bytes"),
+        ("wal_buffers_full", "wal_buffers_full"),
+    ];
+    if v < 180000 {
+        cols.extend([("wal_writes", "wal_write"), ("wal_syncs", "wal_sync")]);
+    }
+    let mut c = counters(db, &unpivot("pg_stat_wal", &cols, ""))?;
+    if v >= 180000 {
+        let cols = [
+            ("wal_writes", "COALESCE(sum(writes), 0)"),
+            ("wal_syncs", "COALESCE(sum(fsyncs), 0)"),
+        ];
+        c.extend(counters(
+            db,
+            &unpivot("pg_stat_io", &cols, "WHERE object = 'wal'"),
+        )?);
+    }
+    Ok(c)
+}
+
+/// pg_stat_io (16+): relation I/O summed over backend types and contexts, and the writes
+/// client backends had to do themselves (pg_stat_bgwriter's `buffers_backend` before 17).
+fn io(db: &mut Db, v: i32) -> Result<Counters, StudyError> {
+    if v < 160000 {
+        return Ok(Counters::new());
+    }
+    let sum = |col: &'static str| -> String { format!("COALESCE(sum({col}), 0)") };
+    let names = [
+        "reads",
+        "writes",
+        "writebacks",
+        "extends",
+        "hits",
+        "evictions",
+        "fsyncs",
+    ];
+    let exprs: Vec<(&str, String)> = names.iter().map(|n| (*n, sum(n))).collect();
+    let mut cols: Vec<(&str, &str)> = exprs.iter().map(|(n, e)| (*n, e.as_str())).collect();
+    cols.push((
+        "client_writes",
+        "COALESCE(sum(writes) FILTER (WHERE backend_type = 'client backend'), 0)",
+    ));
+    counters(
+        db,
+        &unpivot("pg_stat_io", &cols, "WHERE object = 'relation'"),
+    )
 }
 
 /// Whole numbers as JSON integers, others as floats.
