@@ -1,7 +1,7 @@
 //! `pgrig study`: matrix studies. A study file ([`spec`], [`workload`]) expands into a plan
 //! ([`plan`]) of runs; the [`runner`] executes them on a throwaway or external server
 //! ([`managed`], [`target`]) with the data per [`dataset`] and collectors alongside
-//! ([`collect`]), and every finished run ([`record`]) goes into the results [`store`].
+//! ([`collect`]; setup files split by [`setup_sql`]), and every finished run ([`record`]) goes into the results [`store`].
 //! [`summary`] renders what people read.
 
 pub mod collect;
@@ -14,6 +14,7 @@ mod pg_store;
 pub mod plan;
 pub mod record;
 pub mod runner;
+pub mod setup_sql;
 pub mod spec;
 pub mod store;
 pub mod summary;

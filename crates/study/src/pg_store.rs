@@ -62,7 +62,7 @@ fn iso(col: &str) -> String {
 
 impl PgStore {
     pub fn open(url: &str) -> Result<PgStore, StudyError> {
-        let shown = crate::target::redact(url);
+        let shown = pgrig_wire::mask_passwords(url);
         let fail = |e: &dyn std::fmt::Display| StudyError::store(shown.clone(), e);
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
