@@ -65,7 +65,10 @@ pub fn main(args: &[String]) -> i32 {
     match run(a.cmd) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("pgrig: error: {e}");
+            eprintln!(
+                "pgrig: error: {}",
+                pgrig_wire::mask_passwords(&e.to_string())
+            );
             1
         }
     }

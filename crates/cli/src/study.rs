@@ -99,7 +99,10 @@ pub fn main(args: &[String]) -> i32 {
             130
         }
         Err(e) => {
-            eprintln!("pgrig: error: {e}");
+            eprintln!(
+                "pgrig: error: {}",
+                pgrig_wire::mask_passwords(&e.to_string())
+            );
             1
         }
     }
@@ -126,7 +129,10 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     }
     let base_dir = plan::base_dir(&a.file);
     if a.dry_run {
+        // everything a run would check before it starts: keys, values, URLs, files
         let p = plan::expand(&study)?;
+        pgrig_study::dataset::Dataset::resolve(&study, &p, &base_dir)?;
+        plan::check_scripts(&study, &p, &base_dir)?;
         println!(
             "study \"{}\": {} target(s), {} point(s) x {} repetition(s) = {} run(s)",
             study.spec.name,
@@ -159,7 +165,7 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     let outcome = pgrig_study::run_study(&study, &base_dir, &mut store, sink, &Terminal, &control)?;
     let docs = store.export_study(outcome.study_id)?;
     print!("{}", summary::points_table(&docs));
-    let shown = pgrig_study::target::redact(&a.store);
+    let shown = pgrig_wire::mask_passwords(&a.store);
     println!(
         "{} run(s) stored in {shown} ({} this time); see \"pgrig results export --store {shown}\"",
         outcome.already_stored + outcome.ran,

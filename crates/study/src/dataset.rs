@@ -1,5 +1,6 @@
 //! The study's data: pgbench's tables through the engine's init (scale, unlogged, fillfactor,
-//! partitions, foreign keys) and/or custom setup SQL files run in order.
+//! partitions, foreign keys) and/or custom setup SQL files run in order, statement by statement
+//! as `psql -f` runs them ([`crate::setup_sql`]).
 
 use std::path::Path;
 
@@ -9,6 +10,7 @@ use pgrig_engine::sink::Sink;
 use crate::db::Db;
 use crate::error::StudyError;
 use crate::plan::Plan;
+use crate::setup_sql::{split, Statement};
 use crate::spec::{DatasetSpec, Reinit, Study};
 use crate::target::Endpoint;
 
@@ -16,8 +18,15 @@ use crate::target::Endpoint;
 #[derive(Debug, Clone)]
 pub struct Dataset {
     pub init: Option<InitConfig>,
-    /// `(path, text)` of each setup file, in order.
-    pub setup: Vec<(String, String)>,
+    /// The setup files, in order, already split into statements.
+    pub setup: Vec<SetupFile>,
+}
+
+/// One setup file: its path (as shown in messages) and its statements.
+#[derive(Debug, Clone)]
+pub struct SetupFile {
+    pub path: String,
+    pub statements: Vec<Statement>,
 }
 
 impl Dataset {
@@ -99,18 +108,11 @@ impl Dataset {
                 )))
             }
         };
-        let mut setup = Vec::new();
-        for f in &spec.setup {
-            let path = base_dir.join(f);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                StudyError::Refused(format!(
-                    "{}: could not read setup file \"{}\": {e}",
-                    study.file,
-                    path.display()
-                ))
-            })?;
-            setup.push((path.display().to_string(), text));
-        }
+        let setup = spec
+            .setup
+            .iter()
+            .map(|f| read_setup_file(study, base_dir, f))
+            .collect::<Result<_, _>>()?;
         Ok(Dataset { init, setup })
     }
 
@@ -125,12 +127,43 @@ impl Dataset {
         }
         if !self.setup.is_empty() {
             let mut db = Db::connect(&endpoint.conninfo, "the target")?;
-            for (path, text) in &self.setup {
-                db.query(text).map_err(|e| {
-                    StudyError::Refused(format!("setup file \"{path}\" failed: {e}"))
-                })?;
+            for f in &self.setup {
+                for st in &f.statements {
+                    db.execute(&st.sql, st.copy_data.as_deref()).map_err(|e| {
+                        StudyError::Setup {
+                            file: f.path.clone(),
+                            line: st.line,
+                            message: e.to_string().trim_end().to_string(),
+                        }
+                    })?;
+                }
             }
         }
         Ok(())
     }
+}
+
+/// Reads and splits one setup file; a missing file is reported where the study names it.
+fn read_setup_file(
+    study: &Study,
+    base_dir: &Path,
+    f: &toml::Spanned<String>,
+) -> Result<SetupFile, StudyError> {
+    let path = base_dir.join(f.get_ref());
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        study.error_at(
+            f.span().start,
+            format!("could not read setup file \"{shown}\": {e}"),
+        )
+    })?;
+    let statements = split(&text).map_err(|e| StudyError::Setup {
+        file: shown.clone(),
+        line: e.line,
+        message: e.message,
+    })?;
+    Ok(SetupFile {
+        path: shown,
+        statements,
+    })
 }

@@ -52,6 +52,21 @@ impl Db {
             .unwrap_or_default())
     }
 
+    /// Runs one statement as it is (with `COPY … FROM STDIN`, sends `copy_data`); the driver's
+    /// error as it is, for callers that place it themselves.
+    pub fn execute(&mut self, sql: &str, copy_data: Option<&str>) -> Result<(), pgrig_wire::Error> {
+        let Some(conn) = self.conn.as_mut() else {
+            return Err(pgrig_wire::Error::Closed);
+        };
+        match copy_data {
+            Some(data) => self
+                .rt
+                .block_on(conn.copy_in(sql, [data.as_bytes()]))
+                .map(drop),
+            None => self.rt.block_on(conn.simple_query(sql)).map(drop),
+        }
+    }
+
     /// The first column of the first row, if any.
     pub fn scalar(&mut self, sql: &str) -> Result<Option<String>, StudyError> {
         Ok(self

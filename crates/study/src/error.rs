@@ -19,6 +19,14 @@ pub enum StudyError {
         column: usize,
         message: String,
     },
+    /// A setup file cannot be split into statements, or one of them failed on the server
+    /// (`message` then has the server's error in libpq's layout).
+    #[error("setup file {file}:{line}: {message}")]
+    Setup {
+        file: String,
+        line: usize,
+        message: String,
+    },
     /// The study asks for something that cannot be done on this target or machine.
     #[error("{0}")]
     Refused(String),
@@ -49,10 +57,11 @@ impl StudyError {
         }
     }
 
+    /// A store error; the store's URL and the message are shown with passwords masked.
     pub fn store(path: impl Into<String>, e: impl std::fmt::Display) -> StudyError {
         StudyError::Store {
-            path: path.into(),
-            message: e.to_string(),
+            path: pgrig_wire::mask_passwords(&path.into()),
+            message: pgrig_wire::mask_passwords(&e.to_string()),
         }
     }
 }
@@ -76,9 +85,44 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// `" (did you mean `duration`?)"` when a candidate is within two edits of `word`, else `""`.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(word, c), c))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| format!(" (did you mean `{c}`?)"))
+        .unwrap_or_default()
+}
+
+/// Levenshtein distance in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn did_you_mean_suggests_the_nearest_key() {
+        assert_eq!(
+            did_you_mean("duraton", ["clients", "duration"]),
+            " (did you mean `duration`?)"
+        );
+        assert_eq!(did_you_mean("zzz", ["clients", "duration"]), "");
+    }
 
     #[test]
     fn line_col_counts_from_one() {

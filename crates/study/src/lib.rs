@@ -1,7 +1,7 @@
 //! `pgrig study`: matrix studies. A study file ([`spec`], [`workload`]) expands into a plan
 //! ([`plan`]) of runs; the [`runner`] executes them on a throwaway or external server
 //! ([`managed`], [`target`]) with the data per [`dataset`] and collectors alongside
-//! ([`collect`]), and every finished run ([`record`]) goes into the results [`store`].
+//! ([`collect`]; setup files split by [`setup_sql`]), and every finished run ([`record`]) goes into the results [`store`].
 //! [`summary`] renders what people read.
 
 pub mod collect;
@@ -14,8 +14,11 @@ mod pg_store;
 pub mod plan;
 pub mod record;
 pub mod runner;
+pub mod setup_sql;
 pub mod spec;
+mod sqlite_store;
 pub mod store;
+mod store_lock;
 pub mod summary;
 pub mod target;
 pub mod workload;

@@ -7,7 +7,9 @@
 
 use toml::{Table, Value};
 
-use crate::error::StudyError;
+use crate::error::{did_you_mean, StudyError};
+use crate::plan::{is_matrix_key, unknown_matrix_key, unknown_workload_key};
+use crate::workload::WORKLOAD_KEYS;
 
 /// Keys that say the same thing: setting one removes the others from the file, so
 /// `--set workload.transactions=40` shortens a study written with `duration`.
@@ -54,6 +56,9 @@ pub fn parse(set: &str) -> Result<Override, StudyError> {
             _ => break,
         }
     }
+    if let Some(why) = unknown_key(&path) {
+        return Err(StudyError::Other(format!("--set {set}: {why}")));
+    }
     let value = match format!("v = {value}").parse::<Table>() {
         Ok(mut t) => t.remove("v").unwrap_or(Value::String(String::new())),
         Err(_) => Value::String(value.to_string()),
@@ -63,6 +68,40 @@ pub fn parse(set: &str) -> Result<Override, StudyError> {
         path,
         value,
     })
+}
+
+/// Top-level keys of a study file.
+const TOP_LEVEL: &[&str] = &[
+    "version",
+    "name",
+    "description",
+    "target",
+    "targets",
+    "settings",
+    "dataset",
+    "workload",
+    "matrix",
+    "repetitions",
+    "collect",
+];
+
+/// A key path the study file cannot have (top level, `workload.*`, `matrix.*`), named by
+/// itself with the nearest known key; other sections are checked when the file is parsed.
+fn unknown_key(path: &[String]) -> Option<String> {
+    let first = path[0].as_str();
+    if !TOP_LEVEL.contains(&first) {
+        return Some(format!(
+            "unknown key `{first}`{} (expected one of: {})",
+            did_you_mean(first, TOP_LEVEL.iter().copied()),
+            TOP_LEVEL.join(", ")
+        ));
+    }
+    let second = path.get(1)?.as_str();
+    match first {
+        "workload" if !WORKLOAD_KEYS.contains(&second) => Some(unknown_workload_key(second)),
+        "matrix" if !is_matrix_key(second) => Some(unknown_matrix_key(second)),
+        _ => None,
+    }
 }
 
 /// The `=` that ends the key: the first one outside quotes.

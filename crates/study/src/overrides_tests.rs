@@ -83,3 +83,26 @@ fn same_overrides_same_text() {
     let b = apply("f.toml", FILE, &sets(&["workload.clients=2"])).unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn misspelt_keys_are_named_by_themselves() {
+    let e = parse("workload.duraton=2s").unwrap_err().to_string();
+    assert!(
+        e.starts_with(
+            "--set workload.duraton=2s: unknown workload key `duraton` (did you mean `duration`?)"
+        ),
+        "{e}"
+    );
+    let e = parse("matrix.clinets=[1]").unwrap_err().to_string();
+    assert!(
+        e.contains("unknown matrix key `clinets` (did you mean `clients`?)"),
+        "{e}"
+    );
+    let e = parse("repetitons=1").unwrap_err().to_string();
+    assert!(
+        e.contains("unknown key `repetitons` (did you mean `repetitions`?)"),
+        "{e}"
+    );
+    assert!(parse("matrix.\"settings.work_mem\"=[\"1MB\"]").is_ok());
+    assert!(parse("dataset.scale=2").is_ok());
+}

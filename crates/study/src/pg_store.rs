@@ -1,7 +1,9 @@
 //! The results store on a PostgreSQL server (`--store postgresql://…`), for teams: the same
 //! tables as the SQLite store, in a schema `pgrig` (JSON documents as `jsonb`), one INSERT (one
-//! transaction) per finished run. Spoken through pgrig's own wire driver; the URL's password
-//! is never shown in messages.
+//! transaction) per finished run. The session running a study holds a session advisory lock on
+//! it (released by the server when the session ends), so a second pgrig running the same study
+//! is refused with the holder named. Readers open with `default_transaction_read_only` and
+//! create nothing. Spoken through pgrig's own wire driver; the URL's password is never shown.
 
 use std::collections::BTreeSet;
 
@@ -10,14 +12,14 @@ use pgrig_wire::{Config, ConnArgs, Connection, QueryResult};
 use serde_json::Value;
 
 use crate::error::StudyError;
-use crate::store::{text_hash, RunRecord, RunRow};
+use crate::store::{check_version, text_hash, RunRecord, RunRow, SCHEMA_VERSION};
 
 const SCHEMA: &str = "
 SET standard_conforming_strings = on;
 SET client_min_messages = warning;
 CREATE SCHEMA IF NOT EXISTS pgrig;
 CREATE TABLE IF NOT EXISTS pgrig.meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO pgrig.meta VALUES ('schema_version', '1') ON CONFLICT DO NOTHING;
+INSERT INTO pgrig.meta VALUES ('schema_version', '%VERSION%') ON CONFLICT DO NOTHING;
 CREATE TABLE IF NOT EXISTS pgrig.studies (
     id bigserial PRIMARY KEY,
     name text NOT NULL,
@@ -46,6 +48,10 @@ CREATE TABLE IF NOT EXISTS pgrig.runs (
 );
 ";
 
+/// The first key of the advisory locks that hold studies (`pg_locks.classid`); the second is
+/// the study's id.
+const LOCK_CLASS: u32 = 0x7067_7269;
+
 /// ISO-8601 UTC with milliseconds, as the SQLite store writes it.
 const ISO: &str = r#"to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#;
 
@@ -61,8 +67,8 @@ fn iso(col: &str) -> String {
 }
 
 impl PgStore {
-    pub fn open(url: &str) -> Result<PgStore, StudyError> {
-        let shown = crate::target::redact(url);
+    fn connect(url: &str) -> Result<PgStore, StudyError> {
+        let shown = pgrig_wire::mask_passwords(url);
         let fail = |e: &dyn std::fmt::Display| StudyError::store(shown.clone(), e);
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -79,10 +85,55 @@ impl PgStore {
         let conn = rt
             .block_on(Connection::connect(&cfg))
             .map_err(|e| fail(&e))?;
-        let mut s = PgStore { rt, conn, shown };
-        s.query(SCHEMA)
+        Ok(PgStore { rt, conn, shown })
+    }
+
+    /// Opens the store for a study, creating schema `pgrig` and its tables if needed.
+    pub fn open(url: &str) -> Result<PgStore, StudyError> {
+        let mut s = PgStore::connect(url)?;
+        if s.has_store()? {
+            s.check_version()?;
+        }
+        s.query(&SCHEMA.replace("%VERSION%", &SCHEMA_VERSION.to_string()))
             .map_err(|e| StudyError::store(s.shown.clone(), format!("creating the schema: {e}")))?;
         Ok(s)
+    }
+
+    /// Opens an existing store read-only: the session is read-only and nothing is created.
+    pub fn open_existing(url: &str) -> Result<PgStore, StudyError> {
+        let mut s = PgStore::connect(url)?;
+        s.query("SET default_transaction_read_only = on")?;
+        if !s.has_store()? {
+            return Err(StudyError::store(
+                s.shown.clone(),
+                "no pgrig results store in this database (no tables pgrig.runs and \
+                 pgrig.studies); `pgrig study FILE --store URL` creates one",
+            ));
+        }
+        s.check_version()?;
+        Ok(s)
+    }
+
+    fn has_store(&mut self) -> Result<bool, StudyError> {
+        let rows = self.rows(
+            "SELECT to_regclass('pgrig.runs') IS NOT NULL AND to_regclass('pgrig.studies') IS NOT NULL",
+        )?;
+        Ok(rows
+            .first()
+            .and_then(|r| r.first())
+            .is_some_and(|v| v == "t"))
+    }
+
+    fn check_version(&mut self) -> Result<(), StudyError> {
+        let rows = self.rows(
+            "SELECT CASE WHEN to_regclass('pgrig.meta') IS NULL THEN '0' ELSE \
+             (SELECT value FROM pgrig.meta WHERE key = 'schema_version') END",
+        )?;
+        let v = rows
+            .first()
+            .and_then(|r| r.first())
+            .and_then(|v| v.parse().ok());
+        check_version(&self.shown, v.unwrap_or(0))
     }
 
     fn query(&mut self, sql: &str) -> Result<Vec<QueryResult>, StudyError> {
@@ -125,13 +176,54 @@ impl PgStore {
             .map_err(|_| StudyError::store(self.shown.clone(), format!("unexpected value {s:?}")))
     }
 
+    /// The study's id (registered if new), held by this session until it ends.
     pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StudyError> {
-        let (name, file, hash) = (lit(name), lit(file), lit(&text_hash(text)));
-        self.returned_id(&format!(
-            "INSERT INTO pgrig.studies (name, file, text, text_hash) VALUES ({name}, {file}, {}, {hash}) \
+        let (quoted, file, hash) = (lit(name), lit(file), lit(&text_hash(text)));
+        let id = self.returned_id(&format!(
+            "INSERT INTO pgrig.studies (name, file, text, text_hash) VALUES ({quoted}, {file}, {}, {hash}) \
              ON CONFLICT (name, text_hash) DO NOTHING; \
-             SELECT id FROM pgrig.studies WHERE name = {name} AND text_hash = {hash}",
+             SELECT id FROM pgrig.studies WHERE name = {quoted} AND text_hash = {hash}",
             lit(text)
+        ))?;
+        self.hold(name, id)?;
+        Ok(id)
+    }
+
+    /// Takes the study's advisory lock for this session, or names the session that has it.
+    fn hold(&mut self, name: &str, id: i64) -> Result<(), StudyError> {
+        let got = self.rows(&format!(
+            "SELECT pg_try_advisory_lock({}, {id})",
+            LOCK_CLASS as i32
+        ))?;
+        if got
+            .first()
+            .and_then(|r| r.first())
+            .is_some_and(|v| v == "t")
+        {
+            return Ok(());
+        }
+        let holder = self.rows(&format!(
+            "SELECT a.pid, COALESCE(NULLIF(a.application_name, ''), '?'), \
+             COALESCE(host(a.client_addr), 'a local socket'), {} \
+             FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
+             WHERE l.locktype = 'advisory' AND l.classid = {LOCK_CLASS} AND l.objid = {id} \
+             AND l.objsubid = 2 AND l.granted",
+            iso("a.backend_start")
+        ))?;
+        let who = match holder.first() {
+            Some(r) => format!(
+                "another session (server process {}, application {}, from {}, connected since {})",
+                r[0], r[1], r[2], r[3]
+            ),
+            None => "another session".to_string(),
+        };
+        Err(StudyError::store(
+            self.shown.clone(),
+            format!(
+                "study \"{name}\" is being run into this store by {who}; two runs of one study \
+                 would repeat its runs: wait for it to finish or stop it (a study resumes where it \
+                 stopped)"
+            ),
         ))
     }
 

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::error::StudyError;
+use crate::error::{did_you_mean, StudyError};
 use crate::spec::{scalar_text, Reinit, Study, TargetSpec};
 use crate::workload::{effective, WorkloadSpec, WORKLOAD_KEYS};
 
@@ -59,115 +59,48 @@ enum Dim {
     Setting(String),
 }
 
+/// One matrix dimension: what it varies, its key, where its values were written, the values.
+struct Dimension {
+    dim: Dim,
+    key: String,
+    at: usize,
+    values: Vec<toml::Value>,
+}
+
 /// Expands the study into its plan, validating every point's workload.
 pub fn expand(study: &Study) -> Result<Plan, StudyError> {
     let spec = &study.spec;
     let targets = targets(study)?;
-    let mut repetitions = spec.repetitions.unwrap_or(1);
-    let mut dims: Vec<(Dim, String, usize, Vec<toml::Value>)> = Vec::new();
-    for (k, v) in &spec.matrix.entries {
-        let key = k.get_ref().as_str();
-        let at = k.span().start;
-        if key == "repetitions" {
-            repetitions = match v.get_ref() {
-                toml::Value::Integer(n) if *n >= 1 => *n as u32,
-                _ => {
-                    return Err(study.error_at(
-                        v.span().start,
-                        "repetitions must be an integer of at least 1",
-                    ))
-                }
-            };
-            continue;
-        }
-        let dim = if let Some(name) = key.strip_prefix("settings.") {
-            if name.is_empty() {
-                return Err(study.error_at(at, "matrix key `settings.` needs a setting name"));
-            }
-            Dim::Setting(name.to_string())
-        } else if WORKLOAD_KEYS.contains(&key) {
-            Dim::Workload(key.to_string())
-        } else {
-            return Err(study.error_at(
-                at,
-                format!(
-                    "unknown matrix key `{key}` (expected a workload key ({}), `settings.NAME` or `repetitions`)",
-                    WORKLOAD_KEYS.join(", ")
-                ),
-            ));
-        };
-        let toml::Value::Array(list) = v.get_ref() else {
-            return Err(study.error_at(
-                v.span().start,
-                format!("matrix key `{key}` must be a list of values, e.g. {key} = [1, 4]"),
-            ));
-        };
-        if list.is_empty() {
-            return Err(study.error_at(v.span().start, format!("matrix key `{key}` has no values")));
-        }
-        let mut values = list.clone();
-        if key == "scripts" {
-            for x in values.iter_mut() {
-                if let toml::Value::String(s) = x {
-                    *x = toml::Value::Array(vec![toml::Value::String(s.clone())]);
-                }
-            }
-        }
-        if let Dim::Setting(_) = dim {
-            if let Some(bad) = values.iter().find(|x| scalar_text(x).is_none()) {
-                return Err(study.error_at(
-                    v.span().start,
-                    format!("matrix key `{key}`: {bad} is not a setting value (string, number or boolean)"),
-                ));
-            }
-        }
-        dims.push((dim, key.to_string(), v.span().start, values));
-    }
-    if repetitions == 0 {
-        return Err(study.error_at(0, "repetitions must be at least 1"));
-    }
-
+    check_workload_keys(study)?;
+    let (dims, repetitions) = dimensions(study)?;
+    let base = spec.workload_table();
     let mut points = Vec::new();
     for (ti, t) in targets.iter().enumerate() {
-        for combo in cartesian(&dims.iter().map(|d| d.3.len()).collect::<Vec<_>>()) {
+        for combo in cartesian(&dims.iter().map(|d| d.values.len()).collect::<Vec<_>>()) {
             let mut values = Vec::new();
             if targets.len() > 1 {
                 values.push(("target".to_string(), toml::Value::String(t.name.clone())));
             }
             let mut wl = Vec::new();
             let mut settings = Vec::new();
-            for ((dim, key, _, vals), &i) in dims.iter().zip(&combo) {
-                let v = vals[i].clone();
-                values.push((key.clone(), v.clone()));
-                match dim {
+            for (d, &i) in dims.iter().zip(&combo) {
+                let v = d.values[i].clone();
+                values.push((d.key.clone(), v.clone()));
+                match &d.dim {
                     Dim::Workload(k) => wl.push((k.clone(), v)),
                     Dim::Setting(name) => {
                         settings.push((name.clone(), scalar_text(&v).unwrap_or_default()))
                     }
                 }
             }
-            let base = spec.workload_table();
-            let workload = effective(&base, &wl).map_err(|m| {
-                // find the matrix value that breaks it, else blame the [workload] table
-                let culprit = wl
-                    .iter()
-                    .find(|(k, v)| effective(&base, &[(k.clone(), v.clone())]).is_err());
-                match culprit {
-                    Some((k, _)) => {
-                        let at = dims.iter().find(|d| &d.1 == k).map(|d| d.2).unwrap_or(0);
-                        study.error_at(at, format!("matrix `{k}`: {m}"))
-                    }
-                    None => {
-                        study.error_at(offending_offset(study, &dims, &m), format!("workload: {m}"))
-                    }
-                }
-            })?;
+            // every key was type-checked on its own; what is left are combinations
+            let workload = effective(&base, &wl)
+                .map_err(|m| study.error_at(spec.workload_offset(), format!("workload: {m}")))?;
             workload.validate().map_err(|(key, m)| {
-                let at = dims
-                    .iter()
-                    .find(|d| d.1 == key)
-                    .map(|d| d.2)
-                    .unwrap_or(spec.workload_offset());
+                let at = match dims.iter().find(|d| d.key == key) {
+                    Some(d) => d.at,
+                    None => spec.workload_value_offset(key),
+                };
                 study.error_at(at, format!("workload `{key}`: {m}"))
             })?;
             if t.url.is_some() && workload.server_cpus.is_some() {
@@ -196,17 +129,132 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
     })
 }
 
-/// Where to point at for a workload deserialization error: the matrix key it names, else the
-/// `[workload]` table.
-fn offending_offset(
-    study: &Study,
-    dims: &[(Dim, String, usize, Vec<toml::Value>)],
-    msg: &str,
-) -> usize {
-    dims.iter()
-        .find(|d| msg.contains(&format!("`{}`", d.1)))
-        .map(|d| d.2)
-        .unwrap_or(study.spec.workload_offset())
+/// Every `[workload]` key is known and its value valid on its own, whether or not the matrix
+/// overrides it; errors point at the key or value.
+fn check_workload_keys(study: &Study) -> Result<(), StudyError> {
+    let Some(w) = &study.spec.workload else {
+        return Ok(());
+    };
+    for (k, v) in &w.get_ref().entries {
+        let key = k.get_ref();
+        if !WORKLOAD_KEYS.contains(&key.as_str()) {
+            return Err(study.error_at(k.span().start, unknown_workload_key(key)));
+        }
+        check_value(key, v.get_ref())
+            .map_err(|m| study.error_at(v.span().start, format!("workload `{key}`: {m}")))?;
+    }
+    Ok(())
+}
+
+/// The message for a key that is not a workload key, with the nearest one.
+pub fn unknown_workload_key(key: &str) -> String {
+    format!(
+        "unknown workload key `{key}`{} (expected one of: {})",
+        did_you_mean(key, WORKLOAD_KEYS.iter().copied()),
+        WORKLOAD_KEYS.join(", ")
+    )
+}
+
+/// Checks one workload key's value by itself (type, then value).
+fn check_value(key: &str, v: &toml::Value) -> Result<(), String> {
+    effective(&toml::Table::new(), &[(key.to_string(), v.clone())])?
+        .validate()
+        .map_err(|(_, m)| m)
+}
+
+/// The matrix's dimensions in file order (each value checked by itself) and the repetitions.
+fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
+    let mut repetitions = study.spec.repetitions.unwrap_or(1);
+    let mut dims = Vec::new();
+    for (k, v) in &study.spec.matrix.entries {
+        let key = k.get_ref().as_str();
+        let at = v.span().start;
+        if key == "repetitions" {
+            repetitions = match v.get_ref() {
+                toml::Value::Integer(n) if *n >= 1 && *n <= u32::MAX as i64 => *n as u32,
+                _ => return Err(study.error_at(at, "repetitions must be an integer of at least 1")),
+            };
+            continue;
+        }
+        let dim = dimension_kind(study, key, k.span().start)?;
+        let toml::Value::Array(list) = v.get_ref() else {
+            return Err(study.error_at(
+                at,
+                format!("matrix key `{key}` must be a list of values, e.g. {key} = [1, 4]"),
+            ));
+        };
+        if list.is_empty() {
+            return Err(study.error_at(at, format!("matrix key `{key}` has no values")));
+        }
+        let mut values = list.clone();
+        for x in values.iter_mut() {
+            if let (Dim::Workload(_), "scripts", toml::Value::String(s)) = (&dim, key, &x) {
+                *x = toml::Value::Array(vec![toml::Value::String(s.clone())]);
+            }
+            let bad = match &dim {
+                Dim::Workload(_) => check_value(key, x).err(),
+                Dim::Setting(_) => scalar_text(x)
+                    .is_none()
+                    .then(|| "not a setting value (string, number or boolean)".to_string()),
+            };
+            if let Some(m) = bad {
+                return Err(study.error_at(at, format!("matrix `{key}` value {x}: {m}")));
+            }
+        }
+        dims.push(Dimension {
+            dim,
+            key: key.to_string(),
+            at,
+            values,
+        });
+    }
+    if repetitions == 0 {
+        return Err(study.error_at(0, "repetitions must be at least 1"));
+    }
+    Ok((dims, repetitions))
+}
+
+fn dimension_kind(study: &Study, key: &str, at: usize) -> Result<Dim, StudyError> {
+    if let Some(name) = key.strip_prefix("settings.") {
+        if name.is_empty() {
+            return Err(study.error_at(at, "matrix key `settings.` needs a setting name"));
+        }
+        return Ok(Dim::Setting(name.to_string()));
+    }
+    if WORKLOAD_KEYS.contains(&key) {
+        return Ok(Dim::Workload(key.to_string()));
+    }
+    Err(study.error_at(at, unknown_matrix_key(key)))
+}
+
+/// The message for a key that is not a matrix key, with the nearest one.
+pub fn unknown_matrix_key(key: &str) -> String {
+    let known = WORKLOAD_KEYS.iter().copied().chain(["repetitions"]);
+    format!(
+        "unknown matrix key `{key}`{} (expected a workload key ({}), `settings.NAME` or `repetitions`)",
+        did_you_mean(key, known),
+        WORKLOAD_KEYS.join(", ")
+    )
+}
+
+/// Whether `key` may stand in `[matrix]`.
+pub fn is_matrix_key(key: &str) -> bool {
+    key == "repetitions" || key.starts_with("settings.") || WORKLOAD_KEYS.contains(&key)
+}
+
+/// Reads every script file of every point, so a missing one fails before any run (or in
+/// `--dry-run`); the error points at the `scripts` key that names it.
+pub fn check_scripts(study: &Study, plan: &Plan, base_dir: &Path) -> Result<(), StudyError> {
+    for p in &plan.points {
+        if let Err(m) = p.workload.script_sources(base_dir) {
+            let at = match study.spec.matrix.get("scripts") {
+                Some((_, v)) => v.span().start,
+                None => study.spec.workload_value_offset("scripts"),
+            };
+            return Err(study.error_at(at, format!("workload `scripts`: {m}")));
+        }
+    }
+    Ok(())
 }
 
 /// All index combinations of lists with these lengths, first list outermost.
@@ -271,6 +319,11 @@ fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
     };
     let mut out: Vec<TargetPlan> = Vec::new();
     for (i, t) in list.iter().enumerate() {
+        if let Some(u) = &t.url {
+            // the connection string parses (its password is masked in the message)
+            pgrig_wire::Config::parse(u.get_ref())
+                .map_err(|e| study.error_at(u.span().start, format!("target url: {e}")))?;
+        }
         let name = t.name.clone().unwrap_or_else(|| match &t.url {
             None if list.len() == 1 => "local".to_string(),
             _ => format!("target{}", i + 1),
@@ -294,7 +347,7 @@ fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
         }
         out.push(TargetPlan {
             name,
-            url: t.url.clone(),
+            url: t.url.as_ref().map(|u| u.get_ref().clone()),
             settings,
             fast: t.fast,
             bin_dir: t.bin_dir.clone(),

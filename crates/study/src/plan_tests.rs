@@ -92,7 +92,10 @@ fn bad_matrix_value_points_at_its_key() {
     let e = plan("name = \"x\"\n[matrix]\nisolation = [\"snapshot\"]\n")
         .unwrap_err()
         .to_string();
-    assert!(e.starts_with("s.toml:3:13: workload `isolation`"), "{e}");
+    assert!(
+        e.starts_with("s.toml:3:13: matrix `isolation` value \"snapshot\": unknown isolation"),
+        "{e}"
+    );
     let e = plan("name = \"x\"\n[matrix]\nclients = 4\n")
         .unwrap_err()
         .to_string();
@@ -101,9 +104,52 @@ fn bad_matrix_value_points_at_its_key() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.starts_with("s.toml:3:11: matrix `clients`: invalid type"),
+        e.starts_with("s.toml:3:11: matrix `clients` value \"x\": invalid type"),
         "{e}"
     );
+}
+
+#[test]
+fn workload_errors_point_at_the_key_not_the_header() {
+    let text = "name = \"x\"\n[workload]\nclients = 2\nisolation = \"snapshot\"\n";
+    let e = plan(text).unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:4:13: workload `isolation`"), "{e}");
+    let e = plan("name = \"x\"\n[workload]\nclients = 2\nduraton = \"2s\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("s.toml:4:1: unknown workload key `duraton` (did you mean `duration`?)"),
+        "{e}"
+    );
+    // a combination: blamed on the key that completes it
+    let e = plan("name = \"x\"\n[workload]\ntransactions = 2\nduration = 2\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("s.toml:4:12: workload `duration`"), "{e}");
+}
+
+#[test]
+fn workload_keys_are_type_checked_even_when_the_matrix_overrides_them() {
+    let e = plan("name = \"x\"\n[workload]\nclients = \"four\"\n[matrix]\nclients = [1, 2]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("s.toml:3:11: workload `clients`: invalid type"),
+        "{e}"
+    );
+    let e = plan("name = \"x\"\n[matrix]\nclinets = [1]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("(did you mean `clients`?)"), "{e}");
+}
+
+#[test]
+fn malformed_target_urls_are_refused_at_their_line() {
+    let e = plan("name = \"x\"\n[target]\nurl = \"postgresql://bob:pw@[::1/db\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("s.toml:3:7: target url: "), "{e}");
+    assert!(e.contains("bob:***@"), "{e}");
 }
 
 #[test]

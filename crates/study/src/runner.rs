@@ -77,19 +77,9 @@ pub fn run_study(
 ) -> Result<Outcome, StudyError> {
     let plan = expand(study)?;
     let dataset = Dataset::resolve(study, &plan, base_dir)?;
-    // read every script once up front, so a missing file fails before any run
-    for p in &plan.points {
-        p.workload
-            .script_sources(base_dir)
-            .map_err(StudyError::Refused)?;
-    }
-    // the study text is kept with the results, without the passwords of its target URLs
-    let mut stored_text = study.text.clone();
-    for t in &plan.targets {
-        if let Some(url) = &t.url {
-            stored_text = stored_text.replace(url.as_str(), &crate::target::redact(url));
-        }
-    }
+    crate::plan::check_scripts(study, &plan, base_dir)?;
+    // the study text is kept with the results, every password in it (comments too) masked
+    let stored_text = pgrig_wire::mask_passwords(&study.text);
     let study_id = store.study_id(&study.spec.name, &study.file, &stored_text)?;
     let mut finished = store.finished(study_id)?;
     let total = plan.runs.len();

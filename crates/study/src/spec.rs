@@ -1,7 +1,7 @@
 //! The study file's schema (TOML, `version = 1`): plain serde structs with
 //! `deny_unknown_fields`, and [`parse`], which turns any error into one naming the file, line,
-//! column and key. The matrix keeps its keys in file order with their positions, so that a bad
-//! matrix key or value is reported where it was written.
+//! column and key. The matrix and the workload keep their keys in file order with their
+//! positions ([`Entries`]), so that a bad key or value is reported where it was written.
 
 use std::collections::BTreeMap;
 
@@ -34,9 +34,9 @@ pub struct StudyFile {
     pub dataset: Option<DatasetSpec>,
     /// The base workload; the matrix overrides its keys per point.
     #[serde(default)]
-    pub workload: Option<Spanned<toml::Table>>,
+    pub workload: Option<Spanned<Entries>>,
     #[serde(default)]
-    pub matrix: Matrix,
+    pub matrix: Entries,
     /// Repetitions of every point (also accepted inside `[matrix]`).
     #[serde(default)]
     pub repetitions: Option<u32>,
@@ -52,7 +52,7 @@ pub struct TargetSpec {
     pub name: Option<String>,
     /// `postgresql://` URI or conninfo of an external server; omitted: a throwaway local server.
     #[serde(default)]
-    pub url: Option<String>,
+    pub url: Option<Spanned<String>>,
     /// Server settings applied before the runs.
     #[serde(default)]
     pub settings: BTreeMap<String, toml::Value>,
@@ -99,7 +99,7 @@ pub struct DatasetSpec {
     pub foreign_keys: bool,
     /// SQL files run in order after the builtin data (paths relative to the study file).
     #[serde(default)]
-    pub setup: Vec<String>,
+    pub setup: Vec<Spanned<String>>,
     #[serde(default)]
     pub reinit: Reinit,
 }
@@ -163,26 +163,45 @@ fn sample_ms() -> u64 {
     200
 }
 
-/// `[matrix]`: dimensions in file order, each with the position of its key and value.
+/// A table whose keys stay in file order, each with the position of its key and value
+/// (`[matrix]`: its dimensions; `[workload]`: the run options).
 #[derive(Debug, Clone, Default)]
-pub struct Matrix {
+pub struct Entries {
     pub entries: Vec<(Spanned<String>, Spanned<toml::Value>)>,
 }
 
-impl<'de> Deserialize<'de> for Matrix {
+impl Entries {
+    /// The entry with this key.
+    pub fn get(&self, key: &str) -> Option<&(Spanned<String>, Spanned<toml::Value>)> {
+        self.entries.iter().find(|(k, _)| k.get_ref() == key)
+    }
+
+    /// The entries as a plain table.
+    pub fn table(&self) -> toml::Table {
+        self.entries
+            .iter()
+            .map(|(k, v)| (k.get_ref().clone(), v.get_ref().clone()))
+            .collect()
+    }
+}
+
+impl<'de> Deserialize<'de> for Entries {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Matrix;
+            type Value = Entries;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a table of lists")
+                f.write_str("a table")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Matrix, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Entries, A::Error> {
                 let mut entries = Vec::new();
                 while let Some(e) = m.next_entry::<Spanned<String>, Spanned<toml::Value>>()? {
                     entries.push(e);
                 }
-                Ok(Matrix { entries })
+                Ok(Entries { entries })
             }
         }
         d.deserialize_map(V)
@@ -194,13 +213,22 @@ impl StudyFile {
     pub fn workload_table(&self) -> toml::Table {
         self.workload
             .as_ref()
-            .map(|w| w.get_ref().clone())
+            .map(|w| w.get_ref().table())
             .unwrap_or_default()
     }
 
     /// Where the `[workload]` table starts (0 when omitted).
     pub fn workload_offset(&self) -> usize {
         self.workload.as_ref().map(|w| w.span().start).unwrap_or(0)
+    }
+
+    /// Where a `[workload]` key's value was written, else where the table starts.
+    pub fn workload_value_offset(&self, key: &str) -> usize {
+        self.workload
+            .as_ref()
+            .and_then(|w| w.get_ref().get(key))
+            .map(|(_, v)| v.span().start)
+            .unwrap_or_else(|| self.workload_offset())
     }
 }
 

@@ -1,6 +1,6 @@
 //! Connection strings of a target: the admin connection, the benchmark sessions with the point's
 //! `default_transaction_isolation` as a startup option (so it covers every statement of every
-//! session, reconnects included), and the password-free form that is recorded.
+//! session, reconnects included), and the masked form that is recorded (`pgrig_wire::mask_passwords`).
 
 use pgrig_engine::config::ConnArgs;
 
@@ -74,81 +74,10 @@ impl Endpoint {
         })
     }
 
-    /// The connection string without any password (for the store and messages).
+    /// The connection string with its password masked (for the store and messages).
     pub fn redacted(&self) -> String {
-        redact(&self.conninfo)
+        pgrig_wire::mask_passwords(&self.conninfo)
     }
-}
-
-/// Removes passwords from a URI (`user:pw@`, `password=` parameter) or keyword/value string.
-pub fn redact(c: &str) -> String {
-    if is_uri(c) {
-        let (scheme, rest) = c.split_once("://").unwrap_or(("postgresql", c));
-        let (main, query) = match rest.split_once('?') {
-            Some((m, q)) => (m, Some(q)),
-            None => (rest, None),
-        };
-        let main = match main.split_once('@') {
-            Some((userinfo, host)) => {
-                let user = userinfo.split(':').next().unwrap_or("");
-                format!("{user}@{host}")
-            }
-            None => main.to_string(),
-        };
-        let mut out = format!("{scheme}://{main}");
-        if let Some(q) = query {
-            let kept: Vec<&str> = q
-                .split('&')
-                .filter(|kv| !kv.starts_with("password=") && !kv.starts_with("sslpassword="))
-                .collect();
-            if !kept.is_empty() {
-                out.push('?');
-                out.push_str(&kept.join("&"));
-            }
-        }
-        out
-    } else {
-        redact_keywords(c)
-    }
-}
-
-/// Keyword/value string without `password`/`sslpassword` pairs (quoted values handled).
-fn redact_keywords(c: &str) -> String {
-    let mut out = Vec::new();
-    let mut chars = c.chars().peekable();
-    loop {
-        while chars.peek().is_some_and(|ch| ch.is_whitespace()) {
-            chars.next();
-        }
-        if chars.peek().is_none() {
-            break;
-        }
-        let mut pair = String::new();
-        let mut in_quote = false;
-        let mut seen_eq = false;
-        while let Some(&ch) = chars.peek() {
-            if !in_quote && ch.is_whitespace() && seen_eq && !pair.ends_with('=') {
-                break;
-            }
-            chars.next();
-            pair.push(ch);
-            match ch {
-                '=' => seen_eq = true,
-                '\\' if in_quote => {
-                    if let Some(n) = chars.next() {
-                        pair.push(n);
-                    }
-                }
-                '\'' => in_quote = !in_quote,
-                _ => {}
-            }
-        }
-        let key = pair.split('=').next().unwrap_or("").trim();
-        if key != "password" && key != "sslpassword" {
-            out.push(pair);
-        }
-    }
-    out.join(" ")
 }
 
 #[cfg(test)]
@@ -196,16 +125,13 @@ mod tests {
     }
 
     #[test]
-    fn passwords_are_stripped() {
+    fn recorded_form_masks_the_password() {
+        let e = Endpoint {
+            conninfo: "postgresql://bob:secret@h:5432/db?password=x&sslmode=require".into(),
+        };
         assert_eq!(
-            redact("postgresql://bob:secret@h:5432/db?password=x&sslmode=require"),
-            "postgresql://bob@h:5432/db?sslmode=require"
+            e.redacted(),
+            "postgresql://bob:***@h:5432/db?password=***&sslmode=require"
         );
-        assert_eq!(redact("postgres://h/db"), "postgres://h/db");
-        assert_eq!(
-            redact("host=h password='a b\\'c' user=bob"),
-            "host=h user=bob"
-        );
-        assert_eq!(redact("host=h password = x user=bob"), "host=h user=bob");
     }
 }

@@ -12,7 +12,7 @@ mod error;
 pub mod proto;
 pub mod rt;
 
-pub use config::{Config, ConnArgs, Environment, Host, ProcessEnv, SslMode};
+pub use config::{mask_passwords, Config, ConnArgs, Environment, Host, ProcessEnv, SslMode};
 pub use conn::{Addr, CancelToken, Connection, CopyIn, Notices, QueryResult, SimpleRow};
 pub use error::Error;
 pub use proto::{

@@ -8,6 +8,7 @@
 
 mod conninfo;
 mod env;
+mod mask;
 mod options;
 mod pgpass;
 mod uri;
@@ -19,6 +20,7 @@ use std::time::Duration;
 
 pub use conninfo::is_connection_string;
 pub use env::{Environment, MapEnv, ProcessEnv};
+pub use mask::{mask_passwords, MASK};
 pub use options::RawOptions;
 pub use pgpass::{lookup as pgpass_lookup, read_file as read_pgpass_file};
 
@@ -223,10 +225,15 @@ impl Config {
 
 fn apply_connection_string(o: &mut RawOptions, s: &str) -> Result<(), Error> {
     let pairs = if uri::has_uri_prefix(s) {
-        uri::parse(s)?
+        uri::parse(s)
     } else {
-        conninfo::parse(s)?
-    };
+        conninfo::parse(s)
+    }
+    // the messages quote the string they failed on: never with its password
+    .map_err(|e| match e {
+        Error::Config(m) => Error::Config(mask_passwords(&m)),
+        e => e,
+    })?;
     for (k, v) in pairs {
         o.set(&k, v)?;
     }

@@ -215,3 +215,18 @@ fn socket_path_is_built_from_directory_and_port() {
         Some(PathBuf::from("/tmp/.s.PGSQL.5433"))
     );
 }
+
+#[test]
+fn malformed_urls_never_echo_their_password() {
+    for bad in [
+        "postgresql://bob:hunter2@[::1/db",
+        "postgresql://bob:hunter2@h/db?password=hunter2=x",
+        "postgresql://bob:hunter2%zz@h/db",
+        "postgresql://bob@h/db?password=hunter2%zz",
+        "postgresql://bob:hunter2@h/db?nosuch=1",
+        "host=h password=hunter2 port=x",
+    ] {
+        let e = Config::parse_in(bad, &env()).unwrap_err().to_string();
+        assert!(!e.contains("hunter2"), "{bad}: {e}");
+    }
+}

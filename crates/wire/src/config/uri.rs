@@ -34,7 +34,7 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
                 out.push(("user".into(), decode(user, uri)?));
             }
             if let Some(p) = password {
-                out.push(("password".into(), decode(p, uri)?));
+                out.push(("password".into(), decode_secret(p)?));
             }
             &authority[at + 1..]
         }
@@ -77,7 +77,12 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
                     "extra key/value separator \"=\" in URI query parameter: \"{param}\""
                 )));
             }
-            let (k, v) = (decode(k, uri)?, decode(v, uri)?);
+            let k = decode(k, uri)?;
+            let v = if k.ends_with("password") {
+                decode_secret(v)?
+            } else {
+                decode(v, uri)?
+            };
             if k == "ssl" && v == "true" {
                 out.push(("sslmode".into(), "require".into()));
             } else if super::options::KEYWORDS.iter().any(|(kw, _)| *kw == k) {
@@ -142,6 +147,13 @@ fn split_host_port<'a>(spec: &'a str, uri: &str) -> Result<(&'a str, &'a str), E
         };
     }
     Ok(spec.split_once(':').unwrap_or((spec, "")))
+}
+
+/// Percent-decodes a password; its errors do not quote it.
+fn decode_secret(s: &str) -> Result<String, Error> {
+    decode(s, "").map_err(|_| {
+        Error::config("invalid percent-encoded password in URI (a password is never shown)")
+    })
 }
 
 /// Percent-decodes `s`; `%00` and malformed escapes are errors, as in libpq.

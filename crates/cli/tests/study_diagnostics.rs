@@ -1,0 +1,136 @@
+//! Study file diagnostics: errors in `[workload]` name the line of the key, not the section
+//! header; a misspelt `--set` key is named by itself with a did-you-mean; workload keys are
+//! type-checked even when the matrix overrides them; `--dry-run` checks setup and script files.
+
+use std::path::Path;
+use std::process::Command;
+
+fn pgrig(dir: &Path, args: &[&str]) -> pgrig_testkit::CmdOutput {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    c.args(args).current_dir(dir);
+    pgrig_testkit::run(c)
+}
+
+/// `pgrig study s.toml --dry-run ARGS` on `text`: must fail with status 1; returns stderr.
+fn dry_run_error(dir: &Path, text: &str, args: &[&str]) -> String {
+    std::fs::write(dir.join("s.toml"), text).unwrap();
+    let mut all = vec!["study", "s.toml", "--dry-run"];
+    all.extend_from_slice(args);
+    let out = pgrig(dir, &all);
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    out.stderr
+}
+
+#[test]
+fn workload_errors_name_the_line_of_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[workload]\nclients = 2\n\nprotocol = \"fast\"\n",
+        &[],
+    );
+    assert!(
+        e.contains("s.toml:5:12: workload `protocol`: invalid protocol"),
+        "{e}"
+    );
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[workload]\nclients = 2\nthreds = 2\n",
+        &[],
+    );
+    assert!(
+        e.contains("s.toml:4:1: unknown workload key `threds` (did you mean `threads`?)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn misspelt_set_key_is_named_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = "name = \"x\"\n[workload]\ntransactions = 5\n[matrix]\nclients = [1, 2]\n";
+    let e = dry_run_error(dir.path(), study, &["--set", "workload.duraton=2s"]);
+    assert!(
+        e.contains(
+            "--set workload.duraton=2s: unknown workload key `duraton` (did you mean `duration`?)"
+        ),
+        "{e}"
+    );
+    assert!(!e.contains("matrix `clients`"), "{e}");
+    // a bad value given with --set names the key it went to
+    let e = dry_run_error(dir.path(), study, &["--set", "workload.rounds=many"]);
+    assert!(e.contains("workload `rounds`"), "{e}");
+}
+
+#[test]
+fn workload_values_are_type_checked_when_the_matrix_overrides_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[workload]\nclients = \"four\"\n[matrix]\nclients = [1, 4]\n",
+        &[],
+    );
+    assert!(
+        e.contains("s.toml:3:11: workload `clients`: invalid type"),
+        "{e}"
+    );
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[matrix]\nclients = [1, \"four\"]\n",
+        &[],
+    );
+    assert!(
+        e.contains("s.toml:3:11: matrix `clients` value \"four\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn dry_run_checks_setup_and_script_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[dataset]\nbuiltin = \"none\"\nsetup = [\"missing.sql\"]\n",
+        &[],
+    );
+    assert!(e.contains("s.toml:4:10: could not read setup file"), "{e}");
+    assert!(e.contains("missing.sql"), "{e}");
+
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[workload]\nscripts = [\"nope.sql\"]\n",
+        &[],
+    );
+    assert!(
+        e.contains("s.toml:3:11: workload `scripts`: could not read script"),
+        "{e}"
+    );
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[matrix]\nscripts = [\"nope.sql\"]\n",
+        &[],
+    );
+    assert!(e.contains("s.toml:3:11: workload `scripts`"), "{e}");
+
+    // a setup file psql could not run either is refused before anything runs
+    std::fs::write(dir.path().join("meta.sql"), "SELECT 1;\n\\i other.sql\n").unwrap();
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[dataset]\nbuiltin = \"none\"\nsetup = [\"meta.sql\"]\n",
+        &[],
+    );
+    assert!(
+        e.contains("meta.sql:2: psql meta-command \\i is not supported"),
+        "{e}"
+    );
+
+    // and a study whose files are all there passes
+    std::fs::write(dir.path().join("q.sql"), "SELECT 1;\n").unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "name = \"x\"\n[workload]\nscripts = [\"q.sql\"]\n",
+    )
+    .unwrap();
+    let ok = pgrig(dir.path(), &["study", "s.toml", "--dry-run"]);
+    assert!(ok.success(), "{}", ok.stderr);
+}

@@ -1,0 +1,142 @@
+//! Password masking for anything pgrig shows or stores: [`mask_passwords`] replaces the password
+//! of every `scheme://user:password@` URI and every `password=value` / `sslpassword=value`
+//! (conninfo or URI query form, quoted or not) in a text with `***`, wherever they stand in it —
+//! error messages, study files, comments. Over-masking is preferred to a leak.
+
+/// What a masked password is shown as.
+pub const MASK: &str = "***";
+
+/// `text` with every password of a URI's user info and every `password=` value replaced by
+/// `***` (`postgresql://bob:***@h/db`, `host=h password=*** user=bob`).
+pub fn mask_passwords(text: &str) -> String {
+    mask_keywords(&mask_userinfo(text))
+}
+
+/// Characters that end a URI written in running text (or in a TOML/JSON string).
+fn ends_token(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`')
+}
+
+/// `scheme://user:secret@host` → `scheme://user:***@host`, for every `://` in `text`.
+fn mask_userinfo(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        let end = tail.find(ends_token).unwrap_or(tail.len());
+        let token = &tail[..end];
+        // the user info ends at the last '@' of the token (a password may hold '/' or '@')
+        match (token.rfind('@'), token.find(':')) {
+            (Some(at), Some(colon)) if colon < at && !token[..colon].contains(['/', '?']) => {
+                out.push_str(&token[..=colon]);
+                out.push_str(MASK);
+                out.push_str(&token[at..]);
+            }
+            _ => out.push_str(token),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `password = 'a b'`, `sslpassword=x`, `?password=x&...` → the value replaced by `***`.
+fn mask_keywords(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    while let Some(found) = lower[pos..].find("password") {
+        let key_end = pos + found + "password".len();
+        let after_key = &text[key_end..];
+        let gap = after_key.len() - after_key.trim_start().len();
+        let Some(value) = after_key.trim_start().strip_prefix('=') else {
+            out.push_str(&text[pos..key_end]);
+            pos = key_end;
+            continue;
+        };
+        let lead = value.len() - value.trim_start().len();
+        let value = value.trim_start();
+        let value_len = match value.strip_prefix('\'') {
+            Some(quoted) => 1 + quoted_len(quoted),
+            None => value
+                .find(|c: char| c.is_whitespace() || matches!(c, '&' | '"' | '\''))
+                .unwrap_or(value.len()),
+        };
+        let value_start = key_end + gap + 1 + lead;
+        out.push_str(&text[pos..value_start]);
+        if value_len > 0 {
+            out.push_str(MASK);
+        }
+        pos = value_start + value_len;
+    }
+    out.push_str(&text[pos..]);
+    out
+}
+
+/// Length of a single-quoted conninfo value after its opening quote, closing quote included
+/// (`\'` and `\\` escapes; an unterminated value runs to the end).
+fn quoted_len(s: &str) -> usize {
+    let mut chars = s.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '\'' => return i + 1,
+            _ => {}
+        }
+    }
+    s.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uri_user_info_is_masked() {
+        assert_eq!(
+            mask_passwords("postgresql://bob:hunter2@h:5432/db"),
+            "postgresql://bob:***@h:5432/db"
+        );
+        assert_eq!(
+            mask_passwords("invalid URI: \"postgres://bob:pa/ss@w@[::1/db\""),
+            "invalid URI: \"postgres://bob:***@[::1/db\""
+        );
+        assert_eq!(
+            mask_passwords("# was postgresql://a:b@x/y, now postgresql://c@z/w"),
+            "# was postgresql://a:***@x/y, now postgresql://c@z/w"
+        );
+        assert_eq!(
+            mask_passwords("postgresql://h:5432/db"),
+            "postgresql://h:5432/db"
+        );
+        assert_eq!(mask_passwords("no url here"), "no url here");
+    }
+
+    #[test]
+    fn keyword_values_are_masked() {
+        assert_eq!(
+            mask_passwords("host=h password='a b\\'c' user=bob"),
+            "host=h password=*** user=bob"
+        );
+        assert_eq!(
+            mask_passwords("host=h password = x user=bob sslpassword=y"),
+            "host=h password = *** user=bob sslpassword=***"
+        );
+        assert_eq!(
+            mask_passwords("postgresql://h/db?password=x&sslmode=require"),
+            "postgresql://h/db?password=***&sslmode=require"
+        );
+        assert_eq!(
+            mask_passwords("url = \"host=h PASSWORD=s3\"\n"),
+            "url = \"host=h PASSWORD=***\"\n"
+        );
+        assert_eq!(
+            mask_passwords("password is required"),
+            "password is required"
+        );
+        assert_eq!(mask_passwords("password="), "password=");
+    }
+}
