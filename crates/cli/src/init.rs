@@ -17,7 +17,7 @@ const MAX_LOAD_JOBS: i64 = 256;
 pub fn main(args: &[String]) -> i32 {
     let rest = args.get(2..).unwrap_or(&[]);
     if matches!(rest.first().map(String::as_str), Some("--help" | "-?")) {
-        print!("{}", help());
+        crate::sink::out(&help());
         return 0;
     }
     let (load_jobs, rest) = match take_load_jobs(rest) {
@@ -41,7 +41,9 @@ pub fn main(args: &[String]) -> i32 {
     let sink = StderrSink::simple("pgrig");
     let opts = InitOptions {
         load_parallelism: load_jobs.unwrap_or(0),
+        ..Default::default()
     };
+    crate::interrupt::on_interrupt(opts.stop.clone());
     match run_init_with(&cfg, &sink, &opts) {
         Ok(()) => 0,
         Err(e) => {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 
-use pgrig_engine::sink::{Level, Progress, Sink};
+use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_study::{overrides, plan, spec, summary, Control, Reporter, Store, StudyError};
 
@@ -56,6 +56,12 @@ impl Sink for StudySink {
     }
     fn stdout(&self, _: &str) {}
     fn progress(&self, _: &Progress) {}
+    fn init_progress(&self) -> InitProgress {
+        self.inner.init_progress()
+    }
+    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
+        self.inner.phase(label, rows)
+    }
 }
 
 struct Terminal;
@@ -127,7 +133,7 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     let base_dir = plan::base_dir(&a.file);
     if a.dry_run {
         let p = plan::expand(&study)?;
-        println!(
+        pgrig_cli::outln!(
             "study \"{}\": {} target(s), {} point(s) x {} repetition(s) = {} run(s)",
             study.spec.name,
             p.targets.len(),
@@ -136,7 +142,7 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
             p.runs.len()
         );
         for pt in &p.points {
-            println!(
+            pgrig_cli::outln!(
                 "  point {}: {} ({} round(s))",
                 pt.index + 1,
                 summary::point_label(&pgrig_study::record::point_json(pt)),
@@ -158,9 +164,9 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     };
     let outcome = pgrig_study::run_study(&study, &base_dir, &mut store, sink, &Terminal, &control)?;
     let docs = store.export_study(outcome.study_id)?;
-    print!("{}", summary::points_table(&docs));
+    pgrig_cli::sink::out(&summary::points_table(&docs));
     let shown = pgrig_study::target::redact(&a.store);
-    println!(
+    pgrig_cli::outln!(
         "{} run(s) stored in {shown} ({} this time); see \"pgrig results export --store {shown}\"",
         outcome.already_stored + outcome.ran,
         outcome.ran,
