@@ -90,7 +90,10 @@ fn two_scripts(interrupted: bool) -> RunResult {
             ScriptInfo {
                 desc: "<builtin: TPC-B (sort of)>".into(),
                 weight: 2,
-                command_texts: vec!["\\set aid random(1, 100000 * :scale)".into(), "BEGIN;".into()],
+                command_texts: vec![
+                    "\\set aid random(1, 100000 * :scale)".into(),
+                    "BEGIN;".into(),
+                ],
             },
             ScriptInfo {
                 desc: "mine.sql".into(),
