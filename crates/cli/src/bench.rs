@@ -27,11 +27,11 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
     };
     match parsed.action {
         Action::Help(text) => {
-            crate::sink::out(&text);
+            print!("{text}");
             0
         }
         Action::Version => {
-            crate::outln!("{prefix} (pgrig) {}", env!("CARGO_PKG_VERSION"));
+            println!("{prefix} (pgrig) {}", env!("CARGO_PKG_VERSION"));
             0
         }
         Action::BuiltinList(lines) => {
@@ -56,12 +56,7 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
             crate::interrupt::on_interrupt(opts.stop.clone());
             match pgrig_engine::init::run_init_with(&cfg, &sink, &opts) {
                 Ok(()) => 0,
-                Err(e) => {
-                    for (level, l) in &e.lines {
-                        sink.message(*level, l);
-                    }
-                    e.exit_code
-                }
+                Err(e) => e.report(&sink),
             }
         }
         Action::Bench(cfg) => run_bench(prefix, cfg, parsed.output),
@@ -90,11 +85,9 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
     let result = match pgrig_engine::run_bench(cfg, sink.clone(), &stop) {
         Ok(r) => r,
         Err(e) => {
-            for (level, l) in &e.lines {
-                sink.message(*level, l);
-            }
+            let code = e.report(&*sink);
             crate::json::abandon(json);
-            return e.exit_code;
+            return code;
         }
     };
     if exit_on_abort && result.aborted_clients > 0 {

@@ -4,7 +4,6 @@
 //! keys; 1 = pgbench's statements in pgbench's order; default: chosen from the client's and the server's cores).
 
 use pgrig_engine::init::{run_init_with, InitOptions};
-use pgrig_engine::sink::Sink;
 
 use crate::args::{self, Action};
 use crate::sink::StderrSink;
@@ -17,7 +16,7 @@ const MAX_LOAD_JOBS: i64 = 256;
 pub fn main(args: &[String]) -> i32 {
     let rest = args.get(2..).unwrap_or(&[]);
     if matches!(rest.first().map(String::as_str), Some("--help" | "-?")) {
-        crate::sink::out(&help());
+        print!("{}", help());
         return 0;
     }
     let (load_jobs, rest) = match take_load_jobs(rest) {
@@ -46,12 +45,7 @@ pub fn main(args: &[String]) -> i32 {
     crate::interrupt::on_interrupt(opts.stop.clone());
     match run_init_with(&cfg, &sink, &opts) {
         Ok(()) => 0,
-        Err(e) => {
-            for (level, l) in &e.lines {
-                sink.message(*level, l);
-            }
-            e.exit_code
-        }
+        Err(e) => e.report(&sink),
     }
 }
 

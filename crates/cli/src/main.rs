@@ -2,10 +2,13 @@
 //! commands write standard output through `pgrig_cli::sink::out` (never a panic) and fail when
 //! it could not be written; `bench` keeps pgbench's ways.
 
+// pgrig_cli's print macros, which never panic, in place of std's (see its `print` module).
+#[macro_use]
+extern crate pgrig_cli;
+
 use std::process::ExitCode;
 
-use pgrig_cli::outln;
-use pgrig_cli::sink::{out, stdout_status};
+use pgrig_cli::sink::stdout_status;
 
 mod results;
 mod study;
@@ -32,11 +35,11 @@ fn main() -> ExitCode {
             Some("study") => stdout_status(study::main(&args[1..])),
             Some("results") => stdout_status(results::main(&args[1..])),
             Some("--version") | Some("-V") => {
-                outln!("pgrig {}", env!("CARGO_PKG_VERSION"));
+                println!("pgrig {}", env!("CARGO_PKG_VERSION"));
                 stdout_status(0)
             }
             Some("--help") | Some("-h") | Some("help") | None => {
-                out(USAGE);
+                print!("{USAGE}");
                 stdout_status(0)
             }
             Some(other) => {

@@ -181,11 +181,9 @@ pub fn main(args: &[String]) -> i32 {
     let r = match pgrig_engine::run_bench(cfg, sink.clone(), &stop) {
         Ok(r) => r,
         Err(e) => {
-            for (level, l) in &e.lines {
-                sink.message(*level, l);
-            }
+            let code = e.report(&*sink);
             crate::json::abandon(json);
-            return e.exit_code;
+            return code;
         }
     };
     if sink.tty {

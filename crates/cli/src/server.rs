@@ -15,15 +15,15 @@ pub fn main(args: &[String]) -> i32 {
             };
             match pgrig_lab::start_detached(&dir, opts) {
                 Ok(info) => {
-                    crate::outln!(
+                    println!(
                         "PostgreSQL {} running on port {} (socket directory {})",
                         pgrig_lab::release_of(&info.version),
                         info.port,
                         info.socket_dir.display()
                     );
-                    crate::outln!("connect with: {}", info.conninfo("postgres"));
+                    println!("connect with: {}", info.conninfo("postgres"));
                     for (k, v) in info.env("postgres") {
-                        crate::outln!("export {k}={v}");
+                        println!("export {k}={v}");
                     }
                     0
                 }
@@ -35,11 +35,11 @@ pub fn main(args: &[String]) -> i32 {
         }
         Some("stop") => match pgrig_lab::stop(&dir) {
             Ok(Some(info)) => {
-                crate::outln!("stopped and removed the server on port {}", info.port);
+                println!("stopped and removed the server on port {}", info.port);
                 0
             }
             Ok(None) => {
-                crate::outln!("no pgrig server is running");
+                println!("no pgrig server is running");
                 0
             }
             Err(e) => {
@@ -55,17 +55,16 @@ pub fn main(args: &[String]) -> i32 {
                 } else {
                     "not running (stale state; `pgrig server stop` cleans up)"
                 };
-                crate::outln!("PostgreSQL {}: {state}", pgrig_lab::release_of(&i.version));
-                crate::outln!("port:        {}", i.port);
-                crate::outln!("socket dir:  {}", i.socket_dir.display());
-                crate::outln!("data dir:    {}", i.data_dir.display());
-                crate::outln!("log:         {}", i.log.display());
-                crate::outln!(
+                println!("PostgreSQL {}: {state}", pgrig_lab::release_of(&i.version));
+                println!("port:        {}", i.port);
+                println!("socket dir:  {}", i.socket_dir.display());
+                println!("data dir:    {}", i.data_dir.display());
+                println!("log:         {}", i.log.display());
+                println!(
                     "superuser:   {} (server runs as OS user {})",
-                    i.user,
-                    i.os_user
+                    i.user, i.os_user
                 );
-                crate::outln!("connect:     {}", i.conninfo("postgres"));
+                println!("connect:     {}", i.conninfo("postgres"));
                 if st.running {
                     0
                 } else {
@@ -73,7 +72,7 @@ pub fn main(args: &[String]) -> i32 {
                 }
             }
             Ok(None) => {
-                crate::outln!("no pgrig server is running");
+                println!("no pgrig server is running");
                 3
             }
             Err(e) => {

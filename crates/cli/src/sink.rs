@@ -1,6 +1,7 @@
 //! The terminal sink: engine messages to stderr with pgbench's `PROG: level: ` prefixes, progress
 //! lines in pgbench's format, initialisation bars (indicatif) when stderr is a terminal,
-//! banner/report text to stdout. Also [`out`]: standard output that never panics.
+//! banner/report text to stdout. Also [`out`] and [`err`]: standard output and error that never
+//! panic (behind this crate's print macros, see `print`).
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -32,12 +33,11 @@ pub fn write_stdout(text: &str) -> std::io::Result<()> {
     o.flush()
 }
 
-/// [`out`] with `format!` arguments and a newline.
-#[macro_export]
-macro_rules! outln {
-    ($($arg:tt)*) => {
-        $crate::sink::out(&format!("{}\n", format_args!($($arg)*)))
-    };
+/// Writes `text` to standard error; never panics (a failure is ignored, as pgbench ignores it).
+pub fn err(text: &str) {
+    let mut e = std::io::stderr().lock();
+    let _ = e.write_all(text.as_bytes());
+    let _ = e.flush();
 }
 
 /// A command's exit status once its output is written: `code`, or 1 (with an error on stderr)

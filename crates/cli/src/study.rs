@@ -133,7 +133,7 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     let base_dir = plan::base_dir(&a.file);
     if a.dry_run {
         let p = plan::expand(&study)?;
-        pgrig_cli::outln!(
+        println!(
             "study \"{}\": {} target(s), {} point(s) x {} repetition(s) = {} run(s)",
             study.spec.name,
             p.targets.len(),
@@ -142,7 +142,7 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
             p.runs.len()
         );
         for pt in &p.points {
-            pgrig_cli::outln!(
+            println!(
                 "  point {}: {} ({} round(s))",
                 pt.index + 1,
                 summary::point_label(&pgrig_study::record::point_json(pt)),
@@ -164,9 +164,9 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     };
     let outcome = pgrig_study::run_study(&study, &base_dir, &mut store, sink, &Terminal, &control)?;
     let docs = store.export_study(outcome.study_id)?;
-    pgrig_cli::sink::out(&summary::points_table(&docs));
+    print!("{}", summary::points_table(&docs));
     let shown = pgrig_study::target::redact(&a.store);
-    pgrig_cli::outln!(
+    println!(
         "{} run(s) stored in {shown} ({} this time); see \"pgrig results export --store {shown}\"",
         outcome.already_stored + outcome.ran,
         outcome.ran,

@@ -1,5 +1,5 @@
 //! Where the results go, when that fails: a closed standard output (`| true`, `| head`) or a full
-//! device never panics in any command; pgrig's own commands fail (exit 1) when their output could
+//! device (standard output or error) never panics in any command; pgrig's own commands fail (exit 1) when their output could
 //! not be written for another reason than a closed pipe; `--json` destinations are checked before
 //! the run and a failed JSON write is exit 1 after the text report. Ctrl-C during `pgrig run`
 //! exits 130 like `bench`, the summary and every JSON say so; Ctrl-C while a throwaway server is
@@ -117,6 +117,28 @@ fn help_and_version_with_a_closed_stdout_do_not_panic() {
         let out = with_closed_stdout(c);
         assert_no_panic(&format!("pgrig {args:?} | true"), &out);
         assert_eq!(out.code, Some(0), "{args:?}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn errors_to_a_full_stderr_keep_their_status_without_panic() {
+    let db = fresh_db("stderr_full");
+    pgbench_init(&db, 1);
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full")
+    };
+    for (args, code) in [
+        (&["--bogus"][..], 1),
+        (&["bench", "--bogus"], 1),
+        (&["bench", "-n", "-S", "-t", "5", "-P", "1"], 0),
+    ] {
+        let mut c = db.command(env!("CARGO_BIN_EXE_pgrig"));
+        c.args(args).stdout(Stdio::piped()).stderr(full());
+        let out = output_of(c.spawn().expect("spawn"));
+        assert_eq!(out.code, Some(code), "{args:?}: {}", out.stdout);
     }
 }
 
