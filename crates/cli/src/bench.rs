@@ -4,12 +4,14 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use pgrig_engine::config::{BenchConfig, ScriptSource};
-use pgrig_engine::result::RunResult;
+use pgrig_engine::config::BenchConfig;
+use pgrig_engine::document::RunDocument;
+use pgrig_engine::init::InitOptions;
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
 
-use crate::args::{self, Action};
+use crate::args::{self, Action, OutputOptions};
+use crate::json::JsonOut;
 use crate::sink::StderrSink;
 
 /// Runs `pgbench`-style; `prog` is `pgbench` (link) or `pgrig bench`. Returns the exit status.
@@ -50,45 +52,51 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
         },
         Action::Init(cfg) => {
             let sink = StderrSink::simple(prefix);
-            match pgrig_engine::init::run_init(&cfg, &sink) {
+            let opts = InitOptions::default();
+            crate::interrupt::on_interrupt(opts.stop.clone());
+            match pgrig_engine::init::run_init_with(&cfg, &sink, &opts) {
                 Ok(()) => 0,
-                Err(e) => {
-                    for (level, l) in &e.lines {
-                        sink.message(*level, l);
-                    }
-                    e.exit_code
-                }
+                Err(e) => e.report(&sink),
             }
         }
-        Action::Bench(cfg) => run_bench(prefix, cfg),
+        Action::Bench(cfg) => run_bench(prefix, cfg, parsed.output),
     }
 }
 
-fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
+fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
+    let json = match output.json.as_deref().map(JsonOut::open).transpose() {
+        Ok(j) => j,
+        Err(e) => {
+            StderrSink::simple(prefix).message(Level::Error, &e);
+            return 1;
+        }
+    };
     let sink = Arc::new(StderrSink {
         prog: prefix.into(),
         max_tries: cfg.max_tries,
         rate: cfg.rate.is_some(),
         latency_limit: cfg.latency_limit_us.is_some(),
         progress_timestamp: cfg.progress_timestamp,
-        json_stdout: cfg.json.as_deref() == Some("-"),
+        json_stdout: json.as_ref().is_some_and(JsonOut::is_stdout),
     });
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
-    let result = match pgrig_engine::run_bench(cfg.clone(), sink.clone(), &stop) {
+    let exit_on_abort = cfg.exit_on_abort;
+    let result = match pgrig_engine::run_bench(cfg, sink.clone(), &stop) {
         Ok(r) => r,
         Err(e) => {
-            for (level, l) in &e.lines {
-                sink.message(*level, l);
-            }
-            return e.exit_code;
+            let code = e.report(&*sink);
+            crate::json::abandon(json);
+            return code;
         }
     };
-    if cfg.exit_on_abort && result.aborted_clients > 0 {
+    if exit_on_abort && result.aborted_clients > 0 {
         sink.message(Level::Error, "Run was aborted due to an error in thread 0");
+        crate::json::abandon(json);
         return 2;
     }
-    let report = crate::report::render(&result);
+    let doc = RunDocument::of(&result);
+    let report = crate::report::render(&doc, output.percentiles);
     if sink.json_stdout {
         // standard output carries only the JSON
         let _ = std::io::stderr().lock().write_all(report.as_bytes());
@@ -96,22 +104,16 @@ fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
         sink.stdout(&report);
     }
     let mut code = 0;
-    if let Some(path) = &cfg.json {
-        let text = serde_json::to_string_pretty(&crate::json::render(&result)).unwrap_or_default();
-        if path == "-" {
-            sink.stdout(&format!("{text}\n"));
-        } else if let Err(e) = std::fs::write(path, text + "\n") {
-            sink.message(
-                Level::Error,
-                &format!("could not write JSON result to \"{path}\": {e}"),
-            );
+    if let Some(json) = json {
+        if let Err(e) = json.write(&doc) {
+            sink.message(Level::Error, &e);
             code = 1;
         }
     }
-    for w in self_check(&result) {
-        sink.message(Level::Warning, &w);
+    for w in &doc.self_check.warnings {
+        sink.message(Level::Warning, w);
     }
-    if crate::interrupt::interrupted() {
+    if doc.interrupted {
         // What a shell reports for a program ended by SIGINT, after the report of what ran.
         sink.message(
             Level::Error,
@@ -119,7 +121,7 @@ fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
         );
         return 130;
     }
-    if result.aborted_clients > 0 {
+    if doc.aborted_clients > 0 {
         sink.message(
             Level::Error,
             "Run was aborted; the above results are incomplete.",
@@ -127,29 +129,4 @@ fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
         return 2;
     }
     code
-}
-
-/// pgrig's client self-check: warnings when the client, not the server, may have set the pace.
-pub fn self_check(r: &RunResult) -> Vec<String> {
-    let mut w = Vec::new();
-    for (t, c) in r.threads_cpu.iter().enumerate() {
-        if c.wall_s >= 0.5 && c.busy() >= 0.9 {
-            w.push(format!(
-                "client thread {t} was busy {:.0}% of the run ({:.2} s CPU in {:.2} s): the result may be limited by the client, not the server; use more threads (-j) or run the client on another host",
-                100.0 * c.busy(),
-                c.user_s + c.sys_s,
-                c.wall_s
-            ));
-        }
-    }
-    let tpcb = r.config.scripts.iter().any(|s| {
-        matches!(s, ScriptSource::Builtin { name, .. } if name == "tpcb-like" || name == "simple-update")
-    }) || r.config.scripts.is_empty();
-    if tpcb && r.config.clients as i64 > r.scale {
-        w.push(format!(
-            "{} clients on scale {}: every TPC-B-like transaction updates one of {} branch rows, so clients queue on row locks and the result measures that contention; use a scale of at least the number of clients",
-            r.config.clients, r.scale, r.scale
-        ));
-    }
-    w
 }

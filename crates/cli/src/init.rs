@@ -4,7 +4,6 @@
 //! keys; 1 = pgbench's statements in pgbench's order; default: chosen from the client's and the server's cores).
 
 use pgrig_engine::init::{run_init_with, InitOptions};
-use pgrig_engine::sink::Sink;
 
 use crate::args::{self, Action};
 use crate::sink::StderrSink;
@@ -41,15 +40,12 @@ pub fn main(args: &[String]) -> i32 {
     let sink = StderrSink::simple("pgrig");
     let opts = InitOptions {
         load_parallelism: load_jobs.unwrap_or(0),
+        ..Default::default()
     };
+    crate::interrupt::on_interrupt(opts.stop.clone());
     match run_init_with(&cfg, &sink, &opts) {
         Ok(()) => 0,
-        Err(e) => {
-            for (level, l) in &e.lines {
-                sink.message(*level, l);
-            }
-            e.exit_code
-        }
+        Err(e) => e.report(&sink),
     }
 }
 

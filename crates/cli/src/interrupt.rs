@@ -1,5 +1,6 @@
-//! Ctrl-C: the first SIGINT asks the running benchmark to stop (clients finish or abandon their
-//! transaction, the report for what ran is printed); a second one exits at once.
+//! Ctrl-C, the one handler of the process: the first SIGINT asks what runs to stop through its
+//! [`StopHandle`] (a benchmark's clients finish or abandon their transaction and the report for
+//! what ran is printed; initialisation cancels its statements); a second one exits at once (130).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;

@@ -2,6 +2,10 @@
 //! `args`: pgbench-compatible command-line parsing for `pgrig bench`; `bench`, `run`, `server`:
 //! the subcommands; `report`, `json`, `sink`, `interrupt`: their output and signal plumbing.
 
+// First: its macros take the place of std's print macros in every module below.
+#[macro_use]
+mod print;
+
 pub mod args;
 pub mod bench;
 pub mod init;

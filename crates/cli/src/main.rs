@@ -1,6 +1,14 @@
-//! The `pgrig` binary. Invoked through a link named `pgbench`, it is `pgrig bench`.
+//! The `pgrig` binary. Invoked through a link named `pgbench`, it is `pgrig bench`. pgrig's own
+//! commands write standard output through `pgrig_cli::sink::out` (never a panic) and fail when
+//! it could not be written; `bench` keeps pgbench's ways.
+
+// pgrig_cli's print macros, which never panic, in place of std's (see its `print` module).
+#[macro_use]
+extern crate pgrig_cli;
 
 use std::process::ExitCode;
+
+use pgrig_cli::sink::stdout_status;
 
 mod results;
 mod study;
@@ -21,18 +29,18 @@ fn main() -> ExitCode {
                 rest.extend(args[2..].iter().cloned());
                 pgrig_cli::bench::main("pgrig bench", &rest)
             }
-            Some("run") => pgrig_cli::run::main(&args[1..]),
-            Some("init") => pgrig_cli::init::main(&args),
-            Some("server") => pgrig_cli::server::main(&args),
-            Some("study") => study::main(&args[1..]),
-            Some("results") => results::main(&args[1..]),
+            Some("run") => stdout_status(pgrig_cli::run::main(&args[1..])),
+            Some("init") => stdout_status(pgrig_cli::init::main(&args)),
+            Some("server") => stdout_status(pgrig_cli::server::main(&args)),
+            Some("study") => stdout_status(study::main(&args[1..])),
+            Some("results") => stdout_status(results::main(&args[1..])),
             Some("--version") | Some("-V") => {
                 println!("pgrig {}", env!("CARGO_PKG_VERSION"));
-                0
+                stdout_status(0)
             }
             Some("--help") | Some("-h") | Some("help") | None => {
-                print!("{}", USAGE);
-                0
+                print!("{USAGE}");
+                stdout_status(0)
             }
             Some(other) => {
                 eprintln!("pgrig: error: unknown command \"{other}\"");

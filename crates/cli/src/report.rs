@@ -1,12 +1,10 @@
-//! pgbench's final report (stdout), newest wording (PostgreSQL 18+ layout), from a [`RunResult`];
-//! plus pgrig's opt-in percentile lines. Pure formatting: returns the text.
+//! pgbench's final report (stdout), newest wording (PostgreSQL 18+ layout), from the run
+//! document; plus pgrig's opt-in percentile lines and the interruption line. Pure formatting:
+//! returns the text.
 
 use std::fmt::Write;
 
-use hdrhistogram::Histogram;
-use pgrig_engine::config::Duration;
-use pgrig_engine::result::RunResult;
-use pgrig_engine::stats::{Counts, Snapshot};
+use pgrig_engine::document::{LatencyMs, RunDocument, ScriptDoc, Transactions};
 
 fn pct(x: u64, total: u64) -> f64 {
     if total == 0 {
@@ -27,34 +25,34 @@ fn f3(x: f64) -> String {
 }
 
 /// The failure/retry/skip lines shared by the main and per-script blocks.
-fn outcome_lines(out: &mut String, r: &RunResult, k: &Counts, prefix: &str) {
-    let cfg = &r.config;
+fn outcome_lines(out: &mut String, r: &RunDocument, k: &Transactions, prefix: &str) {
+    let cfg = &r.options;
     let total = k.total();
     let _ = writeln!(
         out,
         "{prefix}number of failed transactions: {} ({}%)",
-        k.failed(),
-        f3(pct(k.failed(), total))
+        k.failed,
+        f3(pct(k.failed, total))
     );
     if cfg.failures_detailed {
         let _ = writeln!(
             out,
             "{prefix}number of serialization failures: {} ({}%)",
-            k.serialization_failures,
-            f3(pct(k.serialization_failures, total))
+            k.failures.serialization,
+            f3(pct(k.failures.serialization, total))
         );
         let _ = writeln!(
             out,
             "{prefix}number of deadlock failures: {} ({}%)",
-            k.deadlock_failures,
-            f3(pct(k.deadlock_failures, total))
+            k.failures.deadlock,
+            f3(pct(k.failures.deadlock, total))
         );
         if cfg.continue_on_error {
             let _ = writeln!(
                 out,
                 "{prefix}number of other failures: {} ({}%)",
-                k.other_failures,
-                f3(pct(k.other_failures, total))
+                k.failures.other,
+                f3(pct(k.failures.other, total))
             );
         }
     }
@@ -67,7 +65,7 @@ fn outcome_lines(out: &mut String, r: &RunResult, k: &Counts, prefix: &str) {
         );
         let _ = writeln!(out, "{prefix}total number of retries: {}", k.retries);
     }
-    if cfg.rate.is_some() && cfg.latency_limit_us.is_some() {
+    if cfg.rate.is_some() && cfg.latency_limit_ms.is_some() {
         let _ = writeln!(
             out,
             "{prefix}number of transactions skipped: {} ({}%)",
@@ -77,89 +75,98 @@ fn outcome_lines(out: &mut String, r: &RunResult, k: &Counts, prefix: &str) {
     }
 }
 
-pub fn percentile_line(h: &Histogram<u64>) -> String {
-    let q = |p: f64| h.value_at_quantile(p) as f64 / 1000.0;
+/// pgrig's percentile line (`--percentiles`).
+pub fn percentile_line(l: &LatencyMs) -> String {
     format!(
         "latency percentiles: p50 = {:.3} ms, p90 = {:.3} ms, p95 = {:.3} ms, p99 = {:.3} ms, p99.9 = {:.3} ms, max = {:.3} ms",
-        q(0.5),
-        q(0.9),
-        q(0.95),
-        q(0.99),
-        q(0.999),
-        h.max() as f64 / 1000.0
+        l.p50, l.p90, l.p95, l.p99, l.p99_9, l.max
     )
 }
 
-/// The whole report text (everything pgbench prints on stdout after the banner).
-pub fn render(r: &RunResult) -> String {
-    let cfg = &r.config;
+/// The whole report text (everything pgbench prints on stdout after the banner);
+/// `percentiles`: pgrig's percentile lines too.
+pub fn render(r: &RunDocument, percentiles: bool) -> String {
     let mut out = String::new();
-    let snap: &Snapshot = &r.stats.total();
-    let k = &snap.counts;
-    let nclients = cfg.clients as u64;
-    let nthreads = r.threads_cpu.len().max(1);
+    header(&mut out, r);
+    let k = &r.transactions;
+    let total = k.total();
+    if total == 0 {
+        return out;
+    }
+    outcome_lines(&mut out, r, k, "");
+    totals(&mut out, r);
+    if percentiles && k.ok > 0 {
+        let _ = writeln!(out, "{}", percentile_line(&r.latency_ms));
+    }
+    let per_script = r.scripts.len() > 1;
+    let total_weight: i64 = r.scripts.iter().map(|s| s.weight).sum();
+    for (i, s) in r.scripts.iter().enumerate() {
+        if per_script {
+            script_block(&mut out, r, i, s, total, total_weight, percentiles);
+        }
+        if r.options.report_per_command {
+            command_lines(&mut out, r, s, per_script);
+        }
+    }
+    out
+}
+
+/// The lines before any figure: what ran, how.
+fn header(out: &mut String, r: &RunDocument) {
+    let cfg = &r.options;
     let desc = if r.scripts.len() == 1 {
         r.scripts[0].desc.as_str()
     } else {
         "multiple scripts"
     };
     let _ = writeln!(out, "transaction type: {desc}");
-    let _ = writeln!(out, "scaling factor: {}", r.scale);
-    if let Some((method, n)) = &r.partitions {
-        let _ = writeln!(out, "partition method: {method}");
-        let _ = writeln!(out, "partitions: {n}");
+    let _ = writeln!(out, "scaling factor: {}", cfg.scale);
+    if let Some(p) = &r.partitions {
+        let _ = writeln!(out, "partition method: {}", p.method);
+        let _ = writeln!(out, "partitions: {}", p.count);
     }
-    let _ = writeln!(out, "query mode: {}", cfg.mode.name());
+    let _ = writeln!(out, "query mode: {}", cfg.protocol);
     let _ = writeln!(out, "number of clients: {}", cfg.clients);
-    let _ = writeln!(out, "number of threads: {nthreads}");
+    let _ = writeln!(out, "number of threads: {}", cfg.threads.max(1));
     if cfg.max_tries != 0 {
         let _ = writeln!(out, "maximum number of tries: {}", cfg.max_tries);
     }
-    match cfg.duration {
-        Duration::Transactions(t) => {
+    let ok = r.transactions.ok;
+    match (cfg.transactions_per_client, cfg.duration_s) {
+        (Some(t), _) => {
             let _ = writeln!(out, "number of transactions per client: {t}");
             let _ = writeln!(
                 out,
-                "number of transactions actually processed: {}/{}",
-                k.ok,
-                t * nclients
+                "number of transactions actually processed: {ok}/{}",
+                t * cfg.clients as u64
             );
         }
-        Duration::Seconds(s) => {
-            let _ = writeln!(out, "duration: {s} s");
-            let _ = writeln!(out, "number of transactions actually processed: {}", k.ok);
+        (None, s) => {
+            let _ = writeln!(out, "duration: {} s", s.unwrap_or(0));
+            let _ = writeln!(out, "number of transactions actually processed: {ok}");
         }
     }
-    let total = k.total();
-    if total == 0 {
-        return out;
-    }
-    outcome_lines(&mut out, r, k, "");
-    if let Some(l) = cfg.latency_limit_us {
+}
+
+/// Latency limit, latency, lag, connection time and tps of the whole run.
+fn totals(out: &mut String, r: &RunDocument) {
+    let cfg = &r.options;
+    let k = &r.transactions;
+    if let Some(l) = cfg.latency_limit_ms {
         let _ = writeln!(
             out,
-            "number of transactions above the {:.1} ms latency limit: {}/{} ({}%)",
-            l as f64 / 1000.0,
+            "number of transactions above the {l:.1} ms latency limit: {}/{} ({}%)",
             k.late,
             k.ok,
             f3(pct(k.late, k.ok))
         );
     }
-    let bench_us = r.bench_duration_s * 1e6;
-    if cfg.progress.is_some() || cfg.rate.is_some() || cfg.latency_limit_us.is_some() {
-        let _ = writeln!(
-            out,
-            "latency average = {:.3} ms",
-            snap.latency.mean() / 1000.0
-        );
-        let _ = writeln!(
-            out,
-            "latency stddev = {:.3} ms",
-            snap.latency.stddev() / 1000.0
-        );
+    if cfg.progress_s.is_some() || cfg.rate.is_some() || cfg.latency_limit_ms.is_some() {
+        let _ = writeln!(out, "latency average = {:.3} ms", r.latency_ms.mean);
+        let _ = writeln!(out, "latency stddev = {:.3} ms", r.latency_ms.stddev);
     } else {
-        let avg = 0.001 * bench_us * nclients as f64 / total as f64;
-        let inc = if k.failed() > 0 {
+        let avg = 0.001 * r.duration_s * 1e6 * cfg.clients as f64 / k.total() as f64;
+        let inc = if k.failed > 0 {
             " (including failures)"
         } else {
             ""
@@ -170,106 +177,92 @@ pub fn render(r: &RunResult) -> String {
         let _ = writeln!(
             out,
             "rate limit schedule lag: avg {:.3} (max {:.3}) ms",
-            snap.lag.mean() / 1000.0,
-            snap.lag.max / 1000.0
+            r.schedule_lag_ms.mean, r.schedule_lag_ms.max
         );
     }
-    let tps = if r.bench_duration_s > 0.0 {
-        k.ok as f64 / r.bench_duration_s
-    } else {
-        0.0
-    };
-    if cfg.connect_per_tx {
-        let n = (k.ok + k.failed()).max(1);
+    if cfg.connect_per_transaction {
+        let n = (k.ok + k.failed).max(1);
         let _ = writeln!(
             out,
             "average connection time = {:.3} ms",
-            0.001 * r.stats.conn_time_us / n as f64
+            r.connection_time_ms / n as f64
         );
-        let _ = writeln!(out, "tps = {tps:.6} (including reconnection times)");
+        let _ = writeln!(out, "tps = {:.6} (including reconnection times)", r.tps);
     } else {
-        let _ = writeln!(out, "initial connection time = {:.3} ms", r.initial_conn_ms);
-        let _ = writeln!(out, "tps = {tps:.6} (without initial connection time)");
+        let _ = writeln!(
+            out,
+            "initial connection time = {:.3} ms",
+            r.initial_connection_ms
+        );
+        let _ = writeln!(out, "tps = {:.6} (without initial connection time)", r.tps);
     }
-    let histogram = r.stats.histogram();
-    if cfg.percentiles && !histogram.is_empty() {
-        let _ = writeln!(out, "{}", percentile_line(&histogram));
-    }
+}
 
-    let per_script = r.scripts.len() > 1;
-    let total_weight: i64 = r.scripts.iter().map(|s| s.weight).sum();
-    for (i, s) in r.scripts.iter().enumerate() {
-        let ss = &r.stats.scripts[i];
-        if per_script {
-            let sk = &ss.snap.counts;
-            let stot = sk.total();
-            let _ = writeln!(out, "SQL script {}: {}", i + 1, s.desc);
+/// `SQL script N: ...` and its figures (several scripts only).
+fn script_block(
+    out: &mut String,
+    r: &RunDocument,
+    i: usize,
+    s: &ScriptDoc,
+    total: u64,
+    total_weight: i64,
+    percentiles: bool,
+) {
+    let sk = &s.transactions;
+    let stot = sk.total();
+    let _ = writeln!(out, "SQL script {}: {}", i + 1, s.desc);
+    let _ = writeln!(
+        out,
+        " - weight: {} (targets {:.1}% of total)",
+        s.weight,
+        100.0 * s.weight as f64 / total_weight.max(1) as f64
+    );
+    let _ = writeln!(
+        out,
+        " - {} transactions ({:.1}% of total)",
+        stot,
+        pct(stot, total)
+    );
+    if stot == 0 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        " - number of transactions actually processed: {} (tps = {:.6})",
+        sk.ok, s.tps
+    );
+    outcome_lines(out, r, sk, " - ");
+    if sk.ok > 0 {
+        let _ = writeln!(out, " - latency average = {:.3} ms", s.latency_ms.mean);
+        let _ = writeln!(out, " - latency stddev = {:.3} ms", s.latency_ms.stddev);
+    }
+    if percentiles && sk.ok > 0 {
+        let _ = writeln!(out, " - {}", percentile_line(&s.latency_ms));
+    }
+}
+
+/// `-r`: each command's average latency, failures (and retries).
+fn command_lines(out: &mut String, r: &RunDocument, s: &ScriptDoc, per_script: bool) {
+    let retries = r.options.max_tries != 1;
+    let head = if retries {
+        "statement latencies in milliseconds, failures and retries:"
+    } else {
+        "statement latencies in milliseconds and failures:"
+    };
+    let _ = writeln!(out, "{}{}", if per_script { " - " } else { "" }, head);
+    for c in &s.commands {
+        if retries {
             let _ = writeln!(
                 out,
-                " - weight: {} (targets {:.1}% of total)",
-                s.weight,
-                100.0 * s.weight as f64 / total_weight.max(1) as f64
+                "   {:11.3}  {:10} {:10} {}",
+                c.latency_ms_mean, c.failures, c.retries, c.text
             );
+        } else {
             let _ = writeln!(
                 out,
-                " - {} transactions ({:.1}% of total)",
-                stot,
-                pct(stot, total)
+                "   {:11.3}  {:10} {}",
+                c.latency_ms_mean, c.failures, c.text
             );
-            if stot > 0 {
-                let stps = if r.bench_duration_s > 0.0 {
-                    sk.ok as f64 / r.bench_duration_s
-                } else {
-                    0.0
-                };
-                let _ = writeln!(
-                    out,
-                    " - number of transactions actually processed: {} (tps = {:.6})",
-                    sk.ok, stps
-                );
-                outcome_lines(&mut out, r, sk, " - ");
-                if sk.ok > 0 {
-                    let _ = writeln!(
-                        out,
-                        " - latency average = {:.3} ms",
-                        ss.snap.latency.mean() / 1000.0
-                    );
-                    let _ = writeln!(
-                        out,
-                        " - latency stddev = {:.3} ms",
-                        ss.snap.latency.stddev() / 1000.0
-                    );
-                }
-                if cfg.percentiles && !ss.histogram.is_empty() {
-                    let _ = writeln!(out, " - {}", percentile_line(&ss.histogram));
-                }
-            }
-        }
-        if cfg.report_per_command {
-            let head = if cfg.max_tries == 1 {
-                "statement latencies in milliseconds and failures:"
-            } else {
-                "statement latencies in milliseconds, failures and retries:"
-            };
-            let _ = writeln!(out, "{}{}", if per_script { " - " } else { "" }, head);
-            for (c, text) in s.command_texts.iter().enumerate() {
-                let cs = &ss.commands[c];
-                let avg = if cs.latency.count > 0 {
-                    cs.latency.mean() / 1000.0
-                } else {
-                    0.0
-                };
-                if cfg.max_tries == 1 {
-                    let _ = writeln!(out, "   {:11.3}  {:10} {}", avg, cs.failures, text);
-                } else {
-                    let _ = writeln!(
-                        out,
-                        "   {:11.3}  {:10} {:10} {}",
-                        avg, cs.failures, cs.retries, text
-                    );
-                }
-            }
         }
     }
-    out
 }

@@ -146,8 +146,7 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
 
 /// Writes to standard output; a closed pipe (`| head`) is not an error.
 fn out(text: &str) {
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    pgrig_cli::sink::out(text);
 }
 
 const FIXED: &[(&str, &[&str])] = &[

@@ -9,11 +9,13 @@ use std::sync::Arc;
 use clap::Parser;
 
 use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, InitConfig, ScriptSource};
-use pgrig_engine::result::RunResult;
+use pgrig_engine::document::RunDocument;
+use pgrig_engine::init::InitOptions;
 use pgrig_engine::sink::{Level, Progress, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_script::QueryMode;
 
+use crate::json::JsonOut;
 use crate::sink::StderrSink;
 
 #[derive(Parser, Debug)]
@@ -122,13 +124,86 @@ pub fn main(args: &[String]) -> i32 {
             return if e.use_stderr() { 1 } else { 0 };
         }
     };
+    let (mode, scripts) = match workload(&a) {
+        Ok(w) => w,
+        Err(msg) => {
+            eprintln!("pgrig: error: {msg}");
+            return 1;
+        }
+    };
+    // Checked before anything runs: a result that cannot be written is found first.
+    let json = match a.json.as_deref().map(JsonOut::open).transpose() {
+        Ok(j) => j,
+        Err(msg) => {
+            eprintln!("pgrig: error: {msg}");
+            return 1;
+        }
+    };
+    let stop = StopHandle::default();
+    crate::interrupt::on_interrupt(stop.clone());
+    let (conn, server) = match target(&a) {
+        Ok(t) => t,
+        Err(code) => {
+            crate::json::abandon(json);
+            return code;
+        }
+    };
+    let sink = Arc::new(LiveSink {
+        inner: StderrSink {
+            prog: "pgrig".into(),
+            max_tries: a.max_tries,
+            rate: false,
+            latency_limit: false,
+            progress_timestamp: false,
+            json_stdout: false,
+        },
+        tty: std::io::stderr().is_terminal(),
+    });
+    if server.is_some() || a.init {
+        if let Err(code) = initialise(&a, &conn, &sink.inner, &stop, server.is_some()) {
+            crate::json::abandon(json);
+            return code;
+        }
+    }
+    let cfg = BenchConfig {
+        conn,
+        scripts,
+        clients: a.clients,
+        threads: a.threads.min(a.clients).max(1),
+        duration: Duration::Seconds(a.duration),
+        mode,
+        progress: Some(1),
+        max_tries: a.max_tries,
+        random_seed: a.seed.map(pgrig_engine::config::SeedOption::Value),
+        no_vacuum: false,
+        ..Default::default()
+    };
+    let r = match pgrig_engine::run_bench(cfg, sink.clone(), &stop) {
+        Ok(r) => r,
+        Err(e) => {
+            let code = e.report(&*sink);
+            crate::json::abandon(json);
+            return code;
+        }
+    };
+    if sink.tty {
+        eprintln!();
+    }
+    let code = report(&RunDocument::of(&r), json, &sink);
+    drop(server);
+    code
+}
+
+/// The query mode and the scripts `--protocol` and `--workload` name.
+fn workload(a: &RunArgs) -> Result<(QueryMode, Vec<ScriptSource>), String> {
     let mode = match a.protocol.as_str() {
         "simple" => QueryMode::Simple,
         "extended" => QueryMode::Extended,
         "prepared" => QueryMode::Prepared,
         other => {
-            eprintln!("pgrig: error: invalid --protocol \"{other}\" (expected simple, extended or prepared)");
-            return 1;
+            return Err(format!(
+                "invalid --protocol \"{other}\" (expected simple, extended or prepared)"
+            ))
         }
     };
     let mut scripts = Vec::new();
@@ -138,43 +213,40 @@ pub fn main(args: &[String]) -> i32 {
             _ => (w.as_str(), 1),
         };
         if std::path::Path::new(name).exists() {
-            match std::fs::read_to_string(name) {
-                Ok(text) => scripts.push(ScriptSource::File {
-                    path: name.into(),
-                    text,
-                    weight,
-                }),
-                Err(e) => {
-                    eprintln!("pgrig: error: could not read workload file \"{name}\": {e}");
-                    return 1;
-                }
-            }
+            let text = std::fs::read_to_string(name)
+                .map_err(|e| format!("could not read workload file \"{name}\": {e}"))?;
+            scripts.push(ScriptSource::File {
+                path: name.into(),
+                text,
+                weight,
+            });
         } else {
-            match pgrig_script::builtin::lookup(name) {
-                Ok(b) => scripts.push(ScriptSource::Builtin {
-                    name: b.name.to_string(),
-                    weight,
-                }),
-                Err(e) => {
-                    eprintln!("pgrig: error: {e} (and no such file)");
-                    return 1;
-                }
-            }
+            let b = pgrig_script::builtin::lookup(name)
+                .map_err(|e| format!("{e} (and no such file)"))?;
+            scripts.push(ScriptSource::Builtin {
+                name: b.name.to_string(),
+                weight,
+            });
         }
     }
+    Ok((mode, scripts))
+}
 
+/// Where to connect: `--target`, the environment, or a throwaway server started here (returned
+/// too: dropping it removes it).
+fn target(a: &RunArgs) -> Result<(ConnArgs, Option<pgrig_lab::Server>), i32> {
     let use_env = std::env::var_os("PGHOST").is_some() || std::env::var_os("PGDATABASE").is_some();
-    let mut server = None;
-    let conn = match (&a.target, use_env) {
-        (Some(t), _) => ConnArgs {
-            dbname: Some(t.clone()),
-            ..Default::default()
-        },
-        (None, true) => ConnArgs::default(),
+    match (&a.target, use_env) {
+        (Some(t), _) => Ok((
+            ConnArgs {
+                dbname: Some(t.clone()),
+                ..Default::default()
+            },
+            None,
+        )),
+        (None, true) => Ok((ConnArgs::default(), None)),
         (None, false) => {
-            if let Err(code) = ensure_server_binaries() {
-                return code;
-            }
+            ensure_server_binaries()?;
             eprintln!("pgrig: starting a throwaway PostgreSQL server...");
             let opts = pgrig_lab::ServerOptions::default()
                 .fast(false)
@@ -193,94 +265,94 @@ pub fn main(args: &[String]) -> i32 {
                         user: Some(s.user().to_string()),
                         dbname: Some("postgres".into()),
                     };
-                    server = Some(s);
-                    c
+                    Ok((c, Some(s)))
                 }
                 Err(e) => {
                     eprintln!("pgrig: error: could not start a throwaway PostgreSQL server: {e}");
-                    return 1;
+                    Err(1)
                 }
             }
         }
-    };
-    let sink = LiveSink {
-        inner: StderrSink {
-            prog: "pgrig".into(),
-            max_tries: a.max_tries,
-            rate: false,
-            latency_limit: false,
-            progress_timestamp: false,
-            json_stdout: false,
-        },
-        tty: std::io::stderr().is_terminal(),
-    };
-    if server.is_some() || a.init {
-        let scale = a.scale.unwrap_or_else(|| default_scale(a.clients));
-        let init = InitConfig {
-            conn: conn.clone(),
-            scale,
-            ..Default::default()
-        };
-        eprintln!("pgrig: initialising pgbench tables at scale {scale}...");
-        if let Err(e) = pgrig_engine::init::run_init(&init, &sink.inner) {
-            for (level, l) in &e.lines {
-                sink.inner.message(*level, l);
-            }
-            return e.exit_code;
-        }
     }
-    let cfg = BenchConfig {
-        conn,
-        scripts,
-        clients: a.clients,
-        threads: a.threads.min(a.clients).max(1),
-        duration: Duration::Seconds(a.duration),
-        mode,
-        progress: Some(1),
-        max_tries: a.max_tries,
-        random_seed: a.seed.map(pgrig_engine::config::SeedOption::Value),
-        json: a.json.clone(),
-        percentiles: true,
-        no_vacuum: false,
+}
+
+/// Creates the pgbench tables. Ctrl-C ends with 130; on a throwaway server (removed anyway)
+/// without pgbench's advice to initialise again.
+fn initialise(
+    a: &RunArgs,
+    conn: &ConnArgs,
+    sink: &StderrSink,
+    stop: &StopHandle,
+    throwaway: bool,
+) -> Result<(), i32> {
+    if stop.requested() {
+        eprintln!("pgrig: interrupted (Ctrl-C) before anything was measured");
+        return Err(130);
+    }
+    let scale = a.scale.unwrap_or_else(|| default_scale(a.clients));
+    let init = InitConfig {
+        conn: conn.clone(),
+        scale,
         ..Default::default()
     };
-    let sink = Arc::new(sink);
-    let stop = StopHandle::default();
-    crate::interrupt::on_interrupt(stop.clone());
-    let r = match pgrig_engine::run_bench(cfg, sink.clone(), &stop) {
-        Ok(r) => r,
-        Err(e) => {
-            for (level, l) in &e.lines {
-                sink.message(*level, l);
-            }
-            return e.exit_code;
-        }
+    eprintln!("pgrig: initialising pgbench tables at scale {scale}...");
+    let opts = InitOptions {
+        stop: stop.clone(),
+        ..Default::default()
     };
-    if sink.tty {
-        eprintln!();
-    }
-    print!("{}", summary(&r));
-    for w in crate::bench::self_check(&r) {
-        sink.message(Level::Warning, &w);
-    }
-    if let Some(path) = &a.json {
-        let text = serde_json::to_string_pretty(&crate::json::render(&r)).unwrap_or_default();
-        if path == "-" {
-            println!("{text}");
-        } else if let Err(e) = std::fs::write(path, text + "\n") {
-            eprintln!("pgrig: error: could not write \"{path}\": {e}");
-            return 1;
+    let Err(e) = pgrig_engine::init::run_init_with(&init, sink, &opts) else {
+        return Ok(());
+    };
+    let interrupted = stop.requested();
+    for (level, l) in &e.lines {
+        if !(interrupted && throwaway && *level == Level::Hint) {
+            sink.message(*level, l);
         }
     }
-    drop(server);
-    if r.aborted_clients > 0 {
+    if !interrupted {
+        return Err(e.exit_code);
+    }
+    if throwaway {
+        eprintln!("pgrig: interrupted (Ctrl-C) before anything was measured; the throwaway server is removed");
+    }
+    Err(130)
+}
+
+/// Prints the summary (to stderr when standard output carries the JSON), the self-check
+/// warnings and the JSON; returns the exit status: 130 after Ctrl-C, 2 when clients aborted, 1
+/// when the JSON could not be written.
+fn report(doc: &RunDocument, json: Option<JsonOut>, sink: &LiveSink) -> i32 {
+    let text = summary(doc);
+    if json.as_ref().is_some_and(JsonOut::is_stdout) {
+        eprint!("{text}");
+    } else {
+        crate::sink::out(&text);
+    }
+    for w in &doc.self_check.warnings {
+        sink.message(Level::Warning, w);
+    }
+    let mut code = 0;
+    if let Some(json) = json {
+        if let Err(e) = json.write(doc) {
+            sink.message(Level::Error, &e);
+            code = 1;
+        }
+    }
+    if doc.interrupted {
+        sink.message(
+            Level::Error,
+            "interrupted (Ctrl-C): the results cover the transactions completed before it",
+        );
+        return 130;
+    }
+    if doc.aborted_clients > 0 {
         eprintln!(
             "pgrig: error: {} client(s) aborted; the results are incomplete",
-            r.aborted_clients
+            doc.aborted_clients
         );
         return 2;
     }
-    0
+    code
 }
 
 /// Makes sure PostgreSQL's server binaries are installed: as root on a Debian-like system,
@@ -317,68 +389,54 @@ fn ensure_server_binaries() -> Result<(), i32> {
 }
 
 /// The human-readable summary of `pgrig run`.
-pub fn summary(r: &RunResult) -> String {
+pub fn summary(r: &RunDocument) -> String {
     use std::fmt::Write;
-    let k = &r.stats.total().counts;
-    let h = &r.stats.histogram();
-    let q = |p: f64| {
-        if h.is_empty() {
-            0.0
-        } else {
-            h.value_at_quantile(p) as f64 / 1000.0
-        }
-    };
-    let tps = if r.bench_duration_s > 0.0 {
-        k.ok as f64 / r.bench_duration_s
-    } else {
-        0.0
-    };
+    let k = &r.transactions;
+    let l = &r.latency_ms;
     let mut s = String::new();
     let desc: Vec<&str> = r.scripts.iter().map(|s| s.desc.as_str()).collect();
     let _ = writeln!(
         s,
         "workload:     {} (scale {}, {} protocol)",
         desc.join(" + "),
-        r.scale,
-        r.config.mode.name()
+        r.options.scale,
+        r.options.protocol
     );
     let _ = writeln!(s, "server:       PostgreSQL {}", r.server_version);
     let _ = writeln!(
         s,
         "clients:      {} on {} thread(s), {:.1} s",
-        r.config.clients,
-        r.threads_cpu.len(),
-        r.bench_duration_s
+        r.options.clients, r.options.threads, r.duration_s
     );
+    if r.interrupted {
+        let _ = writeln!(
+            s,
+            "interrupted:  stopped by Ctrl-C; the figures cover the transactions completed before"
+        );
+    }
     let _ = writeln!(
         s,
         "transactions: {} ok, {} failed, {} retried ({} retries)",
-        k.ok,
-        k.failed(),
-        k.retried,
-        k.retries
+        k.ok, k.failed, k.retried, k.retries
     );
-    let _ = writeln!(s, "throughput:   {tps:.1} tps");
+    let _ = writeln!(s, "throughput:   {:.1} tps", r.tps);
     let _ = writeln!(
         s,
         "latency ms:   mean {:.3}  p50 {:.3}  p90 {:.3}  p99 {:.3}  p99.9 {:.3}  max {:.3}",
-        r.stats.total().latency.mean() / 1000.0,
-        q(0.5),
-        q(0.9),
-        q(0.99),
-        q(0.999),
-        if h.is_empty() {
-            0.0
-        } else {
-            h.max() as f64 / 1000.0
-        }
+        l.mean, l.p50, l.p90, l.p99, l.p99_9, l.max
     );
     let cpu: Vec<String> = r
-        .threads_cpu
+        .client_cpu
+        .threads
         .iter()
-        .map(|c| format!("{:.0}%", 100.0 * c.busy()))
+        .map(|c| format!("{:.0}%", 100.0 * c.busy))
         .collect();
-    let total_cpu: f64 = r.threads_cpu.iter().map(|c| c.user_s + c.sys_s).sum();
+    let total_cpu: f64 = r
+        .client_cpu
+        .threads
+        .iter()
+        .map(|c| c.user_s + c.sys_s)
+        .sum();
     let per_tx = if k.ok > 0 {
         total_cpu * 1e6 / k.ok as f64
     } else {

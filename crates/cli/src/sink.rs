@@ -1,9 +1,64 @@
 //! The terminal sink: engine messages to stderr with pgbench's `PROG: level: ` prefixes, progress
-//! lines in pgbench's format, banner/report text to stdout.
+//! lines in pgbench's format, initialisation bars (indicatif) when stderr is a terminal,
+//! banner/report text to stdout. Also [`out`] and [`err`]: standard output and error that never
+//! panic (behind this crate's print macros, see `print`).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::time::Duration;
 
-use pgrig_engine::sink::{Level, Progress, Sink};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, Sink};
+
+/// The first failure to write standard output other than a closed pipe.
+static STDOUT_ERROR: Mutex<Option<String>> = Mutex::new(None);
+
+/// Writes `text` to standard output and flushes it; never panics. A closed pipe (the reader left,
+/// `| head`) drops the text silently; any other failure (a full device) is remembered for
+/// [`stdout_status`].
+pub fn out(text: &str) {
+    if let Err(e) = write_stdout(text) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            if let Ok(mut first) = STDOUT_ERROR.lock() {
+                first.get_or_insert_with(|| pgrig_engine::os_error(&e));
+            }
+        }
+    }
+}
+
+/// Writes `text` to standard output and flushes it, returning the failure.
+pub fn write_stdout(text: &str) -> std::io::Result<()> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(text.as_bytes())?;
+    o.flush()
+}
+
+/// Writes `text` to standard error; never panics (a failure is ignored, as pgbench ignores it).
+pub fn err(text: &str) {
+    let mut e = std::io::stderr().lock();
+    let _ = e.write_all(text.as_bytes());
+    let _ = e.flush();
+}
+
+/// A command's exit status once its output is written: `code`, or 1 (with an error on stderr)
+/// when standard output could not be written for another reason than a closed pipe.
+pub fn stdout_status(code: i32) -> i32 {
+    let failed = STDOUT_ERROR.lock().ok().and_then(|mut e| e.take());
+    match failed {
+        Some(e) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "pgrig: error: could not write to standard output: {e}"
+            );
+            if code == 0 {
+                1
+            } else {
+                code
+            }
+        }
+        None => code,
+    }
+}
 
 pub struct StderrSink {
     /// `pgbench` or `pgrig`
@@ -94,5 +149,62 @@ impl Sink for StderrSink {
     fn progress(&self, p: &Progress) {
         let line = self.progress_line(p);
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+
+    fn init_progress(&self) -> InitProgress {
+        if std::io::stderr().is_terminal() {
+            InitProgress::Displays
+        } else {
+            InitProgress::Lines { terminal: false }
+        }
+    }
+
+    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
+        Box::new(Bar::new(label, rows))
+    }
+}
+
+/// An initialisation phase on the terminal: a bar with rows, rate and ETA, or a spinner with the
+/// elapsed time for phases without rows.
+pub struct Bar(ProgressBar);
+
+impl Bar {
+    pub fn new(label: &str, rows: Option<u64>) -> Bar {
+        let bar = ProgressBar::with_draw_target(rows, ProgressDrawTarget::stderr_with_hz(8));
+        let template = if rows.is_some() {
+            "{prefix:>16} [{bar:32}] {human_pos}/{human_len} rows  {per_sec:>14}  {elapsed_precise}  ETA {eta_precise}"
+        } else {
+            "{spinner} {prefix} {elapsed_precise}"
+        };
+        let style = ProgressStyle::with_template(template)
+            .map(|s| s.progress_chars("=> "))
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar.set_prefix(label.to_string());
+        if rows.is_none() {
+            bar.enable_steady_tick(Duration::from_millis(125));
+        }
+        Bar(bar)
+    }
+}
+
+impl PhaseDisplay for Bar {
+    fn set_position(&self, rows: u64) {
+        self.0.set_position(rows);
+    }
+
+    fn advance(&self, rows: u64) {
+        self.0.inc(rows);
+    }
+
+    /// A bar stays on screen at its end; a spinner disappears.
+    fn finish(&self) {
+        match self.0.length() {
+            Some(len) => {
+                self.0.set_position(len);
+                self.0.finish();
+            }
+            None => self.0.finish_and_clear(),
+        }
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 
-use pgrig_engine::sink::{Level, Progress, Sink};
+use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_study::{overrides, plan, spec, summary, Control, Reporter, Store, StudyError};
 
@@ -56,6 +56,12 @@ impl Sink for StudySink {
     }
     fn stdout(&self, _: &str) {}
     fn progress(&self, _: &Progress) {}
+    fn init_progress(&self) -> InitProgress {
+        self.inner.init_progress()
+    }
+    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
+        self.inner.phase(label, rows)
+    }
 }
 
 struct Terminal;

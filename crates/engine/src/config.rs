@@ -93,11 +93,6 @@ pub struct BenchConfig {
     pub random_seed: Option<SeedOption>,
     /// `--debug`
     pub debug: bool,
-    // ---- pgrig-only additions ----
-    /// `--json FILE` (`-` = stdout)
-    pub json: Option<String>,
-    /// `--percentiles`
-    pub percentiles: bool,
 }
 
 impl Default for BenchConfig {
@@ -130,8 +125,6 @@ impl Default for BenchConfig {
             aggregate_interval: None,
             random_seed: None,
             debug: false,
-            json: None,
-            percentiles: false,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The engine's one error type: a run that could not start. It carries pgbench's diagnostic lines
 //! (levels and texts) and the exit status pgbench would use.
 
-use crate::sink::Level;
+use crate::sink::{Level, Sink};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct EngineError {
@@ -20,6 +20,14 @@ impl EngineError {
     pub fn with(mut self, level: Level, msg: impl Into<String>) -> Self {
         self.lines.push((level, msg.into()));
         self
+    }
+
+    /// Prints the lines to `sink`; returns the exit status.
+    pub fn report(&self, sink: &dyn Sink) -> i32 {
+        for (level, l) in &self.lines {
+            sink.message(*level, l);
+        }
+        self.exit_code
     }
 }
 

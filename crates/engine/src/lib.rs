@@ -3,11 +3,13 @@
 
 pub mod config;
 pub mod cpu;
+pub mod document;
 pub mod error;
 pub mod init;
 pub mod result;
 pub mod sink;
 pub mod stats;
+pub mod stop;
 
 mod client;
 mod compile;
@@ -20,10 +22,11 @@ mod sql;
 mod worker;
 
 pub use error::EngineError;
-pub use runner::{run_bench, StopHandle};
+pub use runner::run_bench;
+pub use stop::StopHandle;
 
 /// `strerror`-like text of an I/O error, without Rust's " (os error N)" suffix.
-pub(crate) fn os_error(e: &std::io::Error) -> String {
+pub fn os_error(e: &std::io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error") {
         Some(i) => s[..i].to_owned(),

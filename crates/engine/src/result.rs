@@ -52,4 +52,6 @@ pub struct RunResult {
     /// clients that did not finish normally
     pub aborted_clients: u32,
     pub seed: u64,
+    /// stopped early from outside (Ctrl-C): the figures cover what completed before
+    pub interrupted: bool,
 }

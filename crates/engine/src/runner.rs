@@ -16,58 +16,8 @@ use crate::result::{RunResult, ScriptInfo};
 use crate::shared::RunShared;
 use crate::sink::{Progress, Sink};
 use crate::stats::{Snapshot, ThreadStats};
+use crate::stop::StopHandle;
 use crate::worker::{run_worker, Report, WorkerRngs};
-
-/// A handle to stop a running benchmark from another thread (Ctrl-C).
-#[derive(Clone, Default)]
-pub struct StopHandle(Arc<OnceLock<Arc<RunShared>>>);
-
-/// How long clients get to finish their transaction after a stop request before the statements
-/// still running are cancelled.
-const CANCEL_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
-
-impl StopHandle {
-    /// Asks every client to stop after its current transaction; statements still running
-    /// [`CANCEL_AFTER`] later get a cancel request (Ctrl-C on a long query).
-    pub fn stop(&self) {
-        let Some(sh) = self.0.get() else { return };
-        if sh.stop.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let sh = sh.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(CANCEL_AFTER);
-            if sh.finished.load(Ordering::SeqCst) {
-                return;
-            }
-            let tokens: Vec<pgrig_wire::CancelToken> = sh
-                .cancels
-                .lock()
-                .map(|t| t.iter().flatten().cloned().collect())
-                .unwrap_or_default();
-            if tokens.is_empty() {
-                return;
-            }
-            sh.msg(
-                crate::sink::Level::Info,
-                &format!(
-                    "cancelling the statements still running on {} connections",
-                    tokens.len()
-                ),
-            );
-            if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                rt.block_on(async {
-                    for t in &tokens {
-                        let _ = t.cancel().await;
-                    }
-                });
-            }
-        });
-    }
-}
 
 fn base_seed(opt: Option<SeedOption>) -> u64 {
     match opt.unwrap_or_default() {
@@ -181,7 +131,7 @@ pub fn run_bench(
         stop: AtomicBool::new(false),
         cfg: cfg.clone(),
     });
-    let _ = stop.0.set(sh.clone());
+    stop.attach(&sh);
 
     // Deal clients to threads in contiguous blocks, as pgbench does.
     let barrier = Arc::new(Barrier::new(nthreads));
@@ -223,6 +173,7 @@ pub fn run_bench(
 
     let series = collect_progress(&sh, &rx, nthreads);
     sh.finished.store(true, Ordering::SeqCst);
+    stop.detach();
 
     let mut stats: Option<ThreadStats> = None;
     let mut cpu = Vec::new();
@@ -260,6 +211,7 @@ pub fn run_bench(
         series,
         aborted_clients: aborted,
         seed,
+        interrupted: stop.requested(),
     })
 }
 

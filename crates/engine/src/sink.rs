@@ -29,6 +29,37 @@ pub struct Progress {
     pub retries: u64,
 }
 
+/// How initialisation (`pgbench -i`) shows the progress of its loading phases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitProgress {
+    /// pgbench's text lines, through [`Sink::message`] (`terminal`: lines end in `\r`, as
+    /// pgbench's do on a terminal)
+    Lines { terminal: bool },
+    /// a [`PhaseDisplay`] per phase from [`Sink::phase`] (bars on a terminal), and a summary
+    /// of the step times at the end
+    Displays,
+}
+
+/// The display of one initialisation phase, drawn by the front end: a bar when the phase
+/// counts rows, a spinner otherwise.
+pub trait PhaseDisplay {
+    /// `rows` rows of the phase are done.
+    fn set_position(&self, rows: u64);
+    /// `rows` more rows are done.
+    fn advance(&self, rows: u64);
+    /// The phase is over (a bar stays at its end, a spinner goes away).
+    fn finish(&self);
+}
+
+/// A display that shows nothing.
+pub struct NoDisplay;
+
+impl PhaseDisplay for NoDisplay {
+    fn set_position(&self, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn finish(&self) {}
+}
+
 pub trait Sink: Send + Sync {
     fn message(&self, level: Level, text: &str);
     /// Report text for standard output (the banner before the run).
@@ -37,6 +68,15 @@ pub trait Sink: Send + Sync {
     /// The version line pgbench prints once connected (`pgbench (15.4, server 16.1)`); pgrig
     /// names itself and the server. Default: nothing.
     fn banner(&self, _server_version: &str) {}
+    /// How initialisation shows progress. Default: pgbench's lines.
+    fn init_progress(&self) -> InitProgress {
+        InitProgress::Lines { terminal: false }
+    }
+    /// The display of one initialisation phase under [`InitProgress::Displays`]: `label` names
+    /// it, `rows` is its row count (`None`: a phase without rows).
+    fn phase(&self, _label: &str, _rows: Option<u64>) -> Box<dyn PhaseDisplay> {
+        Box::new(NoDisplay)
+    }
 }
 
 /// A sink that drops everything (for library users and tests).

@@ -2,7 +2,6 @@
 //! merged at the end and snapshotted every second for progress lines and the per-second series.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
 
 /// Running sum / sum of squares / min / max of a series of microsecond samples.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -73,48 +72,6 @@ impl Moments {
             sum2: self.sum2 - earlier.sum2,
             min: self.min,
             max: self.max,
-        }
-    }
-}
-
-/// A latency summary in milliseconds, as `--json` and the study store report it: moments
-/// from [`Moments`], percentiles and max from the HDR histogram (0 when nothing was recorded).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct LatencyMs {
-    pub mean: f64,
-    pub stddev: f64,
-    pub min: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub p99_9: f64,
-    pub max: f64,
-}
-
-impl LatencyMs {
-    pub fn of(m: &Moments, h: &Histogram<u64>) -> LatencyMs {
-        let q = |p: f64| {
-            if h.is_empty() {
-                0.0
-            } else {
-                h.value_at_quantile(p) as f64 / 1000.0
-            }
-        };
-        LatencyMs {
-            mean: m.mean() / 1000.0,
-            stddev: m.stddev() / 1000.0,
-            min: if m.count > 0 { m.min / 1000.0 } else { 0.0 },
-            p50: q(0.5),
-            p90: q(0.9),
-            p95: q(0.95),
-            p99: q(0.99),
-            p99_9: q(0.999),
-            max: if h.is_empty() {
-                0.0
-            } else {
-                h.max() as f64 / 1000.0
-            },
         }
     }
 }

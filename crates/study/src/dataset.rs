@@ -116,14 +116,23 @@ impl Dataset {
         Ok(Dataset { init, setup })
     }
 
-    /// (Re)creates the data on `endpoint`.
-    pub fn create(&self, endpoint: &Endpoint, sink: &dyn Sink) -> Result<(), StudyError> {
+    /// (Re)creates the data on `endpoint`; `stop` (Ctrl-C) cancels the initialisation.
+    pub fn create(
+        &self,
+        endpoint: &Endpoint,
+        sink: &dyn Sink,
+        stop: &pgrig_engine::StopHandle,
+    ) -> Result<(), StudyError> {
         if let Some(init) = &self.init {
             let cfg = InitConfig {
                 conn: endpoint.conn_args(None)?,
                 ..init.clone()
             };
-            pgrig_engine::init::run_init(&cfg, sink)?;
+            let opts = pgrig_engine::init::InitOptions {
+                stop: stop.clone(),
+                ..Default::default()
+            };
+            pgrig_engine::init::run_init_with(&cfg, sink, &opts)?;
         }
         if !self.setup.is_empty() {
             let mut db = Db::connect(&endpoint.conninfo, "the target")?;

@@ -1,12 +1,13 @@
-//! One finished run as stored and exported: the result document (the keys scripts rely on:
-//! `study`, `point`, `repetition`, `round`, `tps`, `transactions`, `latency_ms`, `client_cpu`,
-//! `relation_sizes`, plus collectors), its provenance, per-second series and merged histogram.
+//! One finished run as stored and exported, rendered from its run document
+//! (`pgrig_engine::document`): the result (the keys scripts rely on: `study`, `point`,
+//! `repetition`, `round`, `tps`, `transactions`, `latency_ms`, `client_cpu`, `relation_sizes`,
+//! plus collectors; mapping in docs/run-document.md), its provenance, per-second series and
+//! merged histogram.
 
 use serde_json::{json, Value};
 
 use pgrig_engine::config::ScriptSource;
-use pgrig_engine::result::RunResult;
-use pgrig_engine::stats::LatencyMs;
+use pgrig_engine::document::RunDocument;
 
 use crate::plan::{PlannedRun, Point};
 use crate::store::RunRecord;
@@ -32,18 +33,6 @@ pub fn point_json(p: &Point) -> Value {
     Value::Object(m)
 }
 
-pub fn tps(r: &RunResult) -> f64 {
-    if r.bench_duration_s > 0.0 {
-        r.stats.total().counts.ok as f64 / r.bench_duration_s
-    } else {
-        0.0
-    }
-}
-
-pub fn busiest_cpu(r: &RunResult) -> f64 {
-    r.threads_cpu.iter().map(|c| c.busy()).fold(0.0, f64::max)
-}
-
 /// Everything about one run, ready for the store.
 #[allow(clippy::too_many_arguments)]
 pub fn build(
@@ -51,30 +40,25 @@ pub fn build(
     target: &str,
     point: &Point,
     run: &PlannedRun,
-    r: &RunResult,
+    doc: &RunDocument,
     c: &Collected,
     provenance: Value,
     started_unix: f64,
     finished_unix: f64,
 ) -> RunRecord {
-    let total = r.stats.total();
-    let k = &total.counts;
-    let per_statement: Vec<Value> = r
+    let w = &point.workload;
+    let o = &doc.options;
+    let per_statement: Vec<Value> = doc
         .scripts
         .iter()
-        .zip(&r.stats.scripts)
-        .flat_map(|(s, ss)| {
-            s.command_texts
-                .iter()
-                .zip(&ss.commands)
-                .map(move |(t, cs)| {
-                    json!({"script": s.desc, "text": t, "executions": cs.latency.count,
-                       "latency_ms_mean": cs.latency.mean() / 1000.0,
-                       "failures": cs.failures, "retries": cs.retries})
-                })
+        .flat_map(|s| {
+            s.commands.iter().map(move |c| {
+                json!({"script": s.desc, "text": c.text, "executions": c.executions,
+                       "latency_ms_mean": c.latency_ms_mean,
+                       "failures": c.failures, "retries": c.retries})
+            })
         })
         .collect();
-    let w = &point.workload;
     let result = json!({
         "study": study,
         "target": target,
@@ -83,51 +67,30 @@ pub fn build(
         "run_index": run.index,
         "repetition": run.repetition,
         "round": run.round,
-        "tps": tps(r),
-        "duration_s": r.bench_duration_s,
-        "transactions": {
-            "ok": k.ok, "failed": k.failed(), "skipped": k.skipped, "retried": k.retried,
-            "retries": k.retries, "late": k.late,
-            "failures": {"serialization": k.serialization_failures, "deadlock": k.deadlock_failures,
-                         "other": k.other_failures},
-        },
-        "aborted_clients": r.aborted_clients,
-        "latency_ms": LatencyMs::of(&total.latency, &r.stats.histogram()),
-        "client_cpu": busiest_cpu(r),
-        "client_threads": r.threads_cpu.iter().map(|t| json!({
-            "user_s": t.user_s, "sys_s": t.sys_s, "wall_s": t.wall_s, "busy": t.busy()})).collect::<Vec<_>>(),
-        "clients": r.config.clients,
-        "threads": r.threads_cpu.len(),
-        "protocol": r.config.mode.name(),
+        "tps": doc.tps,
+        "duration_s": doc.duration_s,
+        "transactions": doc.transactions,
+        "aborted_clients": doc.aborted_clients,
+        "latency_ms": doc.latency_ms,
+        "client_cpu": doc.client_cpu.busiest,
+        "client_threads": doc.client_cpu.threads,
+        "clients": o.clients,
+        "threads": o.threads,
+        "protocol": o.protocol,
         "isolation": w.isolation.clone().unwrap_or_else(|| "server default".into()),
-        "max_tries": r.config.max_tries,
-        "seed": r.seed,
-        "scale": r.scale,
+        "max_tries": o.max_tries,
+        "seed": o.random_seed,
+        "scale": o.scale,
         "server_cpus": w.server_cpus,
         "client_cpus": w.client_cpus,
         "settings": point.settings.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
-        "server_version": r.server_version,
+        "server_version": doc.server_version,
         "server_stats": c.server_stats,
         "wait_events": c.wait_events,
         "server_processes": c.server_processes,
         "relation_sizes": c.relation_sizes,
         "per_statement": per_statement,
     });
-    let series: Vec<Value> = r
-        .series
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            json!({"second": i + 1, "tps": s.counts.ok, "failed": s.counts.failed(),
-                   "retries": s.counts.retries, "latency_ms_mean": s.latency.mean() / 1000.0})
-        })
-        .collect();
-    let histogram: Vec<Value> = r
-        .stats
-        .histogram()
-        .iter_recorded()
-        .map(|v| json!([v.value_iterated_to(), v.count_at_value()]))
-        .collect();
     RunRecord {
         run_index: run.index,
         point: point_json(point),
@@ -136,11 +99,11 @@ pub fn build(
         target: target.to_string(),
         started_unix,
         finished_unix,
-        tps: tps(r),
+        tps: doc.tps,
         result,
         provenance,
-        series: Value::Array(series),
-        histogram: json!({"unit": "us", "buckets": histogram}),
+        series: serde_json::to_value(&doc.series).unwrap_or(Value::Null),
+        histogram: serde_json::to_value(&doc.latency_histogram).unwrap_or(Value::Null),
     }
 }
 

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 use pgrig_engine::config::{BenchConfig, Duration as BenchDuration};
+use pgrig_engine::document::RunDocument;
 use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::Sink;
 use pgrig_engine::StopHandle;
@@ -167,7 +168,7 @@ pub fn run_study(
                     "initialising the dataset on target \"{}\"",
                     target.name
                 ));
-                dataset.create(&managed.endpoint, &*ctx.sink)?;
+                dataset.create(&managed.endpoint, &*ctx.sink, &control.stop)?;
                 data_ready = true;
             }
             let scripts = point
@@ -189,25 +190,19 @@ pub fn run_study(
                 let (result, collected) =
                     run_round(&ctx, &managed, point, cfg, &study.spec.collect)?;
                 let t1 = now_unix();
+                let doc = RunDocument::of(&result);
                 if finished.contains(&run.index) {
                     reporter.info(&format!("replayed run {} (already stored)", run.index + 1));
                     continue;
                 }
-                let provenance = provenance(
-                    &ctx,
-                    &managed,
-                    point,
-                    run,
-                    &result,
-                    &scripts,
-                    &settings_json,
-                );
+                let provenance =
+                    provenance(&ctx, &managed, point, run, &doc, &scripts, &settings_json);
                 let rec = build(
                     &study.spec.name,
                     &target.name,
                     point,
                     run,
-                    &result,
+                    &doc,
                     &collected,
                     provenance,
                     t0,
@@ -327,7 +322,7 @@ fn provenance(
     m: &Managed,
     point: &Point,
     run: &PlannedRun,
-    r: &RunResult,
+    doc: &RunDocument,
     scripts: &[pgrig_engine::config::ScriptSource],
     server: &Value,
 ) -> Value {
@@ -351,7 +346,7 @@ fn provenance(
         "run_index": run.index,
         "workload": serde_json::to_value(&point.workload).unwrap_or(Value::Null),
         "scripts": scripts_json(scripts),
-        "seed": r.seed,
+        "seed": doc.options.random_seed,
         "server_cpu_list": m.server_cpu_list(),
     })
 }

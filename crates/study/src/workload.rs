@@ -285,7 +285,6 @@ impl WorkloadSpec {
             max_tries: self.max_tries,
             failures_detailed: true,
             random_seed: Some(seed.map(SeedOption::Value).unwrap_or(SeedOption::Time)),
-            percentiles: true,
             ..Default::default()
         }
     }

@@ -196,7 +196,5 @@ fn bench_config(st: &State) -> BenchConfig {
         aggregate_interval: positive(st.agg_interval),
         random_seed: st.random_seed.map(SeedOption::Value),
         debug: st.debug,
-        json: st.json.clone(),
-        percentiles: st.percentiles,
     }
 }

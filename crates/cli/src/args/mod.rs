@@ -44,10 +44,21 @@ pub enum Action {
     Bench(BenchConfig),
 }
 
+/// pgrig's presentation options of a benchmark (the cli's own: they never reach the engine).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OutputOptions {
+    /// `--json FILE` (`-` = stdout): the run document
+    pub json: Option<String>,
+    /// `--percentiles`: latency percentile lines in the text report
+    pub percentiles: bool,
+}
+
 /// A successful parse.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parsed {
     pub action: Action,
+    /// `--json`, `--percentiles` (defaults unless the action is a benchmark)
+    pub output: OutputOptions,
     /// Full stderr lines pgbench prints while parsing, before acting on the result
     /// (e.g. `pgbench: setting random seed to 42`). Print them first.
     pub notices: Vec<String>,
@@ -145,12 +156,14 @@ pub fn parse_pgbench_args(
         if first == "--help" || first == "-?" {
             return Ok(Parsed {
                 action: Action::Help(help_text(&rep.invocation)),
+                output: OutputOptions::default(),
                 notices: vec![],
             });
         }
         if first == "--version" || first == "-V" {
             return Ok(Parsed {
                 action: Action::Version,
+                output: OutputOptions::default(),
                 notices: vec![],
             });
         }
@@ -187,6 +200,7 @@ pub fn parse_pgbench_args(
                 Ok(Some(action)) => {
                     return Ok(Parsed {
                         action,
+                        output: OutputOptions::default(),
                         notices: st.notices,
                     })
                 }
@@ -198,6 +212,10 @@ pub fn parse_pgbench_args(
     match finish::finish(&mut st, &positionals) {
         Ok(action) => Ok(Parsed {
             action,
+            output: OutputOptions {
+                json: st.json.clone(),
+                percentiles: st.percentiles,
+            },
             notices: st.notices,
         }),
         Err(lines) => Err(fail(&st, lines)),

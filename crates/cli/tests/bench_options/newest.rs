@@ -155,11 +155,15 @@ fn pgrig_invocation_prefixes_pgrig_and_hints_the_subcommand() {
 
 #[test]
 fn pgrig_extras_parse_and_never_shadow_pgbench_abbreviations() {
-    let cfg = bench(&["--json", "out.json", "--percentiles"]);
-    assert_eq!(cfg.json.as_deref(), Some("out.json"));
-    assert!(cfg.percentiles);
-    assert!(bench(&["--pe"]).percentiles);
-    assert_eq!(bench(&["--js=-"]).json.as_deref(), Some("-"));
+    let output = |args: &[&str]| match parse(args) {
+        Ok(p) => p.output,
+        Err(e) => panic!("{args:?}: {e:?}"),
+    };
+    let o = output(&["--json", "out.json", "--percentiles"]);
+    assert_eq!(o.json.as_deref(), Some("out.json"));
+    assert!(o.percentiles);
+    assert!(output(&["--pe"]).percentiles);
+    assert_eq!(output(&["--js=-"]).json.as_deref(), Some("-"));
     assert!(!error_lines(&["--p"])[0].contains("percentiles"));
     assert_eq!(
         error_lines(&["-i", "--json=x"])[0],

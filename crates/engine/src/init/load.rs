@@ -26,7 +26,7 @@ use super::pgbench::Pgbench;
 use super::progress::Meter;
 use super::steps::{exec, query_failed, StepCtx};
 use crate::error::EngineError;
-use crate::sink::Level;
+use crate::sink::{InitProgress, Level};
 
 /// Bytes of COPY data collected before a chunk is sent.
 pub const CHUNK: usize = 128 * 1024;
@@ -75,7 +75,13 @@ pub async fn generate_client_side<C: Connector>(
                 copy_format(db, big.table(), *big).await?
             };
             let copy = ddl::copy_statement(big.table(), freeze, format);
-            let mut meter = Meter::rows(big.table(), big.rows(), ctx.cfg.quiet, ctx.tty);
+            let mut meter = Meter::rows(
+                big.table(),
+                big.rows(),
+                ctx.cfg.quiet,
+                ctx.progress,
+                ctx.sink,
+            );
             copy_rows(ctx, db, *big, &copy, format, 0, big.rows(), |j| {
                 meter.row(j)
             })
@@ -88,7 +94,13 @@ pub async fn generate_client_side<C: Connector>(
             exec(ctx, db, "commit").await?;
             let meter = RefCell::new((
                 0,
-                Meter::rows(big.table(), big.rows(), ctx.cfg.quiet, ctx.tty),
+                Meter::rows(
+                    big.table(),
+                    big.rows(),
+                    ctx.cfg.quiet,
+                    ctx.progress,
+                    ctx.sink,
+                ),
             ));
             let r = parallel::run_jobs(ctx, connector, &[], jobs, Some(*big), &meter).await;
             finish(ctx, &mut meter.borrow_mut().1);
@@ -280,7 +292,7 @@ pub async fn generate_server_side<C: Connector>(
     };
     let total = big.rows();
     if ctx.parallelism <= 1 || total < 2 * ddl::NACCOUNTS {
-        let mut meter = Meter::spinner("server-side generate", ctx.tty);
+        let mut meter = Meter::spinner("server-side generate", ctx.progress, ctx.sink);
         let r = exec(ctx, db, &accounts).await;
         meter.finish();
         r?;
@@ -312,9 +324,9 @@ pub async fn generate_server_side<C: Connector>(
 
 /// pgbench prints no progress for `G`: a bar only on a terminal.
 fn server_side_meter(ctx: &StepCtx<'_>, table: &'static str, total: i64) -> Meter {
-    match ctx.tty {
-        super::progress::TtyMode::Bars => Meter::rows(table, total, false, ctx.tty),
-        super::progress::TtyMode::Lines(_) => Meter::Off,
+    match ctx.progress {
+        InitProgress::Displays => Meter::rows(table, total, false, ctx.progress, ctx.sink),
+        InitProgress::Lines { .. } => Meter::Off,
     }
 }
 
@@ -333,7 +345,7 @@ pub async fn primary_keys<C: Connector>(
     ctx.say("creating primary keys...\n");
     let dataset = Pgbench::new(ctx.cfg);
     let keys = dataset.key_statements();
-    let mut meter = Meter::spinner("primary keys", ctx.tty);
+    let mut meter = Meter::spinner("primary keys", ctx.progress, ctx.sink);
     let r = primary_keys_on(ctx, connector, db, &dataset, &keys).await;
     meter.finish();
     r
@@ -413,7 +425,7 @@ pub async fn vacuum<C: Connector>(
     db: &mut C::Db,
 ) -> Result<(), EngineError> {
     ctx.say("vacuuming...\n");
-    let mut meter = Meter::spinner("vacuum", ctx.tty);
+    let mut meter = Meter::spinner("vacuum", ctx.progress, ctx.sink);
     let r = vacuum_on(ctx, connector, db).await;
     meter.finish();
     r

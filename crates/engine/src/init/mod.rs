@@ -7,7 +7,7 @@
 //!   [`rows`]: COPY rows (text and binary).
 //! * [`steps`]: the step loop; [`load`]: `g`, `G`, `v`, `p` (pgbench's way with
 //!   `--load-jobs 1`, faster by default with identical results); [`parallel`]: the job queue
-//!   over several connections; [`progress`]: pgbench's progress lines, or bars on a terminal.
+//!   over several connections; [`progress`]: pgbench's progress lines, or the sink's displays.
 //! * [`db`]: the small connection trait the steps use; `wire_db` implements it on `pgrig_wire`
 //!   and keeps the cancel keys Ctrl-C uses.
 
@@ -22,21 +22,23 @@ mod rows;
 mod steps;
 mod wire_db;
 
-use std::io::IsTerminal;
 use std::time::Duration;
 
 use crate::config::InitConfig;
 use crate::error::EngineError;
-use crate::sink::{Level, Sink};
+use crate::sink::{InitProgress, Level, Sink};
+use crate::stop::StopHandle;
 
 pub use ddl::SCALE_32BIT_THRESHOLD;
 
 /// pgrig-only knobs of initialisation.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct InitOptions {
     /// Connections used to load and build keys (`--load-jobs`): 1 = pgbench's statements in pgbench's order,
     /// 0 = chosen from the client's and the server's cores (the default).
     pub load_parallelism: u32,
+    /// Ctrl-C: cancels what the server is doing on every connection and ends with an error.
+    pub stop: StopHandle,
 }
 
 /// `pgbench -i`: pgbench's steps, messages and results, loaded the faster default way.
@@ -51,13 +53,6 @@ pub fn auto_jobs(client_cores: usize, server_cores: Option<usize>) -> usize {
     client_cores
         .min(server_cores.unwrap_or(client_cores))
         .clamp(2, 16)
-}
-
-/// Resolves when Ctrl-C is pressed (never, if the signal cannot be watched).
-async fn interrupted() {
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
-    }
 }
 
 /// Initialisation with pgrig's extra options.
@@ -79,35 +74,30 @@ pub fn run_init_with(
             0 => auto_jobs(client_cores(), server_cores(&mut db).await),
             n => n as usize,
         };
-        let tty = if std::io::stderr().is_terminal() {
-            progress::TtyMode::Bars
-        } else {
-            progress::TtyMode::Lines(false)
-        };
+        let progress = sink.init_progress();
         let ctx = steps::StepCtx {
             cfg,
             sink,
-            tty,
+            progress,
             parallelism,
         };
         let work = steps::run_steps(&ctx, &connector, &mut db);
         tokio::pin!(work);
         let report = tokio::select! {
             r = &mut work => r?,
-            _ = interrupted() => {
+            _ = opts.stop.requested_async() => {
                 // Cancel what the server is doing on every connection, then let the failing
-                // statements come back (briefly; a second Ctrl-C stops waiting).
+                // statements come back (briefly).
                 connector.cancels.cancel_all().await;
                 let outcome = tokio::select! {
                     r = &mut work => r.err(),
-                    _ = interrupted() => None,
                     _ = tokio::time::sleep(Duration::from_secs(10)) => None,
                 };
                 return Err(canceled(outcome));
             }
         };
         ctx.say(&format!("{}\n", report.done));
-        if tty == progress::TtyMode::Bars {
+        if progress == InitProgress::Displays {
             ctx.say(&report.summary());
         }
         Ok(())

@@ -1,60 +1,47 @@
 //! Progress of the loading steps. Not on a terminal: pgbench's own lines of the `g` step,
 //! `J of T tuples (P%) of TABLE done (elapsed E s, remaining R s)` every 100000 rows, or with
 //! `-q` at most every 5 seconds (checked every 100 rows) and at the end, ending in `\n` (and,
-//! for the pgbench-exact `--load-jobs 1` on a terminal, in `\r`, padded over longer previous
-//! lines, the last one blanked). On a terminal: an indicatif bar per phase with rows, rate and
-//! ETA ([`Meter`]), and a spinner with the elapsed time for steps without rows.
+//! when the sink asks for terminal lines, in `\r`, padded over longer previous lines, the last
+//! one blanked). When the sink draws displays ([`InitProgress::Displays`], bars on a terminal):
+//! a [`PhaseDisplay`] per phase, fed rows ([`Meter`]); the drawing is the sink's.
 
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use crate::sink::{InitProgress, PhaseDisplay, Sink};
 
 /// Where one phase's progress goes.
 pub enum Meter {
     /// pgbench's text lines (returned as text for the sink)
     Lines(Progress),
-    /// a terminal bar (drawn on stderr by indicatif)
-    Bar(ProgressBar),
-    /// nothing (a phase pgbench reports no progress for, not on a terminal)
+    /// the sink's display of the phase
+    Display(Box<dyn PhaseDisplay>),
+    /// nothing (a phase pgbench reports no progress for, without displays)
     Off,
 }
 
 impl Meter {
     /// A phase that loads `total` rows of `table`.
-    pub fn rows(table: &'static str, total: i64, quiet: bool, tty: TtyMode) -> Meter {
-        match tty {
-            TtyMode::Bars => {
-                let bar = ProgressBar::with_draw_target(
-                    Some(total.max(0) as u64),
-                    ProgressDrawTarget::stderr_with_hz(8),
-                );
-                let style = ProgressStyle::with_template(
-                    "{prefix:>16} [{bar:32}] {human_pos}/{human_len} rows  {per_sec:>14}  {elapsed_precise}  ETA {eta_precise}",
-                )
-                .map(|s| s.progress_chars("=> "))
-                .unwrap_or_else(|_| ProgressStyle::default_bar());
-                bar.set_style(style);
-                bar.set_prefix(table);
-                Meter::Bar(bar)
-            }
-            TtyMode::Lines(tty) => {
-                Meter::Lines(Progress::new(table, total, quiet, tty, Instant::now()))
+    pub fn rows(
+        table: &'static str,
+        total: i64,
+        quiet: bool,
+        mode: InitProgress,
+        sink: &dyn Sink,
+    ) -> Meter {
+        match mode {
+            InitProgress::Displays => Meter::Display(sink.phase(table, Some(total.max(0) as u64))),
+            InitProgress::Lines { terminal } => {
+                Meter::Lines(Progress::new(table, total, quiet, terminal, Instant::now()))
             }
         }
     }
 
-    /// A phase without row counts: a spinner on a terminal, nothing otherwise.
-    pub fn spinner(what: &'static str, tty: TtyMode) -> Meter {
-        if tty != TtyMode::Bars {
-            return Meter::Off;
+    /// A phase without row counts: a display (spinner) when the sink draws them, else nothing.
+    pub fn spinner(what: &'static str, mode: InitProgress, sink: &dyn Sink) -> Meter {
+        match mode {
+            InitProgress::Displays => Meter::Display(sink.phase(what, None)),
+            InitProgress::Lines { .. } => Meter::Off,
         }
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(8));
-        let style = ProgressStyle::with_template("{spinner} {prefix} {elapsed_precise}")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner());
-        bar.set_style(style);
-        bar.set_prefix(what);
-        bar.enable_steady_tick(Duration::from_millis(125));
-        Meter::Bar(bar)
     }
 
     /// Rows `1..=j` were sent; returns progress text to print, if any. Cheap when nothing is due.
@@ -68,9 +55,9 @@ impl Meter {
                     None
                 }
             }
-            Meter::Bar(b) => {
+            Meter::Display(d) => {
                 if j & 0x1fff == 0 {
-                    b.set_position(j as u64);
+                    d.set_position(j as u64);
                 }
                 None
             }
@@ -80,37 +67,22 @@ impl Meter {
 
     /// `n` more rows are done (phases that learn progress in chunks, e.g. server-side inserts).
     pub fn add(&mut self, n: i64) {
-        if let Meter::Bar(b) = self {
-            b.inc(n.max(0) as u64);
+        if let Meter::Display(d) = self {
+            d.advance(n.max(0) as u64);
         }
     }
 
-    /// The phase is over: a bar stays on screen at its final state, a spinner disappears.
+    /// The phase is over.
     pub fn finish(&mut self) -> Option<String> {
         match self {
             Meter::Lines(p) => p.finish(),
-            Meter::Bar(b) => {
-                if b.length().is_some() {
-                    if let Some(len) = b.length() {
-                        b.set_position(len);
-                    }
-                    b.finish();
-                } else {
-                    b.finish_and_clear();
-                }
+            Meter::Display(d) => {
+                d.finish();
                 None
             }
             Meter::Off => None,
         }
     }
-}
-
-/// How progress shows: pgbench's lines (`true` = stderr is a terminal, lines end in `\r`), or
-/// indicatif bars.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TtyMode {
-    Lines(bool),
-    Bars,
 }
 
 /// Seconds between `-q` progress lines (pgbench's `LOG_STEP_SECONDS`).

@@ -8,17 +8,17 @@ use super::db::{Connector, InitDb};
 use super::ddl;
 use super::load;
 use super::pgbench::Pgbench;
-use super::progress::{Meter, TtyMode};
+use super::progress::Meter;
 use crate::config::InitConfig;
 use crate::error::EngineError;
-use crate::sink::{Level, Sink};
+use crate::sink::{InitProgress, Level, Sink};
 
 /// Everything a step needs besides the connection.
 pub struct StepCtx<'a> {
     pub cfg: &'a InitConfig,
     pub sink: &'a dyn Sink,
-    /// how progress shows (pgbench's lines, or bars on a terminal)
-    pub tty: TtyMode,
+    /// how progress shows (pgbench's lines, or the sink's displays)
+    pub progress: InitProgress,
     /// connections for loading accounts and building keys (1 = pgbench's statements in pgbench's order)
     pub parallelism: usize,
 }
@@ -146,7 +146,7 @@ async fn run_step<C: Connector>(
         'p' => load::primary_keys(ctx, connector, db).await,
         'f' => {
             ctx.say("creating foreign keys...\n");
-            let mut meter = Meter::spinner("foreign keys", ctx.tty);
+            let mut meter = Meter::spinner("foreign keys", ctx.progress, ctx.sink);
             for sql in Pgbench::new(ctx.cfg).foreign_key_statements() {
                 exec(ctx, db, &sql).await?;
             }

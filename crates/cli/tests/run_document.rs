@@ -1,0 +1,293 @@
+//! The run document and its renderers, from constructed run results (no server): snapshots of
+//! `--json`, pgbench's text report and `pgrig run`'s summary (a format change shows as a
+//! reviewed diff: `PGRIG_UPDATE_SNAPSHOTS=1 cargo test -p pgrig-cli --test run_document`
+//! rewrites them), and the document's fields against docs/run-document.md.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, ScriptSource};
+use pgrig_engine::document::RunDocument;
+use pgrig_engine::result::{RunResult, ScriptInfo, ThreadCpu};
+use pgrig_engine::stats::{Moments, ScriptStats, Snapshot, ThreadStats};
+use pgrig_script::QueryMode;
+
+fn moments(samples_us: &[f64]) -> Moments {
+    let mut m = Moments::default();
+    for &v in samples_us {
+        m.add(v);
+    }
+    m
+}
+
+/// A script's figures: `latencies_us` successful transactions, `failed` serialization failures.
+fn script_stats(latencies_us: &[f64], failed: u64, commands: &[&[f64]]) -> ScriptStats {
+    let mut s = ScriptStats::new(commands.len());
+    s.snap.counts.ok = latencies_us.len() as u64;
+    s.snap.counts.serialization_failures = failed;
+    s.snap.counts.retried = failed;
+    s.snap.counts.retries = failed * 2;
+    s.snap.latency = moments(latencies_us);
+    for &l in latencies_us {
+        s.histogram.record(l as u64).expect("in range");
+    }
+    for (c, samples) in s.commands.iter_mut().zip(commands) {
+        c.latency = moments(samples);
+    }
+    s.commands[0].failures = failed;
+    s.commands[0].retries = failed * 2;
+    s
+}
+
+/// Two weighted scripts under `-T 2 -c 4 -j 2 -r --max-tries 3 --failures-detailed`.
+fn two_scripts(interrupted: bool) -> RunResult {
+    let mut stats = ThreadStats::new(&[2, 1]);
+    stats.scripts[0] = script_stats(
+        &[1200.0, 1500.0, 900.0, 2500.0, 1100.0, 40000.0],
+        1,
+        &[&[300.0, 350.0, 310.0], &[800.0, 900.0, 850.0]],
+    );
+    stats.scripts[1] = script_stats(&[500.0, 700.0, 650.0], 0, &[&[500.0, 700.0, 650.0]]);
+    let second = |ok: u64, lat: &[f64]| Snapshot {
+        counts: pgrig_engine::stats::Counts {
+            ok,
+            ..Default::default()
+        },
+        latency: moments(lat),
+        lag: Moments::default(),
+    };
+    RunResult {
+        config: BenchConfig {
+            conn: ConnArgs {
+                host: Some("/tmp/sock".into()),
+                port: Some("5433".into()),
+                user: Some("bench".into()),
+                dbname: Some("postgresql://bench:secret@localhost/db".into()),
+            },
+            scripts: vec![
+                ScriptSource::Builtin {
+                    name: "tpcb-like".into(),
+                    weight: 2,
+                },
+                ScriptSource::File {
+                    path: "mine.sql".into(),
+                    text: "select 1;".into(),
+                    weight: 1,
+                },
+            ],
+            clients: 4,
+            threads: 2,
+            duration: Duration::Seconds(2),
+            mode: QueryMode::Prepared,
+            report_per_command: true,
+            max_tries: 3,
+            failures_detailed: true,
+            ..Default::default()
+        },
+        scripts: vec![
+            ScriptInfo {
+                desc: "<builtin: TPC-B (sort of)>".into(),
+                weight: 2,
+                command_texts: vec![
+                    "\\set aid random(1, 100000 * :scale)".into(),
+                    "BEGIN;".into(),
+                ],
+            },
+            ScriptInfo {
+                desc: "mine.sql".into(),
+                weight: 1,
+                command_texts: vec!["select 1;".into()],
+            },
+        ],
+        server_version: "15.8".into(),
+        scale: 2,
+        partitions: Some(("range".into(), 4)),
+        stats,
+        bench_duration_s: 2.0,
+        initial_conn_ms: 3.25,
+        threads_cpu: vec![
+            ThreadCpu {
+                user_s: 0.5,
+                sys_s: 0.25,
+                wall_s: 2.0,
+            },
+            ThreadCpu {
+                user_s: 1.5,
+                sys_s: 0.4,
+                wall_s: 2.0,
+            },
+        ],
+        series: vec![
+            second(5, &[1200.0, 1500.0, 900.0, 500.0, 700.0]),
+            second(4, &[2500.0, 1100.0, 40000.0, 650.0]),
+        ],
+        aborted_clients: 0,
+        seed: 42,
+        interrupted,
+    }
+}
+
+/// One script under `-t 3 -c 1 -R 100 -L 5 -P 1`, one transaction skipped and one late.
+fn rate_limited() -> RunResult {
+    let mut r = two_scripts(false);
+    let mut stats = ThreadStats::new(&[1]);
+    stats.scripts[0] = script_stats(&[1000.0, 6000.0], 0, &[&[900.0, 5900.0]]);
+    stats.scripts[0].snap.counts.skipped = 1;
+    stats.scripts[0].snap.counts.late = 1;
+    stats.scripts[0].snap.lag = moments(&[100.0, 300.0]);
+    r.stats = stats;
+    r.scripts.truncate(1);
+    r.config.scripts.truncate(1);
+    r.config.clients = 1;
+    r.config.threads = 1;
+    r.config.duration = Duration::Transactions(3);
+    r.config.rate = Some(100.0);
+    r.config.latency_limit_us = Some(5000);
+    r.config.progress = Some(1);
+    r.config.report_per_command = false;
+    r.config.max_tries = 1;
+    r.config.failures_detailed = false;
+    r.partitions = None;
+    r.threads_cpu.truncate(1);
+    r
+}
+
+fn snapshot_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name)
+}
+
+/// Compares `actual` with the stored snapshot (or rewrites it under PGRIG_UPDATE_SNAPSHOTS=1).
+fn check_snapshot(name: &str, actual: &str) {
+    let path = snapshot_path(name);
+    if std::env::var_os("PGRIG_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "snapshot {} missing ({e}); run with PGRIG_UPDATE_SNAPSHOTS=1",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "{name} changed; if intended, run with PGRIG_UPDATE_SNAPSHOTS=1 and review the diff\n--- expected\n{expected}\n--- actual\n{actual}"
+    );
+}
+
+/// The document's JSON with the version made stable.
+fn json_of(r: &RunResult) -> Value {
+    let mut v = serde_json::to_value(RunDocument::of(r)).unwrap();
+    v["pgrig_version"] = Value::String("VERSION".into());
+    v
+}
+
+#[test]
+fn json_document_matches_its_snapshot() {
+    let doc = RunDocument::of(&two_scripts(false));
+    let version = format!("\"pgrig_version\": \"{}\"", env!("CARGO_PKG_VERSION"));
+    let text = pgrig_cli::json::text(&doc).replace(&version, "\"pgrig_version\": \"VERSION\"");
+    check_snapshot("run_document.json", &text);
+    assert!(!text.contains("secret"), "no password in the document");
+}
+
+#[test]
+fn json_document_reads_back_as_the_same_document() {
+    let doc = RunDocument::of(&two_scripts(true));
+    let text = pgrig_cli::json::text(&doc);
+    let back: RunDocument = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, doc);
+    assert!(back.interrupted);
+}
+
+#[test]
+fn text_report_matches_its_snapshot() {
+    let multi = pgrig_cli::report::render(&RunDocument::of(&two_scripts(false)), true);
+    check_snapshot("report_two_scripts.txt", &multi);
+    let rate = pgrig_cli::report::render(&RunDocument::of(&rate_limited()), false);
+    check_snapshot("report_rate_limited.txt", &rate);
+}
+
+#[test]
+fn run_summary_matches_its_snapshot_and_says_it_was_interrupted() {
+    let text = pgrig_cli::run::summary(&RunDocument::of(&two_scripts(true)));
+    check_snapshot("run_summary_interrupted.txt", &text);
+    assert!(text.contains("interrupted:"), "{text}");
+    let plain = pgrig_cli::run::summary(&RunDocument::of(&two_scripts(false)));
+    assert!(!plain.contains("interrupted"), "{plain}");
+}
+
+#[test]
+fn self_check_flags_a_saturated_client_and_branch_contention() {
+    let mut r = two_scripts(false);
+    r.threads_cpu[1].user_s = 1.9;
+    let doc = RunDocument::of(&r);
+    assert!(doc.self_check.client_saturated);
+    assert!(doc.self_check.branch_contention, "4 clients on scale 2");
+    assert_eq!(doc.self_check.warnings.len(), 2);
+    r.scale = 4;
+    r.threads_cpu[1].user_s = 0.1;
+    let quiet = RunDocument::of(&r).self_check;
+    assert!(!quiet.client_saturated && !quiet.branch_contention);
+    assert!(quiet.warnings.is_empty());
+}
+
+/// Every field path of `v` (`a.b`, `a[].c`); `[value, count]` pairs are leaves.
+fn paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.insert(p.clone());
+                paths(child, &p, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items.iter().filter(|i| i.is_object()) {
+                paths(item, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The field column of docs/run-document.md's first table.
+fn documented_fields() -> BTreeSet<String> {
+    let doc = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/run-document.md"),
+    )
+    .expect("docs/run-document.md");
+    let fields = doc
+        .split("## Fields")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a Fields section");
+    fields
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn documented_fields_are_exactly_the_produced_ones() {
+    let mut produced = BTreeSet::new();
+    paths(&json_of(&two_scripts(false)), "", &mut produced);
+    let documented = documented_fields();
+    let undocumented: Vec<_> = produced.difference(&documented).collect();
+    let missing: Vec<_> = documented.difference(&produced).collect();
+    assert!(
+        undocumented.is_empty() && missing.is_empty(),
+        "docs/run-document.md is out of date: produced but not documented {undocumented:?}; documented but not produced {missing:?}"
+    );
+}

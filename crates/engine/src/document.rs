@@ -1,0 +1,413 @@
+//! The run document: what one finished run measured, built once from its [`RunResult`] and
+//! rendered by every output — `--json` (the document serialised), pgbench's text report,
+//! `pgrig run`'s summary and the study store's record. Plain data: latency distributions are
+//! summarised here (moments and HDR percentiles, the histogram's buckets as numbers), so no
+//! renderer sees the statistics' storage. Its fields are documented in `docs/run-document.md`;
+//! adding a field keeps [`SCHEMA_VERSION`], renaming or removing one raises it.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Duration, ScriptSource};
+use crate::result::{RunResult, ThreadCpu};
+use crate::stats::{Counts, Moments, ScriptStats, Snapshot};
+
+/// Version of the document's shape (`schema_version`).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One run, as every output shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunDocument {
+    pub schema_version: u32,
+    pub pgrig_version: String,
+    pub server_version: String,
+    /// stopped early by Ctrl-C: the figures cover the transactions completed before
+    pub interrupted: bool,
+    pub options: Options,
+    /// how pgbench_accounts is partitioned (builtin scripts only; `None` when it is not)
+    pub partitions: Option<Partitions>,
+    pub transactions: Transactions,
+    /// successful transactions per second of `duration_s`
+    pub tps: f64,
+    /// seconds from the first thread's benchmark start to the end
+    pub duration_s: f64,
+    /// ms until the first thread started benchmarking (initial connections)
+    pub initial_connection_ms: f64,
+    /// `-C`: connect and disconnect time summed over all transactions, ms
+    pub connection_time_ms: f64,
+    /// latency of successful transactions
+    pub latency_ms: LatencyMs,
+    /// `-R`: how late transactions started against their schedule
+    pub schedule_lag_ms: Lag,
+    pub aborted_clients: u32,
+    pub scripts: Vec<ScriptDoc>,
+    /// one entry per whole second of the run
+    pub series: Vec<Second>,
+    pub client_cpu: ClientCpu,
+    pub self_check: SelfCheck,
+    /// the merged latency histogram of successful transactions
+    pub latency_histogram: HistogramDoc,
+}
+
+/// The options the run was made with (never a password or a connection string).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Options {
+    pub clients: u32,
+    /// worker threads used
+    pub threads: usize,
+    /// query mode: simple, extended or prepared
+    pub protocol: String,
+    /// `-t` (absent under `-T`)
+    pub transactions_per_client: Option<u64>,
+    /// `-T` (absent under `-t`)
+    pub duration_s: Option<u64>,
+    /// `-R`, transactions per second over all clients
+    pub rate: Option<f64>,
+    /// `-L`
+    pub latency_limit_ms: Option<f64>,
+    /// `--max-tries` (0 = unlimited)
+    pub max_tries: u32,
+    /// `-C`
+    pub connect_per_transaction: bool,
+    /// the seed actually used
+    pub random_seed: u64,
+    /// `:scale` as used
+    pub scale: i64,
+    pub host: Option<String>,
+    pub port: Option<String>,
+    pub user: Option<String>,
+    /// `--failures-detailed`
+    pub failures_detailed: bool,
+    /// `--continue-on-error`
+    pub continue_on_error: bool,
+    /// `-P`, seconds between progress lines
+    pub progress_s: Option<u32>,
+    /// `-r`
+    pub report_per_command: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Partitions {
+    /// `range` or `hash`
+    pub method: String,
+    pub count: i64,
+}
+
+/// Transaction outcomes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Transactions {
+    pub ok: u64,
+    pub failed: u64,
+    /// `-L` with `-R`: not sent because already too late
+    pub skipped: u64,
+    /// transactions retried at least once
+    pub retried: u64,
+    /// retries in total
+    pub retries: u64,
+    /// successful transactions above the `-L` limit
+    pub late: u64,
+    pub failures: Failures,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Failures {
+    pub serialization: u64,
+    pub deadlock: u64,
+    pub other: u64,
+}
+
+impl Transactions {
+    /// Everything that counts against `-t`: ok + skipped + failed.
+    pub fn total(&self) -> u64 {
+        self.ok + self.skipped + self.failed
+    }
+}
+
+/// A latency summary in milliseconds: moments over every transaction, percentiles and max from
+/// the HDR histogram (3 significant digits); all 0 when nothing was recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyMs {
+    pub mean: f64,
+    pub stddev: f64,
+    pub min: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub p99_9: f64,
+    pub max: f64,
+}
+
+/// Schedule lag (`-R`) in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Lag {
+    pub mean: f64,
+    pub max: f64,
+}
+
+/// One script of the run (`-b`/`-f`), with its share of the figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScriptDoc {
+    pub desc: String,
+    pub weight: i64,
+    pub transactions: Transactions,
+    pub tps: f64,
+    pub latency_ms: LatencyMs,
+    pub commands: Vec<CommandDoc>,
+}
+
+/// One command of a script (`-r` figures; always present).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CommandDoc {
+    /// the command's first line, as pgbench's `-r` report shows it
+    pub text: String,
+    pub executions: u64,
+    pub latency_ms_mean: f64,
+    pub failures: u64,
+    pub retries: u64,
+}
+
+/// One second of the run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Second {
+    /// 1 = the first second
+    pub second: u64,
+    /// successful transactions completed in this second
+    pub tps: u64,
+    pub failed: u64,
+    pub retries: u64,
+    pub latency_ms_mean: f64,
+}
+
+/// The client's own CPU use.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientCpu {
+    /// one entry per worker thread
+    pub threads: Vec<ThreadCpuDoc>,
+    /// the largest `busy` of the threads
+    pub busiest: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadCpuDoc {
+    pub user_s: f64,
+    pub sys_s: f64,
+    pub wall_s: f64,
+    /// (user + sys) / wall, 0..1
+    pub busy: f64,
+}
+
+/// pgrig's client self-check: signs that the client, not the server, set the pace.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelfCheck {
+    /// a worker thread was on a CPU at least 90 % of a run of at least 0.5 s
+    pub client_saturated: bool,
+    /// TPC-B-like clients outnumber the branch rows they update (row-lock queueing)
+    pub branch_contention: bool,
+    /// the warnings, as printed
+    pub warnings: Vec<String>,
+}
+
+/// A histogram as plain numbers: `[value, count]` pairs, `value` the bucket's upper end.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistogramDoc {
+    /// `us`
+    pub unit: String,
+    pub buckets: Vec<(u64, u64)>,
+}
+
+impl RunDocument {
+    /// The document of a finished run.
+    pub fn of(r: &RunResult) -> RunDocument {
+        let total = r.stats.total();
+        let histogram = r.stats.histogram();
+        RunDocument {
+            schema_version: SCHEMA_VERSION,
+            pgrig_version: env!("CARGO_PKG_VERSION").into(),
+            server_version: r.server_version.clone(),
+            interrupted: r.interrupted,
+            options: options(r),
+            partitions: r.partitions.as_ref().map(|(method, count)| Partitions {
+                method: method.clone(),
+                count: *count,
+            }),
+            transactions: transactions(&total.counts),
+            tps: per_second(total.counts.ok, r.bench_duration_s),
+            duration_s: r.bench_duration_s,
+            initial_connection_ms: r.initial_conn_ms,
+            connection_time_ms: r.stats.conn_time_us / 1000.0,
+            latency_ms: latency(&total.latency, &histogram),
+            schedule_lag_ms: Lag {
+                mean: total.lag.mean() / 1000.0,
+                max: total.lag.max / 1000.0,
+            },
+            aborted_clients: r.aborted_clients,
+            scripts: r
+                .scripts
+                .iter()
+                .zip(&r.stats.scripts)
+                .map(|(info, ss)| script(info, ss, r.bench_duration_s))
+                .collect(),
+            series: r.series.iter().enumerate().map(second).collect(),
+            client_cpu: client_cpu(&r.threads_cpu),
+            self_check: self_check(r),
+            latency_histogram: HistogramDoc {
+                unit: "us".into(),
+                buckets: histogram
+                    .iter_recorded()
+                    .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                    .collect(),
+            },
+        }
+    }
+}
+
+fn per_second(n: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        n as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+fn options(r: &RunResult) -> Options {
+    let cfg = &r.config;
+    let (transactions_per_client, duration_s) = match cfg.duration {
+        Duration::Transactions(t) => (Some(t), None),
+        Duration::Seconds(s) => (None, Some(s)),
+    };
+    Options {
+        clients: cfg.clients,
+        threads: r.threads_cpu.len(),
+        protocol: cfg.mode.name().into(),
+        transactions_per_client,
+        duration_s,
+        rate: cfg.rate,
+        latency_limit_ms: cfg.latency_limit_us.map(|l| l as f64 / 1000.0),
+        max_tries: cfg.max_tries,
+        connect_per_transaction: cfg.connect_per_tx,
+        random_seed: r.seed,
+        scale: r.scale,
+        host: cfg.conn.host.clone(),
+        port: cfg.conn.port.clone(),
+        user: cfg.conn.user.clone(),
+        failures_detailed: cfg.failures_detailed,
+        continue_on_error: cfg.continue_on_error,
+        progress_s: cfg.progress,
+        report_per_command: cfg.report_per_command,
+    }
+}
+
+fn transactions(k: &Counts) -> Transactions {
+    Transactions {
+        ok: k.ok,
+        failed: k.failed(),
+        skipped: k.skipped,
+        retried: k.retried,
+        retries: k.retries,
+        late: k.late,
+        failures: Failures {
+            serialization: k.serialization_failures,
+            deadlock: k.deadlock_failures,
+            other: k.other_failures,
+        },
+    }
+}
+
+/// Moments (µs) and the histogram (µs) of one set of transactions, in ms.
+fn latency(m: &Moments, h: &Histogram<u64>) -> LatencyMs {
+    if h.is_empty() || m.count == 0 {
+        return LatencyMs {
+            mean: m.mean() / 1000.0,
+            stddev: m.stddev() / 1000.0,
+            ..LatencyMs::default()
+        };
+    }
+    let q = |p: f64| h.value_at_quantile(p) as f64 / 1000.0;
+    LatencyMs {
+        mean: m.mean() / 1000.0,
+        stddev: m.stddev() / 1000.0,
+        min: m.min / 1000.0,
+        p50: q(0.5),
+        p90: q(0.9),
+        p95: q(0.95),
+        p99: q(0.99),
+        p99_9: q(0.999),
+        max: h.max() as f64 / 1000.0,
+    }
+}
+
+fn script(info: &crate::result::ScriptInfo, ss: &ScriptStats, seconds: f64) -> ScriptDoc {
+    ScriptDoc {
+        desc: info.desc.clone(),
+        weight: info.weight,
+        transactions: transactions(&ss.snap.counts),
+        tps: per_second(ss.snap.counts.ok, seconds),
+        latency_ms: latency(&ss.snap.latency, &ss.histogram),
+        commands: info
+            .command_texts
+            .iter()
+            .zip(&ss.commands)
+            .map(|(text, c)| CommandDoc {
+                text: text.clone(),
+                executions: c.latency.count,
+                latency_ms_mean: c.latency.mean() / 1000.0,
+                failures: c.failures,
+                retries: c.retries,
+            })
+            .collect(),
+    }
+}
+
+fn second((i, s): (usize, &Snapshot)) -> Second {
+    Second {
+        second: i as u64 + 1,
+        tps: s.counts.ok,
+        failed: s.counts.failed(),
+        retries: s.counts.retries,
+        latency_ms_mean: s.latency.mean() / 1000.0,
+    }
+}
+
+fn client_cpu(threads: &[ThreadCpu]) -> ClientCpu {
+    ClientCpu {
+        threads: threads
+            .iter()
+            .map(|c| ThreadCpuDoc {
+                user_s: c.user_s,
+                sys_s: c.sys_s,
+                wall_s: c.wall_s,
+                busy: c.busy(),
+            })
+            .collect(),
+        busiest: threads.iter().map(|c| c.busy()).fold(0.0, f64::max),
+    }
+}
+
+/// Warnings when the client, not the server, may have set the pace.
+fn self_check(r: &RunResult) -> SelfCheck {
+    let mut check = SelfCheck::default();
+    for (t, c) in r.threads_cpu.iter().enumerate() {
+        if c.wall_s >= 0.5 && c.busy() >= 0.9 {
+            check.client_saturated = true;
+            check.warnings.push(format!(
+                "client thread {t} was busy {:.0}% of the run ({:.2} s CPU in {:.2} s): the result may be limited by the client, not the server; use more threads (-j) or run the client on another host",
+                100.0 * c.busy(),
+                c.user_s + c.sys_s,
+                c.wall_s
+            ));
+        }
+    }
+    let tpcb = r.config.scripts.is_empty()
+        || r.config.scripts.iter().any(|s| {
+            matches!(s, ScriptSource::Builtin { name, .. } if name == "tpcb-like" || name == "simple-update")
+        });
+    if tpcb && r.config.clients as i64 > r.scale {
+        check.branch_contention = true;
+        check.warnings.push(format!(
+            "{} clients on scale {}: every TPC-B-like transaction updates one of {} branch rows, so clients queue on row locks and the result measures that contention; use a scale of at least the number of clients",
+            r.config.clients, r.scale, r.scale
+        ));
+    }
+    check
+}
