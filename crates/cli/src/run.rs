@@ -57,6 +57,10 @@ pub struct RunArgs {
     /// Random seed (for reproducible runs).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Throwaway server: connect over TCP to 127.0.0.1 (scram-sha-256 with a generated
+    /// password) instead of its unix socket.
+    #[arg(long)]
+    pub tcp: bool,
 }
 
 fn parse_duration(s: &str) -> Result<u64, String> {
@@ -250,6 +254,7 @@ fn target(a: &RunArgs) -> Result<(ConnArgs, Option<pgrig_lab::Server>), i32> {
             eprintln!("pgrig: starting a throwaway PostgreSQL server...");
             let opts = pgrig_lab::ServerOptions::default()
                 .fast(false)
+                .tcp(a.tcp)
                 .max_connections((a.clients + 20).max(100));
             match pgrig_lab::Server::start(opts) {
                 Ok(s) => {
@@ -259,11 +264,18 @@ fn target(a: &RunArgs) -> Result<(ConnArgs, Option<pgrig_lab::Server>), i32> {
                         s.port(),
                         s.root_dir().display()
                     );
-                    let c = ConnArgs {
-                        host: Some(s.socket_dir().display().to_string()),
-                        port: Some(s.port().to_string()),
-                        user: Some(s.user().to_string()),
-                        dbname: Some("postgres".into()),
+                    let c = if a.tcp {
+                        ConnArgs {
+                            dbname: Some(s.tcp_conninfo("postgres")),
+                            ..Default::default()
+                        }
+                    } else {
+                        ConnArgs {
+                            host: Some(s.socket_dir().display().to_string()),
+                            port: Some(s.port().to_string()),
+                            user: Some(s.user().to_string()),
+                            dbname: Some("postgres".into()),
+                        }
                     };
                     Ok((c, Some(s)))
                 }

@@ -15,16 +15,7 @@ pub fn main(args: &[String]) -> i32 {
             };
             match pgrig_lab::start_detached(&dir, opts) {
                 Ok(info) => {
-                    println!(
-                        "PostgreSQL {} running on port {} (socket directory {})",
-                        pgrig_lab::release_of(&info.version),
-                        info.port,
-                        info.socket_dir.display()
-                    );
-                    println!("connect with: {}", info.conninfo("postgres"));
-                    for (k, v) in info.env("postgres") {
-                        println!("export {k}={v}");
-                    }
+                    print_started(&info);
                     0
                 }
                 Err(e) => {
@@ -65,6 +56,10 @@ pub fn main(args: &[String]) -> i32 {
                     i.user, i.os_user
                 );
                 println!("connect:     {}", i.conninfo("postgres"));
+                if let Some(file) = i.passfile() {
+                    println!("tcp:         {}", i.tcp_conninfo("postgres"));
+                    println!("password in: {} (scram-sha-256)", file.display());
+                }
                 if st.running {
                     0
                 } else {
@@ -88,10 +83,33 @@ pub fn main(args: &[String]) -> i32 {
 }
 
 const USAGE: &str =
-    "pgrig server start [--max-connections N] [--set NAME=VALUE]... | stop | status";
+    "pgrig server start [--tcp] [--max-connections N] [--set NAME=VALUE]... | stop | status";
+
+/// What `start` prints: where the server is and how to reach it (the password file's name with
+/// TCP, never the password).
+fn print_started(info: &pgrig_lab::ServerInfo) {
+    println!(
+        "PostgreSQL {} running on port {} (socket directory {})",
+        pgrig_lab::release_of(&info.version),
+        info.port,
+        info.socket_dir.display()
+    );
+    println!("connect with: {}", info.conninfo("postgres"));
+    if let Some(file) = info.passfile() {
+        println!(
+            "over TCP:     {} (scram-sha-256; the password is in {}, mode 0600)",
+            info.tcp_conninfo("postgres"),
+            file.display()
+        );
+    }
+    for (k, v) in info.env("postgres") {
+        println!("export {k}={v}");
+    }
+}
 
 /// Options of `pgrig server start`: a benchmark-grade server (fsync on, realistic settings)
-/// plus any `--set NAME=VALUE` written into its configuration.
+/// plus any `--set NAME=VALUE` written into its configuration, on its unix socket only unless
+/// `--tcp` (127.0.0.1, password required) is given.
 fn start_options(args: &[String]) -> Result<pgrig_lab::ServerOptions, String> {
     let mut opts = pgrig_lab::ServerOptions::default().fast(false);
     let mut it = args.iter();
@@ -119,9 +137,12 @@ fn start_options(args: &[String]) -> Result<pgrig_lab::ServerOptions, String> {
                 let (name, val) = v
                     .split_once('=')
                     .filter(|(n, _)| !n.is_empty())
-                    .ok_or(format!("invalid --set \"{v}\" (expected NAME=VALUE)"))?;
+                    .ok_or(format!("invalid --set {v:?} (expected NAME=VALUE)"))?;
+                pgrig_lab::check_setting(name, val)
+                    .map_err(|why| format!("invalid --set {v:?}: {why}"))?;
                 opts = opts.setting(name, val);
             }
+            "--tcp" if inline.is_none() => opts = opts.tcp(true),
             other => return Err(format!("unknown option \"{other}\"")),
         }
     }

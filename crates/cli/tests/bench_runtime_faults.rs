@@ -197,11 +197,15 @@ fn ctrl_c_cancels_a_long_statement() {
 
 #[test]
 fn wrong_password_fails_like_pgbench() {
-    let server =
-        pgrig_testkit::custom_cluster(ServerOptions::default().superuser_password("right").hba([
-            "local all all scram-sha-256",
-            "host all all 127.0.0.1/32 scram-sha-256",
-        ]));
+    let server = pgrig_testkit::custom_cluster(
+        ServerOptions::default()
+            .superuser_password("right")
+            .tcp(true)
+            .hba([
+                "local all all scram-sha-256",
+                "host all all 127.0.0.1/32 scram-sha-256",
+            ]),
+    );
     let env: Vec<(String, String)> = server
         .env("postgres")
         .into_iter()

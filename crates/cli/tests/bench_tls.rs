@@ -9,12 +9,16 @@ use pgrig_testkit::{run, ServerOptions, TestPki};
 #[test]
 fn every_transaction_runs_over_tls_with_require_and_verify_full() {
     let p = TestPki::new("pgrig bench test CA");
-    let server =
-        pgrig_testkit::custom_cluster(ServerOptions::default().tls(p.server_files()).hba([
-            "local all all trust",
-            "hostssl all all 127.0.0.1/32 trust",
-            "hostssl all all ::1/128 trust",
-        ]));
+    let server = pgrig_testkit::custom_cluster(
+        ServerOptions::default()
+            .tls(p.server_files())
+            .tcp(true)
+            .hba([
+                "local all all trust",
+                "hostssl all all 127.0.0.1/32 trust",
+                "hostssl all all ::1/128 trust",
+            ]),
+    );
     server
         .psql("postgres", "create table seen (ssl boolean)")
         .expect("create table");
@@ -57,7 +61,7 @@ fn every_transaction_runs_over_tls_with_require_and_verify_full() {
 
 #[test]
 fn require_against_a_server_without_tls_fails_clearly() {
-    let server = pgrig_testkit::custom_cluster(ServerOptions::default());
+    let server = pgrig_testkit::custom_cluster(ServerOptions::default().tcp(true));
     let conninfo = format!(
         "host=127.0.0.1 port={} user={} dbname=postgres sslmode=require",
         server.port(),

@@ -5,6 +5,7 @@
 pub mod server;
 
 pub use server::{
-    binaries::release_of, default_state_dir, quote_ident, quote_literal, start_detached, status,
-    stop, LabError, PgBinaries, Server, ServerInfo, ServerOptions, ServerStatus, TlsFiles,
+    binaries::release_of, check_setting, default_state_dir, quote_ident, quote_literal,
+    start_detached, status, stop, LabError, PgBinaries, Server, ServerInfo, ServerOptions,
+    ServerStatus, TlsFiles,
 };

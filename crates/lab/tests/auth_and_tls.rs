@@ -34,6 +34,7 @@ fn md5_server_accepts_right_password_and_rejects_wrong_one() {
         ServerOptions::default()
             .setting("password_encryption", "md5")
             .superuser_password("s3cret")
+            .tcp(true)
             .hba(["local all all trust", "host all all 127.0.0.1/32 md5"]),
     )
     .unwrap();
@@ -59,6 +60,7 @@ fn scram_server_with_bootstrap_roles_authenticates_each_role() {
             .setting("password_encryption", "scram-sha-256")
             .bootstrap_sql("CREATE ROLE scram_user LOGIN PASSWORD 'pw1'")
             .bootstrap_sql("CREATE ROLE clear_user LOGIN PASSWORD 'pw2'")
+            .tcp(true)
             .hba([
                 "local all all trust",
                 "host all clear_user 127.0.0.1/32 password",
@@ -126,6 +128,7 @@ fn tls_server_serves_encrypted_connections() {
     let server = Server::start(
         ServerOptions::default()
             .tls(tls)
+            .tcp(true)
             .hba(["local all all trust", "hostssl all all 127.0.0.1/32 trust"]),
     )
     .unwrap();

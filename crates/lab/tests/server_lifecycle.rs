@@ -163,10 +163,13 @@ fn initdb_without_template_also_works() {
 
 #[test]
 fn env_and_url_reach_the_server() {
-    let server = Server::start(ServerOptions::default()).unwrap();
+    let server = Server::start(ServerOptions::default().tcp(true)).unwrap();
     let env = server.env("postgres");
     let keys: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(keys, ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE"]);
+    assert_eq!(
+        keys,
+        ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGPASSFILE"]
+    );
     for target in [
         server.url("template1"),
         server.tcp_url("template1"),

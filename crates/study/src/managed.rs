@@ -49,6 +49,7 @@ impl Managed {
             None => {
                 let mut opts = ServerOptions::default()
                     .fast(t.fast)
+                    .tcp(t.tcp)
                     .max_connections(max_connections.max(100));
                 if let Some(dir) = &t.bin_dir {
                     opts.bin_dir = Some(dir.into());
@@ -58,7 +59,11 @@ impl Managed {
                 }
                 let server = Server::start(opts).map_err(|e| StudyError::Server(e.to_string()))?;
                 let endpoint = Endpoint {
-                    conninfo: server.conninfo("postgres"),
+                    conninfo: if t.tcp {
+                        server.tcp_conninfo("postgres")
+                    } else {
+                        server.conninfo("postgres")
+                    },
                 };
                 Ok(Managed {
                     name: t.name.clone(),

@@ -17,6 +17,8 @@ pub struct TargetPlan {
     pub settings: Vec<(String, String)>,
     pub fast: bool,
     pub bin_dir: Option<String>,
+    /// Throwaway server: connect over TCP instead of the unix socket.
+    pub tcp: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -334,6 +336,12 @@ fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
                 study.file
             )));
         }
+        if t.tcp && t.url.is_some() {
+            return Err(StudyError::Refused(format!(
+                "{}: target \"{name}\": tcp applies to a throwaway server; an external server is reached as its url says",
+                study.file
+            )));
+        }
         let mut settings = Vec::new();
         for (k, v) in spec.settings.iter().chain(&t.settings) {
             let text = scalar_text(v).ok_or_else(|| {
@@ -351,6 +359,7 @@ fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
             settings,
             fast: t.fast,
             bin_dir: t.bin_dir.clone(),
+            tcp: t.tcp,
         });
     }
     Ok(out)

@@ -62,6 +62,10 @@ pub struct TargetSpec {
     /// Throwaway server only: directory of initdb/postgres.
     #[serde(default)]
     pub bin_dir: Option<String>,
+    /// Throwaway server only: connect over TCP to 127.0.0.1 (scram-sha-256, generated password)
+    /// instead of the unix socket. Default false.
+    #[serde(default)]
+    pub tcp: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]

@@ -68,7 +68,7 @@ impl TestDb {
         self.server.conninfo(&self.name)
     }
 
-    /// libpq keyword/value string over TCP (127.0.0.1).
+    /// libpq keyword/value string over TCP (127.0.0.1), naming the server's password file.
     pub fn tcp_conninfo(&self) -> String {
         self.server.tcp_conninfo(&self.name)
     }

@@ -6,7 +6,9 @@ use pgrig_lab::{Server, ServerOptions};
 
 static CLUSTER: OnceLock<Result<Server, String>> = OnceLock::new();
 
-/// The test binary's shared cluster, started on first use (default [`ServerOptions`]).
+/// The test binary's shared cluster, started on first use: default [`ServerOptions`] plus TCP
+/// (the wire tests connect both ways), so TCP connections need the generated superuser password,
+/// which [`TestDb::tcp_conninfo`](crate::TestDb::tcp_conninfo) names through `passfile`.
 ///
 /// # Panics
 /// If the cluster cannot be started (e.g. PostgreSQL is not installed); the message says what
@@ -21,7 +23,9 @@ pub fn cluster() -> &'static Server {
 /// Like [`cluster()`], but returns the start-up error (as text, since it is shared).
 pub fn try_cluster() -> Result<&'static Server, &'static str> {
     CLUSTER
-        .get_or_init(|| Server::start(ServerOptions::default()).map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            Server::start(ServerOptions::default().tcp(true)).map_err(|e| e.to_string())
+        })
         .as_ref()
         .map_err(String::as_str)
 }

@@ -30,6 +30,7 @@ fn server() -> &'static Server {
         }
         pgrig_testkit::custom_cluster(ServerOptions {
             hba: Some(hba),
+            tcp: true,
             bootstrap_sql: vec![
                 "CREATE ROLE pwuser LOGIN PASSWORD 'pw pw'".into(),
                 format!("CREATE ROLE md5user LOGIN PASSWORD '{md5}'"),

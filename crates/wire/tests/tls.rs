@@ -23,6 +23,7 @@ fn pki() -> &'static Pki {
         let scram = postgres_protocol::password::scram_sha_256(b"tlspw");
         let server = pgrig_testkit::custom_cluster(ServerOptions {
             tls: Some(made.server_files()),
+            tcp: true,
             hba: Some(vec![
                 "local all all trust".into(),
                 "hostssl all scramtls 127.0.0.1/32 scram-sha-256".into(),

@@ -7,20 +7,24 @@ use std::time::Duration;
 use super::binaries::PgBinaries;
 use super::cluster_dir::{default_base_dir, sweep_stale, ClusterDir};
 use super::error::{file_tail, LabError};
+use super::identity::ProcessId;
 use super::info::ServerInfo;
-use super::initdb::{data_dir_from_template, run_initdb};
+use super::initdb::run_initdb;
 use super::options::ServerOptions;
 use super::process::{self, StartError, StopMode};
 use super::runas::RunAs;
+use super::secret::Secret;
+use super::template::data_dir_from_template;
 use super::watchdog::Watchdog;
 use super::{conn, psql};
 
 const PORT_ATTEMPTS: usize = 8;
 const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A private PostgreSQL cluster in its own temporary directory, listening on 127.0.0.1:`port()`
-/// and on a unix socket in `socket_dir()`. Dropping it stops the server and removes the
-/// directory; a watchdog does the same if this process dies first.
+/// A private PostgreSQL cluster in its own temporary directory, listening on a unix socket in
+/// `socket_dir()` (a directory only the server's account and root can enter) and, with
+/// [`ServerOptions::tcp`], on 127.0.0.1:`port()` with a password. Dropping it stops the server
+/// and removes the directory; a watchdog does the same if this process dies first.
 #[derive(Debug)]
 pub struct Server {
     bins: PgBinaries,
@@ -28,7 +32,11 @@ pub struct Server {
     dir: ClusterDir,
     opts: ServerOptions,
     port: u16,
+    /// The superuser password pgrig made for TCP (in `dir.passfile`; never shown).
+    generated_password: Option<Secret>,
     postmaster: Option<Child>,
+    /// The running postmaster as recorded at its start.
+    postmaster_id: Option<ProcessId>,
     watchdog: Option<Watchdog>,
     /// Set when the server was handed over (detached): Drop leaves it alone.
     kept: bool,
@@ -37,6 +45,11 @@ pub struct Server {
 impl Server {
     /// Creates, configures and starts a new cluster.
     pub fn start(opts: ServerOptions) -> Result<Server, LabError> {
+        Self::start_inner(opts).map_err(LabError::log_removed)
+    }
+
+    fn start_inner(opts: ServerOptions) -> Result<Server, LabError> {
+        opts.check()?;
         let t0 = std::time::Instant::now();
         let bins = match &opts.bin_dir {
             Some(dir) => PgBinaries::in_dir(dir)?,
@@ -57,8 +70,12 @@ impl Server {
             runas,
             dir,
             port: opts.port.unwrap_or(0),
+            generated_password: (opts.tcp && opts.superuser_password.is_none())
+                .then(Secret::random)
+                .transpose()?,
             opts,
             postmaster: None,
+            postmaster_id: None,
             watchdog: None,
             kept: false,
         };
@@ -84,7 +101,8 @@ impl Server {
             self.port = free_port()?;
         }
         dir.configure(opts, self.port, runas)?;
-        let stmts = opts.bootstrap_statements();
+        let generated = self.generated_password.as_ref().map(Secret::expose);
+        let stmts = opts.bootstrap_statements(generated);
         if !stmts.is_empty() {
             process::single_user(bins, runas, dir, &stmts)?;
         }
@@ -98,10 +116,11 @@ impl Server {
                 &self.runas,
                 &self.dir,
                 self.opts.start_timeout,
+                self.watchdog.as_mut(),
             ) {
                 Ok(child) => {
-                    self.postmaster = Some(child);
-                    return Ok(());
+                    self.started(child);
+                    return self.write_passfile();
                 }
                 Err(StartError::PortInUse(e))
                     if self.opts.port.is_some() || attempt == PORT_ATTEMPTS =>
@@ -123,14 +142,42 @@ impl Server {
     /// same port. Settings changed with `ALTER SYSTEM` take effect.
     pub fn restart(&mut self) -> Result<(), LabError> {
         self.stop_with(StopMode::Fast);
-        match process::start_postmaster(&self.bins, &self.runas, &self.dir, self.opts.start_timeout)
-        {
+        match process::start_postmaster(
+            &self.bins,
+            &self.runas,
+            &self.dir,
+            self.opts.start_timeout,
+            self.watchdog.as_mut(),
+        ) {
             Ok(child) => {
-                self.postmaster = Some(child);
+                self.started(child);
                 Ok(())
             }
             Err(StartError::PortInUse(e) | StartError::Other(e)) => Err(e),
         }
+    }
+
+    /// Records the postmaster just started.
+    fn started(&mut self, child: Child) {
+        let id = ProcessId::of(child.id()).unwrap_or(ProcessId {
+            pid: child.id(),
+            start_time: 0,
+        });
+        self.postmaster = Some(child);
+        self.postmaster_id = Some(id);
+    }
+
+    /// With TCP, writes the password file for pgrig's own connections.
+    fn write_passfile(&self) -> Result<(), LabError> {
+        if !self.opts.tcp {
+            return Ok(());
+        }
+        let password = match (&self.opts.superuser_password, &self.generated_password) {
+            (Some(given), _) => given.as_str(),
+            (None, Some(made)) => made.expose(),
+            (None, None) => return Ok(()),
+        };
+        self.dir.write_passfile(self.port, self.user(), password)
     }
 
     /// Kills the server like a crash would (immediate shutdown, no checkpoint). The directory
@@ -140,6 +187,7 @@ impl Server {
     }
 
     fn stop_with(&mut self, mode: StopMode) {
+        self.postmaster_id = None;
         if let Some(mut child) = self.postmaster.take() {
             process::stop_child(&mut child, mode, STOP_TIMEOUT);
         }
@@ -180,9 +228,21 @@ impl Server {
         &self.opts.superuser
     }
 
-    /// The superuser password, if one was set.
+    /// The superuser password given in the options, if any (a password pgrig generated for
+    /// TCP is not returned: it stays in [`Self::passfile`]).
     pub fn password(&self) -> Option<&str> {
         self.opts.superuser_password.as_deref()
+    }
+
+    /// True if the server listens on 127.0.0.1 as well as on its socket.
+    pub fn tcp(&self) -> bool {
+        self.opts.tcp
+    }
+
+    /// With TCP: the 0600 password file (libpq format) holding the superuser's password, for
+    /// `PGPASSFILE` or the `passfile` connection parameter.
+    pub fn passfile(&self) -> Option<&Path> {
+        self.opts.tcp.then_some(self.dir.passfile.as_path())
     }
 
     /// OS account the server processes run as.
@@ -235,47 +295,44 @@ impl Server {
         &self.opts
     }
 
-    /// libpq keyword/value string for `db` over the unix socket (password included if set).
-    pub fn conninfo(&self, db: &str) -> String {
-        conn::conninfo(
-            &self.dir.sock.display().to_string(),
-            self.port,
-            self.user(),
-            db,
-            self.password(),
-        )
+    fn target<'a>(&'a self, host: &'a str) -> conn::Target<'a> {
+        conn::Target {
+            host,
+            port: self.port,
+            user: self.user(),
+            password: self.password(),
+            passfile: self.passfile(),
+        }
     }
 
-    /// libpq keyword/value string for `db` over TCP to 127.0.0.1.
+    fn socket_host(&self) -> String {
+        self.dir.sock.display().to_string()
+    }
+
+    /// libpq keyword/value string for `db` over the unix socket (a given password included).
+    pub fn conninfo(&self, db: &str) -> String {
+        conn::conninfo(self.target(&self.socket_host()), db)
+    }
+
+    /// libpq keyword/value string for `db` over TCP to 127.0.0.1 (with `passfile`).
     pub fn tcp_conninfo(&self, db: &str) -> String {
-        conn::conninfo("127.0.0.1", self.port, self.user(), db, self.password())
+        conn::conninfo(self.target("127.0.0.1"), db)
     }
 
     /// `postgresql://` URI for `db` over the unix socket (socket dir as percent-encoded host).
     pub fn url(&self, db: &str) -> String {
-        conn::url(
-            &self.dir.sock.display().to_string(),
-            self.port,
-            self.user(),
-            db,
-            self.password(),
-        )
+        conn::url(self.target(&self.socket_host()), db)
     }
 
-    /// `postgresql://` URI for `db` over TCP to 127.0.0.1.
+    /// `postgresql://` URI for `db` over TCP to 127.0.0.1 (with `passfile`).
     pub fn tcp_url(&self, db: &str) -> String {
-        conn::url("127.0.0.1", self.port, self.user(), db, self.password())
+        conn::url(self.target("127.0.0.1"), db)
     }
 
-    /// `PGHOST`/`PGPORT`/`PGUSER`/`PGDATABASE` (and `PGPASSWORD` if set) for `db`.
+    /// `PGHOST`/`PGPORT`/`PGUSER`/`PGDATABASE` for `db` over the socket (and `PGPASSWORD` if a
+    /// password was given, `PGPASSFILE` with TCP).
     pub fn env(&self, db: &str) -> Vec<(String, String)> {
-        conn::env(
-            &self.dir.sock.display().to_string(),
-            self.port,
-            self.user(),
-            db,
-            self.password(),
-        )
+        conn::env(self.target(&self.socket_host()), db)
     }
 
     /// Runs `sql` (one or more statements, stopping at the first error) with the installed
@@ -296,9 +353,13 @@ impl Server {
             port: self.port,
             user: self.user().to_string(),
             os_user: self.runas.name.clone(),
+            os_uid: Some(self.runas.uid),
             bin_dir: self.bin_dir().to_path_buf(),
             version: self.version().to_string(),
             pid: self.postmaster_pid(),
+            start_time: self.postmaster_id.map(|id| id.start_time),
+            tcp: self.opts.tcp,
+            passfile: self.passfile().map(Path::to_path_buf),
         }
     }
 

@@ -1,8 +1,16 @@
 //! The on-disk layout of one throwaway cluster: `<root>/data` (the data directory),
-//! `<root>/sock` (its unix socket directory) and `<root>/server.log`; and the files pgrig
-//! writes into the data directory (settings include file, pg_hba.conf, extra files).
+//! `<root>/sock` (its unix socket directory), `<root>/server.log` and, with TCP, `<root>/pgpass`
+//! (the superuser's password for pgrig's own connections); and the files pgrig writes into the
+//! data directory (settings include file, pg_hba.conf, extra files).
+//!
+//! The root belongs to pgrig's account (mode 0700, or 0711 when the server runs as another
+//! account, which must pass through it); `data` and `sock` belong to the server's account, mode
+//! 0700. So no other account (root aside) can reach the socket or read anything inside, and the
+//! server's account cannot replace the log, the password file or the directories themselves.
+//! Files pgrig writes into the data directory are opened without following symbolic links.
 
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -20,6 +28,7 @@ pub(crate) struct ClusterDir {
     pub data: PathBuf,
     pub sock: PathBuf,
     pub log: PathBuf,
+    pub passfile: PathBuf,
 }
 
 impl ClusterDir {
@@ -28,19 +37,27 @@ impl ClusterDir {
             data: root.join("data"),
             sock: root.join("sock"),
             log: root.join("server.log"),
+            passfile: root.join("pgpass"),
             root,
         }
     }
 
-    /// Creates a new, uniquely named cluster root under `base`, owned by the server account.
+    /// Creates a new, uniquely named cluster root under `base` and its socket directory.
     pub fn create(base: &Path, runas: &RunAs) -> Result<ClusterDir, LabError> {
+        use std::os::unix::fs::DirBuilderExt;
         std::fs::create_dir_all(base)
             .map_err(|e| LabError::io("creating cluster base directory", base, e))?;
         runas.check_traversable(base)?;
         let root = unique_dir(base, "cluster")?;
         let dir = ClusterDir::at(root);
-        runas.chown(&dir.root)?;
-        std::fs::create_dir(&dir.sock)
+        if runas.switch {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&dir.root, std::fs::Permissions::from_mode(0o711))
+                .map_err(|e| LabError::io("setting permissions", &dir.root, e))?;
+        }
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir.sock)
             .map_err(|e| LabError::io("creating socket directory", &dir.sock, e))?;
         runas.chown(&dir.sock)?;
         Ok(dir)
@@ -56,6 +73,7 @@ impl ClusterDir {
         let conf = self.data.join("postgresql.conf");
         let mut f = std::fs::OpenOptions::new()
             .append(true)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&conf)
             .map_err(|e| LabError::io("opening postgresql.conf", &conf, e))?;
         writeln!(f, "\ninclude '{PGRIG_CONF}'")
@@ -90,18 +108,36 @@ impl ClusterDir {
     }
 
     fn write_file(&self, name: &str, contents: &[u8], runas: &RunAs) -> Result<(), LabError> {
-        use std::os::unix::fs::OpenOptionsExt;
         let path = self.data.join(name);
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
             .map_err(|e| LabError::io("writing file into data directory", &path, e))?;
         f.write_all(contents)
             .map_err(|e| LabError::io("writing file into data directory", &path, e))?;
         runas.chown(&path)
+    }
+
+    /// Writes the password file pgrig's own TCP connections use (libpq format, for 127.0.0.1
+    /// and localhost on `port`): created anew, mode 0600, owned by pgrig's account.
+    pub fn write_passfile(&self, port: u16, user: &str, password: &str) -> Result<(), LabError> {
+        let path = &self.passfile;
+        let _ = std::fs::remove_file(path); // a port retry writes it again
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(|e| LabError::io("writing the password file", path, e))?;
+        let text =
+            format!("127.0.0.1:{port}:*:{user}:{password}\nlocalhost:{port}:*:{user}:{password}\n");
+        f.write_all(text.as_bytes())
+            .map_err(|e| LabError::io("writing the password file", path, e))
     }
 
     /// Removes the whole cluster directory (errors ignored: it may be gone already).

@@ -39,13 +39,22 @@ pub enum LabError {
     )]
     User { name: String, reason: String },
 
-    /// The postmaster did not come up.
-    #[error("PostgreSQL server did not start: {reason}; log {}{}", log.display(), tail_suffix(log_tail))]
+    /// The postmaster did not come up. `log` is `None` when the log went with the cluster
+    /// directory (a failed first start removes everything); its tail is in the message.
+    #[error(
+        "PostgreSQL server did not start: {reason}; {}{}",
+        log_note(log),
+        tail_suffix(log_tail)
+    )]
     StartFailed {
         reason: String,
-        log: PathBuf,
+        log: Option<PathBuf>,
         log_tail: String,
     },
+
+    /// A server option that cannot work or would break the configuration.
+    #[error("invalid {option}: {reason}")]
+    Option { option: String, reason: String },
 
     /// A `psql` invocation failed.
     #[error(
@@ -64,6 +73,13 @@ pub enum LabError {
     State { path: PathBuf, reason: String },
 }
 
+fn log_note(log: &Option<PathBuf>) -> String {
+    match log {
+        Some(path) => format!("log {}", path.display()),
+        None => "server log (removed with the cluster directory)".into(),
+    }
+}
+
 fn tail_suffix(text: &str) -> String {
     let t = text.trim();
     if t.is_empty() {
@@ -74,6 +90,21 @@ fn tail_suffix(text: &str) -> String {
 }
 
 impl LabError {
+    /// For a failed first start: the cluster directory (and the log in it) is removed, so the
+    /// message must not send anyone to the log file; its tail is in the message already.
+    pub(crate) fn log_removed(self) -> Self {
+        match self {
+            LabError::StartFailed {
+                reason, log_tail, ..
+            } => LabError::StartFailed {
+                reason,
+                log: None,
+                log_tail,
+            },
+            other => other,
+        }
+    }
+
     pub(crate) fn io(
         what: impl Into<String>,
         path: impl Into<PathBuf>,
@@ -94,9 +125,26 @@ pub(crate) fn tail_lines(text: &str, lines: usize) -> String {
     all[start..].join("\n")
 }
 
+/// Reads a file in a directory the server's account may write, without following a symbolic
+/// link planted at its name (which could make pgrig, maybe root, show another file).
+pub(crate) fn read_private(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// The last `lines` lines of a file, or a note that it could not be read.
 pub(crate) fn file_tail(path: &std::path::Path, lines: usize) -> String {
-    match std::fs::read(path) {
+    match read_private(path) {
         Ok(bytes) => tail_lines(&String::from_utf8_lossy(&bytes), lines),
         Err(e) => format!("(could not read {}: {e})", path.display()),
     }

@@ -51,16 +51,22 @@ pub struct ServerOptions {
     /// `postgresql.conf` settings, applied after the built-in ones (so they win). Values are
     /// given unquoted (`("work_mem", "64MB")`); pgrig quotes them.
     pub settings: Vec<(String, String)>,
-    /// When set, replaces `pg_hba.conf` entirely. Default: trust for the unix socket and for
-    /// host connections from 127.0.0.1/32 and ::1/128.
+    /// When set, replaces `pg_hba.conf` entirely (`host` lines need [`Self::tcp`]). Default:
+    /// trust on the unix socket (whose directory only the server's account, and root, can
+    /// enter) and, with `tcp`, `scram-sha-256` from 127.0.0.1.
     pub hba: Option<Vec<String>>,
     /// Files written into the data directory (mode 0600, owned by the server user) before
     /// the first start, e.g. `("server.crt", pem)`.
     pub extra_files: Vec<(String, Vec<u8>)>,
     /// The bootstrap superuser. Default `postgres`.
     pub superuser: String,
-    /// Password for the superuser (hashed per `password_encryption` in `settings`).
+    /// Password for the superuser (hashed per `password_encryption` in `settings`). With
+    /// `tcp` and no password given, a random one is made (see [`super::Server::passfile`]).
     pub superuser_password: Option<String>,
+    /// Also listen on 127.0.0.1 (same port). Default false: the server listens only on its
+    /// unix socket. With the default `hba`, TCP connections need the superuser's password
+    /// (`scram-sha-256`), which pgrig keeps in a 0600 password file.
+    pub tcp: bool,
     /// SQL statements run once, in single-user mode, before the first start (so they work
     /// whatever `hba` says): e.g. `CREATE ROLE md5user LOGIN PASSWORD 'x'`.
     pub bootstrap_sql: Vec<String>,
@@ -99,6 +105,7 @@ impl Default for ServerOptions {
             extra_files: Vec::new(),
             superuser: "postgres".into(),
             superuser_password: None,
+            tcp: false,
             bootstrap_sql: Vec::new(),
             tls: None,
             max_connections: 200,
@@ -127,6 +134,12 @@ impl ServerOptions {
         S: Into<String>,
     {
         self.hba = Some(lines.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Listens on 127.0.0.1 too (see [`Self::tcp`]).
+    pub fn tcp(mut self, on: bool) -> Self {
+        self.tcp = on;
         self
     }
 
@@ -172,16 +185,46 @@ impl ServerOptions {
         self
     }
 
-    /// The default `pg_hba.conf` lines.
-    pub fn default_hba() -> Vec<String> {
-        [
-            "local all all trust",
-            "host all all 127.0.0.1/32 trust",
-            "host all all ::1/128 trust",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
+    /// The default `pg_hba.conf` lines: trust on the private unix socket; with `tcp`,
+    /// `scram-sha-256` from 127.0.0.1 (the only TCP address the server listens on).
+    pub fn default_hba(tcp: bool) -> Vec<String> {
+        let mut lines = vec!["local all all trust".to_string()];
+        if tcp {
+            lines.push("host all all 127.0.0.1/32 scram-sha-256".to_string());
+        }
+        lines
+    }
+
+    /// Checks what would break the configuration files or cannot work: setting names that are
+    /// not identifiers, values or hba lines with line breaks, `host` hba lines without `tcp`.
+    pub fn check(&self) -> Result<(), LabError> {
+        for (name, value) in &self.settings {
+            check_setting(name, value).map_err(|reason| LabError::Option {
+                option: format!("setting {name:?}"),
+                reason,
+            })?;
+        }
+        for line in self.hba.iter().flatten() {
+            let bad = |reason: &str| LabError::Option {
+                option: format!("pg_hba line {line:?}"),
+                reason: reason.to_string(),
+            };
+            if line.contains(['\n', '\r', '\0']) {
+                return Err(bad("it contains a line break or NUL"));
+            }
+            if !self.tcp && line.trim_start().starts_with("host") {
+                return Err(bad(
+                    "host lines need TCP, which is off (set ServerOptions::tcp)",
+                ));
+            }
+        }
+        if self.superuser.is_empty() || self.superuser.contains(['\n', '\r', '\0', ':', '\\']) {
+            return Err(LabError::Option {
+                option: "superuser".into(),
+                reason: format!("{:?} is not a usable role name", self.superuser),
+            });
+        }
+        Ok(())
     }
 
     /// All settings to write: built-ins (port/sockets/tuning), TLS, then the user's.
@@ -189,8 +232,9 @@ impl ServerOptions {
         let mut out = String::from("# written by pgrig-lab; later lines win\n");
         let mut put = |k: &str, v: &str| out.push_str(&format!("{k} = {}\n", quote(v)));
         put("port", &port.to_string());
-        put("listen_addresses", "127.0.0.1");
+        put("listen_addresses", if self.tcp { "127.0.0.1" } else { "" });
         put("unix_socket_directories", &socket_dir.display().to_string());
+        put("unix_socket_permissions", "0700");
         put("max_connections", &self.max_connections.to_string());
         put("logging_collector", "off");
         put("log_min_messages", "warning");
@@ -216,7 +260,10 @@ impl ServerOptions {
 
     /// `pg_hba.conf` contents.
     pub(crate) fn hba_text(&self) -> String {
-        let lines = self.hba.clone().unwrap_or_else(Self::default_hba);
+        let lines = self
+            .hba
+            .clone()
+            .unwrap_or_else(|| Self::default_hba(self.tcp));
         let mut text = lines.join("\n");
         text.push('\n');
         text
@@ -236,10 +283,19 @@ impl ServerOptions {
         files
     }
 
-    /// Statements for single-user mode (password first).
-    pub(crate) fn bootstrap_statements(&self) -> Vec<String> {
+    /// Statements for single-user mode (password first). `generated` is a password pgrig made
+    /// (always stored as a SCRAM verifier, whatever `password_encryption` says).
+    pub(crate) fn bootstrap_statements(&self, generated: Option<&str>) -> Vec<String> {
         let mut stmts = Vec::new();
-        if let Some(pw) = &self.superuser_password {
+        if let Some(pw) = generated {
+            stmts.push("SET password_encryption = 'scram-sha-256'".to_string());
+            stmts.push(format!(
+                "ALTER ROLE {} PASSWORD {}",
+                quote_ident(&self.superuser),
+                quote_literal(pw)
+            ));
+            stmts.push("RESET password_encryption".to_string());
+        } else if let Some(pw) = &self.superuser_password {
             stmts.push(format!(
                 "ALTER ROLE {} PASSWORD {}",
                 quote_ident(&self.superuser),
@@ -249,6 +305,27 @@ impl ServerOptions {
         stmts.extend(self.bootstrap_sql.iter().cloned());
         stmts
     }
+}
+
+/// Why a `postgresql.conf` setting cannot be written, if it cannot: the name must be an
+/// identifier (`work_mem`, `auto_explain.log_min_duration`), the value must stay on one line.
+pub fn check_setting(name: &str, value: &str) -> Result<(), String> {
+    let ident = |w: &str| {
+        w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    if !name.split('.').all(ident) {
+        return Err(format!(
+            "{name:?} is not a setting name (letters, digits, `_` and `.`)"
+        ));
+    }
+    if value.contains(['\n', '\r', '\0']) {
+        return Err(
+            "the value contains a line break or NUL, which would break the configuration file"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// Quotes a `postgresql.conf` value (every value may be quoted), unless it already is.
@@ -299,9 +376,50 @@ mod tests {
             .superuser_password("p'w")
             .bootstrap_sql("CREATE ROLE x");
         assert_eq!(
-            o.bootstrap_statements(),
+            o.bootstrap_statements(None),
             vec!["ALTER ROLE \"postgres\" PASSWORD 'p''w'", "CREATE ROLE x"]
         );
+    }
+
+    #[test]
+    fn default_hba_trusts_only_the_socket_and_asks_a_password_over_tcp() {
+        assert_eq!(ServerOptions::default_hba(false), ["local all all trust"]);
+        assert_eq!(
+            ServerOptions::default_hba(true)[1],
+            "host all all 127.0.0.1/32 scram-sha-256"
+        );
+        let socket_only = ServerOptions::default().conf_lines(1, Path::new("/s"));
+        assert!(
+            socket_only.contains("listen_addresses = ''"),
+            "{socket_only}"
+        );
+        let tcp = ServerOptions::default()
+            .tcp(true)
+            .conf_lines(1, Path::new("/s"));
+        assert!(tcp.contains("listen_addresses = '127.0.0.1'"), "{tcp}");
+    }
+
+    #[test]
+    fn settings_that_would_break_the_configuration_are_refused() {
+        assert!(check_setting("work_mem", "4MB").is_ok());
+        assert!(check_setting("auto_explain.log_min_duration", "0").is_ok());
+        let err = check_setting("work_mem", "4MB\ninclude '/etc/x'").unwrap_err();
+        assert!(err.contains("line break"), "{err}");
+        assert!(check_setting("a b", "1").is_err());
+        assert!(check_setting("", "1").is_err());
+        let err = ServerOptions::default()
+            .setting("work_mem", "1\r2")
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("work_mem"), "{err}");
+    }
+
+    #[test]
+    fn host_hba_lines_without_tcp_are_refused() {
+        let o = ServerOptions::default().hba(["host all all 127.0.0.1/32 trust"]);
+        assert!(o.check().unwrap_err().to_string().contains("tcp"));
+        assert!(o.tcp(true).check().is_ok());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! user bootstrap runs, and process inspection via /proc.
 
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -12,8 +13,10 @@ use nix::unistd::Pid;
 
 use super::binaries::PgBinaries;
 use super::cluster_dir::ClusterDir;
-use super::error::{file_tail, tail_lines, LabError};
-use super::runas::RunAs;
+use super::error::{file_tail, read_private, tail_lines, LabError};
+use super::identity::{ProcessId, Stat};
+use super::runas::{die_with_parent, RunAs};
+use super::watchdog::Watchdog;
 
 const POLL: Duration = Duration::from_millis(5);
 
@@ -23,17 +26,22 @@ pub(crate) enum StartError {
     Other(LabError),
 }
 
-/// Spawns `postgres -D <data>` and waits until it is ready to accept connections.
+/// Spawns `postgres -D <data>`, tells the watchdog (if any) which process it is, and waits until
+/// it is ready to accept connections.
 pub(crate) fn start_postmaster(
     bins: &PgBinaries,
     runas: &RunAs,
     dir: &ClusterDir,
     timeout: Duration,
+    watchdog: Option<&mut Watchdog>,
 ) -> Result<Child, StartError> {
     let log_start = std::fs::metadata(&dir.log).map(|m| m.len()).unwrap_or(0);
+    // The log's directory belongs to the server's account: never follow a link planted there.
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(&dir.log)
         .map_err(|e| StartError::Other(LabError::io("opening server log", &dir.log, e)))?;
     let log2 = log
@@ -43,7 +51,6 @@ pub(crate) fn start_postmaster(
     cmd.arg("-D")
         .arg(&dir.data)
         .current_dir(&dir.root)
-        .env_remove("PGDATA")
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log2);
@@ -57,6 +64,9 @@ pub(crate) fn start_postmaster(
             output: String::new(),
         })
     })?;
+    if let (Some(w), Some(id)) = (watchdog, ProcessId::of(child.id())) {
+        w.watch(id);
+    }
     let deadline = Instant::now() + timeout;
     let pid_file = dir.data.join("postmaster.pid");
     loop {
@@ -64,7 +74,7 @@ pub(crate) fn start_postmaster(
             let tail = new_log_tail(&dir.log, log_start);
             let err = LabError::StartFailed {
                 reason: format!("postgres exited ({status})"),
-                log: dir.log.clone(),
+                log: Some(dir.log.clone()),
                 log_tail: tail.clone(),
             };
             let port_taken = tail.contains("Address already in use")
@@ -84,7 +94,7 @@ pub(crate) fn start_postmaster(
             let _ = wait_child(&mut child, Duration::from_secs(10));
             return Err(StartError::Other(LabError::StartFailed {
                 reason: format!("not ready after {timeout:?}"),
-                log: dir.log.clone(),
+                log: Some(dir.log.clone()),
                 log_tail: new_log_tail(&dir.log, log_start),
             }));
         }
@@ -93,7 +103,7 @@ pub(crate) fn start_postmaster(
 }
 
 fn new_log_tail(log: &Path, from: u64) -> String {
-    match std::fs::read(log) {
+    match read_private(log) {
         Ok(bytes) => {
             let start = (from as usize).min(bytes.len());
             tail_lines(&String::from_utf8_lossy(&bytes[start..]), 20)
@@ -104,7 +114,7 @@ fn new_log_tail(log: &Path, from: u64) -> String {
 
 /// True when `postmaster.pid` names `pid` and has status "ready" (line 8).
 fn is_ready(pid_file: &Path, pid: u32) -> bool {
-    let Ok(text) = std::fs::read_to_string(pid_file) else {
+    let Ok(text) = read_private(pid_file).map(|b| String::from_utf8_lossy(&b).into_owned()) else {
         return false;
     };
     let lines: Vec<&str> = text.lines().collect();
@@ -113,7 +123,8 @@ fn is_ready(pid_file: &Path, pid: u32) -> bool {
 
 /// The postmaster pid recorded in the data directory, if any.
 pub(crate) fn pid_from_file(data: &Path) -> Option<u32> {
-    let text = std::fs::read_to_string(data.join("postmaster.pid")).ok()?;
+    let bytes = read_private(&data.join("postmaster.pid")).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     text.lines().next()?.trim().parse().ok()
 }
 
@@ -156,19 +167,28 @@ fn wait_child(child: &mut Child, timeout: Duration) -> bool {
     }
 }
 
-/// Stops a postmaster that is not our child (detached servers); true if it is gone.
-pub(crate) fn stop_pid(pid: u32, mode: StopMode, timeout: Duration) -> bool {
-    if !is_postgres_alive(pid) {
+/// Stops a postmaster that is not our child (detached servers), after checking it is the one
+/// recorded (see [`ProcessId::is_postmaster_of`]); true if it is gone. A process that is not
+/// the recorded postmaster is never signalled: the recorded one is gone already.
+pub(crate) fn stop_pid(
+    id: ProcessId,
+    uid: u32,
+    data: &Path,
+    mode: StopMode,
+    timeout: Duration,
+) -> bool {
+    let ours = || id.is_postmaster_of(uid, data);
+    if !ours() {
         return true;
     }
-    let p = Pid::from_raw(pid as i32);
+    let p = Pid::from_raw(id.pid as i32);
     let _ = kill(p, mode.signal());
     let deadline = Instant::now() + timeout;
-    while is_postgres_alive(pid) {
+    while ours() {
         if Instant::now() > deadline {
             let _ = kill(p, Signal::SIGKILL);
             std::thread::sleep(Duration::from_millis(100));
-            return !is_postgres_alive(pid);
+            return !ours();
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -177,22 +197,7 @@ pub(crate) fn stop_pid(pid: u32, mode: StopMode, timeout: Duration) -> bool {
 
 /// True if `pid` is a live (not zombie) process named `postgres`.
 pub(crate) fn is_postgres_alive(pid: u32) -> bool {
-    match proc_stat(pid) {
-        Some((comm, state, _)) => comm == "postgres" && state != 'Z' && state != 'X',
-        None => false,
-    }
-}
-
-/// (comm, state, ppid) from /proc/<pid>/stat.
-fn proc_stat(pid: u32) -> Option<(String, char, u32)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let open = text.find('(')?;
-    let close = text.rfind(')')?;
-    let comm = text[open + 1..close].to_string();
-    let mut rest = text[close + 1..].split_whitespace();
-    let state = rest.next()?.chars().next()?;
-    let ppid = rest.next()?.parse().ok()?;
-    Some((comm, state, ppid))
+    Stat::read(pid).is_some_and(|s| s.comm == "postgres" && s.state != 'Z' && s.state != 'X')
 }
 
 /// `postmaster` followed by its live child processes (backends and auxiliary processes).
@@ -203,8 +208,8 @@ pub(crate) fn process_tree(postmaster: u32) -> Vec<u32> {
             let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
                 continue;
             };
-            if let Some((_, state, ppid)) = proc_stat(pid) {
-                if ppid == postmaster && state != 'Z' {
+            if let Some(st) = Stat::read(pid) {
+                if st.ppid == postmaster && st.state != 'Z' {
                     pids.push(pid);
                 }
             }
@@ -225,11 +230,11 @@ pub(crate) fn single_user(
         .arg(&dir.data)
         .arg("postgres")
         .current_dir(&dir.root)
-        .env_remove("PGDATA")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     runas.apply(&mut cmd);
+    die_with_parent(&mut cmd);
     let shown = format!("{cmd:?}");
     let fail = |status: String, output: String| LabError::Command {
         what: "bootstrap SQL in single-user mode".into(),

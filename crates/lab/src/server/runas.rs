@@ -4,6 +4,9 @@
 //! account instead: `PGRIG_SERVER_USER` if set, else `nobody` (present on every Linux system, so
 //! nothing about the machine has to change). The cluster directory is chowned to that account
 //! and lives under /tmp so it can traverse to it. When we are not root, everything runs as us.
+//!
+//! Server commands get a minimal, explicit environment (nothing of pgrig's own: no `PG*`, no
+//! credentials), so `COPY ... FROM PROGRAM 'env'` on the server shows only what is set here.
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -64,10 +67,15 @@ impl RunAs {
         })
     }
 
-    /// Makes `cmd` run as this account (std also clears supplementary groups when root sets uid).
+    /// Makes `cmd` run as this account (std also clears supplementary groups when root sets
+    /// uid) with the minimal server environment.
     pub fn apply(&self, cmd: &mut Command) {
         if self.switch {
             cmd.uid(self.uid).gid(self.gid);
+        }
+        cmd.env_clear();
+        for (key, value) in server_env() {
+            cmd.env(key, value);
         }
     }
 
@@ -109,5 +117,37 @@ impl RunAs {
         }
         std::os::unix::fs::lchown(path, Some(self.uid), Some(self.gid))
             .map_err(|e| LabError::io("changing owner for the server user", path, e))
+    }
+}
+
+/// The whole environment of server processes: a fixed `PATH`, the C locale (initdb runs with
+/// `--locale=C`), and `TZ`/`LD_LIBRARY_PATH` when pgrig has them (initdb picks its `timezone`
+/// setting from `TZ`; relocated builds may need their library path).
+pub(crate) fn server_env() -> Vec<(String, std::ffi::OsString)> {
+    let mut env = vec![
+        ("PATH".to_string(), "/usr/local/bin:/usr/bin:/bin".into()),
+        ("LANG".to_string(), "C".into()),
+        ("LC_ALL".to_string(), "C".into()),
+    ];
+    for key in ["TZ", "LD_LIBRARY_PATH"] {
+        if let Some(value) = std::env::var_os(key) {
+            env.push((key.to_string(), value));
+        }
+    }
+    env
+}
+
+/// Makes a short-lived helper (initdb, single-user postgres) die with the thread that waits for
+/// it, so killing pgrig does not leave it writing into a directory the watchdog is removing.
+/// Set after the uid switch (a credential change would clear it).
+pub(crate) fn die_with_parent(cmd: &mut Command) {
+    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
     }
 }

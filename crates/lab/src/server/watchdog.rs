@@ -1,9 +1,12 @@
 //! The owner-death watchdog: a detached `sh` that blocks reading a pipe whose only write end is
 //! held by the owning process. When the owner goes away, however it goes (normal exit without
 //! destructors, panic=abort, Ctrl-C, SIGKILL), the kernel closes that end, the read returns EOF
-//! and the script stops the postmaster (pid from `postmaster.pid`, checked to be a `postgres`
-//! process) and removes the cluster directory. No polling, no pid-reuse race on the owner.
+//! and the script stops the postmaster and removes the cluster directory. No polling, no
+//! pid-reuse race on the owner.
 //!
+//! The owner tells the watchdog which postmaster is its own (`pid PID START_TIME`, see
+//! `identity`): the script signals only a process with that pid that still started at that
+//! time, never one named by `postmaster.pid` (which the server's account can rewrite).
 //! The write end is close-on-exec, so other programs we spawn never hold it open. Writing
 //! `done` (normal cleanup already happened) or `keep` (server handed over to someone else) tells
 //! the watchdog to exit without touching anything.
@@ -13,25 +16,33 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 
 use super::error::LabError;
+use super::identity::ProcessId;
 
 const SCRIPT: &str = r#"
-read -r cmd
-case "$cmd" in done|keep) exit 0 ;; esac
+pid=; start=
+while read -r cmd a b; do
+  case "$cmd" in
+    done|keep) exit 0 ;;
+    pid) pid="$a"; start="$b" ;;
+  esac
+done
 root="$1"
-pidfile="$root/data/postmaster.pid"
-if [ -f "$pidfile" ]; then
-  pid=$(head -n 1 "$pidfile")
-  if [ -n "$pid" ] && [ "$(cat /proc/$pid/comm 2>/dev/null)" = postgres ]; then
-    kill -QUIT "$pid" 2>/dev/null
-    i=0
-    while [ $i -lt 100 ] && [ "$(cat /proc/$pid/comm 2>/dev/null)" = postgres ] \
-          && ! grep -q '^State:.*Z' /proc/$pid/status 2>/dev/null; do
-      sleep 0.05; i=$((i+1))
-    done
-    kill -KILL "$pid" 2>/dev/null
-  fi
+alive() {
+  [ -n "$pid" ] && [ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f20)" = "$start" ] \
+    && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null
+}
+if alive; then
+  kill -QUIT "$pid" 2>/dev/null
+  i=0
+  while [ $i -lt 100 ] && alive; do sleep 0.05; i=$((i+1)); done
+  alive && kill -KILL "$pid" 2>/dev/null
 fi
-rm -rf "$root"
+i=0
+while [ -e "$root" ] && [ $i -lt 40 ]; do
+  rm -rf "$root" 2>/dev/null
+  [ -e "$root" ] && sleep 0.05
+  i=$((i+1))
+done
 "#;
 
 /// A running watchdog for one cluster directory.
@@ -63,6 +74,13 @@ impl Watchdog {
         })?;
         let pipe = child.stdin.take();
         Ok(Watchdog { child, pipe })
+    }
+
+    /// Tells the watchdog which postmaster to stop if the owner dies.
+    pub fn watch(&mut self, id: ProcessId) {
+        if let Some(pipe) = &mut self.pipe {
+            let _ = writeln!(pipe, "pid {} {}", id.pid, id.start_time);
+        }
     }
 
     /// Tells the watchdog to exit without cleaning up, and reaps it.
