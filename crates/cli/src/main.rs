@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+mod compare;
 mod results;
 mod study;
 
@@ -26,6 +27,7 @@ fn main() -> ExitCode {
             Some("server") => pgrig_cli::server::main(&args),
             Some("study") => study::main(&args[1..]),
             Some("results") => results::main(&args[1..]),
+            Some("compare") => compare::main(&args[1..]),
             Some("--version") | Some("-V") => {
                 println!("pgrig {}", env!("CARGO_PKG_VERSION"));
                 0
@@ -53,6 +55,7 @@ Usage:
   pgrig server start|stop|status           a private scratch PostgreSQL cluster
   pgrig study FILE [--store PATH]          a matrix of runs from a study file, into the results store
   pgrig results list|show|export           the runs in the results store (export --format json|csv)
+  pgrig compare A B [--metric tps,p99]     is the difference between two selections of runs real?
   pgrig --version
 
 Run \"pgrig bench --help\" or \"pgrig run --help\" for the options of each command.
