@@ -179,7 +179,8 @@ fn collect_hint(metric: &str) -> &'static str {
     }
 }
 
-/// Refuses (or with `force`, warns about) sides that ran different workloads.
+/// Refuses (or with `force`, warns about) sides that ran different workloads, unless their
+/// study sweeps the workload on purpose.
 fn workload_check(a: &Side, b: &Side, force: bool) -> Result<Vec<String>, CompareError> {
     let mut warnings = Vec::new();
     let of = |s: &Side| -> Vec<String> {
@@ -199,6 +200,14 @@ fn workload_check(a: &Side, b: &Side, force: bool) -> Result<Vec<String>, Compar
         }
     }
     if !wa.is_empty() && !wb.is_empty() && wa != wb {
+        if swept_workload(a, b) {
+            warnings.push(format!(
+                "A and B ran different workloads, as their study sweeps them: A ran {}, B ran {}",
+                wa.join("; "),
+                wb.join("; ")
+            ));
+            return Ok(warnings);
+        }
         if !force {
             return Err(CompareError::DifferentWorkloads {
                 a: wa.join("; "),
@@ -214,6 +223,20 @@ fn workload_check(a: &Side, b: &Side, force: bool) -> Result<Vec<String>, Compar
     Ok(warnings)
 }
 
+/// Matrix keys that change what runs (the scripts or their `-D` values).
+const WORKLOAD_KEYS: &[&str] = &["scripts", "builtin", "defines"];
+
+/// Whether both sides come from one study whose matrix sweeps the workload: a comparison its
+/// author designed (single- against multi-row inserts), not an accident.
+fn swept_workload(a: &Side, b: &Side) -> bool {
+    let mut all = a.samples.iter().chain(&b.samples);
+    let Some(first) = all.next() else {
+        return false;
+    };
+    let sweeps = |p: &serde_json::Value| WORKLOAD_KEYS.iter().any(|k| p.get(*k).is_some());
+    sweeps(&first.point) && all.all(|s| s.study == first.study && sweeps(&s.point))
+}
+
 /// A side whose runs come from several points treats them as one configuration: say so.
 fn mixing(s: &Side) -> Option<String> {
     let points = select::points(s);
@@ -225,4 +248,55 @@ fn mixing(s: &Side) -> Option<String> {
             points.join("; ")
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn side(which: &str, study: &str, script: &str, swept: bool) -> Side {
+        let samples = (0..4)
+            .map(|i| {
+                let point = if swept {
+                    json!({"scripts": [script]})
+                } else {
+                    json!({"clients": 1})
+                };
+                record::Sample::from_doc(&json!({
+                    "run_id": i, "study": study, "point": point, "tps": 100.0 + i as f64,
+                    "provenance": {"scripts": [{"file": script, "text": script, "weight": 1}]}}))
+            })
+            .collect();
+        Side {
+            which: which.into(),
+            text: which.into(),
+            samples,
+        }
+    }
+
+    fn tps() -> Vec<&'static Metric> {
+        vec![metric::find("tps").unwrap()]
+    }
+
+    #[test]
+    fn different_workloads_refused_across_studies_allowed_when_swept() {
+        let (a, b) = (
+            side("A", "s", "a.sql", false),
+            side("B", "t", "b.sql", false),
+        );
+        let e = compare_sides(&a, &b, &tps(), true, false).unwrap_err();
+        assert!(matches!(e, CompareError::DifferentWorkloads { .. }), "{e}");
+        let c = compare_sides(&a, &b, &tps(), true, true).unwrap();
+        assert!(c.warnings[0].contains("--force"), "{:?}", c.warnings);
+        let (a, b) = (side("A", "s", "a.sql", true), side("B", "s", "b.sql", true));
+        let c = compare_sides(&a, &b, &tps(), true, false).unwrap();
+        assert!(
+            c.warnings[0].contains("as their study sweeps them"),
+            "{:?}",
+            c.warnings
+        );
+        let b = side("B", "other", "b.sql", true);
+        assert!(compare_sides(&a, &b, &tps(), true, false).is_err());
+    }
 }

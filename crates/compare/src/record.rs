@@ -142,3 +142,37 @@ fn workload(doc: &Value) -> Option<String> {
     }
     Some(parts.join(", "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn metrics_flags_and_workload_from_a_stored_run() {
+        let doc = json!({
+            "run_id": 7, "study": "s", "target": "local", "round": 1, "point": {"clients": 4},
+            "tps": 100.0, "client_cpu": 0.95, "aborted_clients": 0,
+            "latency_ms": {"mean": 2.0, "p50": 1.5, "p99": 9.0, "max": 20.0},
+            "transactions": {"ok": 200, "failed": 1, "retries": 0},
+            "server_stats": {"wal": {"wal_bytes": 50000, "wal_fpi": 20}},
+            "wait_events": {"events": {"Lock:tuple": 3, "CPU:running": 7}},
+            "provenance": {"scripts": [{"builtin": "tpcb-like", "weight": 1},
+                                       {"file": "a.sql", "text": "SELECT 1", "weight": 2}],
+                           "workload": {"defines": {"width": 10}}},
+        });
+        let s = Sample::from_doc(&doc);
+        assert_eq!(s.run_id, 7);
+        assert_eq!(s.values["tps"], 100.0);
+        assert_eq!(s.values["p99"], 9.0);
+        assert_eq!(s.values["wal_bytes_per_tx"], 250.0);
+        assert_eq!(s.values["wal_fpi_per_tx"], 0.1);
+        assert!(!s.values.contains_key("server_cpu"));
+        assert!(!s.values.contains_key("p95"));
+        assert_eq!(s.flags, [CLIENT_SATURATED, FAILURES, CONTENTION]);
+        let w = s.workload.unwrap();
+        assert!(w.starts_with("builtin tpcb-like, a.sql (text "), "{w}");
+        assert!(w.ends_with("@2, -D width=10"), "{w}");
+        assert_eq!(Sample::from_doc(&json!({})).workload, None);
+    }
+}

@@ -142,7 +142,8 @@ fn shown(doc: &Value, key: &str) -> String {
 fn matches(doc: &Value, f: &Filter) -> bool {
     let v = field(doc, &f.key);
     let want = f.value.trim();
-    if shown(doc, &f.key) == want || v.to_string() == want {
+    let json_text = v.to_string();
+    if shown(doc, &f.key) == want || json_text == want {
         return true;
     }
     match v {
@@ -187,4 +188,36 @@ pub fn points(side: &Side) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn hit(doc: &Value, key: &str, value: &str) -> bool {
+        matches(
+            doc,
+            &Filter {
+                key: key.into(),
+                value: value.into(),
+            },
+        )
+    }
+
+    #[test]
+    fn values_match_as_the_study_file_writes_them() {
+        let d = json!({"target": "a", "round": 2, "point": {
+            "clients": 4, "isolation": "read committed", "fast": true,
+            "scripts": ["insert_single_rows.sql"], "pair": ["a.sql", "b.sql"]}});
+        assert!(hit(&d, "clients", "4") && hit(&d, "clients", "4.0") && !hit(&d, "clients", "8"));
+        assert!(hit(&d, "isolation", "read committed"));
+        assert!(hit(&d, "fast", "true"));
+        assert!(hit(&d, "scripts", "insert_single_rows.sql"));
+        assert!(hit(&d, "scripts", "[insert_single_rows.sql]"));
+        assert!(hit(&d, "pair", "[a.sql, b.sql]") && hit(&d, "pair", r#"["a.sql","b.sql"]"#));
+        assert!(!hit(&d, "pair", "a.sql"));
+        assert!(hit(&d, "target", "a") && hit(&d, "round", "2") && !hit(&d, "target", "b"));
+        assert_eq!(shown(&d, "pair"), "[a.sql, b.sql]");
+    }
 }

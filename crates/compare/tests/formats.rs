@@ -61,12 +61,30 @@ fn significant_and_not() -> Comparison {
             doc(10, 2, 1620.7, 2.15, 0.57),
         ],
     );
-    compare(&a, &b, &["tps", "p99", "latency_avg", "client_cpu", "wal_bytes_per_tx"])
+    compare(
+        &a,
+        &b,
+        &[
+            "tps",
+            "p99",
+            "latency_avg",
+            "client_cpu",
+            "wal_bytes_per_tx",
+        ],
+    )
 }
 
 fn too_few() -> Comparison {
-    let a = side("A", "1,3", &[doc(1, 1, 1010.5, 2.1, 0.3), doc(3, 1, 998.2, 2.3, 0.3)]);
-    let b = side("B", "2,4", &[doc(2, 2, 1602.3, 2.2, 0.5), doc(4, 2, 1380.1, 2.1, 0.5)]);
+    let a = side(
+        "A",
+        "1,3",
+        &[doc(1, 1, 1010.5, 2.1, 0.3), doc(3, 1, 998.2, 2.3, 0.3)],
+    );
+    let b = side(
+        "B",
+        "2,4",
+        &[doc(2, 2, 1602.3, 2.2, 0.5), doc(4, 2, 1380.1, 2.1, 0.5)],
+    );
     compare(&a, &b, &["tps", "p99"])
 }
 
@@ -94,13 +112,19 @@ fn check(name: &str, got: &str) {
 
 #[test]
 fn text_table_snapshot() {
-    check("significant.txt", &render(&significant_and_not(), Format::Text));
+    check(
+        "significant.txt",
+        &render(&significant_and_not(), Format::Text),
+    );
     check("too_few.txt", &render(&too_few(), Format::Text));
 }
 
 #[test]
 fn markdown_snapshot() {
-    check("significant.md", &render(&significant_and_not(), Format::Markdown));
+    check(
+        "significant.md",
+        &render(&significant_and_not(), Format::Markdown),
+    );
 }
 
 #[test]
@@ -117,7 +141,9 @@ fn json_snapshot() {
 fn html_fragment_snapshot() {
     let html = render(&significant_and_not(), Format::Html);
     check("significant.html", &html);
-    for tag in ["div", "table", "thead", "tbody", "tr", "ul", "li", "caption"] {
+    for tag in [
+        "div", "table", "thead", "tbody", "tr", "ul", "li", "caption",
+    ] {
         assert_eq!(
             html.matches(&format!("<{tag}")).count(),
             html.matches(&format!("</{tag}>")).count(),
