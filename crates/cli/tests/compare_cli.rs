@@ -319,3 +319,58 @@ fn empty_missing_and_unwritable_stores_and_outputs_are_refused() {
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
     assert!(std::fs::read_to_string(&file).unwrap().contains("| tps "));
 }
+
+#[test]
+fn postgres_store_is_compared_like_sqlite_and_never_shows_its_password() {
+    let db = pgrig_testkit::fresh_db("compare_pg_store");
+    let dir = tempfile::tempdir().unwrap();
+    let sep = if db.url().contains('?') { '&' } else { '?' };
+    let secret = if db.server().password().is_none() {
+        "&password=hunter2"
+    } else {
+        ""
+    };
+    let store = format!("{}{sep}application_name=pgrig_compare{secret}", db.url());
+    let text = "name = \"pgc\"\nrepetitions = 4\n[target]\nfast = true\n[workload]\n\
+                transactions = 20\n[matrix]\nclients = [1, 2]\n";
+    std::fs::write(dir.path().join("pgc.toml"), text).unwrap();
+    let out = pgrig(dir.path(), &["study", "pgc.toml", "--store", &store]);
+    assert!(out.success(), "{}\n{}", out.stdout, out.stderr);
+    let out = pgrig(
+        dir.path(),
+        &[
+            "compare",
+            "--store",
+            &store,
+            "pgc[clients=1]",
+            "pgc[clients=2]",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let c: Value = serde_json::from_str(&out.stdout).unwrap();
+    let tps = row(&c, "tps");
+    assert_eq!(
+        (tps["a"]["n"].as_u64(), tps["b"]["n"].as_u64()),
+        (Some(4), Some(4))
+    );
+    let out = pgrig(dir.path(), &["compare", "--store", &store, "nosuch", "pgc"]);
+    assert_eq!(out.code, Some(1));
+    assert!(
+        out.stderr.contains("no study named \"nosuch\""),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+    let out = pgrig(
+        dir.path(),
+        &["compare", "--store", &store, "99999,99998", "pgc"],
+    );
+    assert!(
+        out.stderr.contains("no run with id 99999"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+}

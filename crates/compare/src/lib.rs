@@ -46,8 +46,10 @@ pub fn run(o: &Options) -> Result<Comparison, CompareError> {
     let (sa, sb) = (selector::parse("A", &o.a)?, selector::parse("B", &o.b)?);
     let metrics = requested(o.metrics.as_deref())?;
     let mut store = Store::open_existing(&o.store)?;
-    let a = select::resolve(&mut store, &o.store, "A", &o.a, &sa)?;
-    let b = select::resolve(&mut store, &o.store, "B", &o.b, &sb)?;
+    // a postgresql:// store's password never appears in a message
+    let shown = pgrig_study::target::redact(&o.store);
+    let a = select::resolve(&mut store, &shown, "A", &o.a, &sa)?;
+    let b = select::resolve(&mut store, &shown, "B", &o.b, &sb)?;
     compare_sides(&a, &b, &metrics, o.metrics.is_some(), o.force)
 }
 
