@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use pgrig_study::store::text_hash;
+use pgrig_study::summary;
 use serde_json::Value;
 
 use crate::metric::{Metric, METRICS};
@@ -84,23 +85,6 @@ pub fn value(m: &Metric, doc: &Value) -> Option<f64> {
     }
 }
 
-fn lock_share(doc: &Value) -> f64 {
-    let Some(ev) = doc["wait_events"]["events"].as_object() else {
-        return 0.0;
-    };
-    let total: f64 = ev.values().filter_map(Value::as_f64).sum();
-    let lock: f64 = ev
-        .iter()
-        .filter(|(k, _)| k.starts_with("Lock:"))
-        .filter_map(|(_, v)| v.as_f64())
-        .sum();
-    if total > 0.0 {
-        lock / total
-    } else {
-        0.0
-    }
-}
-
 fn flags(doc: &Value) -> Vec<&'static str> {
     let mut f = Vec::new();
     if num(doc, &["client_cpu"]).unwrap_or(0.0) > CLIENT_BUSY {
@@ -110,7 +94,9 @@ fn flags(doc: &Value) -> Vec<&'static str> {
     if failed > 0.0 || num(doc, &["aborted_clients"]).unwrap_or(0.0) > 0.0 {
         f.push(FAILURES);
     }
-    if num(doc, &["transactions", "retries"]).unwrap_or(0.0) > 0.0 || lock_share(doc) > LOCK_SHARE {
+    if num(doc, &["transactions", "retries"]).unwrap_or(0.0) > 0.0
+        || summary::lock_share(doc) > LOCK_SHARE
+    {
         f.push(CONTENTION);
     }
     f
