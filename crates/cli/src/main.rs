@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use pgrig_cli::sink::stdout_status;
 
+mod compare;
 mod results;
 mod study;
 
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
             Some("server") => stdout_status(pgrig_cli::server::main(&args)),
             Some("study") => stdout_status(study::main(&args[1..])),
             Some("results") => stdout_status(results::main(&args[1..])),
+            Some("compare") => stdout_status(compare::main(&args[1..])),
             Some("--version") | Some("-V") => {
                 println!("pgrig {}", env!("CARGO_PKG_VERSION"));
                 stdout_status(0)
@@ -61,6 +63,7 @@ Usage:
   pgrig server start|stop|status           a private scratch PostgreSQL cluster
   pgrig study FILE [--store PATH]          a matrix of runs from a study file, into the results store
   pgrig results list|show|export           the runs in the results store (export --format json|csv)
+  pgrig compare A B [--metric tps,p99]     is the difference between two selections of runs real?
   pgrig --version
 
 Run \"pgrig bench --help\" or \"pgrig run --help\" for the options of each command.

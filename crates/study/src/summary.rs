@@ -44,7 +44,8 @@ pub fn run_line(r: &Value) -> String {
     )
 }
 
-fn lock_share(r: &Value) -> f64 {
+/// Share of the sampled sessions that waited on a lock (`Lock:*` wait events).
+pub fn lock_share(r: &Value) -> f64 {
     let Some(ev) = r["wait_events"]["events"].as_object() else {
         return 0.0;
     };

@@ -1,0 +1,186 @@
+//! The comparison as data: per metric the median of each side with its confidence interval,
+//! the spread, the change and the Mann–Whitney verdict; per side the runs and their flags.
+//! Built from plain samples (no store), so the HTML report can build the same tables.
+
+use serde::Serialize;
+
+use crate::mann_whitney::{self, Method};
+use crate::median_ci::{median, median_ci, Ci};
+use crate::metric::Metric;
+use crate::record::{self, Sample};
+
+/// What `compare` decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// p < alpha: the change is shown.
+    Significant,
+    /// p >= alpha: shown as `~` (no difference shown).
+    NotSignificant,
+    /// No outcome with these run counts could reach p < alpha.
+    TooFewRuns,
+}
+
+/// One side's figures for one metric.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figures {
+    pub n: usize,
+    pub median: f64,
+    pub ci: Option<Ci>,
+    pub min: f64,
+    pub max: f64,
+    /// coefficient of variation across the runs, % (population, as the study's table)
+    pub cv_pct: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub metric: Metric,
+    pub a: Figures,
+    pub b: Figures,
+    /// (median B − median A) / median A, %; `None` when A's median is 0
+    pub change_pct: Option<f64>,
+    pub p_value: f64,
+    pub u: f64,
+    pub method: Method,
+    pub verdict: Verdict,
+    /// with [`Verdict::TooFewRuns`]: runs needed on each side
+    pub runs_needed: Option<usize>,
+}
+
+/// A side as the tables introduce it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SideInfo {
+    /// the selection as written
+    pub selection: String,
+    pub run_ids: Vec<i64>,
+    /// `study: point` of each distinct point among the runs
+    pub points: Vec<String>,
+    /// the invalid-run flags on this side
+    pub flags: Vec<Flag>,
+}
+
+/// A flag and the runs (ids) carrying it; `high-spread` is the side's and lists all its runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Flag {
+    pub flag: String,
+    pub runs: Vec<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    pub alpha: f64,
+    /// the confidence level asked of the median intervals
+    pub confidence: f64,
+    pub a: SideInfo,
+    pub b: SideInfo,
+    pub rows: Vec<Row>,
+    pub warnings: Vec<String>,
+}
+
+/// One side's input: its selection, the points its runs come from, and the runs.
+pub struct Input<'a> {
+    pub selection: &'a str,
+    pub points: Vec<String>,
+    pub samples: &'a [Sample],
+}
+
+/// Compares `a` with `b` on `metrics` (each must be recorded by at least one run per side).
+pub fn compare(
+    a: &Input,
+    b: &Input,
+    metrics: &[&Metric],
+    alpha: f64,
+    confidence: f64,
+) -> Comparison {
+    let rows: Vec<Row> = metrics
+        .iter()
+        .filter_map(|m| row(m, a.samples, b.samples, alpha, confidence))
+        .collect();
+    Comparison {
+        alpha,
+        confidence,
+        a: side_info(a),
+        b: side_info(b),
+        rows,
+        warnings: Vec::new(),
+    }
+}
+
+fn values(samples: &[Sample], m: &Metric) -> Vec<f64> {
+    samples
+        .iter()
+        .filter_map(|s| s.values.get(m.name).copied())
+        .collect()
+}
+
+fn figures(xs: &[f64], confidence: f64) -> Option<Figures> {
+    let (_, min, max, cv_pct) = pgrig_study::summary::spread(xs);
+    Some(Figures {
+        n: xs.len(),
+        median: median(xs)?,
+        ci: median_ci(xs, confidence),
+        min,
+        max,
+        cv_pct,
+    })
+}
+
+fn row(m: &Metric, a: &[Sample], b: &[Sample], alpha: f64, confidence: f64) -> Option<Row> {
+    let (xa, xb) = (values(a, m), values(b, m));
+    let test = mann_whitney::test(&xa, &xb)?;
+    let (fa, fb) = (figures(&xa, confidence)?, figures(&xb, confidence)?);
+    let change_pct = (fa.median != 0.0).then(|| 100.0 * (fb.median - fa.median) / fa.median);
+    let too_few = mann_whitney::min_p(xa.len(), xb.len()) >= alpha;
+    let verdict = if too_few {
+        Verdict::TooFewRuns
+    } else if test.p < alpha {
+        Verdict::Significant
+    } else {
+        Verdict::NotSignificant
+    };
+    Some(Row {
+        metric: *m,
+        a: fa,
+        b: fb,
+        change_pct,
+        p_value: test.p,
+        u: test.u,
+        method: test.method,
+        verdict,
+        runs_needed: too_few.then(|| mann_whitney::runs_needed(alpha)),
+    })
+}
+
+fn side_info(input: &Input) -> SideInfo {
+    let mut flags: Vec<Flag> = Vec::new();
+    for s in input.samples {
+        for f in &s.flags {
+            match flags.iter_mut().find(|g| g.flag == *f) {
+                Some(g) => g.runs.push(s.run_id),
+                None => flags.push(Flag {
+                    flag: f.to_string(),
+                    runs: vec![s.run_id],
+                }),
+            }
+        }
+    }
+    let tps: Vec<f64> = input
+        .samples
+        .iter()
+        .filter_map(|s| s.values.get("tps").copied())
+        .collect();
+    if tps.len() > 1 && pgrig_study::summary::spread(&tps).3 > record::HIGH_CV_PCT {
+        let ids = input.samples.iter().map(|s| s.run_id).collect();
+        flags.push(Flag {
+            flag: record::HIGH_SPREAD.to_string(),
+            runs: ids,
+        });
+    }
+    SideInfo {
+        selection: input.selection.to_string(),
+        run_ids: input.samples.iter().map(|s| s.run_id).collect(),
+        points: input.points.clone(),
+        flags,
+    }
+}
