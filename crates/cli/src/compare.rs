@@ -90,7 +90,7 @@ fn run(a: CompareArgs) -> Result<(), String> {
             .to_string()
         }),
         None => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            pgrig_cli::sink::out(&text);
             Ok(())
         }
     }
