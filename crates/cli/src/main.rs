@@ -26,6 +26,7 @@ fn main() -> ExitCode {
             Some("server") => pgrig_cli::server::main(&args),
             Some("study") => study::main(&args[1..]),
             Some("results") => results::main(&args[1..]),
+            Some("report") => pgrig_cli::html_report::main(&args[1..]),
             Some("--version") | Some("-V") => {
                 println!("pgrig {}", env!("CARGO_PKG_VERSION"));
                 0
@@ -53,6 +54,7 @@ Usage:
   pgrig server start|stop|status           a private scratch PostgreSQL cluster
   pgrig study FILE [--store PATH]          a matrix of runs from a study file, into the results store
   pgrig results list|show|export           the runs in the results store (export --format json|csv)
+  pgrig report [STUDY|RUN-ID|FILE ...]     charts as one self-contained HTML page (-o FILE, --svg DIR)
   pgrig --version
 
 Run \"pgrig bench --help\" or \"pgrig run --help\" for the options of each command.

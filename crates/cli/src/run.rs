@@ -52,6 +52,9 @@ pub struct RunArgs {
     /// Write the whole result as JSON to FILE (- for stdout).
     #[arg(long)]
     pub json: Option<String>,
+    /// Write an HTML report (charts, see `pgrig report`) of the run to FILE.
+    #[arg(long)]
+    pub report: Option<std::path::PathBuf>,
     /// Random seed (for reproducible runs).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -269,6 +272,12 @@ pub fn main(args: &[String]) -> i32 {
             println!("{text}");
         } else if let Err(e) = std::fs::write(path, text + "\n") {
             eprintln!("pgrig: error: could not write \"{path}\": {e}");
+            return 1;
+        }
+    }
+    if let Some(path) = &a.report {
+        if let Err(e) = crate::html_report::of_run_document(&crate::json::render(&r), path) {
+            eprintln!("pgrig: error: {e}");
             return 1;
         }
     }
