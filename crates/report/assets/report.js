@@ -118,4 +118,10 @@
   }
   document.querySelectorAll("figure.chart[data-frame]").forEach(setup);
   document.documentElement.dataset.charts = String(document.querySelectorAll("figure.chart svg").length);
+  // what was fetched (nothing, by the page's Content-Security-Policy): the tests read this
+  function resources() {
+    document.documentElement.dataset.resources = String(performance.getEntriesByType("resource").length);
+  }
+  resources();
+  window.addEventListener("load", resources);
 }());

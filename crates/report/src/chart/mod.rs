@@ -20,6 +20,8 @@ pub struct Axis {
     pub scale: Scale,
     /// non-empty: a categorical axis, x is the category's index
     pub categories: Vec<String>,
+    /// non-empty: ticks exactly at these values (a matrix key's values, round numbers)
+    pub marks: Vec<f64>,
 }
 
 impl Axis {
@@ -28,6 +30,28 @@ impl Axis {
             label: label.into(),
             scale: Scale::Linear,
             categories: Vec::new(),
+            marks: Vec::new(),
+        }
+    }
+
+    /// A categorical axis.
+    pub fn categories(label: impl Into<String>, categories: Vec<String>) -> Axis {
+        Axis {
+            categories,
+            ..Axis::linear(label)
+        }
+    }
+
+    /// A numeric axis with ticks at `marks` (when there are few enough to read).
+    pub fn marked(label: impl Into<String>, mut marks: Vec<f64>) -> Axis {
+        marks.sort_by(f64::total_cmp);
+        marks.dedup();
+        if marks.len() > 15 {
+            marks.clear();
+        }
+        Axis {
+            marks,
+            ..Axis::linear(label)
         }
     }
 }

@@ -95,7 +95,7 @@ fn nines_cap(c: &Chart) -> f64 {
         .filter(|p| p.x < 1.0)
         .map(|p| -(1.0 - p.x).log10())
         .fold(0.0, f64::max);
-    m.ceil().max(1.0) + 0.5
+    (m - 1e-6).ceil().max(1.0) + 0.5
 }
 
 fn range(vals: impl Iterator<Item = f64>, zero: bool) -> (f64, f64) {
@@ -122,9 +122,14 @@ fn range(vals: impl Iterator<Item = f64>, zero: bool) -> (f64, f64) {
 }
 
 /// Manual ticks for non-linear axes: (transformed position, label).
-fn ticks(scale: Scale, lo: f64, hi: f64, cap: f64) -> Vec<(f64, String)> {
-    match scale {
-        Scale::Linear => Vec::new(),
+fn ticks(axis: &super::Axis, lo: f64, hi: f64, cap: f64) -> Vec<(f64, String)> {
+    match axis.scale {
+        Scale::Linear => axis
+            .marks
+            .iter()
+            .filter(|m| **m >= lo && **m <= hi)
+            .map(|m| (*m, fmt(*m)))
+            .collect(),
         Scale::Log => {
             let mut out = Vec::new();
             let mut e = lo.floor() as i32;
@@ -144,8 +149,12 @@ fn ticks(scale: Scale, lo: f64, hi: f64, cap: f64) -> Vec<(f64, String)> {
             let mut out: Vec<(f64, String)> = (0..=(cap.floor() as i32))
                 .map(|n| n as f64)
                 .filter(|n| *n >= lo && *n <= hi && *n < cap)
-                .map(|n| (n, format!("{}%", fmt(100.0 * (1.0 - 10f64.powf(-n))))))
+                .map(|n| (n, percent_label(n)))
                 .collect();
+            let half = 2f64.log10();
+            if half >= lo && half <= hi {
+                out.insert(0, (half, "50%".into()));
+            }
             out.push((cap, "max".into()));
             out
         }
@@ -155,6 +164,12 @@ fn ticks(scale: Scale, lo: f64, hi: f64, cap: f64) -> Vec<(f64, String)> {
 /// The chart's x transform (what the frame's x range is in): hover and zoom work in it.
 pub fn x_transform(c: &Chart) -> impl Fn(f64) -> f64 {
     tf(c.x.scale, nines_cap(c))
+}
+
+/// `90%`, `99%`, `99.9%` for 1, 2, 3 nines.
+fn percent_label(nines: f64) -> String {
+    let decimals = (nines as usize).saturating_sub(2);
+    format!("{:.decimals$}%", 100.0 * (1.0 - 10f64.powf(-nines)))
 }
 
 /// Draws `c` into an SVG string.
@@ -200,7 +215,7 @@ fn draw_legend(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), E
         return Ok(());
     }
     let mut y = 40;
-    let font = ("sans-serif", 12).into_font();
+    let font = ("sans-serif", 14).into_font();
     for (i, s) in c.series.iter().enumerate() {
         area.draw(&Rectangle::new([(4, y), (16, y + 12)], color(i).filled()))
             .map_err(e)?;
@@ -257,7 +272,7 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
         zero,
     );
     let mut cc = ChartBuilder::on(area)
-        .caption(&c.title, ("sans-serif", 16))
+        .caption(&c.title, ("sans-serif", 19))
         .margin(12)
         .x_label_area_size(if categorical { 56 } else { 40 })
         .y_label_area_size(64)
@@ -266,15 +281,15 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
     let xt = if categorical {
         Vec::new()
     } else {
-        ticks(c.x.scale, x0, x1, cap)
+        ticks(&c.x, x0, x1, cap)
     };
-    let yt = ticks(c.y.scale, y0, y1, cap);
+    let yt = ticks(&c.y, y0, y1, cap);
     {
         let mut mesh = cc.configure_mesh();
         mesh.x_desc(c.x.label.as_str())
             .y_desc(c.y.label.as_str())
-            .label_style(("sans-serif", 12))
-            .axis_desc_style(("sans-serif", 13))
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
             .light_line_style(RGBColor(0xee, 0xee, 0xee))
             .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
             .y_label_formatter(&|v| fmt(*v))
@@ -299,7 +314,7 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
             x1,
         }
     };
-    manual_ticks(&mut cc, c, &xt, &yt, (x0, x1, y0, y1))?;
+    manual_ticks(area, &mut cc, c, &xt, &yt, (x0, x1, y0, y1))?;
     for b in &c.bands {
         cc.draw_series(std::iter::once(Rectangle::new(
             [(b.x0.max(x0), y0), (b.x1.min(x1), y1)],
@@ -310,7 +325,7 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
         area.draw(&Text::new(
             b.label.clone(),
             (p.0 + 3, p.1 + 3),
-            ("sans-serif", 11),
+            ("sans-serif", 13),
         ))
         .map_err(e)?;
     }
@@ -329,6 +344,7 @@ type Cc<'a, 'b> = ChartContext<
 >;
 
 fn manual_ticks(
+    area: &DrawingArea<SVGBackend, Shift>,
     cc: &mut Cc,
     c: &Chart,
     xt: &[(f64, String)],
@@ -337,8 +353,7 @@ fn manual_ticks(
 ) -> Result<(), Err> {
     let (x0, x1, y0, y1) = r;
     let grid = RGBColor(0xdd, 0xdd, 0xdd);
-    let font = ("sans-serif", 12).into_font();
-    let area = cc.plotting_area().strip_coord_spec();
+    let font = ("sans-serif", 14).into_font();
     let off = area.get_base_pixel();
     let label = |pos: (i32, i32), text: &str, anchor: (HPos, VPos)| -> Result<(), Err> {
         let style = font.clone().color(&BLACK).pos(Pos::new(anchor.0, anchor.1));
@@ -364,7 +379,7 @@ fn manual_ticks(
             .max(20)
     };
     for (p, t) in xl {
-        for (k, line) in wrap(&t, (per as usize / 7).max(3))
+        for (k, line) in wrap(&t, (per as usize / 8).max(3))
             .iter()
             .take(3)
             .enumerate()

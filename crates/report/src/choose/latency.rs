@@ -53,14 +53,12 @@ fn curve_chart(
         title,
         kind: Kind::Lines,
         x: Axis {
-            label: "percentile".into(),
             scale: Scale::Nines,
-            categories: Vec::new(),
+            ..Axis::linear("percentile")
         },
         y: Axis {
-            label: "latency (ms)".into(),
             scale: if log_y { Scale::Log } else { Scale::Linear },
-            categories: Vec::new(),
+            ..Axis::linear("latency (ms)")
         },
         series,
         bands: Vec::new(),
@@ -144,11 +142,7 @@ pub fn statements(id: &str, r: &Run) -> Option<Chart> {
         title: format!("Mean latency per statement: {}", r.id),
         desc: "mean latency of each SQL statement of the run's scripts, one bar each".into(),
         kind: Kind::Bars,
-        x: Axis {
-            label: "statement".into(),
-            scale: Scale::Linear,
-            categories: stmts.iter().map(|s| s.text.clone()).collect(),
-        },
+        x: Axis::categories("statement", stmts.iter().map(|s| s.text.clone()).collect()),
         y: Axis::linear("mean latency (ms)"),
         series: vec![Series {
             name: "mean".into(),

@@ -142,14 +142,10 @@ fn chart(id: &str, runs: &[Run], key: &str, metric: &Metric) -> Chart {
     for s in &mut series {
         s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
     }
-    let x = Axis {
-        label: key.to_string(),
-        scale: crate::chart::Scale::Linear,
-        categories: if numeric {
-            Vec::new()
-        } else {
-            xs.iter().map(|x| x.0.clone()).collect()
-        },
+    let x = if numeric {
+        Axis::marked(key, xs.iter().filter_map(|x| x.1).collect())
+    } else {
+        Axis::categories(key, xs.iter().map(|x| x.0.clone()).collect())
     };
     Chart {
         id: format!("{id}-{}-by-{}", metric.key, super::slug(key)),
@@ -185,6 +181,7 @@ pub fn charts(id: &str, runs: &[Run], swept: &[String], metric: &Metric) -> Vec<
 
 /// The metric of each run as a bar (runs given side by side, repetitions of a single point).
 pub fn per_run(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
+    let swept = super::swept_keys(runs);
     let mut points = Vec::new();
     let mut table = Table::new(
         format!("{} per run", metric.label),
@@ -198,7 +195,7 @@ pub fn per_run(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
         let name = if r.point.is_empty() {
             r.id.clone()
         } else {
-            format!("{} rep {}", r.point_label(), r.repetition)
+            format!("{} #{}", super::values_label(r, &swept), r.repetition)
         };
         if !fl.is_empty() {
             notes.push(format!("{name}: {}", fl.join(", ")));
@@ -224,11 +221,7 @@ pub fn per_run(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
         title: format!("{} per run", metric.label),
         desc: format!("{} of each run as a bar", metric.label),
         kind: Kind::Bars,
-        x: Axis {
-            label: "run".into(),
-            scale: crate::chart::Scale::Linear,
-            categories: cats,
-        },
+        x: Axis::categories("run", cats),
         y: Axis::linear(metric.label),
         series: vec![Series {
             name: metric.key.into(),

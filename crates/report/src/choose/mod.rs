@@ -86,6 +86,21 @@ pub fn swept_keys(runs: &[Run]) -> Vec<String> {
     keys
 }
 
+/// The values of `keys` at a run's point, `1 · serializable` (a category label; the keys name
+/// the axis).
+pub fn values_label(r: &Run, keys: &[String]) -> String {
+    let v: Vec<&str> = keys
+        .iter()
+        .filter_map(|k| r.value(k))
+        .map(|v| v.text.as_str())
+        .collect();
+    if v.is_empty() {
+        r.point_label()
+    } else {
+        v.join(" · ")
+    }
+}
+
 /// The runs of a point's last round, grouped by point (in plan order).
 pub fn by_point(runs: &[Run]) -> Vec<(String, Vec<&Run>)> {
     let last = runs.iter().map(|r| r.round).max().unwrap_or(1);

@@ -34,7 +34,13 @@ fn lines(
         desc: format!("{title}: one line per series, x is the round"),
         title,
         kind: Kind::Lines,
-        x: Axis::linear("round"),
+        x: Axis::marked(
+            "round",
+            series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.x))
+                .collect(),
+        ),
         y: Axis::linear(y),
         series,
         bands: Vec::new(),

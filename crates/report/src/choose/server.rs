@@ -1,7 +1,7 @@
 //! What the server waited on: the wait-event sampler's counts per point as stacked bars (share of
 //! the samples per wait-event type, summed over the point's repetitions of the last round).
 
-use crate::chart::{fmt, Axis, Chart, Kind, Pt, Scale, Series, Table};
+use crate::chart::{fmt, Axis, Chart, Kind, Pt, Series, Table};
 use crate::model::Run;
 
 use super::by_point;
@@ -13,6 +13,7 @@ fn kind(event: &str) -> &str {
 
 pub fn wait_events(id: &str, runs: &[Run]) -> Option<Chart> {
     let groups = by_point(runs);
+    let swept = super::swept_keys(runs);
     let mut kinds: Vec<(String, f64)> = Vec::new();
     let mut shares: Vec<Vec<(String, f64)>> = Vec::new();
     for (_, rs) in &groups {
@@ -74,7 +75,7 @@ pub fn wait_events(id: &str, runs: &[Run]) -> Option<Chart> {
         title: "What sessions were doing (wait-event samples)".into(),
         desc: "share of sampled benchmark sessions per wait-event type at each point, stacked to 100 %; CPU means running, not waiting".into(),
         kind: Kind::Stacked,
-        x: Axis { label: "point".into(), scale: Scale::Linear, categories: groups.iter().map(|g| g.0.clone()).collect() },
+        x: Axis::categories(if swept.is_empty() { "point".to_string() } else { swept.join(" · ") }, groups.iter().map(|g| super::values_label(g.1[0], &swept)).collect()),
         y: Axis::linear("share of samples (%)"),
         series,
         bands: Vec::new(),

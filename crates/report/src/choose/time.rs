@@ -9,6 +9,9 @@ use crate::model::{Run, Second};
 
 use super::overlay;
 
+/// Fewer seconds than this make no time chart (a point or two is not a course over time).
+const MIN_SECONDS: usize = 3;
+
 /// The steady window: (last ramp-up second, first tail second, mean TPS in between).
 pub fn steady(series: &[Second], duration_s: f64) -> Option<(usize, usize, f64)> {
     if series.len() < 3 {
@@ -75,7 +78,7 @@ fn latency_series(r: &Run) -> Vec<Series> {
 
 /// TPS and latency per second of one run, with its ramp-up and tail.
 pub fn single(id: &str, r: &Run) -> Vec<Chart> {
-    if r.series.is_empty() {
+    if r.series.len() < MIN_SECONDS {
         return Vec::new();
     }
     let mut table = Table::new(
@@ -157,7 +160,10 @@ pub fn single(id: &str, r: &Run) -> Vec<Chart> {
 }
 
 fn overlay_charts(id: &str, runs: &[(String, &Run)], note: Option<String>) -> Vec<Chart> {
-    let runs: Vec<&(String, &Run)> = runs.iter().filter(|r| !r.1.series.is_empty()).collect();
+    let runs: Vec<&(String, &Run)> = runs
+        .iter()
+        .filter(|r| r.1.series.len() >= MIN_SECONDS)
+        .collect();
     if runs.is_empty() {
         return Vec::new();
     }
