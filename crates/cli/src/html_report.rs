@@ -72,6 +72,15 @@ fn write(r: &Report, output: &Path, svg: Option<&Path>) -> Result<(), ReportErro
 fn run(a: &ReportArgs) -> Result<(), ReportError> {
     let metric = pgrig_report::metric::find(&a.metric).map_err(ReportError::Usage)?;
     check_output(&a.output)?;
+    if let Some(dir) = a.svg.as_deref().filter(|d| d.exists() && !d.is_dir()) {
+        return Err(ReportError::Output {
+            path: dir.to_path_buf(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "exists and is not a directory",
+            ),
+        });
+    }
     let opts = Options {
         metric,
         ..Options::default()
