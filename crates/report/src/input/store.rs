@@ -20,7 +20,7 @@ pub enum Pick {
 pub fn load(path: &str, picks: &[Pick]) -> Result<(Vec<Study>, Vec<Run>), ReportError> {
     let mut store = Store::open_existing(path)?;
     let shown = pgrig_study::target::redact(path);
-    let rows = store.list(None)?;
+    let rows = store.list(None).map_err(|e| schema(e, &shown))?;
     if rows.is_empty() {
         return Err(ReportError::Selection(format!(
             "the results store \"{shown}\" holds no runs (run a study first)"
@@ -54,6 +54,21 @@ pub fn load(path: &str, picks: &[Pick]) -> Result<(Vec<Study>, Vec<Run>), Report
         }
     }
     Ok((studies, loose))
+}
+
+/// A store whose tables lack what this version reads was written by another version of pgrig.
+fn schema(e: pgrig_study::StudyError, shown: &str) -> ReportError {
+    let text = e.to_string();
+    if text.contains("no such column") || text.contains("no such table") {
+        let message = text.split_once("\": ").map(|x| x.1).unwrap_or(&text);
+        let what = message.split(" in SELECT").next().unwrap_or(message);
+        return ReportError::Selection(format!(
+            "the results store \"{shown}\" has another schema than this pgrig reads ({}); \
+             report it with the pgrig version that wrote it, or run the study again into a new store",
+            what
+        ));
+    }
+    e.into()
 }
 
 fn study(
