@@ -1,6 +1,6 @@
 //! Library side of the `pgrig` binary: the pieces `main.rs` and the tests use.
-//! `args`: pgbench-compatible command-line parsing for `pgrig bench`; `bench`, `run`, `server`:
-//! the subcommands; `report`, `json`, `sink`, `interrupt`: their output and signal plumbing.
+//! `args`: pgbench-compatible command-line parsing for `pgrig bench`; `bench`, `run`, `server`,
+//! `html_report` (`pgrig report`): the subcommands; `report`, `json`, `sink`, `interrupt`: their output and signal plumbing.
 
 // First: its macros take the place of std's print macros in every module below.
 #[macro_use]
@@ -8,6 +8,7 @@ mod print;
 
 pub mod args;
 pub mod bench;
+pub mod html_report;
 pub mod init;
 pub mod interrupt;
 pub mod json;

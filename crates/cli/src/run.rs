@@ -54,6 +54,9 @@ pub struct RunArgs {
     /// Write the whole result as JSON to FILE (- for stdout).
     #[arg(long)]
     pub json: Option<String>,
+    /// Write an HTML report (charts, see `pgrig report`) of the run to FILE.
+    #[arg(long)]
+    pub report: Option<std::path::PathBuf>,
     /// Random seed (for reproducible runs).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -193,7 +196,17 @@ pub fn main(args: &[String]) -> i32 {
     if sink.tty {
         eprintln!();
     }
-    let code = report(&RunDocument::of(&r), json, &sink);
+    let doc = RunDocument::of(&r);
+    let mut code = report(&doc, json, &sink);
+    if let Some(path) = &a.report {
+        let value = serde_json::to_value(&doc).unwrap_or_default();
+        if let Err(e) = crate::html_report::of_run_document(&value, path) {
+            eprintln!("pgrig: error: {e}");
+            if code == 0 {
+                code = 1;
+            }
+        }
+    }
     drop(server);
     code
 }

@@ -29,6 +29,9 @@ struct StudyArgs {
     /// Repeatable. The overridden study is stored (and resumed) as its own text.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<String>,
+    /// Write an HTML report (charts, see `pgrig report`) of the study to FILE at the end.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
     /// Print the plan (points and runs) and exit.
     #[arg(long)]
     dry_run: bool,
@@ -177,6 +180,10 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
         outcome.already_stored + outcome.ran,
         outcome.ran,
     );
+    if let Some(path) = &a.report {
+        pgrig_cli::html_report::of_study(&a.store, &study.spec.name, path)
+            .map_err(|e| StudyError::Other(e.to_string()))?;
+    }
     let aborted = docs
         .iter()
         .any(|d| d["aborted_clients"].as_u64().unwrap_or(0) > 0);

@@ -2,7 +2,11 @@
 //! durations, one repetition) and reproduce what the real studies needed: under repeatable read
 //! and serializable, 4 clients complete every transaction (retried, never aborted); the custom
 //! type's sizes and per-statement latencies are recorded after every round; two targets are
-//! compared side by side; the insert-tuning matrix covers every point.
+//! compared side by side; the insert-tuning matrix covers every point. Each study writes its
+//! report (`--report`), which opens in the browser with the charts its data calls for.
+
+#[path = "../../report/tests/browser/mod.rs"]
+mod browser;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,6 +20,13 @@ fn examples() -> PathBuf {
 
 /// Runs an example from `examples/studies/` at CI size (`--set` overrides, the files stay as
 /// they are) into a store in `dir`, and returns the exported runs.
+/// The report `study` wrote opens in the browser with these charts (screenshot kept in
+/// `target/report-screenshots/`).
+fn report_shows(dir: &Path, file: &str, charts: &[&str]) {
+    let png = browser::artefact_dir().join(format!("example-{file}.png"));
+    browser::check_report(&dir.join(format!("{file}.html")), charts, &png);
+}
+
 fn study(dir: &Path, file: &str, sets: &[&str]) -> Vec<Value> {
     let store = dir.join(format!("{file}.db"));
     let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
@@ -23,7 +34,9 @@ fn study(dir: &Path, file: &str, sets: &[&str]) -> Vec<Value> {
         .arg("study")
         .arg(file)
         .arg("--store")
-        .arg(&store);
+        .arg(&store)
+        .arg("--report")
+        .arg(dir.join(format!("{file}.html")));
     for s in sets {
         c.arg("--set").arg(s);
     }
@@ -96,6 +109,15 @@ fn isolation_example_keeps_every_client_under_every_level() {
         retries > 0,
         "4 clients under repeatable read/serializable conflict and retry"
     );
+    report_shows(
+        dir.path(),
+        "isolation.toml",
+        &[
+            "isolation-levels-tps-by-clients",
+            "isolation-levels-tps-by-isolation",
+            "isolation-levels-latency-percentiles",
+        ],
+    );
 }
 
 #[test]
@@ -125,6 +147,15 @@ fn custom_type_example_records_sizes_and_statement_latency_every_round() {
             .any(|s| s["text"].as_str().unwrap_or("").contains("hist_add")));
         assert_eq!(r["transactions"]["ok"].as_u64(), Some(40));
     }
+    report_shows(
+        dir.path(),
+        "custom_type.toml",
+        &[
+            "custom-type-history-tps-per-round",
+            "custom-type-history-relation-sizes",
+            "custom-type-history-statements-per-round",
+        ],
+    );
 }
 
 #[test]
@@ -145,6 +176,14 @@ fn two_targets_example_runs_the_same_workload_on_each() {
             r["server_stats"]
         );
     }
+    report_shows(
+        dir.path(),
+        "two_targets.toml",
+        &[
+            "two-targets-tps-by-target",
+            "two-targets-latency-percentiles",
+        ],
+    );
 }
 
 #[test]
@@ -156,4 +195,15 @@ fn insert_tuning_example_covers_every_point() {
         assert!(r["tps"].as_f64().unwrap() > 0.0, "{}", r["point"]);
         assert!(r["client_cpu"].as_f64().is_some());
     }
+    report_shows(
+        dir.path(),
+        "insert_tuning.toml",
+        &[
+            "insert-tuning-tps-by-protocol",
+            "insert-tuning-tps-by-scripts",
+            "insert-tuning-tps-by-server-cpus",
+            "insert-tuning-tps-by-settings-synchronous-commit",
+            "insert-tuning-latency-percentiles",
+        ],
+    );
 }

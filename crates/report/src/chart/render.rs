@@ -1,0 +1,537 @@
+//! Draws a [`Chart`] as SVG with plotters' SVG backend (text as `<text>` elements, so no font is
+//! loaded): axes and grid, bands, lines or bars with min–max whiskers, flagged points ringed in
+//! red, and a legend on the right. Log and "nines" axes are drawn on transformed values with
+//! their own ticks. Returns the SVG and the plot frame the page's script needs for hover and zoom.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{fmt, Chart, Kind, Scale};
+
+/// The plotting area in SVG pixels and the (transformed) data range it shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frame {
+    pub px0: i32,
+    pub px1: i32,
+    pub py0: i32,
+    pub py1: i32,
+    pub x0: f64,
+    pub x1: f64,
+}
+
+pub struct Rendered {
+    pub svg: String,
+    pub frame: Frame,
+}
+
+const PALETTE: [(u8, u8, u8); 10] = [
+    (0x1f, 0x77, 0xb4),
+    (0xff, 0x7f, 0x0e),
+    (0x2c, 0xa0, 0x2c),
+    (0x94, 0x67, 0xbd),
+    (0x8c, 0x56, 0x4b),
+    (0xe3, 0x77, 0xc2),
+    (0x7f, 0x7f, 0x7f),
+    (0xbc, 0xbd, 0x22),
+    (0x17, 0xbe, 0xcf),
+    (0x39, 0x3b, 0x79),
+];
+/// Flag marks: a red no series uses.
+const FLAG: RGBColor = RGBColor(0xcc, 0x00, 0x00);
+pub const WIDTH: u32 = 860;
+pub const HEIGHT: u32 = 430;
+
+/// Series `i`'s colour: the palette, then distinct hues.
+pub fn color(i: usize) -> RGBColor {
+    if i < PALETTE.len() {
+        let (r, g, b) = PALETTE[i];
+        return RGBColor(r, g, b);
+    }
+    let hue = ((i as f64) * 137.508).rem_euclid(360.0) / 360.0;
+    let c = HSLColor(hue, 0.55, 0.42).to_rgba();
+    RGBColor(c.0, c.1, c.2)
+}
+
+/// `#rrggbb` as plotters writes it into the SVG (the page's script finds series by it).
+pub fn hex(i: usize) -> String {
+    let c = color(i);
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
+type Err = String;
+
+fn e<E: std::fmt::Debug>(x: E) -> Err {
+    format!("drawing failed: {x:?}")
+}
+
+/// An axis' value transform.
+fn tf(scale: Scale, cap: f64) -> impl Fn(f64) -> f64 {
+    move |v: f64| match scale {
+        Scale::Linear => v,
+        Scale::Log => {
+            if v > 0.0 {
+                v.log10()
+            } else {
+                f64::NAN
+            }
+        }
+        Scale::Nines => {
+            if v >= 1.0 {
+                cap
+            } else {
+                -(1.0 - v).log10()
+            }
+        }
+    }
+}
+
+/// The "nines" of the largest quantile below 1, plus a step for the maximum.
+fn nines_cap(c: &Chart) -> f64 {
+    let m = c
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter(|p| p.x < 1.0)
+        .map(|p| -(1.0 - p.x).log10())
+        .fold(0.0, f64::max);
+    (m - 1e-6).ceil().max(1.0) + 0.5
+}
+
+fn range(vals: impl Iterator<Item = f64>, zero: bool) -> (f64, f64) {
+    let (mut lo, mut hi) = vals
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    if zero {
+        lo = lo.min(0.0);
+        hi = hi.max(0.0);
+    }
+    if hi - lo < 1e-12 {
+        hi = lo + lo.abs().max(1.0) * 0.1;
+        if !zero {
+            lo -= lo.abs().max(1.0) * 0.1;
+        }
+    }
+    let pad = (hi - lo) * 0.06;
+    (if zero && lo >= 0.0 { lo } else { lo - pad }, hi + pad)
+}
+
+/// Manual ticks for non-linear axes: (transformed position, label).
+fn ticks(axis: &super::Axis, lo: f64, hi: f64, cap: f64) -> Vec<(f64, String)> {
+    match axis.scale {
+        Scale::Linear => axis
+            .marks
+            .iter()
+            .filter(|m| **m >= lo && **m <= hi)
+            .map(|m| (*m, fmt(*m)))
+            .collect(),
+        Scale::Log => {
+            let mut out = Vec::new();
+            let mut e = lo.floor() as i32;
+            while (e as f64) <= hi {
+                for m in [1.0, 2.0, 5.0] {
+                    let p = (e as f64) + f64::log10(m);
+                    let dense = hi - lo < 2.5;
+                    if p >= lo && p <= hi && (m == 1.0 || dense) {
+                        out.push((p, fmt(10f64.powf(p))));
+                    }
+                }
+                e += 1;
+            }
+            out
+        }
+        Scale::Nines => {
+            let mut out: Vec<(f64, String)> = (0..=(cap.floor() as i32))
+                .map(|n| n as f64)
+                .filter(|n| *n >= lo && *n <= hi && *n < cap)
+                .map(|n| (n, percent_label(n)))
+                .collect();
+            let half = 2f64.log10();
+            if half >= lo && half <= hi {
+                out.insert(0, (half, "50%".into()));
+            }
+            out.push((cap, "max".into()));
+            out
+        }
+    }
+}
+
+/// The chart's x transform (what the frame's x range is in): hover and zoom work in it.
+pub fn x_transform(c: &Chart) -> impl Fn(f64) -> f64 {
+    tf(c.x.scale, nines_cap(c))
+}
+
+/// `90%`, `99%`, `99.9%` for 1, 2, 3 nines.
+fn percent_label(nines: f64) -> String {
+    let decimals = (nines as usize).saturating_sub(2);
+    format!("{:.decimals$}%", 100.0 * (1.0 - 10f64.powf(-nines)))
+}
+
+/// Draws `c` into an SVG string.
+pub fn render(c: &Chart) -> Result<Rendered, Err> {
+    let mut svg = String::new();
+    let frame = {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(e)?;
+        let legend_w = legend_width(c);
+        let (plot, legend) = root.split_horizontally(WIDTH - legend_w);
+        let frame = draw_plot(c, &plot)?;
+        draw_legend(c, &legend)?;
+        root.present().map_err(e)?;
+        frame
+    };
+    Ok(Rendered { svg, frame })
+}
+
+fn legend_width(c: &Chart) -> u32 {
+    let longest = c
+        .series
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    if c.series.len() <= 1 && !c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged) {
+        return 10;
+    }
+    (longest.min(34) as u32 * 7 + 40).clamp(90, 280)
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let t: String = s.chars().take(n.saturating_sub(1)).collect();
+        format!("{t}…")
+    }
+}
+
+fn draw_legend(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), Err> {
+    if c.series.len() <= 1 && !c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged) {
+        return Ok(());
+    }
+    let mut y = 40;
+    let font = ("sans-serif", 14).into_font();
+    for (i, s) in c.series.iter().enumerate() {
+        area.draw(&Rectangle::new([(4, y), (16, y + 12)], color(i).filled()))
+            .map_err(e)?;
+        area.draw(&Text::new(truncate(&s.name, 34), (22, y), font.clone()))
+            .map_err(e)?;
+        y += 18;
+        if y > HEIGHT as i32 - 40 {
+            break;
+        }
+    }
+    if c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged) {
+        y += 6;
+        area.draw(&Circle::new((10, y + 6), 6, FLAG.stroke_width(2)))
+            .map_err(e)?;
+        area.draw(&Text::new("flagged (see notes)", (22, y), font.clone()))
+            .map_err(e)?;
+    }
+    Ok(())
+}
+
+fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, Err> {
+    let cap = nines_cap(c);
+    let fx = tf(c.x.scale, cap);
+    let fy = tf(c.y.scale, cap);
+    let pts = || c.series.iter().flat_map(|s| &s.points);
+    let categorical = !c.x.categories.is_empty();
+    let (x0, x1) = if categorical {
+        (-0.5, c.x.categories.len() as f64 - 0.5)
+    } else {
+        let r = range(
+            pts()
+                .map(|p| fx(p.x))
+                .chain(c.bands.iter().flat_map(|b| [b.x0, b.x1])),
+            false,
+        );
+        let d = pts().map(|p| fx(p.x)).fold(f64::NEG_INFINITY, f64::max);
+        (
+            r.0.max(pts().map(|p| fx(p.x)).fold(f64::INFINITY, f64::min) - (r.1 - r.0) * 0.02),
+            r.1.min(d + (r.1 - r.0) * 0.03),
+        )
+    };
+    let ys = pts()
+        .flat_map(|p| [Some(p.y), p.lo, p.hi])
+        .flatten()
+        .map(&fy);
+    let stacked_max = stacked_totals(c).into_iter().fold(0.0, f64::max);
+    let zero = c.y.scale == Scale::Linear;
+    let (y0, y1) = range(
+        ys.chain(std::iter::once(if c.kind == Kind::Stacked {
+            stacked_max
+        } else {
+            f64::NAN
+        })),
+        zero,
+    );
+    let mut cc = ChartBuilder::on(area)
+        .caption(&c.title, ("sans-serif", 19))
+        .margin(12)
+        .x_label_area_size(if categorical { 56 } else { 40 })
+        .y_label_area_size(64)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(e)?;
+    let xt = if categorical {
+        Vec::new()
+    } else {
+        ticks(&c.x, x0, x1, cap)
+    };
+    let yt = ticks(&c.y, y0, y1, cap);
+    {
+        let mut mesh = cc.configure_mesh();
+        mesh.x_desc(c.x.label.as_str())
+            .y_desc(c.y.label.as_str())
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .light_line_style(RGBColor(0xee, 0xee, 0xee))
+            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+            .y_label_formatter(&|v| fmt(*v))
+            .x_label_formatter(&|v| fmt(*v));
+        if categorical || !xt.is_empty() {
+            mesh.x_labels(0).disable_x_mesh();
+        }
+        if !yt.is_empty() {
+            mesh.y_labels(0).disable_y_mesh();
+        }
+        mesh.draw().map_err(e)?;
+    }
+    let frame = {
+        let a = cc.backend_coord(&(x0, y0));
+        let b = cc.backend_coord(&(x1, y1));
+        Frame {
+            px0: a.0,
+            px1: b.0,
+            py0: b.1,
+            py1: a.1,
+            x0,
+            x1,
+        }
+    };
+    manual_ticks(area, &mut cc, c, &xt, &yt, (x0, x1, y0, y1))?;
+    for b in &c.bands {
+        cc.draw_series(std::iter::once(Rectangle::new(
+            [(b.x0.max(x0), y0), (b.x1.min(x1), y1)],
+            RGBColor(0x88, 0x88, 0x88).mix(0.15).filled(),
+        )))
+        .map_err(e)?;
+        let p = cc.backend_coord(&(b.x0.max(x0), y1));
+        area.draw(&Text::new(
+            b.label.clone(),
+            (p.0 + 3, p.1 + 3),
+            ("sans-serif", 13),
+        ))
+        .map_err(e)?;
+    }
+    match c.kind {
+        Kind::Lines => draw_lines(&mut cc, c, &fx, &fy, x1 - x0)?,
+        Kind::Bars => draw_bars(&mut cc, c, &fy)?,
+        Kind::Stacked => draw_stacked(&mut cc, c)?,
+    }
+    Ok(frame)
+}
+
+type Cc<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+fn manual_ticks(
+    area: &DrawingArea<SVGBackend, Shift>,
+    cc: &mut Cc,
+    c: &Chart,
+    xt: &[(f64, String)],
+    yt: &[(f64, String)],
+    r: (f64, f64, f64, f64),
+) -> Result<(), Err> {
+    let (x0, x1, y0, y1) = r;
+    let grid = RGBColor(0xdd, 0xdd, 0xdd);
+    let font = ("sans-serif", 14).into_font();
+    let off = area.get_base_pixel();
+    let label = |pos: (i32, i32), text: &str, anchor: (HPos, VPos)| -> Result<(), Err> {
+        let style = font.clone().color(&BLACK).pos(Pos::new(anchor.0, anchor.1));
+        area.draw(&Text::new(
+            text.to_string(),
+            (pos.0 - off.0, pos.1 - off.1),
+            style,
+        ))
+        .map_err(e)
+    };
+    let mut xl = Vec::new();
+    for (x, t) in xt {
+        xl.push((cc.backend_coord(&(*x, y0)), t.clone()));
+    }
+    for (i, cat) in c.x.categories.iter().enumerate() {
+        xl.push((cc.backend_coord(&(i as f64, y0)), cat.clone()));
+    }
+    let per = if c.x.categories.is_empty() {
+        200
+    } else {
+        ((cc.backend_coord(&(x1, y0)).0 - cc.backend_coord(&(x0, y0)).0)
+            / c.x.categories.len() as i32)
+            .max(20)
+    };
+    for (p, t) in xl {
+        for (k, line) in wrap(&t, (per as usize / 8).max(3))
+            .iter()
+            .take(3)
+            .enumerate()
+        {
+            label(
+                (p.0, p.1 + 6 + 14 * k as i32),
+                line,
+                (HPos::Center, VPos::Top),
+            )?;
+        }
+    }
+    for (y, t) in yt {
+        let p = cc.backend_coord(&(x0, *y));
+        label((p.0 - 6, p.1), t, (HPos::Right, VPos::Center))?;
+        cc.draw_series(std::iter::once(PathElement::new(
+            vec![(x0, *y), (x1, *y)],
+            grid,
+        )))
+        .map_err(e)?;
+    }
+    for (x, _) in xt {
+        cc.draw_series(std::iter::once(PathElement::new(
+            vec![(*x, y0), (*x, y1)],
+            grid,
+        )))
+        .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// Splits a label into lines of at most `n` characters at spaces (words longer are cut).
+fn wrap(s: &str, n: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for w in s.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + w.chars().count() <= n => {
+                l.push(' ');
+                l.push_str(w);
+            }
+            _ => lines.push(truncate(w, n)),
+        }
+    }
+    lines
+}
+
+fn whisker(cc: &mut Cc, x: f64, lo: f64, hi: f64, half: f64, col: RGBColor) -> Result<(), Err> {
+    let st = col.stroke_width(1);
+    for path in [
+        vec![(x, lo), (x, hi)],
+        vec![(x - half, lo), (x + half, lo)],
+        vec![(x - half, hi), (x + half, hi)],
+    ] {
+        cc.draw_series(std::iter::once(PathElement::new(path, st)))
+            .map_err(e)?;
+    }
+    Ok(())
+}
+
+fn flag_ring(cc: &mut Cc, x: f64, y: f64) -> Result<(), Err> {
+    cc.draw_series(std::iter::once(Circle::new(
+        (x, y),
+        7,
+        FLAG.stroke_width(2),
+    )))
+    .map_err(e)?;
+    Ok(())
+}
+
+fn draw_lines(
+    cc: &mut Cc,
+    c: &Chart,
+    fx: &dyn Fn(f64) -> f64,
+    fy: &dyn Fn(f64) -> f64,
+    width: f64,
+) -> Result<(), Err> {
+    for (i, s) in c.series.iter().enumerate() {
+        let col = color(i);
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .map(|p| (fx(p.x), fy(p.y)))
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect();
+        cc.draw_series(LineSeries::new(pts.clone(), col.stroke_width(2)))
+            .map_err(e)?;
+        if pts.len() <= 40 {
+            cc.draw_series(pts.iter().map(|p| Circle::new(*p, 3, col.filled())))
+                .map_err(e)?;
+        }
+        for p in &s.points {
+            let x = fx(p.x);
+            if let (Some(lo), Some(hi)) = (p.lo, p.hi) {
+                whisker(cc, x, fy(lo), fy(hi), width * 0.006, col)?;
+            }
+            if p.flagged {
+                flag_ring(cc, x, fy(p.y))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn draw_bars(cc: &mut Cc, c: &Chart, fy: &dyn Fn(f64) -> f64) -> Result<(), Err> {
+    let m = c.series.len().max(1) as f64;
+    let w = 0.8 / m;
+    for (j, s) in c.series.iter().enumerate() {
+        let col = color(j);
+        for p in &s.points {
+            let left = p.x - 0.4 + j as f64 * w;
+            let mid = left + w / 2.0;
+            cc.draw_series(std::iter::once(Rectangle::new(
+                [(left + w * 0.05, 0.0), (left + w * 0.95, fy(p.y))],
+                col.filled(),
+            )))
+            .map_err(e)?;
+            if let (Some(lo), Some(hi)) = (p.lo, p.hi) {
+                whisker(cc, mid, fy(lo), fy(hi), w * 0.2, BLACK)?;
+            }
+            if p.flagged {
+                flag_ring(cc, mid, fy(p.y))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn stacked_totals(c: &Chart) -> Vec<f64> {
+    let mut t = vec![0.0; c.x.categories.len()];
+    for s in &c.series {
+        for p in &s.points {
+            if let Some(v) = t.get_mut(p.x as usize) {
+                *v += p.y;
+            }
+        }
+    }
+    t
+}
+
+fn draw_stacked(cc: &mut Cc, c: &Chart) -> Result<(), Err> {
+    let mut base = vec![0.0; c.x.categories.len()];
+    for (j, s) in c.series.iter().enumerate() {
+        for p in &s.points {
+            let Some(b) = base.get_mut(p.x as usize) else {
+                continue;
+            };
+            cc.draw_series(std::iter::once(Rectangle::new(
+                [(p.x - 0.35, *b), (p.x + 0.35, *b + p.y)],
+                color(j).filled(),
+            )))
+            .map_err(e)?;
+            *b += p.y;
+        }
+    }
+    Ok(())
+}

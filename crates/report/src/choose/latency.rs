@@ -1,0 +1,160 @@
+//! Latency distributions as HDR percentile curves: x is the percentile on a "nines" scale (so
+//! 99 %, 99.9 % and 99.99 % are evenly spaced — the log scale on the tail), y the latency; one
+//! curve per script of a run, or per run when runs are overlaid. Per-statement mean latency as
+//! bars.
+
+use crate::chart::{fmt, Axis, Chart, Kind, Pt, Scale, Series, Table};
+use crate::metric::Metric;
+use crate::model::{Distribution, Run};
+
+use super::overlay;
+
+fn curve_chart(
+    id: String,
+    title: String,
+    curves: Vec<(String, &Distribution)>,
+    note: Option<String>,
+) -> Option<Chart> {
+    if curves.is_empty() {
+        return None;
+    }
+    let mut table = Table::new(
+        format!("{title}: latency at each percentile (ms)"),
+        &["curve", "percentile", "latency ms"],
+    );
+    let mut series = Vec::new();
+    for (name, d) in &curves {
+        for (q, ms) in &d.points {
+            table.push(*q, vec![name.clone(), fmt(100.0 * q), fmt(*ms)]);
+        }
+        series.push(Series {
+            name: name.clone(),
+            points: d.points.iter().map(|(q, ms)| Pt::new(*q, *ms)).collect(),
+        });
+    }
+    let max = curves
+        .iter()
+        .flat_map(|c| &c.1.points)
+        .map(|p| p.1)
+        .fold(0.0, f64::max);
+    let min = curves
+        .iter()
+        .flat_map(|c| &c.1.points)
+        .map(|p| p.1)
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let log_y = min.is_finite() && max / min > 50.0;
+    Some(Chart {
+        id,
+        desc: format!(
+            "{title}: latency (y{}) at each percentile (x, spaced by nines: 90 %, 99 %, 99.9 %, …)",
+            if log_y { ", log scale" } else { "" }
+        ),
+        title,
+        kind: Kind::Lines,
+        x: Axis {
+            scale: Scale::Nines,
+            ..Axis::linear("percentile")
+        },
+        y: Axis {
+            scale: if log_y { Scale::Log } else { Scale::Linear },
+            ..Axis::linear("latency (ms)")
+        },
+        series,
+        bands: Vec::new(),
+        notes: note.into_iter().collect(),
+        table,
+        zoomable: false,
+    })
+}
+
+/// One run's distribution, overall and per script.
+pub fn single(id: &str, r: &Run) -> Option<Chart> {
+    let curves = r
+        .distributions
+        .iter()
+        .map(|d| (d.name.clone(), d))
+        .collect();
+    curve_chart(
+        format!("{id}-latency-percentiles"),
+        format!("Latency percentiles: {}", r.id),
+        curves,
+        None,
+    )
+}
+
+/// A study: each point's median repetition.
+pub fn overlaid(id: &str, runs: &[Run], metric: &Metric) -> Option<Chart> {
+    let (reps, note) = overlay(runs, metric);
+    let curves = reps
+        .iter()
+        .filter_map(|(l, r)| Some((l.clone(), r.distributions.first()?)))
+        .collect();
+    curve_chart(
+        format!("{id}-latency-percentiles"),
+        "Latency percentiles".into(),
+        curves,
+        note,
+    )
+}
+
+/// Runs given side by side.
+pub fn side_by_side(id: &str, runs: &[Run]) -> Option<Chart> {
+    let curves = runs
+        .iter()
+        .filter_map(|r| Some((r.id.clone(), r.distributions.first()?)))
+        .collect();
+    curve_chart(
+        format!("{id}-latency-percentiles"),
+        "Latency percentiles".into(),
+        curves,
+        None,
+    )
+}
+
+/// Mean latency of each SQL statement of a run.
+pub fn statements(id: &str, r: &Run) -> Option<Chart> {
+    let stmts: Vec<_> = r
+        .statements
+        .iter()
+        .filter(|s| s.executions > 0.0 && !s.text.trim_start().starts_with('\\'))
+        .collect();
+    if stmts.is_empty() {
+        return None;
+    }
+    let mut table = Table::new(
+        format!("{}: mean latency per statement", r.id),
+        &["statement", "script", "executions", "mean ms"],
+    );
+    for (i, s) in stmts.iter().enumerate() {
+        table.push(
+            i as f64,
+            vec![
+                s.text.clone(),
+                s.script.clone(),
+                fmt(s.executions),
+                fmt(s.mean_ms),
+            ],
+        );
+    }
+    Some(Chart {
+        id: format!("{id}-statements"),
+        title: format!("Mean latency per statement: {}", r.id),
+        desc: "mean latency of each SQL statement of the run's scripts, one bar each".into(),
+        kind: Kind::Bars,
+        x: Axis::categories("statement", stmts.iter().map(|s| s.text.clone()).collect()),
+        y: Axis::linear("mean latency (ms)"),
+        series: vec![Series {
+            name: "mean".into(),
+            points: stmts
+                .iter()
+                .enumerate()
+                .map(|(i, s)| Pt::new(i as f64, s.mean_ms))
+                .collect(),
+        }],
+        bands: Vec::new(),
+        notes: Vec::new(),
+        table,
+        zoomable: false,
+    })
+}

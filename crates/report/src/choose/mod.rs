@@ -1,0 +1,212 @@
+//! Which charts the data calls for (pure: model in, chart specifications out). A study with a
+//! matrix gets the headline metric against each swept key (`matrix`); rounds get the metric,
+//! relation sizes and statement latencies per round (`rounds`); runs with a per-second series get
+//! TPS and latency over time with ramp-up and tail marked (`time`); latency distributions become
+//! percentile curves (`latency`); wait-event samples a stacked bar per point (`server`).
+//! Several runs side by side (two targets, several files) are overlaid.
+
+mod latency;
+mod matrix;
+mod rounds;
+mod server;
+mod time;
+
+use crate::chart::Chart;
+use crate::metric::Metric;
+use crate::model::{Model, Run, Study};
+
+/// A part of the page: a study, or the runs given on their own.
+#[derive(Debug, Clone)]
+pub struct Section {
+    pub id: String,
+    pub title: String,
+    /// what the section holds, in words (sentences)
+    pub intro: Vec<String>,
+    pub charts: Vec<Chart>,
+    /// the study file's text (provenance)
+    pub study_text: String,
+    pub runs: Vec<Run>,
+}
+
+/// How many runs are overlaid in one chart before only the best and worst are kept.
+pub const MAX_OVERLAY: usize = 8;
+
+/// A name usable in ids and file names.
+pub fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// The charts and sections for a model.
+pub fn sections(model: &Model, metric: &Metric) -> Vec<Section> {
+    let mut out = Vec::new();
+    for s in &model.studies {
+        out.push(study(s, metric));
+    }
+    if !model.loose.is_empty() {
+        out.push(loose(&model.loose, metric));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for s in &mut out {
+        for c in &mut s.charts {
+            let mut id = c.id.clone();
+            let mut n = 2;
+            while !seen.insert(id.clone()) {
+                id = format!("{}-{n}", c.id);
+                n += 1;
+            }
+            c.id = id;
+        }
+        s.charts.retain(Chart::has_data);
+    }
+    out
+}
+
+/// Keys whose value differs between runs, in the order the points name them.
+pub fn swept_keys(runs: &[Run]) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for r in runs {
+        for (k, _) in &r.point {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    keys.retain(|k| {
+        let first = runs[0].value(k);
+        runs.iter().any(|r| r.value(k) != first)
+    });
+    keys
+}
+
+/// The values of `keys` at a run's point, `1 · serializable` (a category label; the keys name
+/// the axis).
+pub fn values_label(r: &Run, keys: &[String]) -> String {
+    let v: Vec<&str> = keys
+        .iter()
+        .filter_map(|k| r.value(k))
+        .map(|v| v.text.as_str())
+        .collect();
+    if v.is_empty() {
+        r.point_label()
+    } else {
+        v.join(" · ")
+    }
+}
+
+/// The runs of a point's last round, grouped by point (in plan order).
+pub fn by_point(runs: &[Run]) -> Vec<(String, Vec<&Run>)> {
+    let last = runs.iter().map(|r| r.round).max().unwrap_or(1);
+    let mut groups: Vec<(String, Vec<&Run>)> = Vec::new();
+    for r in runs.iter().filter(|r| r.round == last) {
+        let l = r.point_label();
+        match groups.iter_mut().find(|g| g.0 == l) {
+            Some(g) => g.1.push(r),
+            None => groups.push((l, vec![r])),
+        }
+    }
+    groups
+}
+
+/// The repetition whose metric is the median of its point: the run shown for that point.
+pub fn representative<'a>(runs: &[&'a Run], metric: &Metric) -> &'a Run {
+    let mut v: Vec<&Run> = runs.to_vec();
+    v.sort_by(|a, b| {
+        let x = (metric.get)(a).unwrap_or(0.0);
+        let y = (metric.get)(b).unwrap_or(0.0);
+        x.total_cmp(&y)
+    });
+    v[(v.len() - 1) / 2]
+}
+
+/// One representative run per point, at most [`MAX_OVERLAY`] (else the best and the worst).
+pub fn overlay<'a>(runs: &'a [Run], metric: &Metric) -> (Vec<(String, &'a Run)>, Option<String>) {
+    let groups = by_point(runs);
+    let mut reps: Vec<(String, &Run)> = groups
+        .iter()
+        .map(|(l, g)| (l.clone(), representative(g, metric)))
+        .collect();
+    if reps.len() <= MAX_OVERLAY {
+        return (reps, None);
+    }
+    let n = reps.len();
+    reps.sort_by(|a, b| {
+        (metric.get)(a.1)
+            .unwrap_or(0.0)
+            .total_cmp(&(metric.get)(b.1).unwrap_or(0.0))
+    });
+    let kept = vec![reps[0].clone(), reps[n - 1].clone()];
+    let note = format!(
+        "{n} points: the lowest and the highest by {} are shown (every point is in the matrix charts)",
+        metric.key
+    );
+    (kept, Some(note))
+}
+
+fn study(s: &Study, metric: &Metric) -> Section {
+    let id = slug(&s.name);
+    let swept = swept_keys(&s.runs);
+    let rounds = s.runs.iter().map(|r| r.round).max().unwrap_or(1);
+    let points = by_point(&s.runs).len();
+    let reps = s.runs.iter().map(|r| r.repetition).max().unwrap_or(1);
+    let mut intro = vec![format!(
+        "{} run(s): {points} point(s) × {reps} repetition(s){}.",
+        s.runs.len(),
+        if rounds > 1 {
+            format!(" × {rounds} rounds")
+        } else {
+            String::new()
+        }
+    )];
+    if !swept.is_empty() {
+        intro.push(format!("Swept: {}.", swept.join(", ")));
+    }
+    let mut charts = matrix::charts(&id, &s.runs, &swept, metric);
+    if rounds > 1 {
+        charts.extend(rounds::charts(&id, &s.runs, metric));
+    }
+    charts.extend(time::overlaid(&id, &s.runs, metric));
+    charts.extend(latency::overlaid(&id, &s.runs, metric));
+    charts.extend(server::wait_events(&id, &s.runs));
+    Section {
+        id,
+        title: format!("Study \"{}\"", s.name),
+        intro,
+        charts,
+        study_text: s.text.clone(),
+        runs: s.runs.clone(),
+    }
+}
+
+fn loose(runs: &[Run], metric: &Metric) -> Section {
+    let mut charts = Vec::new();
+    if runs.len() == 1 {
+        let r = &runs[0];
+        charts.extend(time::single("run", r));
+        charts.extend(latency::single("run", r));
+        charts.extend(latency::statements("run", r));
+    } else {
+        charts.extend(matrix::per_run("runs", runs, metric));
+        charts.extend(time::side_by_side("runs", runs));
+        charts.extend(latency::side_by_side("runs", runs));
+    }
+    Section {
+        id: "runs".into(),
+        title: if runs.len() == 1 {
+            format!("Run {}", runs[0].id)
+        } else {
+            format!("{} runs side by side", runs.len())
+        },
+        intro: vec![format!("{} run(s) given on their own.", runs.len())],
+        charts,
+        study_text: String::new(),
+        runs: runs.to_vec(),
+    }
+}

@@ -1,0 +1,267 @@
+//! Runs over time: TPS and latency per second. For one run the ramp-up (leading seconds below 90 %
+//! of the median) and the tail (trailing seconds below it, or past the measured duration) are
+//! shaded, and the steady window's TPS is given beside the whole run's when they differ by more
+//! than 10 %. Several runs are overlaid on one time axis.
+
+use crate::chart::{fmt, Axis, Band, Chart, Kind, Pt, Series, Table};
+use crate::metric::Metric;
+use crate::model::{Run, Second};
+
+use super::overlay;
+
+/// Fewer seconds than this make no time chart (a point or two is not a course over time).
+const MIN_SECONDS: usize = 3;
+
+/// The steady window: (last ramp-up second, first tail second, mean TPS in between).
+pub fn steady(series: &[Second], duration_s: f64) -> Option<(usize, usize, f64)> {
+    if series.len() < 3 {
+        return None;
+    }
+    let mut tps: Vec<f64> = series.iter().map(|s| s.tps).collect();
+    tps.sort_by(f64::total_cmp);
+    let median = tps[tps.len() / 2];
+    let low = |s: &Second| s.tps < 0.9 * median;
+    let ramp = series.iter().take_while(|s| low(s)).count();
+    let mut tail = series.len();
+    while tail > ramp
+        && (low(&series[tail - 1])
+            || (duration_s > 0.0 && series[tail - 1].t > duration_s.ceil() + 0.5))
+    {
+        tail -= 1;
+    }
+    if tail <= ramp {
+        return None;
+    }
+    let window = &series[ramp..tail];
+    Some((
+        ramp,
+        tail,
+        window.iter().map(|s| s.tps).sum::<f64>() / window.len() as f64,
+    ))
+}
+
+fn time_chart(id: String, title: String, y: &str, series: Vec<Series>, table: Table) -> Chart {
+    Chart {
+        desc: format!("{title}, one value per second of the run"),
+        id,
+        title,
+        kind: Kind::Lines,
+        x: Axis::linear("seconds since the start"),
+        y: Axis::linear(y),
+        series,
+        bands: Vec::new(),
+        notes: Vec::new(),
+        table,
+        zoomable: true,
+    }
+}
+
+fn latency_series(r: &Run) -> Vec<Series> {
+    let pick: [(&str, fn(&Second) -> Option<f64>); 4] = [
+        ("mean", |s| s.latency_mean_ms),
+        ("p50", |s| s.latency_p50_ms),
+        ("p99", |s| s.latency_p99_ms),
+        ("max", |s| s.latency_max_ms),
+    ];
+    pick.iter()
+        .map(|(name, get)| Series {
+            name: name.to_string(),
+            points: r
+                .series
+                .iter()
+                .filter_map(|s| Some(Pt::new(s.t, get(s)?)))
+                .collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect()
+}
+
+/// TPS and latency per second of one run, with its ramp-up and tail.
+pub fn single(id: &str, r: &Run) -> Vec<Chart> {
+    if r.series.len() < MIN_SECONDS {
+        return Vec::new();
+    }
+    let mut table = Table::new(
+        format!("{}: per second", r.id),
+        &[
+            "second",
+            "tps",
+            "latency mean ms",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "failed",
+            "retries",
+        ],
+    );
+    let o = |v: Option<f64>| v.map(fmt).unwrap_or_default();
+    for s in &r.series {
+        table.push(
+            s.t,
+            vec![
+                fmt(s.t),
+                fmt(s.tps),
+                o(s.latency_mean_ms),
+                o(s.latency_p50_ms),
+                o(s.latency_p99_ms),
+                o(s.latency_max_ms),
+                fmt(s.failed),
+                fmt(s.retries),
+            ],
+        );
+    }
+    let tps = Series {
+        name: "TPS".into(),
+        points: r.series.iter().map(|s| Pt::new(s.t, s.tps)).collect(),
+    };
+    let mut c = time_chart(
+        format!("{id}-tps-over-time"),
+        format!("TPS per second: {}", r.id),
+        "transactions per second",
+        vec![tps],
+        table.clone(),
+    );
+    if let Some((ramp, tail, steady_tps)) = steady(&r.series, r.duration_s) {
+        if ramp > 0 {
+            c.bands.push(Band {
+                x0: 0.0,
+                x1: r.series[ramp - 1].t,
+                label: "ramp-up".into(),
+            });
+        }
+        if tail < r.series.len() {
+            c.bands.push(Band {
+                x0: r.series[tail].t - 1.0,
+                x1: r.series[r.series.len() - 1].t,
+                label: "tail".into(),
+            });
+        }
+        let whole = r.tps;
+        if whole > 0.0 && ((steady_tps - whole) / whole).abs() > 0.10 {
+            c.notes.push(format!(
+                "steady window (seconds {}–{}): {} TPS; whole run: {} TPS ({:+.0} %)",
+                ramp + 1,
+                tail,
+                fmt(steady_tps),
+                fmt(whole),
+                100.0 * (steady_tps - whole) / whole
+            ));
+        }
+    }
+    let mut l = time_chart(
+        format!("{id}-latency-over-time"),
+        format!("Latency per second: {}", r.id),
+        "latency (ms)",
+        latency_series(r),
+        table,
+    );
+    l.bands = c.bands.clone();
+    vec![c, l]
+}
+
+fn overlay_charts(id: &str, runs: &[(String, &Run)], note: Option<String>) -> Vec<Chart> {
+    let runs: Vec<&(String, &Run)> = runs
+        .iter()
+        .filter(|r| r.1.series.len() >= MIN_SECONDS)
+        .collect();
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    let len = runs.iter().map(|r| r.1.series.len()).max().unwrap_or(0);
+    let mut headers = vec!["second".to_string()];
+    headers.extend(runs.iter().map(|r| format!("{} tps", r.0)));
+    let mut lat_headers = vec!["second".to_string()];
+    lat_headers.extend(runs.iter().map(|r| format!("{} mean ms", r.0)));
+    let mut t = Table::new("TPS per second of each run shown", &[]);
+    t.headers = headers;
+    let mut lt = Table::new("mean latency per second of each run shown (ms)", &[]);
+    lt.headers = lat_headers;
+    for i in 0..len {
+        let cell = |r: &&(String, &Run), f: fn(&Second) -> Option<f64>| {
+            r.1.series.get(i).and_then(f).map(fmt).unwrap_or_default()
+        };
+        let mut row = vec![(i + 1).to_string()];
+        row.extend(runs.iter().map(|r| cell(r, |s| Some(s.tps))));
+        t.push((i + 1) as f64, row);
+        let mut row = vec![(i + 1).to_string()];
+        row.extend(runs.iter().map(|r| cell(r, |s| s.latency_mean_ms)));
+        lt.push((i + 1) as f64, row);
+    }
+    let tps = runs
+        .iter()
+        .map(|(l, r)| Series {
+            name: l.clone(),
+            points: r.series.iter().map(|s| Pt::new(s.t, s.tps)).collect(),
+        })
+        .collect();
+    let lat = runs
+        .iter()
+        .map(|(l, r)| Series {
+            name: l.clone(),
+            points: r
+                .series
+                .iter()
+                .filter_map(|s| Some(Pt::new(s.t, s.latency_mean_ms?)))
+                .collect(),
+        })
+        .collect();
+    let mut a = time_chart(
+        format!("{id}-tps-over-time"),
+        "TPS per second".into(),
+        "transactions per second",
+        tps,
+        t,
+    );
+    let mut b = time_chart(
+        format!("{id}-latency-over-time"),
+        "Mean latency per second".into(),
+        "latency (ms)",
+        lat,
+        lt,
+    );
+    a.notes.extend(note.clone());
+    b.notes.extend(note);
+    vec![a, b]
+}
+
+/// A study: the representative run of each point overlaid.
+pub fn overlaid(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
+    let (reps, note) = overlay(runs, metric);
+    let note = note.or_else(|| {
+        (reps.len() > 1).then(|| "each point's median repetition is shown".to_string())
+    });
+    if reps.len() == 1 {
+        return single(id, reps[0].1);
+    }
+    overlay_charts(id, &reps, note)
+}
+
+/// Runs given side by side.
+pub fn side_by_side(id: &str, runs: &[Run]) -> Vec<Chart> {
+    let reps: Vec<(String, &Run)> = runs.iter().map(|r| (r.id.clone(), r)).collect();
+    overlay_charts(id, &reps, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(tps: &[f64]) -> Vec<Second> {
+        tps.iter()
+            .enumerate()
+            .map(|(i, t)| Second {
+                t: (i + 1) as f64,
+                tps: *t,
+                ..Second::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn steady_window_leaves_out_ramp_up_and_tail() {
+        let s = secs(&[10.0, 50.0, 100.0, 100.0, 100.0, 100.0, 20.0]);
+        assert_eq!(steady(&s, 7.0), Some((2, 6, 100.0)));
+        assert_eq!(steady(&secs(&[100.0; 5]), 5.0), Some((0, 5, 100.0)));
+        assert_eq!(steady(&secs(&[1.0]), 1.0), None);
+    }
+}

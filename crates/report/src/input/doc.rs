@@ -1,0 +1,295 @@
+//! One run document as JSON → a model [`Run`]. Two shapes are read: the results store's run
+//! (`pgrig results show`/`export`: `point`, `per_statement`, `histogram`, `provenance`,
+//! `server_stats`, ...) and the `--json` document of `pgrig bench`/`run` (`options`, `scripts`
+//! with per-script percentiles and commands, `client_cpu.busiest`). Missing keys stay empty; this
+//! is the one place that knows those key names.
+
+use serde_json::Value;
+
+use crate::input::curve;
+use crate::model::{Distribution, Latency, PointValue, Run, Second, Server, Sizes, Statement};
+
+fn num(v: &Value) -> Option<f64> {
+    v.as_f64()
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(0.0)
+}
+
+/// A matrix value: strings as they are, numbers as numbers, anything else as compact JSON.
+pub fn point_value(v: &Value) -> PointValue {
+    match v {
+        Value::String(s) => PointValue {
+            text: s.clone(),
+            number: None,
+        },
+        Value::Number(n) => PointValue {
+            text: n.to_string(),
+            number: n.as_f64(),
+        },
+        Value::Array(a) if a.len() == 1 => point_value(&a[0]),
+        o => PointValue {
+            text: o.to_string(),
+            number: None,
+        },
+    }
+}
+
+fn latency(v: &Value) -> Latency {
+    Latency {
+        mean: num(&v["mean"]),
+        p50: num(&v["p50"]),
+        p90: num(&v["p90"]),
+        p95: num(&v["p95"]),
+        p99: num(&v["p99"]),
+        p99_9: num(&v["p99_9"]),
+        max: num(&v["max"]),
+    }
+}
+
+/// The percentile points a summary gives (when no histogram is stored).
+fn summary_curve(l: &Latency) -> Vec<(f64, f64)> {
+    [
+        (0.5, l.p50),
+        (0.9, l.p90),
+        (0.95, l.p95),
+        (0.99, l.p99),
+        (0.999, l.p99_9),
+        (1.0, l.max),
+    ]
+    .into_iter()
+    .filter_map(|(q, v)| v.map(|v| (q, v)))
+    .collect()
+}
+
+fn series(v: &Value) -> Vec<Second> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, s)| Second {
+            t: num(&s["second"]).unwrap_or((i + 1) as f64),
+            tps: f(&s["tps"]),
+            latency_mean_ms: num(&s["latency_ms_mean"]),
+            latency_p50_ms: num(&s["latency_ms_p50"]),
+            latency_p99_ms: num(&s["latency_ms_p99"]),
+            latency_max_ms: num(&s["latency_ms_max"]),
+            failed: f(&s["failed"]),
+            retries: f(&s["retries"]),
+        })
+        .collect()
+}
+
+fn server(v: &Value) -> Server {
+    let stats = &v["server_stats"];
+    let cp = &stats["checkpointer"];
+    let checkpoints = match (
+        num(&cp["checkpoints_timed"]),
+        num(&cp["checkpoints_requested"]),
+    ) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    };
+    let mut wait_events: Vec<(String, f64)> = v["wait_events"]["events"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, n)| (k.clone(), f(n)))
+        .collect();
+    wait_events.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Server {
+        wal_bytes: num(&stats["wal"]["wal_bytes"]),
+        checkpoints,
+        cpus_busy: num(&v["server_processes"]["cpus_busy"]),
+        wait_events,
+    }
+}
+
+fn sizes(v: &Value) -> Vec<(String, Sizes)> {
+    v.as_object()
+        .into_iter()
+        .flatten()
+        .map(|(t, s)| {
+            (
+                t.clone(),
+                Sizes {
+                    heap: f(&s["heap"]),
+                    indexes: f(&s["indexes"]),
+                    total: f(&s["total"]),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Store documents: `per_statement`; bench documents: `scripts[].commands`.
+fn statements(v: &Value) -> Vec<Statement> {
+    let stmt = |script: &str, c: &Value| Statement {
+        script: script.to_string(),
+        text: c["text"].as_str().unwrap_or("").to_string(),
+        executions: f(&c["executions"]),
+        mean_ms: f(&c["latency_ms_mean"]),
+    };
+    if let Some(list) = v["per_statement"].as_array() {
+        return list
+            .iter()
+            .map(|c| stmt(c["script"].as_str().unwrap_or(""), c))
+            .collect();
+    }
+    let mut out = Vec::new();
+    for s in v["scripts"].as_array().into_iter().flatten() {
+        let name = s["desc"].as_str().unwrap_or("");
+        for c in s["commands"].as_array().into_iter().flatten() {
+            out.push(stmt(name, c));
+        }
+    }
+    out
+}
+
+fn distributions(v: &Value, overall: &Latency) -> Vec<Distribution> {
+    let buckets: Vec<(f64, f64)> = v["histogram"]["buckets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| Some((b.get(0)?.as_f64()?, b.get(1)?.as_f64()?)))
+        .collect();
+    let all = if buckets.is_empty() {
+        summary_curve(overall)
+    } else {
+        curve::from_buckets(&buckets)
+    };
+    let mut out = vec![Distribution {
+        name: "all transactions".into(),
+        points: all,
+    }];
+    let scripts = v["scripts"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    if scripts.len() > 1 {
+        for s in scripts {
+            out.push(Distribution {
+                name: s["desc"].as_str().unwrap_or("script").to_string(),
+                points: summary_curve(&latency(&s["latency_ms"])),
+            });
+        }
+    }
+    out.retain(|d| !d.points.is_empty());
+    out
+}
+
+/// Flattens provenance (or a bench document's options) into `a.b = value` lines.
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, x, out);
+            }
+        }
+        Value::Null => {}
+        Value::String(s) => out.push((prefix.to_string(), s.clone())),
+        o => out.push((prefix.to_string(), o.to_string())),
+    }
+}
+
+/// Maps one run document to a [`Run`] named `id`.
+pub fn run(id: String, v: &Value) -> Run {
+    let lat = latency(&v["latency_ms"]);
+    let point = v["point"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, x)| (k.clone(), point_value(x)))
+        .collect();
+    let client_cpu = num(&v["client_cpu"]).or_else(|| num(&v["client_cpu"]["busiest"]));
+    let mut provenance = Vec::new();
+    flatten("", &v["provenance"], &mut provenance);
+    flatten("options", &v["options"], &mut provenance);
+    for key in ["pgrig_version", "server_version", "schema_version"] {
+        if let Some(s) = v[key].as_str() {
+            provenance.push((key.to_string(), s.to_string()));
+        }
+    }
+    Run {
+        id,
+        target: v["target"].as_str().unwrap_or("").to_string(),
+        point,
+        repetition: v["repetition"].as_u64().unwrap_or(1) as u32,
+        round: v["round"].as_u64().unwrap_or(1) as u32,
+        tps: f(&v["tps"]),
+        duration_s: f(&v["duration_s"]),
+        ok: f(&v["transactions"]["ok"]),
+        failed: f(&v["transactions"]["failed"]),
+        retries: f(&v["transactions"]["retries"]),
+        aborted_clients: f(&v["aborted_clients"]),
+        client_cpu,
+        server: server(v),
+        relation_sizes: sizes(&v["relation_sizes"]),
+        statements: statements(v),
+        series: series(&v["series"]),
+        distributions: distributions(v, &lat),
+        latency: lat,
+        provenance,
+    }
+}
+
+/// Whether a JSON object looks like a run document at all.
+pub fn is_run(v: &Value) -> bool {
+    v.is_object() && v.get("tps").is_some() && v.get("transactions").is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn store_document_maps_point_sizes_and_histogram() {
+        let v = json!({"tps": 10.0, "transactions": {"ok": 20, "failed": 1, "retries": 2},
+            "point": {"clients": 4, "isolation": "serializable", "scripts": ["a.sql"]},
+            "relation_sizes": {"t": {"heap": 1, "indexes": 2, "total": 3}},
+            "histogram": {"unit": "us", "buckets": [[100, 1], [300, 1]]},
+            "server_stats": {"checkpointer": {"checkpoints_timed": 1, "checkpoints_requested": 2},
+                             "wal": {"wal_bytes": 400}},
+            "wait_events": {"events": {"Lock:tuple": 3, "CPU:running": 5}},
+            "provenance": {"host": {"cpus": 2}}, "client_cpu": 0.5});
+        let r = run("run 1".into(), &v);
+        assert_eq!(
+            r.point_label(),
+            "clients=4 isolation=serializable scripts=a.sql"
+        );
+        assert_eq!(r.value("clients").unwrap().number, Some(4.0));
+        assert_eq!(r.relation_sizes[0].1.total, 3.0);
+        assert_eq!(r.distributions[0].points, vec![(0.5, 0.1), (1.0, 0.3)]);
+        assert_eq!(r.server.checkpoints, Some(3.0));
+        assert_eq!(r.server.wait_events[0].0, "CPU:running");
+        assert_eq!(r.provenance, vec![("host.cpus".into(), "2".into())]);
+        assert_eq!((r.failed, r.retries, r.client_cpu), (1.0, 2.0, Some(0.5)));
+    }
+
+    #[test]
+    fn bench_document_maps_scripts_commands_and_busiest_thread() {
+        let v = json!({"tps": 5.0, "transactions": {"ok": 5},
+            "latency_ms": {"p50": 1.0, "p99": 2.0, "max": 3.0},
+            "client_cpu": {"busiest": 0.25},
+            "scripts": [
+              {"desc": "a", "latency_ms": {"p50": 1.0}, "commands": [{"text": "select 1", "latency_ms_mean": 0.5}]},
+              {"desc": "b", "latency_ms": {"p50": 2.0}, "commands": []}],
+            "options": {"clients": 2}});
+        let r = run("x.json".into(), &v);
+        assert_eq!(r.client_cpu, Some(0.25));
+        assert_eq!(r.statements[0].text, "select 1");
+        let names: Vec<_> = r.distributions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["all transactions", "a", "b"]);
+        assert_eq!(
+            r.distributions[0].points,
+            vec![(0.5, 1.0), (0.99, 2.0), (1.0, 3.0)]
+        );
+        assert!(r
+            .provenance
+            .contains(&("options.clients".into(), "2".into())));
+    }
+}

@@ -1,0 +1,114 @@
+//! Runs from the results store (SQLite file or `postgresql://` URL) through `pgrig_study::Store`:
+//! a study by name (every stored version of its text becomes its own [`Study`]), a run by id, or
+//! every study when nothing is named. Uses `Store::open_existing`, so a missing file is an error and
+//! nothing is created.
+
+use pgrig_study::Store;
+
+use crate::error::ReportError;
+use crate::input::doc;
+use crate::model::{Run, Study};
+
+/// What to take from the store.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pick {
+    Study(String),
+    Run(i64),
+}
+
+/// Opens the store and reads the picked studies (or all of them) and runs.
+pub fn load(path: &str, picks: &[Pick]) -> Result<(Vec<Study>, Vec<Run>), ReportError> {
+    let mut store = Store::open_existing(path)?;
+    let shown = pgrig_wire::mask_passwords(path);
+    let rows = store.list(None).map_err(|e| schema(e, &shown))?;
+    if rows.is_empty() {
+        return Err(ReportError::Selection(format!(
+            "the results store \"{shown}\" holds no runs (run a study first)"
+        )));
+    }
+    let mut studies = Vec::new();
+    let mut loose = Vec::new();
+    let names: Vec<String> = if picks.is_empty() {
+        let mut n: Vec<String> = rows.iter().map(|r| r.study.clone()).collect();
+        n.dedup();
+        n
+    } else {
+        Vec::new()
+    };
+    for name in &names {
+        studies.extend(study(&mut store, &rows, name, &shown)?);
+    }
+    for p in picks {
+        match p {
+            Pick::Study(name) => studies.extend(study(&mut store, &rows, name, &shown)?),
+            Pick::Run(id) => {
+                let v = store.show(*id)?.ok_or_else(|| {
+                    ReportError::Selection(format!("no run with id {id} in \"{shown}\""))
+                })?;
+                let mut r = doc::run(format!("run {id}"), &v);
+                if let Some(s) = v["study"].as_str() {
+                    r.id = format!("run {id} ({s})");
+                }
+                loose.push(r);
+            }
+        }
+    }
+    Ok((studies, loose))
+}
+
+/// A store whose tables lack what this version reads was written by another version of pgrig.
+fn schema(e: pgrig_study::StudyError, shown: &str) -> ReportError {
+    let text = e.to_string();
+    if text.contains("no such column") || text.contains("no such table") {
+        let message = text.split_once("\": ").map(|x| x.1).unwrap_or(&text);
+        let what = message.split(" in SELECT").next().unwrap_or(message);
+        return ReportError::Selection(format!(
+            "the results store \"{shown}\" has another schema than this pgrig reads ({}); \
+             report it with the pgrig version that wrote it, or run the study again into a new store",
+            what
+        ));
+    }
+    e.into()
+}
+
+fn study(
+    store: &mut Store,
+    rows: &[pgrig_study::store::RunRow],
+    name: &str,
+    shown: &str,
+) -> Result<Vec<Study>, ReportError> {
+    let ids: Vec<i64> = rows
+        .iter()
+        .filter(|r| r.study == name)
+        .map(|r| r.id)
+        .collect();
+    if ids.is_empty() {
+        let mut known: Vec<&str> = rows.iter().map(|r| r.study.as_str()).collect();
+        known.dedup();
+        return Err(ReportError::Selection(format!(
+            "no study named \"{name}\" in \"{shown}\" (it holds: {})",
+            known.join(", ")
+        )));
+    }
+    let mut out: Vec<Study> = Vec::new();
+    for id in ids {
+        let Some(v) = store.show(id)? else { continue };
+        let text = v["study_text"].as_str().unwrap_or("").to_string();
+        let run = doc::run(format!("run {id}"), &v);
+        match out.iter_mut().find(|s| s.text == text) {
+            Some(s) => s.runs.push(run),
+            None => out.push(Study {
+                name: name.to_string(),
+                text,
+                runs: vec![run],
+            }),
+        }
+    }
+    if out.len() > 1 {
+        let n = out.len();
+        for (i, s) in out.iter_mut().enumerate() {
+            s.name = format!("{name} (version {} of {n})", i + 1);
+        }
+    }
+    Ok(out)
+}

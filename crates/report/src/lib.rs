@@ -1,0 +1,91 @@
+//! `pgrig report`: charts from measured runs as one self-contained HTML page (inline SVG beside
+//! tables of the numbers, no network, readable without JavaScript) and standalone SVG files.
+//! Data flows one way: inputs (`input`: results store, JSON run documents, pgbench logs) →
+//! plain `model` → chart choice (`choose`, pure) → drawing (`chart::render`, plotters' SVG
+//! backend) → page (`html`) → files (`write`).
+
+pub mod chart;
+pub mod choose;
+pub mod error;
+pub mod flags;
+pub mod html;
+pub mod input;
+pub mod metric;
+pub mod model;
+mod write;
+
+pub use error::ReportError;
+pub use metric::{Metric, METRICS};
+pub use write::{write_html, write_svgs};
+
+use chart::render::{render, Frame};
+use model::Model;
+
+/// What to draw.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// the headline metric of the matrix and round charts (TPS by default)
+    pub metric: Metric,
+    /// HTML of the compare view (`pgrig compare`'s tables), placed in its own section
+    pub compare_html: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            metric: METRICS[0],
+            compare_html: None,
+        }
+    }
+}
+
+/// A built report: the page and every chart as a standalone SVG (id, SVG text).
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub html: String,
+    pub svgs: Vec<(String, String)>,
+}
+
+/// The report of a model.
+pub fn build(model: &Model, opts: &Options) -> Result<Report, ReportError> {
+    let sections = choose::sections(model, &opts.metric);
+    let charts: usize = sections.iter().map(|s| s.charts.len()).sum();
+    if charts == 0 {
+        return Err(ReportError::Empty(
+            "nothing to chart: the runs hold no figures that can be drawn".into(),
+        ));
+    }
+    let mut body = String::new();
+    let mut svgs = Vec::with_capacity(charts);
+    let mut toc = Vec::new();
+    for s in &sections {
+        let mut rendered: Vec<(String, Frame)> = Vec::with_capacity(s.charts.len());
+        for c in &s.charts {
+            let r =
+                render(c).map_err(|e| ReportError::Empty(format!("chart \"{}\": {e}", c.title)))?;
+            let svg = html::accessible_svg(&r.svg, c);
+            svgs.push((c.id.clone(), svg.clone()));
+            rendered.push((svg, r.frame));
+        }
+        html::section(&mut body, s, &rendered);
+        toc.push((s.id.clone(), s.title.clone()));
+    }
+    let title = match sections.as_slice() {
+        [one] => format!("pgrig report: {}", one.title),
+        _ => "pgrig report".to_string(),
+    };
+    let html = html::page(
+        &title,
+        &model.sources,
+        &toc,
+        &body,
+        opts.compare_html.as_deref(),
+    );
+    Ok(Report { html, svgs })
+}
+
+/// Reads the inputs (store at `store`, files, study names, run ids) and builds the report.
+pub fn from_inputs(store: &str, inputs: &[String], opts: &Options) -> Result<Report, ReportError> {
+    let model = input::load(store, inputs)?;
+    build(&model, opts)
+}

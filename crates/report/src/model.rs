@@ -1,0 +1,142 @@
+//! The report's plain model: what was measured, independent of where it came from (a results
+//! store, a `--json` document, pgbench's logs). `input` fills it; `choose` turns it into charts.
+
+/// Everything one report shows.
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    /// Where the data came from (store path, file names), for the page header.
+    pub sources: Vec<String>,
+    pub studies: Vec<Study>,
+    /// Runs that belong to no study (`--json` files, pgbench logs, runs picked by id).
+    pub loose: Vec<Run>,
+}
+
+/// One study (one version of its text) and its runs in plan order.
+#[derive(Debug, Clone, Default)]
+pub struct Study {
+    pub name: String,
+    pub text: String,
+    pub runs: Vec<Run>,
+}
+
+/// A value of a matrix key: its text, and its number when it is one (then the axis is numeric).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointValue {
+    pub text: String,
+    pub number: Option<f64>,
+}
+
+/// Latency summary in milliseconds (HDR percentiles).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Latency {
+    pub mean: Option<f64>,
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p95: Option<f64>,
+    pub p99: Option<f64>,
+    pub p99_9: Option<f64>,
+    pub max: Option<f64>,
+}
+
+/// One second (or one aggregation interval) of a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Second {
+    /// Seconds since the start of the run at the end of this interval.
+    pub t: f64,
+    pub tps: f64,
+    pub latency_mean_ms: Option<f64>,
+    pub latency_p50_ms: Option<f64>,
+    pub latency_p99_ms: Option<f64>,
+    pub latency_max_ms: Option<f64>,
+    pub failed: f64,
+    pub retries: f64,
+}
+
+/// A latency distribution as a percentile curve: (quantile in [0, 1], milliseconds), ascending.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Distribution {
+    /// "all transactions", a script's name, ...
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One command of a script with its mean latency.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Statement {
+    pub script: String,
+    pub text: String,
+    pub executions: f64,
+    pub mean_ms: f64,
+}
+
+/// Sizes of one relation after a run, in bytes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sizes {
+    pub heap: f64,
+    pub indexes: f64,
+    pub total: f64,
+}
+
+/// What the server did during a run (totals over the run, from the collectors).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Server {
+    pub wal_bytes: Option<f64>,
+    pub checkpoints: Option<f64>,
+    /// server processes' CPU use in CPUs (throwaway servers)
+    pub cpus_busy: Option<f64>,
+    /// wait-event samples per `Type:Event`
+    pub wait_events: Vec<(String, f64)>,
+}
+
+/// One run: a point of a study (or a standalone run) measured once.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    /// How the run is named on the page: `run 12`, a file name.
+    pub id: String,
+    pub target: String,
+    /// The point's matrix values, in the study file's order.
+    pub point: Vec<(String, PointValue)>,
+    pub repetition: u32,
+    pub round: u32,
+    pub tps: f64,
+    pub duration_s: f64,
+    pub ok: f64,
+    pub failed: f64,
+    pub retries: f64,
+    pub aborted_clients: f64,
+    pub latency: Latency,
+    /// the busiest client worker thread's busy fraction
+    pub client_cpu: Option<f64>,
+    pub server: Server,
+    pub relation_sizes: Vec<(String, Sizes)>,
+    pub statements: Vec<Statement>,
+    pub series: Vec<Second>,
+    /// overall first, then per script when known
+    pub distributions: Vec<Distribution>,
+    /// provenance flattened to `key.path = value` lines
+    pub provenance: Vec<(String, String)>,
+}
+
+impl Run {
+    /// `clients=4 isolation=serializable`, or `(single point)`.
+    pub fn point_label(&self) -> String {
+        label(&self.point)
+    }
+
+    /// The value of a matrix key at this run's point.
+    pub fn value(&self, key: &str) -> Option<&PointValue> {
+        self.point.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+/// `k=v k=v` of point values.
+pub fn label(values: &[(String, PointValue)]) -> String {
+    if values.is_empty() {
+        return "(single point)".into();
+    }
+    values
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.text))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

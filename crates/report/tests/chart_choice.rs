@@ -1,0 +1,117 @@
+//! Snapshot tests of the chart choice (model → charts, before drawing): which charts a matrix
+//! study, a study with rounds, one run and several runs get, with their axes, series, flags and
+//! notes. `UPDATE_SNAPSHOTS=1` rewrites `tests/snapshots/*.txt` after a deliberate change.
+
+mod fixtures;
+
+use std::fmt::Write;
+
+use pgrig_report::choose::{sections, Section};
+use pgrig_report::metric;
+
+fn describe(sections: &[Section]) -> String {
+    let mut out = String::new();
+    for s in sections {
+        let _ = writeln!(out, "section {} \"{}\"", s.id, s.title);
+        for c in &s.charts {
+            let axis = |a: &pgrig_report::chart::Axis| {
+                let mut t = format!("{} {:?}", a.label, a.scale);
+                if !a.categories.is_empty() {
+                    t.push_str(&format!(" categories={:?}", a.categories));
+                }
+                if !a.marks.is_empty() {
+                    t.push_str(&format!(" marks={:?}", a.marks));
+                }
+                t
+            };
+            let _ = writeln!(out, "  chart {} {:?} zoom={}", c.id, c.kind, c.zoomable);
+            let _ = writeln!(out, "    x: {}", axis(&c.x));
+            let _ = writeln!(out, "    y: {}", axis(&c.y));
+            for se in &c.series {
+                let flagged = se.points.iter().filter(|p| p.flagged).count();
+                let spread = se.points.iter().filter(|p| p.lo.is_some()).count();
+                let _ = writeln!(
+                    out,
+                    "    series \"{}\": {} points, {spread} with spread, {flagged} flagged",
+                    se.name,
+                    se.points.len()
+                );
+            }
+            for b in &c.bands {
+                let _ = writeln!(out, "    band {} {}..{}", b.label, b.x0, b.x1);
+            }
+            for n in &c.notes {
+                let _ = writeln!(out, "    note: {n}");
+            }
+            let _ = writeln!(
+                out,
+                "    table: {} rows x {} columns",
+                c.table.rows.len(),
+                c.table.headers.len()
+            );
+        }
+    }
+    out
+}
+
+fn snapshot(name: &str, actual: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/snapshots/{name}.txt"));
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_SNAPSHOTS=1 writes it)", path.display()));
+    assert_eq!(
+        actual, expected,
+        "snapshot {name} differs; UPDATE_SNAPSHOTS=1 rewrites it after a deliberate change"
+    );
+}
+
+#[test]
+fn matrix_study_gets_the_metric_against_each_swept_key_with_spread_and_flags() {
+    let m = fixtures::model(vec![fixtures::matrix_study()], vec![]);
+    snapshot(
+        "matrix_study",
+        &describe(&sections(&m, &metric::METRICS[0])),
+    );
+}
+
+#[test]
+fn selected_metric_replaces_tps_on_the_matrix_charts() {
+    let m = fixtures::model(vec![fixtures::matrix_study()], vec![]);
+    let p99 = metric::find("p99").unwrap();
+    let s = sections(&m, &p99);
+    let ids: Vec<&str> = s[0].charts.iter().map(|c| c.id.as_str()).collect();
+    assert!(ids.contains(&"isolation-p99-by-clients"), "{ids:?}");
+    assert!(metric::find("nope")
+        .unwrap_err()
+        .contains("expected one of: tps"));
+}
+
+#[test]
+fn rounds_study_gets_metric_sizes_and_statements_per_round() {
+    let m = fixtures::model(vec![fixtures::rounds_study()], vec![]);
+    snapshot(
+        "rounds_study",
+        &describe(&sections(&m, &metric::METRICS[0])),
+    );
+}
+
+#[test]
+fn single_run_gets_time_charts_with_ramp_up_tail_and_steady_window() {
+    let m = fixtures::model(vec![], vec![fixtures::single_run()]);
+    snapshot("single_run", &describe(&sections(&m, &metric::METRICS[0])));
+}
+
+#[test]
+fn several_runs_are_overlaid() {
+    let mut a = fixtures::single_run();
+    a.id = "small.json".into();
+    let mut b = fixtures::single_run();
+    b.id = "roomy.json".into();
+    b.tps *= 1.5;
+    let m = fixtures::model(vec![], vec![a, b]);
+    snapshot("two_runs", &describe(&sections(&m, &metric::METRICS[0])));
+}
