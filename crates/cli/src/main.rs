@@ -1,12 +1,16 @@
 //! The `pgrig` binary. Invoked through a link named `pgbench`, it is `pgrig bench`.
 
+use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 mod results;
 mod study;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
+    // Arguments that are not UTF-8 (a Latin-1 `-D` value) are kept byte for byte.
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| pgrig_script::bytes::decode(a.as_bytes()).into_owned())
+        .collect();
     let argv0 = args.first().cloned().unwrap_or_else(|| "pgrig".into());
     let base = std::path::Path::new(&argv0)
         .file_name()
