@@ -5,7 +5,9 @@
 //!
 //! Reported, not asserted: cases pgbench 15 itself fails, cases marked `newer` (they need a newer
 //! pgbench or server; the mark is asserted to be true), cases marked `awaiting` (pgrig fails them
-//! only because of an item being fixed elsewhere; asserted to still fail, so a fix flips them).
+//! only because of an item being fixed elsewhere; asserted to still fail, so a fix flips them),
+//! cases marked `newer_client` (pgrig follows a later pgbench that changed what the case relies
+//! on; asserted to fail with pgrig, and the suite's later form of the case is ported too).
 //! Without pgbench the test fails. `PGRIG_TAP_THREADS` sets the parallelism (default 3),
 //! `PGRIG_TAP_FILTER` runs only the cases whose name contains it.
 
@@ -115,10 +117,22 @@ fn verdict(ctx: &Context, tools: &[Tool; 2], case: &Case) -> Verdict {
 /// Prints the summary and the reported cases; returns the assertion failures.
 fn report(verdicts: &[Verdict]) -> Vec<String> {
     let (mut errors, mut notes) = (Vec::new(), Vec::new());
-    let mut counts = [0usize; 4]; // passing, awaiting, newer, pgbench fails
+    let mut counts = [0usize; 5]; // passing, awaiting, newer, pgbench fails, later pgbench
     for v in verdicts {
         let c = &v.case;
         let title = format!("[{}] {}", c.suite, c.name);
+        if let (None, Some(why)) = (&v.pgbench, &c.newer_client) {
+            match &v.pgrig {
+                None => errors.push(format!(
+                    "{title}: marked `newer_client` ({why}) but pgrig passes it: remove the mark"
+                )),
+                Some(_) => {
+                    counts[4] += 1;
+                    notes.push(format!("follows a later pgbench: {title}: {why}"));
+                }
+            }
+            continue;
+        }
         match (&v.pgbench, &v.pgrig, &c.newer, &c.awaiting) {
             (None, _, Some(why), _) => errors.push(format!(
                 "{title}: marked `newer` ({why}) but pgbench 15 passes it: remove the mark"
@@ -143,11 +157,13 @@ fn report(verdicts: &[Verdict]) -> Vec<String> {
         }
     }
     println!(
-        "pgbench TAP suites: {} cases; {} pass with both; {} awaiting h-dropin; {} newer than 15; {} failed by pgbench 15 itself",
+        "pgbench TAP suites: {} cases; {} pass with both; {} awaiting h-dropin; {} newer than 15; \
+         {} where pgrig follows a later pgbench; {} failed by pgbench 15 itself",
         verdicts.len(),
         counts[0],
         counts[1],
         counts[2],
+        counts[4],
         counts[3]
     );
     for n in &notes {

@@ -42,6 +42,7 @@ pub struct Case {
     pub serial: bool,
     pub awaiting: Option<String>,
     pub newer: Option<String>,
+    pub newer_client: Option<String>,
     /// 002's cases run against no database (the suite runs without a server).
     #[serde(default)]
     pub no_server: bool,
@@ -86,6 +87,7 @@ struct OptionCase {
     stderr: Vec<String>,
     awaiting: Option<String>,
     newer: Option<String>,
+    newer_client: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -150,6 +152,7 @@ fn option_case(o: OptionCase) -> Case {
         stderr: o.stderr,
         awaiting: o.awaiting,
         newer: o.newer,
+        newer_client: o.newer_client,
         ..Case::default()
     }
 }
