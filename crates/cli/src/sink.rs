@@ -1,5 +1,6 @@
 //! The terminal sink: engine messages to stderr with pgbench's `PROG: level: ` prefixes, progress
-//! lines in pgbench's format, banner/report text to stdout.
+//! lines in pgbench's format, banner/report text to stdout. Messages quoting scripts or arguments
+//! are written as the bytes they came from (`pgrig_script::bytes`), as pgbench echoes them.
 
 use std::io::Write;
 
@@ -66,10 +67,19 @@ impl StderrSink {
     }
 }
 
+/// Writes `line` and a newline to stderr, as the bytes it stands for.
+pub fn eprint_line(line: &str) {
+    let mut bytes = pgrig_script::bytes::encode(line);
+    bytes.push(b'\n');
+    let _ = std::io::stderr().lock().write_all(&bytes);
+}
+
 impl Sink for StderrSink {
     fn message(&self, level: Level, text: &str) {
         let line = self.format(level, text);
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        let _ = std::io::stderr()
+            .lock()
+            .write_all(&pgrig_script::bytes::encode(&line));
     }
 
     fn stdout(&self, text: &str) {

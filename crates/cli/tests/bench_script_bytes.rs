@@ -215,3 +215,25 @@ fn a_log_file_that_cannot_be_opened_ends_the_run_before_it_starts() {
         );
     }
 }
+
+#[test]
+fn a_script_error_quotes_the_scripts_bytes_like_pgbench() {
+    let db = fresh_db("error_bytes");
+    let (dir, link) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let f = write(&dir, "bad.sql", b"\\set x caf\xe9 +\n");
+    let stderr: Vec<Vec<u8>> = both(&db, &link)
+        .into_iter()
+        .map(|(who, mut cmd)| {
+            let out = cmd.args(["-n", "-t", "1", "-f", &f]).output().unwrap();
+            assert_eq!(out.status.code(), Some(1), "{who}");
+            out.stderr
+        })
+        .collect();
+    let expected = [
+        format!("pgbench: error: {f}:1: unexpected function name (caf").as_bytes(),
+        b"\xe9) in command \"set\"\n\\set x caf\xe9 +\n          ^ error found here\n",
+    ]
+    .concat();
+    assert_eq!(stderr[1], expected, "pgbench 15's message changed?");
+    assert_eq!(stderr[0], stderr[1], "pgrig's bytes differ from pgbench's");
+}
