@@ -237,3 +237,26 @@ fn a_script_error_quotes_the_scripts_bytes_like_pgbench() {
     assert_eq!(stderr[1], expected, "pgbench 15's message changed?");
     assert_eq!(stderr[0], stderr[1], "pgrig's bytes differ from pgbench's");
 }
+
+#[test]
+fn a_log_prefix_that_is_not_utf8_names_the_log_file_with_its_bytes() {
+    let db = fresh_db("log_prefix_bytes");
+    common::pgbench_init(&db, 1);
+    let link = tempfile::tempdir().unwrap();
+    for (who, mut cmd) in both(&db, &link) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut prefix = b"--log-prefix=".to_vec();
+        prefix.extend_from_slice(dir.path().as_os_str().as_bytes());
+        prefix.extend_from_slice(b"/caf\xe9");
+        cmd.args(["-n", "-S", "-t", "2", "-l"])
+            .arg(OsStr::from_bytes(&prefix));
+        let out = run(cmd);
+        assert_eq!(out.code, Some(0), "{who}: {}", out.stderr);
+        let names: Vec<Vec<u8>> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().as_bytes().to_vec())
+            .collect();
+        assert_eq!(names.len(), 1, "{who}: {names:?}");
+        assert!(names[0].starts_with(b"caf\xe9."), "{who}: {names:?}");
+    }
+}
