@@ -31,7 +31,7 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
             0
         }
         Action::Version => {
-            println!("{prefix} (pgrig) {}", env!("CARGO_PKG_VERSION"));
+            println!("{}", version_line(prefix));
             0
         }
         Action::BuiltinList(lines) => {
@@ -60,6 +60,17 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
             }
         }
         Action::Bench(cfg) => run_bench(prefix, cfg, parsed.output),
+    }
+}
+
+/// `-V`: as `pgbench`, pgbench's form with the pgbench version pgrig mirrors (scripts read the
+/// major version from it); as `pgrig bench`, pgrig's own.
+fn version_line(prefix: &str) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    if prefix == "pgbench" {
+        format!("pgbench (PostgreSQL) 15 (pgrig {version})")
+    } else {
+        format!("pgrig {version}")
     }
 }
 

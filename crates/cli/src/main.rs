@@ -6,6 +6,7 @@
 #[macro_use]
 extern crate pgrig_cli;
 
+use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 use pgrig_cli::sink::stdout_status;
@@ -15,7 +16,10 @@ mod results;
 mod study;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
+    // Arguments that are not UTF-8 (a Latin-1 `-D` value) are kept byte for byte.
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| pgrig_script::bytes::decode(a.as_bytes()).into_owned())
+        .collect();
     let argv0 = args.first().cloned().unwrap_or_else(|| "pgrig".into());
     let base = std::path::Path::new(&argv0)
         .file_name()

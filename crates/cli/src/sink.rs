@@ -1,7 +1,8 @@
 //! The terminal sink: engine messages to stderr with pgbench's `PROG: level: ` prefixes, progress
 //! lines in pgbench's format, initialisation bars (indicatif) when stderr is a terminal,
-//! banner/report text to stdout. Also [`out`] and [`err`]: standard output and error that never
-//! panic (behind this crate's print macros, see `print`).
+//! banner/report text to stdout. Messages quoting scripts or arguments are written as the bytes
+//! they came from (`pgrig_script::bytes`), as pgbench echoes them. Also [`out`] and [`err`]:
+//! standard output and error that never panic (behind this crate's print macros, see `print`).
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -121,10 +122,19 @@ impl StderrSink {
     }
 }
 
+/// Writes `line` and a newline to stderr, as the bytes it stands for.
+pub fn eprint_line(line: &str) {
+    let mut bytes = pgrig_script::bytes::encode(line);
+    bytes.push(b'\n');
+    let _ = std::io::stderr().lock().write_all(&bytes);
+}
+
 impl Sink for StderrSink {
     fn message(&self, level: Level, text: &str) {
         let line = self.format(level, text);
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        let _ = std::io::stderr()
+            .lock()
+            .write_all(&pgrig_script::bytes::encode(&line));
     }
 
     fn stdout(&self, text: &str) {

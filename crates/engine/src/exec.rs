@@ -292,30 +292,30 @@ fn run_shell(
         Some(ShellArg::Var { name, .. }) => format!(":{name}"),
         None => String::new(),
     };
-    let mut line = String::new();
+    // The command line as bytes: the script's and the variables' bytes, as pgbench passes them.
+    let mut bytes = Vec::new();
     for (i, a) in args.iter().enumerate() {
         if i > 0 {
-            line.push(' ');
+            bytes.push(b' ');
         }
         match a {
-            ShellArg::Literal(s) => line.push_str(s),
+            ShellArg::Literal(s) => pgrig_script::bytes::encode_into(s, &mut bytes),
             ShellArg::Var { var, name } => {
-                let mut b = Vec::new();
-                if !c.vars.render(*var, &mut b) {
+                if !c.vars.render(*var, &mut bytes) {
                     return Err(format!("{word}: undefined variable \":{name}\""));
                 }
-                line.push_str(&String::from_utf8_lossy(&b));
             }
         }
     }
-    if line.len() > 255 {
+    let line = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&bytes);
+    if bytes.len() > 255 {
         return Err(format!("{word}: shell command is too long"));
     }
     match set {
         None => {
             let st = std::process::Command::new("/bin/sh")
                 .arg("-c")
-                .arg(&line)
+                .arg(line)
                 .status();
             match st {
                 Ok(s) if s.success() => Ok(()),
@@ -325,7 +325,7 @@ fn run_shell(
         Some(var) => {
             let out = std::process::Command::new("/bin/sh")
                 .arg("-c")
-                .arg(&line)
+                .arg(line)
                 .stderr(std::process::Stdio::inherit())
                 .output()
                 .map_err(|_| format!("{word}: could not launch shell command"))?;

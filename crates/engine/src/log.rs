@@ -32,7 +32,12 @@ impl TxLog {
         } else {
             format!("{prefix}.{pid}.{tid}")
         };
-        let f = File::create(&name)
+        // the prefix's own bytes (an argument need not be UTF-8: see pgrig_script::bytes)
+        let path = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
+            &pgrig_script::bytes::encode(&name),
+        )
+        .to_owned();
+        let f = File::create(path)
             .map_err(|e| format!("could not open logfile \"{name}\": {}", crate::os_error(&e)))?;
         let agg = sh.cfg.aggregate_interval.map(|s| Aggregate {
             interval_us: s as i64 * 1_000_000,

@@ -35,11 +35,11 @@ fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
         QueryMode::Simple => {
             for p in &q.parts {
                 match p {
-                    SqlPart::Lit(s) => buf.extend_from_slice(s.as_bytes()),
+                    SqlPart::Lit(s) => buf.extend_from_slice(s),
                     SqlPart::Var { var, name } => {
                         if !vars.render(*var, buf) {
                             buf.push(b':');
-                            buf.extend_from_slice(name.as_bytes());
+                            pgrig_script::bytes::encode_into(name, buf);
                         }
                     }
                 }
@@ -58,12 +58,12 @@ fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
             }
             let stmt: &str = if sh.cfg.mode == QueryMode::Prepared {
                 if !prepared[prep] {
-                    conn.parse(&q.prepared_name, &q.param_sql, q.params.len() as u16);
+                    conn.parse(&q.prepared_name, &q.param_sql_bytes, q.params.len() as u16);
                     prepared[prep] = true;
                 }
                 &q.prepared_name
             } else {
-                conn.parse("", &q.param_sql, q.params.len() as u16);
+                conn.parse("", &q.param_sql_bytes, q.params.len() as u16);
                 ""
             };
             let bytes: &[u8] = buf;
@@ -192,7 +192,7 @@ fn store_row(
         if let Some(id) = sh.vartable.get(&full) {
             // libpq's PQgetvalue gives "" for a NULL column, and that is what pgbench stores.
             match val {
-                Some(b) => c.vars.set_str(id, &String::from_utf8_lossy(b)),
+                Some(b) => c.vars.set_str(id, &pgrig_script::bytes::decode(b)),
                 None => c.vars.set_str(id, ""),
             }
         }

@@ -55,11 +55,13 @@ pub(crate) fn run_worker(
     tx: Sender<Report>,
 ) -> WorkerOut {
     let counts: Vec<usize> = sh.scripts.iter().map(|s| s.commands.len()).collect();
+    // A log file that cannot be opened ends the run before it starts (exit 1), as in pgbench.
+    let mut log_error = None;
     let log = if sh.cfg.log {
         match TxLog::open(&sh, tid) {
             Ok(l) => Some(RefCell::new(l)),
             Err(e) => {
-                sh.msg(Level::Error, &e);
+                log_error = Some(e);
                 connect_failed.store(true, Ordering::SeqCst);
                 None
             }
@@ -77,8 +79,8 @@ pub(crate) fn run_worker(
     });
     pgrig_wire::rt::block_on(async move {
         // Initial connections (not under -C), before everyone starts together.
-        let mut connect_error = None;
-        if !sh.cfg.connect_per_tx {
+        let mut connect_error = log_error;
+        if !sh.cfg.connect_per_tx && connect_error.is_none() {
             for c in clients.iter_mut() {
                 match pgrig_wire::Connection::connect_rt(&sh.wire) {
                     Ok(conn) => {

@@ -140,6 +140,8 @@ pub struct SqlCommand {
     pub parts: Vec<SqlPart>,
     /// `text` with each `:name` occurrence replaced by `$1, $2, ...` (extended/prepared modes).
     pub param_sql: String,
+    /// The bytes of `param_sql` as sent (the script file's bytes: see [`crate::bytes`]).
+    pub param_sql_bytes: Vec<u8>,
     /// The variable of each `$n`, in order (duplicates included). Undefined at run time => NULL.
     pub params: Vec<VarId>,
     /// Prepared-statement name `P_<n>`, n = global counter over all SQL commands of all scripts.
@@ -152,8 +154,12 @@ pub struct SqlCommand {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum SqlPart {
-    Lit(String),
-    Var { var: VarId, name: String },
+    /// Literal SQL, as the bytes sent (the script file's bytes: see [`crate::bytes`]).
+    Lit(Vec<u8>),
+    Var {
+        var: VarId,
+        name: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -67,10 +67,28 @@ impl fmt::Display for SyntaxError {
         if let Some(line) = &self.line {
             write!(f, "\n{line}")?;
             if let Some(col) = self.column {
+                let col = original_column(line, col);
                 write!(f, "\n{:>width$} error found here", '^', width = col + 1)?;
             }
         }
         Ok(())
+    }
+}
+
+/// `col` (a byte offset into `line`) counted in the bytes pgbench read, where a stand-in for a
+/// byte that is not UTF-8 (`crate::bytes`) is one byte.
+fn original_column(line: &str, col: usize) -> usize {
+    if col >= line.len() || !crate::bytes::has_stand_ins(line) {
+        return col;
+    }
+    let start = (0..=col)
+        .rev()
+        .find(|&i| line.is_char_boundary(i))
+        .unwrap_or(0);
+    let before = crate::bytes::encode(&line[..start]).len();
+    match line[start..].chars().next() {
+        Some(c) if crate::bytes::has_stand_ins(c.encode_utf8(&mut [0; 4])) => before,
+        _ => before + (col - start),
     }
 }
 

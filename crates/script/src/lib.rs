@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod builtin;
+pub mod bytes;
 pub mod command;
 pub mod error;
 pub mod eval;

@@ -179,7 +179,7 @@ impl Vars {
     }
 
     /// Appends the variable's text form (SQL substitution, parameters, shell arguments): a string
-    /// variable renders as its original string, a typed one as `NULL`/`true`/`false`/`%lld`/`%.15g`.
+    /// variable renders as its original bytes (see [`crate::bytes`]), a typed one as `NULL`/`true`/`false`/`%lld`/`%.15g`.
     /// Returns false (appending nothing) when the variable is undefined.
     pub fn render(&self, id: VarId, out: &mut Vec<u8>) -> bool {
         match self.slot(id) {
@@ -191,7 +191,7 @@ impl Vars {
                     true
                 }
                 State::Str(_) => {
-                    out.extend_from_slice(slot.text.as_bytes());
+                    crate::bytes::encode_into(&slot.text, out);
                     true
                 }
             },

@@ -1,6 +1,6 @@
 //! The `--help` text: pgbench's own (PostgreSQL 19/master wording, option for option) with the
-//! program name substituted, then a "pgrig extras" section for pgrig-only options. PostgreSQL's
-//! bug-report footer is left out: pgrig's bugs are not PostgreSQL's.
+//! program name substituted, then a "pgrig extras" section for pgrig-only options, then a
+//! bug-report footer like pgbench's that sends pgrig's bugs to pgrig, not to PostgreSQL.
 
 const PGBENCH_OPTIONS: &str = "\
 Initialization options:
@@ -83,6 +83,8 @@ pgrig extras:
   --percentiles            report latency percentiles
 ";
 
+const FOOTER: &str = "\nReport bugs to the pgrig project (they are not PostgreSQL's bugs).\n";
+
 /// pgbench's initialization options without `-i` itself (for `pgrig init --help`), ending in a
 /// blank line.
 pub fn init_options() -> &'static str {
@@ -100,6 +102,6 @@ pub fn help_text(invocation: &str) -> String {
     format!(
         "{invocation} is a benchmarking tool for PostgreSQL.\n\n\
          Usage:\n  {invocation} [OPTION]... [DBNAME]\n\n\
-         {PGBENCH_OPTIONS}\n{PGRIG_EXTRAS}"
+         {PGBENCH_OPTIONS}\n{PGRIG_EXTRAS}{FOOTER}"
     )
 }

@@ -122,12 +122,12 @@ pub fn parse_or_report(prog: &str, args: &[String]) -> Result<Parsed, i32> {
     let env = |k: &str| std::env::var(k).ok();
     let parsed = parse_pgbench_args(prog, args, &env).map_err(|e| {
         for l in &e.lines {
-            eprintln!("{l}");
+            crate::sink::eprint_line(l);
         }
         e.exit_code
     })?;
     for n in &parsed.notices {
-        eprintln!("{n}");
+        crate::sink::eprint_line(n);
     }
     Ok(parsed)
 }

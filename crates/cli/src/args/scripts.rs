@@ -81,7 +81,9 @@ pub fn strerror(e: &std::io::Error) -> String {
     }
 }
 
-/// Reads a `-f` script: `-` is stdin. Bytes that are not UTF-8 are replaced (U+FFFD).
+/// Reads a `-f` script: `-` is stdin. Like pgbench, which reads the file into a C string, the
+/// script ends at its first NUL byte; bytes that are not UTF-8 are kept as they are
+/// (`pgrig_script::bytes`), so the server gets the file's bytes.
 pub fn read_script_file(path: &str) -> Result<String, String> {
     let mut bytes = Vec::new();
     if path == "-" {
@@ -90,15 +92,17 @@ pub fn read_script_file(path: &str) -> Result<String, String> {
             .read_to_end(&mut bytes)
             .map_err(|e| format!("could not read file \"{path}\": {}", strerror(&e)))?;
     } else {
-        let mut file = std::fs::File::open(path)
+        use std::os::unix::ffi::OsStrExt;
+        let os_path = std::ffi::OsStr::from_bytes(&pgrig_script::bytes::encode(path)).to_owned();
+        let mut file = std::fs::File::open(os_path)
             .map_err(|e| format!("could not open file \"{path}\": {}", strerror(&e)))?;
         file.read_to_end(&mut bytes)
             .map_err(|e| format!("could not read file \"{path}\": {}", strerror(&e)))?;
     }
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+        bytes.truncate(nul);
+    }
+    Ok(pgrig_script::bytes::decode(&bytes).into_owned())
 }
 
 #[cfg(test)]

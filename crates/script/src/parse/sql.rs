@@ -1,6 +1,7 @@
 //! Compiling an SQL command: `:name` references (pgbench's `parseVariable` rules), the `$n` form
 //! for extended/prepared modes, the prepared-statement name and the `-r` display line.
 
+use crate::bytes;
 use crate::command::{QueryMode, SqlCommand, SqlPart};
 use crate::error::ScriptError;
 use crate::lexer::SqlChunk;
@@ -45,7 +46,7 @@ pub(crate) fn split_vars(text: &str, vars: &mut VarTable) -> Vec<SqlPart> {
                 j += 1;
             }
             if lit_start < i {
-                parts.push(SqlPart::Lit(text[lit_start..i].to_owned()));
+                parts.push(SqlPart::Lit(bytes::encode(&text[lit_start..i])));
             }
             let name = &text[i + 1..j];
             parts.push(SqlPart::Var {
@@ -61,7 +62,7 @@ pub(crate) fn split_vars(text: &str, vars: &mut VarTable) -> Vec<SqlPart> {
         }
     }
     if lit_start < b.len() {
-        parts.push(SqlPart::Lit(text[lit_start..].to_owned()));
+        parts.push(SqlPart::Lit(bytes::encode(&text[lit_start..])));
     }
     parts
 }
@@ -74,18 +75,19 @@ pub(crate) fn compile_sql(
     counter: &mut usize,
 ) -> SqlCommand {
     let parts = split_vars(&chunk.text, vars);
-    let mut param_sql = String::with_capacity(chunk.text.len());
+    let mut param_sql_bytes = Vec::with_capacity(chunk.text.len());
     let mut params = Vec::new();
     for p in &parts {
         match p {
-            SqlPart::Lit(s) => param_sql.push_str(s),
+            SqlPart::Lit(s) => param_sql_bytes.extend_from_slice(s),
             SqlPart::Var { var, .. } => {
                 params.push(*var);
-                param_sql.push('$');
-                param_sql.push_str(&params.len().to_string());
+                param_sql_bytes.push(b'$');
+                param_sql_bytes.extend_from_slice(params.len().to_string().as_bytes());
             }
         }
     }
+    let param_sql = bytes::decode(&param_sql_bytes).into_owned();
     let prepared_name = if mode == QueryMode::Prepared {
         let name = format!("P_{counter}");
         *counter += 1;
@@ -97,6 +99,7 @@ pub(crate) fn compile_sql(
         text: chunk.text.clone(),
         parts,
         param_sql,
+        param_sql_bytes,
         params,
         prepared_name,
         statements: chunk.statements,
