@@ -196,6 +196,22 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             end,
         );
 
+        // pgbench's end of transaction: recorded first, then a transaction block still open
+        // aborts the client.
+        if c.conn
+            .as_ref()
+            .is_some_and(|conn| conn.transaction_status() != pgrig_wire::TransactionStatus::Idle)
+        {
+            sh.msg(
+                Level::Error,
+                &format!(
+                    "client {} aborted: end of script reached without completing the last transaction",
+                    c.id
+                ),
+            );
+            return ClientEnd::Aborted;
+        }
+
         if sh.cfg.connect_per_tx {
             let t0 = sh.now_us();
             if let Some(conn) = c.conn.take() {

@@ -75,6 +75,17 @@ pub(crate) async fn run_script_once(
         let mut next = pc + 1;
         match &cmd.kind {
             CommandKind::Sql(q) => {
+                if c.in_pipeline {
+                    if let Some(g) = &q.gset {
+                        // pgbench checks this when the command is about to be sent.
+                        let (name, why) = if g.all {
+                            ("aset", "\\aset is not allowed in pipeline mode")
+                        } else {
+                            ("gset", "\\gset is not allowed in pipeline mode")
+                        };
+                        return abort_meta(sh, c, pc, name, script, why);
+                    }
+                }
                 match sql::run_sql(sh, c, script, pc, q, sh.prep_index[script][pc]).await {
                     SqlOutcome::Done => {}
                     SqlOutcome::Failed(kind) => return Attempt::Failed { kind, cmd: pc },
@@ -82,7 +93,17 @@ pub(crate) async fn run_script_once(
                 }
             }
             CommandKind::Set { var, expr } => match eval_expr(sh, c, script, pc, expr) {
-                Ok(v) => c.vars.set_value(*var, v),
+                Ok(v) if sh.assignable(*var, "set") => c.vars.set_value(*var, v),
+                Ok(_) => {
+                    return abort_meta(
+                        sh,
+                        c,
+                        pc,
+                        "set",
+                        script,
+                        "assignment of meta-command failed",
+                    )
+                }
                 Err(()) => {
                     return abort_meta(
                         sh,
@@ -169,8 +190,10 @@ pub(crate) async fn run_script_once(
                     CommandKind::SetShell { var, .. } => Some(*var),
                     _ => None,
                 };
-                if let Err(msg) = run_shell(c, args, set) {
-                    sh.msg(Level::Error, &msg);
+                if let Err(msg) = run_shell(sh, c, args, set) {
+                    if !msg.is_empty() {
+                        sh.msg(Level::Error, &msg);
+                    }
                     let name = if set.is_some() { "setshell" } else { "shell" };
                     return abort_meta(sh, c, pc, name, script, "execution of meta-command failed");
                 }
@@ -228,15 +251,8 @@ pub(crate) async fn run_script_once(
         );
         return Attempt::Abort;
     }
-    if let Some(conn) = &c.conn {
-        if conn.transaction_status() != pgrig_wire::TransactionStatus::Idle {
-            sh.msg(
-                Level::Error,
-                &format!("client {} aborted: end of script reached without completing the last transaction", c.id),
-            );
-            return Attempt::Abort;
-        }
-    }
+    // A transaction block left open is checked by the client after the transaction is
+    // recorded: pgbench counts it, then aborts the client.
     Attempt::Ok
 }
 
@@ -283,6 +299,7 @@ fn eval_expr(
 
 /// `\shell` / `\setshell`: build the command line, run it through `sh -c`, store an integer.
 fn run_shell(
+    sh: &RunShared,
     c: &mut Client,
     args: &[ShellArg],
     set: Option<pgrig_script::VarId>,
@@ -338,6 +355,10 @@ fn run_shell(
             let lead = trimmed.trim_start();
             match lead.parse::<i64>() {
                 Ok(v) => {
+                    if !sh.assignable(var, "setshell") {
+                        // the message is out; pgbench's abort line follows
+                        return Err(String::new());
+                    }
                     c.vars.set_value(var, Value::Int(v));
                     Ok(())
                 }

@@ -163,6 +163,7 @@ pub fn run_bench(
         scripts: compiled.scripts,
         prep_index: compiled.prep_index,
         n_prepared: compiled.n_prepared,
+        invalid_name: compiled.invalid_name,
         default_seed_var: a.default_seed,
         vartable: compiled.vartable,
         wire,

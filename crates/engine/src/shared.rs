@@ -21,6 +21,8 @@ pub(crate) struct RunShared {
     pub n_prepared: usize,
     pub total_weight: i64,
     pub vartable: VarTable,
+    /// per variable slot: not a valid variable name (assigning it aborts the client)
+    pub invalid_name: Vec<bool>,
     pub default_seed_var: VarId,
     pub wire: pgrig_wire::Config,
     pub sink: Arc<dyn Sink>,
@@ -103,6 +105,20 @@ impl RunShared {
 
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// pgbench's check when a variable is created: `CONTEXT: invalid variable name: "NAME"`.
+    /// Returns false (after the message) when `var` cannot be assigned.
+    #[inline]
+    pub fn assignable(&self, var: VarId, context: &str) -> bool {
+        if !self.invalid_name[var.0 as usize] {
+            return true;
+        }
+        self.msg(
+            Level::Error,
+            &pgrig_script::vars::invalid_variable_name_message(context, self.vartable.name(var)),
+        );
+        false
     }
 
     pub fn msg(&self, level: Level, text: &str) {

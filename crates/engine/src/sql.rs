@@ -177,15 +177,21 @@ fn store_row(
     c: &mut Client,
     script: usize,
     cmd: usize,
+    qry: usize,
     g: &Gset,
     gs: &GsetState,
 ) -> Result<(), String> {
     for (name, val) in gs.names.iter().zip(&gs.row) {
         let full = format!("{}{}", g.prefix, name);
         if !pgrig_script::vars::valid_variable_name(&full) {
+            let context = if g.all { "aset" } else { "gset" };
+            sh.msg(
+                Level::Error,
+                &pgrig_script::vars::invalid_variable_name_message(context, &full),
+            );
             return Err(format!(
-                "client {} script {} command {}: error storing into variable {}",
-                c.id, script, cmd, full
+                "client {} script {} command {} query {}: error storing into variable {}",
+                c.id, script, cmd, qry, full
             ));
         }
         // A variable no command reads has no slot: storing it would be invisible.
@@ -285,7 +291,7 @@ async fn read_results(
                 Backend::CommandComplete(_) | Backend::EmptyQueryResponse => {
                     if let Some(g) = gset {
                         if g.all && gs.rows > 0 && gset_err.is_none() && error.is_none() {
-                            if let Err(e) = store_row(sh, c, script, cmd, g, &gs) {
+                            if let Err(e) = store_row(sh, c, script, cmd, qry, g, &gs) {
                                 gset_err = Some(e);
                             }
                         }
@@ -386,7 +392,7 @@ async fn read_results(
             );
             return SqlOutcome::Abort;
         }
-        if let Err(e) = store_row(sh, c, script, cmd, g, &gs) {
+        if let Err(e) = store_row(sh, c, script, cmd, qry.saturating_sub(1), g, &gs) {
             sh.msg(Level::Error, &e);
             return SqlOutcome::Abort;
         }

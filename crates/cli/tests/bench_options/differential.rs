@@ -1,6 +1,6 @@
 //! Differential tests: the same command line through `/usr/bin/pgbench` (15) and our parser,
 //! stderr lines (getopt's `argv[0]` normalised) and exit status compared. Cases where PG15 and
-//! the newest wording differ (`-c/--clients`, `-d`, PG17+ long options) live in `newest.rs`.
+//! the newest wording differ (`-d`, PG17+ long options) live in `newest.rs`.
 
 use std::process::{Command, Stdio};
 
@@ -138,7 +138,9 @@ fn option_errors_match_pgbench_exactly() {
         vec!["-b", "@"],
         vec!["--file="],
         vec!["-f", "a@b.sql"],
-        // option_parse_int
+        // option_parse_int (pgbench 15..19 name the option -c/--clients)
+        vec!["-c", "abc"],
+        vec!["-c", "0"],
         vec!["-j", "0"],
         vec!["-j", "x"],
         vec!["-j", " 5x"],
