@@ -97,3 +97,102 @@ fn run_without_a_successful_transaction_reports_failures_as_nan() {
         assert_eq!(ours.stdout.lines().last(), theirs.stdout.lines().last());
     }
 }
+
+#[test]
+fn server_notices_and_warnings_reach_stderr_as_libpq_prints_them() {
+    let db = fresh_db("notices");
+    let dir = scripts(&[
+        (
+            "notice.sql",
+            "DO $$ BEGIN RAISE NOTICE 'hello %', 1; \
+             RAISE WARNING 'careful' USING DETAIL = 'some detail', HINT = 'some hint'; END $$;\n",
+        ),
+        (
+            "pipeline.sql",
+            "\\startpipeline\nSET LOCAL work_mem = '1MB';\nSELECT 1;\n\\endpipeline\n",
+        ),
+    ]);
+    for mode in ["simple", "extended", "prepared"] {
+        let (ours, _) = assert_same_run(
+            &db,
+            dir.path(),
+            &["-n", "-t", "2", "-M", mode, "-f", "notice.sql"],
+        );
+        assert!(
+            ours.stderr.starts_with(
+                "NOTICE:  hello 1\nWARNING:  careful\nDETAIL:  some detail\nHINT:  some hint\n"
+            ),
+            "{}",
+            ours.stderr
+        );
+    }
+    let (ours, _) = assert_same_run(
+        &db,
+        dir.path(),
+        &["-n", "-t", "1", "-M", "extended", "-f", "pipeline.sql"],
+    );
+    assert_eq!(
+        ours.stderr,
+        "WARNING:  SET LOCAL can only be used in transaction blocks\n"
+    );
+}
+
+/// The backend running the statement gets SIGQUIT: it sends libpq a WARNING, then the
+/// connection drops (the cluster restarts, so it is a private one).
+#[test]
+fn warning_sent_as_the_server_drops_the_connection_is_printed() {
+    let server: &'static pgrig_testkit::Server = Box::leak(Box::new(
+        pgrig_testkit::custom_cluster(pgrig_testkit::ServerOptions::default()),
+    ));
+    let db = pgrig_testkit::fresh_db_on(server, "quit_warning");
+    let dir = scripts(&[("sleep.sql", "SELECT pg_sleep(30);\n")]);
+    let run_and_quit = |mut cmd: std::process::Command| {
+        cmd.args(["-n", "-t", "1", "-f", "sleep.sql"])
+            .current_dir(dir.path());
+        let child = std::thread::spawn(move || pgrig_testkit::run(cmd));
+        let pid = wait_for_backend(&db);
+        let killed = std::process::Command::new("kill")
+            .args(["-QUIT", &pid])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let out = child.join().unwrap();
+        wait_for_restart(&db);
+        out
+    };
+    let ours = run_and_quit(pgbench_link(&db, dir.path()));
+    let theirs = run_and_quit(db.pgbench().expect("the pgbench 15 oracle"));
+    assert_eq!(ours.code, theirs.code);
+    assert_eq!(ours.stderr, theirs.stderr);
+    assert!(
+        ours.stderr
+            .starts_with("WARNING:  terminating connection because of unexpected SIGQUIT signal\n"),
+        "{}",
+        ours.stderr
+    );
+}
+
+fn wait_for_backend(db: &pgrig_testkit::TestDb) -> String {
+    for _ in 0..200 {
+        if let Ok(pid) = db.try_psql(
+            "select pid from pg_stat_activity where query like 'SELECT pg_sleep(30)%' \
+             and pid <> pg_backend_pid()",
+        ) {
+            if !pid.trim().is_empty() {
+                return pid.trim().to_owned();
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the benchmark's statement never started");
+}
+
+fn wait_for_restart(db: &pgrig_testkit::TestDb) {
+    for _ in 0..200 {
+        if db.try_psql("select 1").is_ok() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("the cluster did not come back after the crash restart");
+}

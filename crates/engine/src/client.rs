@@ -128,7 +128,7 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
         if c.conn.is_none() {
             let t0 = sh.now_us();
             // Blocking, like pgbench's PQconnectdb under -C.
-            match pgrig_wire::Connection::connect_rt(&sh.wire) {
+            match sh.connect() {
                 Ok(conn) => {
                     if sh.cfg.connect_per_tx {
                         sh.register_cancel(c.id, &conn);

@@ -112,7 +112,7 @@ pub fn run_bench(
     let setup = rt.block_on(crate::setup::prepare(
         &cfg,
         &wire,
-        &*sink,
+        &sink,
         compiled.uses_builtin,
     ))?;
     drop(rt);

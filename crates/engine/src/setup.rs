@@ -1,6 +1,8 @@
 //! Before the clients start: the setup connection, the banner's server version, the scale and
 //! partitioning of pgbench's tables for builtin scripts, and the pre-run vacuum.
 
+use std::sync::Arc;
+
 use pgrig_wire::Connection;
 
 use crate::config::BenchConfig;
@@ -21,13 +23,14 @@ fn first_value(results: &[pgrig_wire::QueryResult]) -> Option<String> {
 pub(crate) async fn prepare(
     cfg: &BenchConfig,
     wire: &pgrig_wire::Config,
-    sink: &dyn Sink,
+    sink: &Arc<dyn Sink>,
     uses_builtin: bool,
 ) -> Result<SetupInfo, EngineError> {
     let mut conn = Connection::connect(wire).await.map_err(|e| {
         EngineError::fatal(e.to_string())
             .with(Level::Error, "could not create connection for setup")
     })?;
+    conn.set_notice_handler(Some(crate::sink::notice_printer(sink.clone())));
     let server_version = conn.parameter("server_version").unwrap_or("").to_owned();
     // Like pgbench: the version line right after the setup connection, before the scale query.
     sink.banner(&server_version);

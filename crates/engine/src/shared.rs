@@ -92,6 +92,14 @@ impl RunShared {
         }
     }
 
+    /// Opens one client connection (blocking, like libpq's `PQconnectdb`) for the worker's
+    /// runtime, its notices printed as libpq's default notice processor does.
+    pub fn connect(&self) -> Result<pgrig_wire::Connection, pgrig_wire::Error> {
+        let mut conn = pgrig_wire::Connection::connect_rt(&self.wire)?;
+        conn.set_notice_handler(Some(crate::sink::notice_printer(self.sink.clone())));
+        Ok(conn)
+    }
+
     /// Remembers how to cancel what client `id`'s connection runs (Ctrl-C).
     pub fn register_cancel(&self, id: u32, conn: &pgrig_wire::Connection) {
         if let Ok(mut t) = self.cancels.lock() {

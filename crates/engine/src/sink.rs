@@ -47,3 +47,13 @@ impl Sink for NullSink {
     fn stdout(&self, _: &str) {}
     fn progress(&self, _: &Progress) {}
 }
+
+/// libpq's default notice processor for the run's connections: each NOTICE/WARNING the server
+/// sends is printed as libpq prints it (`NOTICE:  text`, then `DETAIL:`/`HINT:` lines).
+pub(crate) fn notice_printer(sink: std::sync::Arc<dyn Sink>) -> pgrig_wire::NoticeHandler {
+    std::sync::Arc::new(move |fields: &pgrig_wire::ErrorFields<'_>| {
+        let mut text = fields.to_db_error().to_string();
+        text.push('\n');
+        sink.message(Level::Raw, &text);
+    })
+}

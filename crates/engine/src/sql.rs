@@ -97,19 +97,27 @@ pub(crate) async fn run_sql(
     if sh.cfg.mode != QueryMode::Simple {
         c.conn.as_mut().expect("connected").sync();
     }
-    if c.conn.as_mut().expect("connected").send().await.is_err() {
-        // pgbench's wording when sending the command fails
-        sh.msg(
-            Level::Error,
-            &format!(
-                "client {} aborted in command {} (SQL) of script {}; perhaps the backend died while processing",
-                c.id, cmd, script
-            ),
-        );
-        c.conn = None;
-        return SqlOutcome::Abort;
+    match c.conn.as_mut().expect("connected").send().await {
+        Ok(()) => {}
+        // Like libpq, a failed write to a closed connection is not reported at once: what the
+        // server said before it closed (a FATAL error) is read and reported instead.
+        Err(pgrig_wire::Error::Closed | pgrig_wire::Error::Io(_)) => {}
+        Err(_) => return backend_died(sh, c, script, cmd),
     }
     read_results(sh, c, script, cmd, q.gset.as_ref(), 1).await
+}
+
+/// pgbench's wording when the connection fails under a command with nothing said by the server.
+fn backend_died(sh: &RunShared, c: &mut Client, script: usize, cmd: usize) -> SqlOutcome {
+    sh.msg(
+        Level::Error,
+        &format!(
+            "client {} aborted in command {} (SQL) of script {}; perhaps the backend died while processing",
+            c.id, cmd, script
+        ),
+    );
+    c.conn = None;
+    SqlOutcome::Abort
 }
 
 fn debug_text(sh: &RunShared, c: &Client, q: &SqlCommand) -> String {
@@ -321,14 +329,22 @@ async fn read_results(
                 _ => {}
             }
         }
-        if let Err(e) = c.conn.as_mut().expect("connected").read_more().await {
-            // A backend that is terminated says why (FATAL) before it closes: report that,
-            // as libpq/pgbench do.
-            let why = match &error {
-                Some((_, text)) => text.clone(),
-                None => e.to_string(),
+        if c.conn
+            .as_mut()
+            .expect("connected")
+            .read_more()
+            .await
+            .is_err()
+        {
+            // A backend that is terminated says why (FATAL) before it closes: libpq returns
+            // that as the command's error. Without it, pgbench's PQconsumeInput failure.
+            return match &error {
+                Some((_, text)) => {
+                    let why = text.clone();
+                    lost(sh, c, script, cmd, &why)
+                }
+                None => backend_died(sh, c, script, cmd),
             };
-            return lost(sh, c, script, cmd, &why);
         }
     }
     if copy {

@@ -80,7 +80,7 @@ pub(crate) fn run_worker(
         let mut connect_error = None;
         if !sh.cfg.connect_per_tx {
             for c in clients.iter_mut() {
-                match pgrig_wire::Connection::connect_rt(&sh.wire) {
+                match sh.connect() {
                     Ok(conn) => {
                         sh.register_cancel(c.id, &conn);
                         c.conn = Some(conn)

@@ -5,7 +5,8 @@
 //! one `write` per [`Connection::send`], and [`Connection::recv`] hands out messages borrowed
 //! from the read buffer, reading only when no complete message is buffered. Nothing allocates
 //! in steady state. ParameterStatus, ReadyForQuery's transaction status and notices are
-//! handled internally.
+//! handled internally (notices: dropped, collected, returned, or given to a handler as libpq's
+//! notice processor does).
 
 mod cancel;
 mod connect;
@@ -38,6 +39,10 @@ pub enum Notices {
     Return,
 }
 
+/// libpq's notice processor: called with every NoticeResponse (and nothing else) as it is
+/// read, whatever [`Notices`] mode is set. pgbench's default prints `NOTICE:  text` to stderr.
+pub type NoticeHandler = std::sync::Arc<dyn Fn(&crate::proto::ErrorFields<'_>) + Send + Sync>;
+
 /// Bound on collected notices, so a chatty server cannot grow memory without limit.
 pub const MAX_COLLECTED_NOTICES: usize = 1000;
 
@@ -51,6 +56,7 @@ pub struct Connection {
     session: Session,
     pending_error: Option<Error>,
     notices: Notices,
+    notice_handler: Option<NoticeHandler>,
     collected: Vec<DbError>,
     addr: Addr,
 }
@@ -64,6 +70,7 @@ impl Connection {
             session: Session::default(),
             pending_error: None,
             notices: Notices::Collect,
+            notice_handler: None,
             collected: Vec::new(),
             addr,
         }
@@ -252,9 +259,11 @@ impl Connection {
                         self.session.set_parameter(name, value);
                     }
                 }
-                b'N' if self.notices != Notices::Return => {
+                b'N' if self.notices != Notices::Return || self.notice_handler.is_some() => {
                     if let Backend::Notice(fields) = parse(self.rbuf.consume(n))? {
-                        if self.notices == Notices::Collect
+                        if let Some(handle) = &self.notice_handler {
+                            handle(&fields);
+                        } else if self.notices == Notices::Collect
                             && self.collected.len() < MAX_COLLECTED_NOTICES
                         {
                             self.collected.push(fields.to_db_error());
@@ -356,6 +365,12 @@ impl Connection {
     /// How notices are handled (default: [`Notices::Collect`]).
     pub fn set_notices(&mut self, mode: Notices) {
         self.notices = mode;
+    }
+
+    /// Hands every notice to `handler` as it arrives (libpq's notice processor) instead of
+    /// the [`Notices`] mode; `None` goes back to the mode. Costs nothing on other messages.
+    pub fn set_notice_handler(&mut self, handler: Option<NoticeHandler>) {
+        self.notice_handler = handler;
     }
 
     /// Notices collected so far (emptied).
