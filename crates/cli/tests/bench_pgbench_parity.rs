@@ -196,3 +196,68 @@ fn wait_for_restart(db: &pgrig_testkit::TestDb) {
     }
     panic!("the cluster did not come back after the crash restart");
 }
+
+#[test]
+fn sql_errors_show_libpq_line_and_cursor_in_every_query_mode() {
+    let db = fresh_db("error_cursor");
+    let long = format!(
+        "SELECT {} FROM nowhere_at_all WHERE zzz = 1;\n",
+        (0..40)
+            .map(|i| format!("x{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let dir = scripts(&[
+        ("short.sql", "SELECT 1 FROM;\n"),
+        ("second_line.sql", "\\set x 12345\nSELECT :x,\n\t2 FROM WHERE;\n"),
+        ("long.sql", &long),
+        ("compound.sql", "SELECT 1 \\; SELECT 2 FROM x WHERE;\n"),
+        (
+            "pipeline.sql",
+            "\\startpipeline\nSELECT 1;\nSELECT 2 FROM WHERE;\nSELECT 3 FROM WHERE;\n\\endpipeline\n",
+        ),
+    ]);
+    for f in [
+        "short.sql",
+        "second_line.sql",
+        "long.sql",
+        "compound.sql",
+        "pipeline.sql",
+    ] {
+        for mode in ["simple", "extended", "prepared"] {
+            if f == "pipeline.sql" && mode == "simple" {
+                continue;
+            }
+            let (ours, _) =
+                assert_same_run(&db, dir.path(), &["-n", "-t", "2", "-M", mode, "-f", f]);
+            assert!(
+                ours.stderr.contains("\nLINE "),
+                "{f} {mode}: {}",
+                ours.stderr
+            );
+            assert!(!ours.stderr.contains("at character"), "{}", ours.stderr);
+        }
+    }
+}
+
+#[test]
+fn failed_prepare_is_reported_then_the_statement_is_executed_anyway() {
+    let db = fresh_db("failed_prepare");
+    let dir = scripts(&[("bad.sql", "SELECT 1 FROM;\n")]);
+    let (ours, _) = assert_same_run(
+        &db,
+        dir.path(),
+        &["-n", "-t", "2", "-M", "prepared", "-f", "bad.sql"],
+    );
+    let lines: Vec<&str> = ours.stderr.lines().collect();
+    assert_eq!(
+        lines[0],
+        "pgbench: error: ERROR:  syntax error at or near \";\""
+    );
+    assert_eq!(lines[1], "LINE 1: SELECT 1 FROM;");
+    assert!(
+        lines[3].ends_with("ERROR:  prepared statement \"P_0\" does not exist"),
+        "{}",
+        ours.stderr
+    );
+}

@@ -25,6 +25,20 @@ pub(crate) struct Client {
     pub in_pipeline: bool,
     /// Syncs queued in the current pipeline
     pub pending_syncs: usize,
+    /// command indexes of the SQL commands queued in the current pipeline
+    pub pipeline_cmds: Vec<usize>,
+    /// where the Parse queued with the current command (prepared mode) stands
+    pub parse: ParseState,
+}
+
+/// A Parse sent in front of a command's first Bind (prepared mode): pgbench prepares with a
+/// separate round trip, so a failed Parse is reported on its own and the command is still
+/// executed (failing with `prepared statement "P_n" does not exist`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ParseState {
+    None,
+    Pending,
+    Failed,
 }
 
 /// How a client ended.
@@ -47,6 +61,8 @@ impl Client {
             spans: Vec::with_capacity(16),
             in_pipeline: false,
             pending_syncs: 0,
+            pipeline_cmds: Vec::new(),
+            parse: ParseState::None,
         }
     }
 }

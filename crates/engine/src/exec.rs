@@ -7,6 +7,7 @@ use pgrig_script::command::{ShellArg, SleepArg};
 use pgrig_script::{eval, CommandKind, EvalCtx, Value};
 
 use crate::client::Client;
+use crate::pipeline;
 use crate::shared::{RunShared, ThreadCtx};
 use crate::sink::Level;
 use crate::sql::{self, SqlOutcome};
@@ -209,6 +210,9 @@ pub(crate) async fn run_script_once(
                         "cannot use pipeline mode with the simple query protocol",
                     );
                 }
+                if let SqlOutcome::Abort = pipeline::prepare(sh, c, script, pc).await {
+                    return Attempt::Abort;
+                }
                 if c.in_pipeline {
                     return abort_meta(
                         sh,
@@ -220,7 +224,7 @@ pub(crate) async fn run_script_once(
                     );
                 }
                 c.in_pipeline = true;
-                sql::start_pipeline(c);
+                pipeline::start(c);
             }
             CommandKind::SyncPipeline | CommandKind::EndPipeline => {
                 let end = matches!(cmd.kind, CommandKind::EndPipeline);
@@ -228,7 +232,7 @@ pub(crate) async fn run_script_once(
                 if !c.in_pipeline {
                     return abort_meta(sh, c, pc, name, script, "not in pipeline mode");
                 }
-                match sql::sync_pipeline(sh, c, script, pc, end).await {
+                match pipeline::sync(sh, c, script, pc, end).await {
                     SqlOutcome::Done => {}
                     SqlOutcome::Failed(kind) => return Attempt::Failed { kind, cmd: pc },
                     SqlOutcome::Abort => return Attempt::Abort,

@@ -13,6 +13,7 @@ mod client;
 mod compile;
 mod exec;
 mod log;
+mod pipeline;
 mod runner;
 mod setup;
 mod shared;

@@ -1,14 +1,15 @@
 //! Sending one SQL command in the run's query mode and consuming its results: simple mode renders
 //! variables into the text; extended/prepared bind them as text parameters (prepared: Parse once per
-//! connection, pipelined in front of the first Bind). Inside `\startpipeline` commands are queued
-//! and their results read at `\syncpipeline`/`\endpipeline`. Handles `\gset`/`\aset` and
-//! classifies errors (retryable serialization/deadlock, other, fatal).
+//! connection, pipelined in front of the first Bind; a failed Parse is reported and the command
+//! executed anyway, as pgbench does). Inside `\startpipeline` commands are queued (`pipeline`) and
+//! their results read here. Handles `\gset`/`\aset`, shows errors in libpq's layout (`LINE n:`
+//! and cursor) and classifies them (retryable serialization/deadlock, other, fatal).
 
 use pgrig_script::command::{Gset, SqlPart};
 use pgrig_script::{QueryMode, SqlCommand};
 use pgrig_wire::Backend;
 
-use crate::client::Client;
+use crate::client::{Client, ParseState};
 use crate::exec::FailKind;
 use crate::shared::RunShared;
 use crate::sink::Level;
@@ -27,10 +28,13 @@ fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
         buf,
         spans,
         prepared,
+        parse,
+        in_pipeline,
         ..
     } = c;
     let conn = conn.as_mut().expect("connected");
     buf.clear();
+    *parse = ParseState::None;
     match sh.cfg.mode {
         QueryMode::Simple => {
             for p in &q.parts {
@@ -60,6 +64,9 @@ fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
                 if !prepared[prep] {
                     conn.parse(&q.prepared_name, &q.param_sql, q.params.len() as u16);
                     prepared[prep] = true;
+                    if !*in_pipeline {
+                        *parse = ParseState::Pending;
+                    }
                 }
                 &q.prepared_name
             } else {
@@ -92,6 +99,7 @@ pub(crate) async fn run_sql(
         );
     }
     if c.in_pipeline {
+        c.pipeline_cmds.push(cmd);
         return SqlOutcome::Done;
     }
     if sh.cfg.mode != QueryMode::Simple {
@@ -104,11 +112,27 @@ pub(crate) async fn run_sql(
         Err(pgrig_wire::Error::Closed | pgrig_wire::Error::Io(_)) => {}
         Err(_) => return backend_died(sh, c, script, cmd),
     }
-    read_results(sh, c, script, cmd, q.gset.as_ref(), 1).await
+    let out = read_results(sh, c, script, cmd, Some(q), 1).await;
+    if c.parse != ParseState::Failed {
+        return out;
+    }
+    // pgbench reported the failed prepare and executes the command all the same.
+    encode(sh, c, q, prep);
+    let conn = c.conn.as_mut().expect("connected");
+    conn.sync();
+    if conn.send().await.is_err() {
+        return backend_died(sh, c, script, cmd);
+    }
+    read_results(sh, c, script, cmd, Some(q), 1).await
 }
 
 /// pgbench's wording when the connection fails under a command with nothing said by the server.
-fn backend_died(sh: &RunShared, c: &mut Client, script: usize, cmd: usize) -> SqlOutcome {
+pub(crate) fn backend_died(
+    sh: &RunShared,
+    c: &mut Client,
+    script: usize,
+    cmd: usize,
+) -> SqlOutcome {
     sh.msg(
         Level::Error,
         &format!(
@@ -128,32 +152,13 @@ fn debug_text(sh: &RunShared, c: &Client, q: &SqlCommand) -> String {
     }
 }
 
-pub(crate) fn start_pipeline(c: &mut Client) {
-    c.pending_syncs = 0;
-}
-
-pub(crate) async fn sync_pipeline(
+pub(crate) fn lost(
     sh: &RunShared,
     c: &mut Client,
     script: usize,
     cmd: usize,
-    end: bool,
+    msg: &str,
 ) -> SqlOutcome {
-    let conn = c.conn.as_mut().expect("connected");
-    conn.sync();
-    c.pending_syncs += 1;
-    if !end {
-        return SqlOutcome::Done;
-    }
-    if let Err(e) = conn.send().await {
-        return lost(sh, c, script, cmd, &e.to_string());
-    }
-    let n = c.pending_syncs;
-    c.pending_syncs = 0;
-    read_results(sh, c, script, cmd, None, n).await
-}
-
-fn lost(sh: &RunShared, c: &mut Client, script: usize, cmd: usize, msg: &str) -> SqlOutcome {
     sh.msg(
         Level::Error,
         &format!(
@@ -166,6 +171,41 @@ fn lost(sh: &RunShared, c: &mut Client, script: usize, cmd: usize, msg: &str) ->
     );
     c.conn = None;
     SqlOutcome::Abort
+}
+
+/// libpq's text for a command's error; with a position, its `LINE n:` display points into the
+/// command's text as sent (simple mode: after substitution; extended/prepared: with `$n`).
+#[cold]
+pub(crate) fn error_text(
+    sh: &RunShared,
+    sent: &[u8],
+    q: Option<&SqlCommand>,
+    e: &pgrig_wire::ErrorFields<'_>,
+) -> String {
+    let db = e.to_db_error();
+    match (db.position, q) {
+        (Some(_), Some(q)) => {
+            let text = match sh.cfg.mode {
+                QueryMode::Simple => String::from_utf8_lossy(sent).into_owned(),
+                QueryMode::Extended | QueryMode::Prepared => q.param_sql.clone(),
+            };
+            db.with_query(text).to_string()
+        }
+        _ => db.to_string(),
+    }
+}
+
+/// The `n`th SQL command queued in the current pipeline.
+fn queued_sql<'a>(
+    sh: &'a RunShared,
+    script: usize,
+    queued: &[usize],
+    n: usize,
+) -> Option<&'a SqlCommand> {
+    match &sh.scripts[script].commands.get(*queued.get(n)?)?.kind {
+        pgrig_script::CommandKind::Sql(q) => Some(q),
+        _ => None,
+    }
 }
 
 /// Per-result bookkeeping for `\gset`/`\aset`.
@@ -231,14 +271,15 @@ async fn rollback_if_needed(c: &mut Client) -> Result<(), String> {
 }
 
 /// Reads until `syncs` ReadyForQuery messages have arrived.
-async fn read_results(
+pub(crate) async fn read_results(
     sh: &RunShared,
     c: &mut Client,
     script: usize,
     cmd: usize,
-    gset: Option<&Gset>,
+    q: Option<&SqlCommand>,
     mut syncs: usize,
 ) -> SqlOutcome {
+    let gset = q.and_then(|q| q.gset.as_ref());
     let mut qry = 0usize;
     let mut error: Option<(String, String)> = None; // (sqlstate, text), the first error
     let mut gs = GsetState::default();
@@ -256,7 +297,11 @@ async fn read_results(
                 Err(e) => return lost(sh, c, script, cmd, &e.to_string()),
             };
             let skip = match tag {
-                b'1' | b'2' | b'3' | b'n' | b's' => true,
+                b'1' => {
+                    c.parse = ParseState::None;
+                    true
+                }
+                b'2' | b'3' | b'n' | b's' => true,
                 b'D' => gset.is_none(),
                 b'C' | b'I' if gset.is_none() => {
                     qry += 1;
@@ -318,7 +363,12 @@ async fn read_results(
                 }
                 Backend::CopyOutResponse | Backend::CopyBothResponse => copy = true,
                 Backend::Error(e) if error.is_none() => {
-                    error = Some((e.code().to_owned(), e.to_string()));
+                    // In a pipeline the failing command is the one after those completed.
+                    let failing = q.or_else(|| queued_sql(sh, script, &c.pipeline_cmds, qry));
+                    error = Some((e.code().to_owned(), error_text(sh, &c.buf, failing, &e)));
+                    if c.parse == ParseState::Pending {
+                        c.parse = ParseState::Failed;
+                    }
                 }
                 Backend::ReadyForQuery(_) => {
                     syncs -= 1;
@@ -352,12 +402,20 @@ async fn read_results(
         return SqlOutcome::Abort;
     }
     if let Some((code, text)) = error {
+        if c.parse == ParseState::Failed {
+            // pgbench's prepare step logs the error and goes on (the caller executes anyway).
+            sh.msg(Level::Error, text.trim_end());
+            return SqlOutcome::Done;
+        }
         let kind = match code.as_str() {
             "40001" => Some(FailKind::Serialization),
             "40P01" => Some(FailKind::Deadlock),
             _ if sh.cfg.continue_on_error => Some(FailKind::Other),
             _ => None,
         };
+        // pgbench numbers the queries of one command's results; a pipeline's commands are
+        // read one by one, each with one query.
+        let qry = if q.is_none() { 0 } else { qry };
         let Some(k) = kind else {
             sh.msg(
                 Level::Error,

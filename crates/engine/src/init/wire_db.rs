@@ -140,7 +140,7 @@ impl InitDb for WireDb {
             match self.conn.recv().await.map_err(failure)? {
                 Backend::CopyInResponse => return Ok(()),
                 Backend::Error(e) => {
-                    let e = e.to_db_error();
+                    let e = e.to_db_error().with_query(sql);
                     self.conn.skip_until_ready().await.map_err(failure)?;
                     return Err(DbFailure::new(e.to_string()));
                 }
