@@ -95,9 +95,14 @@ fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
     } else {
         sink.stdout(&report);
     }
+    // pgrig's self-check. Invoked as `pgbench`, stderr holds only what pgbench prints, so
+    // the warnings go to the JSON result alone.
+    let warnings = self_check(&result);
     let mut code = 0;
     if let Some(path) = &cfg.json {
-        let text = serde_json::to_string_pretty(&crate::json::render(&result)).unwrap_or_default();
+        let mut doc = crate::json::render(&result);
+        doc["client_warnings"] = serde_json::json!(warnings);
+        let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         if path == "-" {
             sink.stdout(&format!("{text}\n"));
         } else if let Err(e) = std::fs::write(path, text + "\n") {
@@ -108,8 +113,10 @@ fn run_bench(prefix: &str, cfg: BenchConfig) -> i32 {
             code = 1;
         }
     }
-    for w in self_check(&result) {
-        sink.message(Level::Warning, &w);
+    if prefix != "pgbench" {
+        for w in &warnings {
+            sink.message(Level::Warning, w);
+        }
     }
     if crate::interrupt::interrupted() {
         // What a shell reports for a program ended by SIGINT, after the report of what ran.
