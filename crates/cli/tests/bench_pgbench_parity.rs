@@ -261,3 +261,89 @@ fn failed_prepare_is_reported_then_the_statement_is_executed_anyway() {
         ours.stderr
     );
 }
+
+/// The distinct stderr lines, random values in SQL text replaced (`aid = N`).
+fn debug_line_set(stderr: &str) -> std::collections::BTreeSet<String> {
+    stderr
+        .lines()
+        .map(|l| match l.find("aid = ") {
+            Some(at) => format!("{}aid = N", &l[..at]),
+            None => l.to_owned(),
+        })
+        .collect()
+}
+
+#[test]
+fn debug_prints_pgbench_connection_and_per_client_lines() {
+    let db = fresh_db("debug_lines");
+    pgbench_init(&db, 1);
+    let dir = scripts(&[
+        (
+            "meta.sql",
+            "\\set x 1 + 2\n\\if :x > 1\n\\set y 3\n\\elif :x < 0\n\\set y 4\n\\else\n\\set y 5\n\\endif\n\
+             \\if false\n\\set y 6\n\\else\n\\set y 7\n\\endif\n\\sleep 1 ms\n\\setshell z echo 7\n\\shell true\n\
+             SELECT :x AS a \\gset p_\nBEGIN;\nSELECT :y;\nEND;\n",
+        ),
+        (
+            "pipeline.sql",
+            "\\startpipeline\nSELECT 1;\nSELECT 2;\n\\endpipeline\nSELECT 3;\n",
+        ),
+    ]);
+    let cases: [&[&str]; 5] = [
+        &["--debug", "-S", "-c", "3", "-t", "2"],
+        &["--debug", "-c", "2", "-t", "1", "-M", "prepared"],
+        &["--debug", "-n", "-t", "2", "-f", "meta.sql"],
+        &[
+            "--debug",
+            "-n",
+            "-t",
+            "2",
+            "-M",
+            "extended",
+            "-f",
+            "pipeline.sql",
+        ],
+        &[
+            "--debug",
+            "-n",
+            "-t",
+            "2",
+            "-M",
+            "prepared",
+            "-f",
+            "pipeline.sql",
+        ],
+    ];
+    for args in cases {
+        let (ours, theirs) = both(&db, dir.path(), args);
+        assert_eq!(ours.code, Some(0), "{args:?}: {}", ours.stderr);
+        assert_eq!(theirs.code, Some(0), "{args:?}: {}", theirs.stderr);
+        let first = |s: &str| s.lines().next().unwrap_or("").to_owned();
+        assert!(
+            first(&ours.stderr).starts_with("pgbench: pghost: "),
+            "{}",
+            ours.stderr
+        );
+        assert_eq!(first(&ours.stderr), first(&theirs.stderr), "{args:?}");
+        assert_eq!(
+            debug_line_set(&ours.stderr),
+            debug_line_set(&theirs.stderr),
+            "{args:?}\n--- pgrig:\n{}--- pgbench:\n{}",
+            ours.stderr,
+            theirs.stderr
+        );
+    }
+}
+
+#[test]
+fn without_debug_a_run_prints_nothing_on_stderr() {
+    let db = fresh_db("debug_off");
+    pgbench_init(&db, 1);
+    let dir = scripts(&[]);
+    let (ours, _) = assert_same_run(
+        &db,
+        dir.path(),
+        &["-n", "-S", "-c", "2", "-t", "5", "-M", "prepared"],
+    );
+    assert_eq!(ours.stderr, "");
+}

@@ -108,6 +108,10 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             return ClientEnd::Finished;
         }
         let script = choose_script(sh, th);
+        if sh.cfg.debug {
+            let desc = &sh.scripts[script].desc;
+            sh.debug_client(c.id, format_args!("executing script \"{desc}\""));
+        }
 
         // Throttling (-R): the thread's Poisson schedule; -L skips slots already too late.
         let mut scheduled = now;

@@ -74,6 +74,14 @@ pub(crate) async fn run_script_once(
         let cmd = &commands[pc];
         let t0 = if timing { sh.now_us() } else { 0 };
         let mut next = pc + 1;
+        // pgbench shows the meta-commands it executes; an \else or \endif reached from a
+        // false branch is only skipped over.
+        if sh.cfg.debug
+            && !matches!(cmd.kind, CommandKind::Sql(_))
+            && !(jumped && matches!(cmd.kind, CommandKind::Else { .. } | CommandKind::EndIf))
+        {
+            sh.debug_meta(c.id, script, pc);
+        }
         match &cmd.kind {
             CommandKind::Sql(q) => {
                 if c.in_pipeline {
@@ -364,6 +372,18 @@ fn run_shell(
                         return Err(String::new());
                     }
                     c.vars.set_value(var, Value::Int(v));
+                    if sh.cfg.debug {
+                        // pgbench's wording, which names the command's first argument
+                        let arg = match args.get(1) {
+                            Some(ShellArg::Literal(s)) => s.clone(),
+                            Some(ShellArg::Var { name, .. }) => format!(":{name}"),
+                            None => "(null)".into(),
+                        };
+                        sh.msg(
+                            Level::Debug,
+                            &format!("{word}: shell parameter name: \"{arg}\", value: \"{first}\""),
+                        );
+                    }
                     Ok(())
                 }
                 Err(_) => Err(format!(

@@ -11,6 +11,7 @@ pub mod stats;
 
 mod client;
 mod compile;
+mod debug;
 mod exec;
 mod log;
 mod pipeline;

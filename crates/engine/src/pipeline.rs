@@ -30,6 +30,9 @@ pub(crate) async fn prepare(
             CommandKind::Sql(q) => {
                 let p = sh.prep_index[script][j];
                 if !c.prepared[p] {
+                    if sh.cfg.debug {
+                        sh.debug_client(c.id, format_args!("preparing {}", q.prepared_name));
+                    }
                     conn.parse(&q.prepared_name, &q.param_sql, q.params.len() as u16);
                     conn.sync();
                     c.prepared[p] = true;

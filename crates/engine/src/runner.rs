@@ -160,6 +160,7 @@ pub fn run_bench(
         .collect();
     let sh = Arc::new(RunShared {
         total_weight: compiled.scripts.iter().map(|s| s.weight).sum(),
+        meta_debug: crate::debug::meta_texts(&compiled.scripts, cfg.debug),
         scripts: compiled.scripts,
         prep_index: compiled.prep_index,
         n_prepared: compiled.n_prepared,

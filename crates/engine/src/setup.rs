@@ -34,6 +34,22 @@ pub(crate) async fn prepare(
     let server_version = conn.parameter("server_version").unwrap_or("").to_owned();
     // Like pgbench: the version line right after the setup connection, before the scale query.
     sink.banner(&server_version);
+    if cfg.debug {
+        let (what, n) = match cfg.duration {
+            crate::config::Duration::Transactions(n) => ("nxacts", n),
+            crate::config::Duration::Seconds(s) => ("duration", s as u64),
+        };
+        sink.message(
+            Level::Debug,
+            &format!(
+                "pghost: {} pgport: {} nclients: {} {what}: {n} dbName: {}",
+                conn.host(),
+                conn.port(),
+                cfg.clients,
+                wire.dbname()
+            ),
+        );
+    }
     let dbname = wire.dbname().to_owned();
     let mut info = SetupInfo {
         server_version,

@@ -21,6 +21,8 @@ pub(crate) struct RunShared {
     pub n_prepared: usize,
     pub total_weight: i64,
     pub vartable: VarTable,
+    /// `--debug`: per script and command, the meta-command text after `executing `
+    pub meta_debug: Vec<Vec<String>>,
     /// per variable slot: not a valid variable name (assigning it aborts the client)
     pub invalid_name: Vec<bool>,
     pub default_seed_var: VarId,

@@ -93,10 +93,7 @@ pub(crate) async fn run_sql(
 ) -> SqlOutcome {
     encode(sh, c, q, prep);
     if sh.cfg.debug {
-        sh.msg(
-            Level::Debug,
-            &format!("client {} sending {}", c.id, debug_text(sh, c, q)),
-        );
+        debug_sending(sh, c, q);
     }
     if c.in_pipeline {
         c.pipeline_cmds.push(cmd);
@@ -118,6 +115,9 @@ pub(crate) async fn run_sql(
     }
     // pgbench reported the failed prepare and executes the command all the same.
     encode(sh, c, q, prep);
+    if sh.cfg.debug {
+        debug_sending(sh, c, q);
+    }
     let conn = c.conn.as_mut().expect("connected");
     conn.sync();
     if conn.send().await.is_err() {
@@ -144,12 +144,19 @@ pub(crate) fn backend_died(
     SqlOutcome::Abort
 }
 
-fn debug_text(sh: &RunShared, c: &Client, q: &SqlCommand) -> String {
-    match sh.cfg.mode {
-        QueryMode::Simple => String::from_utf8_lossy(&c.buf).into_owned(),
-        QueryMode::Extended => q.param_sql.clone(),
-        QueryMode::Prepared => q.prepared_name.clone(),
+/// `--debug`: `preparing P_n` when the command's Parse goes with it, then `sending` with the
+/// SQL after substitution (simple), with `$n` (extended) or the statement name (prepared).
+#[cold]
+fn debug_sending(sh: &RunShared, c: &Client, q: &SqlCommand) {
+    if c.parse == ParseState::Pending {
+        sh.debug_client(c.id, format_args!("preparing {}", q.prepared_name));
     }
+    let text = match sh.cfg.mode {
+        QueryMode::Simple => String::from_utf8_lossy(&c.buf),
+        QueryMode::Extended => std::borrow::Cow::Borrowed(q.param_sql.as_str()),
+        QueryMode::Prepared => std::borrow::Cow::Borrowed(q.prepared_name.as_str()),
+    };
+    sh.debug_client(c.id, format_args!("sending {text}"));
 }
 
 pub(crate) fn lost(
@@ -254,13 +261,16 @@ fn store_row(
     Ok(())
 }
 
-async fn rollback_if_needed(c: &mut Client) -> Result<(), String> {
+async fn rollback_if_needed(sh: &RunShared, c: &mut Client) -> Result<(), String> {
     let conn = c.conn.as_mut().expect("connected");
     if conn.transaction_status() == pgrig_wire::TransactionStatus::Idle {
         return Ok(());
     }
     conn.query(b"ROLLBACK");
     conn.send().await.map_err(|e| e.to_string())?;
+    if sh.cfg.debug {
+        sh.debug_client(c.id, format_args!("receiving"));
+    }
     loop {
         match conn.recv().await.map_err(|e| e.to_string())? {
             Backend::ReadyForQuery(_) => return Ok(()),
@@ -288,6 +298,10 @@ pub(crate) async fn read_results(
     // One read usually brings the whole response; its messages are then taken out of the
     // buffer synchronously.
     'read: loop {
+        if sh.cfg.debug {
+            // pgbench's line each time it looks for the results
+            sh.debug_client(c.id, format_args!("receiving"));
+        }
         loop {
             let conn = c.conn.as_mut().expect("connected");
             // Fast path: messages that only count are passed over unparsed.
@@ -310,6 +324,9 @@ pub(crate) async fn read_results(
                 b'Z' => {
                     if let Err(e) = conn.skip_message() {
                         return lost(sh, c, script, cmd, &e.to_string());
+                    }
+                    if sh.cfg.debug && q.is_none() {
+                        sh.debug_client(c.id, format_args!("pipeline ending"));
                     }
                     syncs -= 1;
                     if syncs == 0 {
@@ -442,7 +459,7 @@ pub(crate) async fn read_results(
                 ),
             );
         }
-        if let Err(e) = rollback_if_needed(c).await {
+        if let Err(e) = rollback_if_needed(sh, c).await {
             return lost(sh, c, script, cmd, &e);
         }
         return SqlOutcome::Failed(k);

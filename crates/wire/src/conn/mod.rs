@@ -59,6 +59,10 @@ pub struct Connection {
     notice_handler: Option<NoticeHandler>,
     collected: Vec<DbError>,
     addr: Addr,
+    /// libpq's `PQhost`/`PQport`: the configured host (socket directory, name or `hostaddr`)
+    /// and port of the target this session reached
+    host: String,
+    port: u16,
 }
 
 impl Connection {
@@ -73,6 +77,8 @@ impl Connection {
             notice_handler: None,
             collected: Vec::new(),
             addr,
+            host: String::new(),
+            port: 0,
         }
     }
 
@@ -401,6 +407,21 @@ impl Connection {
     /// The backend's process id (0 if the server sent none).
     pub fn backend_pid(&self) -> i32 {
         self.session.key.map_or(0, |(pid, _)| pid)
+    }
+
+    /// The host as configured for the target this session reached (libpq's `PQhost`).
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The port of the target this session reached (libpq's `PQport`).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub(crate) fn set_target(&mut self, host: String, port: u16) {
+        self.host = host;
+        self.port = port;
     }
 
     /// The server address this connection uses.
