@@ -9,6 +9,7 @@ pub mod result;
 pub mod sink;
 pub mod stats;
 
+mod ask;
 mod client;
 mod compile;
 mod debug;

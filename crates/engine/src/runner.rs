@@ -94,7 +94,7 @@ pub fn run_bench(
     stop: &StopHandle,
 ) -> Result<RunResult, EngineError> {
     let compiled = compile(&cfg)?;
-    let wire = pgrig_wire::Config::from_args(
+    let mut wire = pgrig_wire::Config::from_args(
         &pgrig_wire::ConnArgs {
             host: cfg.conn.host.clone(),
             port: cfg.conn.port.clone(),
@@ -111,7 +111,7 @@ pub fn run_bench(
         .map_err(|e| EngineError::fatal(format!("could not start a runtime: {e}")))?;
     let setup = rt.block_on(crate::setup::prepare(
         &cfg,
-        &wire,
+        &mut wire,
         &sink,
         compiled.uses_builtin,
     ))?;

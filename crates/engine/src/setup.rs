@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use pgrig_wire::Connection;
-
 use crate::config::BenchConfig;
 use crate::error::EngineError;
 use crate::sink::{Level, Sink};
@@ -22,14 +20,16 @@ fn first_value(results: &[pgrig_wire::QueryResult]) -> Option<String> {
 
 pub(crate) async fn prepare(
     cfg: &BenchConfig,
-    wire: &pgrig_wire::Config,
+    wire: &mut pgrig_wire::Config,
     sink: &Arc<dyn Sink>,
     uses_builtin: bool,
 ) -> Result<SetupInfo, EngineError> {
-    let mut conn = Connection::connect(wire).await.map_err(|e| {
-        EngineError::fatal(e.to_string())
-            .with(Level::Error, "could not create connection for setup")
-    })?;
+    let mut conn = crate::ask::connect_asking(wire, &**sink)
+        .await
+        .map_err(|e| {
+            EngineError::fatal(e.to_string())
+                .with(Level::Error, "could not create connection for setup")
+        })?;
     conn.set_notice_handler(Some(crate::sink::notice_printer(sink.clone())));
     let server_version = conn.parameter("server_version").unwrap_or("").to_owned();
     // Like pgbench: the version line right after the setup connection, before the scale query.

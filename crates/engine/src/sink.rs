@@ -37,6 +37,11 @@ pub trait Sink: Send + Sync {
     /// The version line pgbench prints once connected (`pgbench (15.4, server 16.1)`); pgrig
     /// names itself and the server. Default: nothing.
     fn banner(&self, _server_version: &str) {}
+    /// pgbench's password prompt: asked once when the server wants a password and none is
+    /// known; `None` when there is no one to ask (default).
+    fn password(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A sink that drops everything (for library users and tests).

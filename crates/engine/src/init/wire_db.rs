@@ -79,6 +79,26 @@ impl WireConnector {
     }
 }
 
+impl WireConnector {
+    /// The first connection: like pgbench, asks for a password if the server wants one and
+    /// none is known; the answer serves the later connections.
+    pub async fn connect_first(&mut self, sink: &dyn crate::sink::Sink) -> DbResult<WireDb> {
+        let conn = crate::ask::connect_asking(&mut self.config, sink)
+            .await
+            .map_err(failure)?;
+        Ok(self.wrap(conn))
+    }
+
+    fn wrap(&self, conn: Connection) -> WireDb {
+        let id = self.cancels.add(conn.cancel_token());
+        WireDb {
+            conn,
+            id,
+            cancels: self.cancels.clone(),
+        }
+    }
+}
+
 impl Connector for WireConnector {
     type Db = WireDb;
 
