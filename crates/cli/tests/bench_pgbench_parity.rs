@@ -207,11 +207,18 @@ fn sql_errors_show_libpq_line_and_cursor_in_every_query_mode() {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    let wide_long = format!(
+        "SELECT '{}', 'é', x FROM WHERE y = '{}';\n",
+        "日本語".repeat(12),
+        "漢字".repeat(20)
+    );
     let dir = scripts(&[
         ("short.sql", "SELECT 1 FROM;\n"),
         ("second_line.sql", "\\set x 12345\nSELECT :x,\n\t2 FROM WHERE;\n"),
         ("long.sql", &long),
         ("compound.sql", "SELECT 1 \\; SELECT 2 FROM x WHERE;\n"),
+        ("wide.sql", "SELECT '日本語', 'é' FROM;\n"),
+        ("wide_long.sql", &wide_long),
         (
             "pipeline.sql",
             "\\startpipeline\nSELECT 1;\nSELECT 2 FROM WHERE;\nSELECT 3 FROM WHERE;\n\\endpipeline\n",
