@@ -37,7 +37,7 @@ pub(crate) async fn prepare(
     if cfg.debug {
         let (what, n) = match cfg.duration {
             crate::config::Duration::Transactions(n) => ("nxacts", n),
-            crate::config::Duration::Seconds(s) => ("duration", s as u64),
+            crate::config::Duration::Seconds(s) => ("duration", s),
         };
         sink.message(
             Level::Debug,
