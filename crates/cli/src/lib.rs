@@ -1,6 +1,7 @@
 //! Library side of the `pgrig` binary: the pieces `main.rs` and the tests use.
 //! `args`: pgbench-compatible command-line parsing for `pgrig bench`; `bench`, `run`, `server`,
-//! `html_report` (`pgrig report`): the subcommands; `report`, `json`, `sink`, `interrupt`: their output and signal plumbing.
+//! `html_report` (`pgrig report`): the subcommands; `report`, `json`, `sink`, `interrupt`,
+//! `prompt`: their output, signal plumbing and the password prompt.
 
 // First: its macros take the place of std's print macros in every module below.
 #[macro_use]
@@ -12,6 +13,7 @@ pub mod html_report;
 pub mod init;
 pub mod interrupt;
 pub mod json;
+pub mod prompt;
 pub mod report;
 pub mod run;
 pub mod server;

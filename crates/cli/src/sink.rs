@@ -156,6 +156,10 @@ impl Sink for StderrSink {
         }
     }
 
+    fn password(&self) -> Option<String> {
+        Some(crate::prompt::read_password("Password: "))
+    }
+
     fn progress(&self, p: &Progress) {
         let line = self.progress_line(p);
         let _ = std::io::stderr().lock().write_all(line.as_bytes());

@@ -55,3 +55,31 @@ fn tpcb_with_more_clients_than_branches_warns_about_contention_and_percentiles_p
         "select-only has no contention warning"
     );
 }
+
+#[test]
+fn invoked_as_pgbench_the_self_check_warnings_go_to_the_json_only() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let db = fresh_db("contention_pgbench");
+    pgbench_init(&db, 1);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let args = ["-n", "-c", "3", "-t", "20"];
+    let theirs = pgbench(&db, &args);
+    let mut c = pgbench_link(&db, dir.path());
+    c.args(args).arg("--json").arg(&json);
+    let ours = pgrig_testkit::run(c);
+    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    // pgbench's stderr contract: exactly what pgbench prints (nothing, for this run)
+    assert_eq!(ours.stderr, theirs.stderr);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let warnings = doc["self_check"]["warnings"]
+        .as_array()
+        .expect("self_check.warnings");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap_or("").contains("3 clients on scale 1")),
+        "{doc}"
+    );
+}

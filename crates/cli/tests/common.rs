@@ -91,3 +91,47 @@ pub fn assert_same_report_shape(db: &TestDb, args: &[&str]) -> (String, String) 
     );
     (ours.stderr, theirs.stderr)
 }
+
+/// pgrig through a link named `pgbench` (so it prints exactly what pgbench prints), with the
+/// database's environment; the link lives in `dir`.
+pub fn pgbench_link(db: &TestDb, dir: &std::path::Path) -> Command {
+    let link = dir.join("pgbench");
+    if !link.exists() {
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_pgrig"), &link).expect("link pgbench");
+    }
+    db.command(link)
+}
+
+/// Runs the same arguments through pgrig (as `pgbench`) and the installed pgbench 15; returns
+/// (ours, theirs). Panics when the oracle is missing: a differential test must not pass
+/// without it.
+pub fn both(db: &TestDb, dir: &std::path::Path, args: &[&str]) -> (CmdOutput, CmdOutput) {
+    let mut c = pgbench_link(db, dir);
+    c.args(args).current_dir(dir);
+    let ours = run(c);
+    let mut p = db.pgbench();
+    p.args(args).current_dir(dir);
+    (ours, run(p))
+}
+
+/// Both runs end with the same exit status, the same report lines (figures aside) and the same
+/// stderr lines (order kept).
+pub fn assert_same_run(
+    db: &TestDb,
+    dir: &std::path::Path,
+    args: &[&str],
+) -> (CmdOutput, CmdOutput) {
+    let (ours, theirs) = both(db, dir, args);
+    let ctx = format!(
+        "args {args:?}\n--- pgrig stdout:\n{}--- pgrig stderr:\n{}--- pgbench stdout:\n{}--- pgbench stderr:\n{}",
+        ours.stdout, ours.stderr, theirs.stdout, theirs.stderr
+    );
+    assert_eq!(ours.code, theirs.code, "exit status\n{ctx}");
+    assert_eq!(
+        report_shape(&ours.stdout),
+        report_shape(&theirs.stdout),
+        "report\n{ctx}"
+    );
+    assert_eq!(ours.stderr, theirs.stderr, "stderr\n{ctx}");
+    (ours, theirs)
+}

@@ -25,6 +25,20 @@ pub(crate) struct Client {
     pub in_pipeline: bool,
     /// Syncs queued in the current pipeline
     pub pending_syncs: usize,
+    /// command indexes of the SQL commands queued in the current pipeline
+    pub pipeline_cmds: Vec<usize>,
+    /// where the Parse queued with the current command (prepared mode) stands
+    pub parse: ParseState,
+}
+
+/// A Parse sent in front of a command's first Bind (prepared mode): pgbench prepares with a
+/// separate round trip, so a failed Parse is reported on its own and the command is still
+/// executed (failing with `prepared statement "P_n" does not exist`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ParseState {
+    None,
+    Pending,
+    Failed,
 }
 
 /// How a client ended.
@@ -47,6 +61,8 @@ impl Client {
             spans: Vec::with_capacity(16),
             in_pipeline: false,
             pending_syncs: 0,
+            pipeline_cmds: Vec::new(),
+            parse: ParseState::None,
         }
     }
 }
@@ -92,6 +108,10 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             return ClientEnd::Finished;
         }
         let script = choose_script(sh, th);
+        if sh.cfg.debug {
+            let desc = &sh.scripts[script].desc;
+            sh.debug_client(c.id, format_args!("executing script \"{desc}\""));
+        }
 
         // Throttling (-R): the thread's Poisson schedule; -L skips slots already too late.
         let mut scheduled = now;
@@ -128,7 +148,7 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
         if c.conn.is_none() {
             let t0 = sh.now_us();
             // Blocking, like pgbench's PQconnectdb under -C.
-            match pgrig_wire::Connection::connect_rt(&sh.wire) {
+            match sh.connect() {
                 Ok(conn) => {
                     if sh.cfg.connect_per_tx {
                         sh.register_cancel(c.id, &conn);
@@ -195,6 +215,22 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             tx_begin,
             end,
         );
+
+        // pgbench's end of transaction: recorded first, then a transaction block still open
+        // aborts the client.
+        if c.conn
+            .as_ref()
+            .is_some_and(|conn| conn.transaction_status() != pgrig_wire::TransactionStatus::Idle)
+        {
+            sh.msg(
+                Level::Error,
+                &format!(
+                    "client {} aborted: end of script reached without completing the last transaction",
+                    c.id
+                ),
+            );
+            return ClientEnd::Aborted;
+        }
 
         if sh.cfg.connect_per_tx {
             let t0 = sh.now_us();

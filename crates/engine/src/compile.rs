@@ -11,6 +11,9 @@ pub(crate) struct Compiled {
     pub vartable: VarTable,
     pub prep_index: Vec<Vec<usize>>,
     pub n_prepared: usize,
+    /// per variable slot: its name is not a valid variable name (`\set . 1`), so assigning
+    /// it fails at run time as in pgbench
+    pub invalid_name: Vec<bool>,
     pub uses_builtin: bool,
     pub auto: AutoVars,
 }
@@ -89,11 +92,15 @@ pub(crate) fn compile(cfg: &BenchConfig) -> Result<Compiled, EngineError> {
                 .collect()
         })
         .collect();
+    let invalid_name = (0..vartable.len())
+        .map(|i| !pgrig_script::vars::valid_variable_name(vartable.name(VarId(i as u32))))
+        .collect();
     Ok(Compiled {
         scripts,
         vartable,
         prep_index,
         n_prepared,
+        invalid_name,
         uses_builtin,
         auto,
     })

@@ -7,6 +7,7 @@ use pgrig_script::command::{ShellArg, SleepArg};
 use pgrig_script::{eval, CommandKind, EvalCtx, Value};
 
 use crate::client::Client;
+use crate::pipeline;
 use crate::shared::{RunShared, ThreadCtx};
 use crate::sink::Level;
 use crate::sql::{self, SqlOutcome};
@@ -73,8 +74,27 @@ pub(crate) async fn run_script_once(
         let cmd = &commands[pc];
         let t0 = if timing { sh.now_us() } else { 0 };
         let mut next = pc + 1;
+        // pgbench shows the meta-commands it executes; an \else or \endif reached from a
+        // false branch is only skipped over.
+        if sh.cfg.debug
+            && !matches!(cmd.kind, CommandKind::Sql(_))
+            && !(jumped && matches!(cmd.kind, CommandKind::Else { .. } | CommandKind::EndIf))
+        {
+            sh.debug_meta(c.id, script, pc);
+        }
         match &cmd.kind {
             CommandKind::Sql(q) => {
+                if c.in_pipeline {
+                    if let Some(g) = &q.gset {
+                        // pgbench checks this when the command is about to be sent.
+                        let (name, why) = if g.all {
+                            ("aset", "\\aset is not allowed in pipeline mode")
+                        } else {
+                            ("gset", "\\gset is not allowed in pipeline mode")
+                        };
+                        return abort_meta(sh, c, pc, name, script, why);
+                    }
+                }
                 match sql::run_sql(sh, c, script, pc, q, sh.prep_index[script][pc]).await {
                     SqlOutcome::Done => {}
                     SqlOutcome::Failed(kind) => return Attempt::Failed { kind, cmd: pc },
@@ -82,7 +102,17 @@ pub(crate) async fn run_script_once(
                 }
             }
             CommandKind::Set { var, expr } => match eval_expr(sh, c, script, pc, expr) {
-                Ok(v) => c.vars.set_value(*var, v),
+                Ok(v) if sh.assignable(*var, "set") => c.vars.set_value(*var, v),
+                Ok(_) => {
+                    return abort_meta(
+                        sh,
+                        c,
+                        pc,
+                        "set",
+                        script,
+                        "assignment of meta-command failed",
+                    )
+                }
                 Err(()) => {
                     return abort_meta(
                         sh,
@@ -169,8 +199,10 @@ pub(crate) async fn run_script_once(
                     CommandKind::SetShell { var, .. } => Some(*var),
                     _ => None,
                 };
-                if let Err(msg) = run_shell(c, args, set) {
-                    sh.msg(Level::Error, &msg);
+                if let Err(msg) = run_shell(sh, c, args, set) {
+                    if !msg.is_empty() {
+                        sh.msg(Level::Error, &msg);
+                    }
                     let name = if set.is_some() { "setshell" } else { "shell" };
                     return abort_meta(sh, c, pc, name, script, "execution of meta-command failed");
                 }
@@ -186,6 +218,9 @@ pub(crate) async fn run_script_once(
                         "cannot use pipeline mode with the simple query protocol",
                     );
                 }
+                if let SqlOutcome::Abort = pipeline::prepare(sh, c, script, pc).await {
+                    return Attempt::Abort;
+                }
                 if c.in_pipeline {
                     return abort_meta(
                         sh,
@@ -197,7 +232,7 @@ pub(crate) async fn run_script_once(
                     );
                 }
                 c.in_pipeline = true;
-                sql::start_pipeline(c);
+                pipeline::start(c);
             }
             CommandKind::SyncPipeline | CommandKind::EndPipeline => {
                 let end = matches!(cmd.kind, CommandKind::EndPipeline);
@@ -205,7 +240,7 @@ pub(crate) async fn run_script_once(
                 if !c.in_pipeline {
                     return abort_meta(sh, c, pc, name, script, "not in pipeline mode");
                 }
-                match sql::sync_pipeline(sh, c, script, pc, end).await {
+                match pipeline::sync(sh, c, script, pc, end).await {
                     SqlOutcome::Done => {}
                     SqlOutcome::Failed(kind) => return Attempt::Failed { kind, cmd: pc },
                     SqlOutcome::Abort => return Attempt::Abort,
@@ -228,15 +263,8 @@ pub(crate) async fn run_script_once(
         );
         return Attempt::Abort;
     }
-    if let Some(conn) = &c.conn {
-        if conn.transaction_status() != pgrig_wire::TransactionStatus::Idle {
-            sh.msg(
-                Level::Error,
-                &format!("client {} aborted: end of script reached without completing the last transaction", c.id),
-            );
-            return Attempt::Abort;
-        }
-    }
+    // A transaction block left open is checked by the client after the transaction is
+    // recorded: pgbench counts it, then aborts the client.
     Attempt::Ok
 }
 
@@ -283,6 +311,7 @@ fn eval_expr(
 
 /// `\shell` / `\setshell`: build the command line, run it through `sh -c`, store an integer.
 fn run_shell(
+    sh: &RunShared,
     c: &mut Client,
     args: &[ShellArg],
     set: Option<pgrig_script::VarId>,
@@ -338,7 +367,23 @@ fn run_shell(
             let lead = trimmed.trim_start();
             match lead.parse::<i64>() {
                 Ok(v) => {
+                    if !sh.assignable(var, "setshell") {
+                        // the message is out; pgbench's abort line follows
+                        return Err(String::new());
+                    }
                     c.vars.set_value(var, Value::Int(v));
+                    if sh.cfg.debug {
+                        // pgbench's wording, which names the command's first argument
+                        let arg = match args.get(1) {
+                            Some(ShellArg::Literal(s)) => s.clone(),
+                            Some(ShellArg::Var { name, .. }) => format!(":{name}"),
+                            None => "(null)".into(),
+                        };
+                        sh.msg(
+                            Level::Debug,
+                            &format!("{word}: shell parameter name: \"{arg}\", value: \"{first}\""),
+                        );
+                    }
                     Ok(())
                 }
                 Err(_) => Err(format!(

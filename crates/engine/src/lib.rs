@@ -11,10 +11,13 @@ pub mod sink;
 pub mod stats;
 pub mod stop;
 
+mod ask;
 mod client;
 mod compile;
+mod debug;
 mod exec;
 mod log;
+mod pipeline;
 mod runner;
 mod setup;
 mod shared;

@@ -44,7 +44,7 @@ pub fn run_bench(
     stop: &StopHandle,
 ) -> Result<RunResult, EngineError> {
     let compiled = compile(&cfg)?;
-    let wire = pgrig_wire::Config::from_args(
+    let mut wire = pgrig_wire::Config::from_args(
         &pgrig_wire::ConnArgs {
             host: cfg.conn.host.clone(),
             port: cfg.conn.port.clone(),
@@ -61,8 +61,8 @@ pub fn run_bench(
         .map_err(|e| EngineError::fatal(format!("could not start a runtime: {e}")))?;
     let setup = rt.block_on(crate::setup::prepare(
         &cfg,
-        &wire,
-        &*sink,
+        &mut wire,
+        &sink,
         compiled.uses_builtin,
     ))?;
     drop(rt);
@@ -110,9 +110,11 @@ pub fn run_bench(
         .collect();
     let sh = Arc::new(RunShared {
         total_weight: compiled.scripts.iter().map(|s| s.weight).sum(),
+        meta_debug: crate::debug::meta_texts(&compiled.scripts, cfg.debug),
         scripts: compiled.scripts,
         prep_index: compiled.prep_index,
         n_prepared: compiled.n_prepared,
+        invalid_name: compiled.invalid_name,
         default_seed_var: a.default_seed,
         vartable: compiled.vartable,
         wire,

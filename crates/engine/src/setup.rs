@@ -1,7 +1,7 @@
 //! Before the clients start: the setup connection, the banner's server version, the scale and
 //! partitioning of pgbench's tables for builtin scripts, and the pre-run vacuum.
 
-use pgrig_wire::Connection;
+use std::sync::Arc;
 
 use crate::config::BenchConfig;
 use crate::error::EngineError;
@@ -20,17 +20,36 @@ fn first_value(results: &[pgrig_wire::QueryResult]) -> Option<String> {
 
 pub(crate) async fn prepare(
     cfg: &BenchConfig,
-    wire: &pgrig_wire::Config,
-    sink: &dyn Sink,
+    wire: &mut pgrig_wire::Config,
+    sink: &Arc<dyn Sink>,
     uses_builtin: bool,
 ) -> Result<SetupInfo, EngineError> {
-    let mut conn = Connection::connect(wire).await.map_err(|e| {
-        EngineError::fatal(e.to_string())
-            .with(Level::Error, "could not create connection for setup")
-    })?;
+    let mut conn = crate::ask::connect_asking(wire, &**sink)
+        .await
+        .map_err(|e| {
+            EngineError::fatal(e.to_string())
+                .with(Level::Error, "could not create connection for setup")
+        })?;
+    conn.set_notice_handler(Some(crate::sink::notice_printer(sink.clone())));
     let server_version = conn.parameter("server_version").unwrap_or("").to_owned();
     // Like pgbench: the version line right after the setup connection, before the scale query.
     sink.banner(&server_version);
+    if cfg.debug {
+        let (what, n) = match cfg.duration {
+            crate::config::Duration::Transactions(n) => ("nxacts", n),
+            crate::config::Duration::Seconds(s) => ("duration", s),
+        };
+        sink.message(
+            Level::Debug,
+            &format!(
+                "pghost: {} pgport: {} nclients: {} {what}: {n} dbName: {}",
+                conn.host(),
+                conn.port(),
+                cfg.clients,
+                wire.dbname()
+            ),
+        );
+    }
     let dbname = wire.dbname().to_owned();
     let mut info = SetupInfo {
         server_version,

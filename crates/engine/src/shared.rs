@@ -21,6 +21,10 @@ pub(crate) struct RunShared {
     pub n_prepared: usize,
     pub total_weight: i64,
     pub vartable: VarTable,
+    /// `--debug`: per script and command, the meta-command text after `executing `
+    pub meta_debug: Vec<Vec<String>>,
+    /// per variable slot: not a valid variable name (assigning it aborts the client)
+    pub invalid_name: Vec<bool>,
     pub default_seed_var: VarId,
     pub wire: pgrig_wire::Config,
     pub sink: Arc<dyn Sink>,
@@ -90,6 +94,14 @@ impl RunShared {
         }
     }
 
+    /// Opens one client connection (blocking, like libpq's `PQconnectdb`) for the worker's
+    /// runtime, its notices printed as libpq's default notice processor does.
+    pub fn connect(&self) -> Result<pgrig_wire::Connection, pgrig_wire::Error> {
+        let mut conn = pgrig_wire::Connection::connect_rt(&self.wire)?;
+        conn.set_notice_handler(Some(crate::sink::notice_printer(self.sink.clone())));
+        Ok(conn)
+    }
+
     /// Remembers how to cancel what client `id`'s connection runs (Ctrl-C).
     pub fn register_cancel(&self, id: u32, conn: &pgrig_wire::Connection) {
         if let Ok(mut t) = self.cancels.lock() {
@@ -103,6 +115,20 @@ impl RunShared {
 
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// pgbench's check when a variable is created: `CONTEXT: invalid variable name: "NAME"`.
+    /// Returns false (after the message) when `var` cannot be assigned.
+    #[inline]
+    pub fn assignable(&self, var: VarId, context: &str) -> bool {
+        if !self.invalid_name[var.0 as usize] {
+            return true;
+        }
+        self.msg(
+            Level::Error,
+            &pgrig_script::vars::invalid_variable_name_message(context, self.vartable.name(var)),
+        );
+        false
     }
 
     pub fn msg(&self, level: Level, text: &str) {

@@ -77,6 +77,11 @@ pub trait Sink: Send + Sync {
     fn phase(&self, _label: &str, _rows: Option<u64>) -> Box<dyn PhaseDisplay> {
         Box::new(NoDisplay)
     }
+    /// pgbench's password prompt: asked once when the server wants a password and none is
+    /// known; `None` when there is no one to ask (default).
+    fn password(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A sink that drops everything (for library users and tests).
@@ -86,4 +91,14 @@ impl Sink for NullSink {
     fn message(&self, _: Level, _: &str) {}
     fn stdout(&self, _: &str) {}
     fn progress(&self, _: &Progress) {}
+}
+
+/// libpq's default notice processor for the run's connections: each NOTICE/WARNING the server
+/// sends is printed as libpq prints it (`NOTICE:  text`, then `DETAIL:`/`HINT:` lines).
+pub(crate) fn notice_printer(sink: std::sync::Arc<dyn Sink>) -> pgrig_wire::NoticeHandler {
+    std::sync::Arc::new(move |fields: &pgrig_wire::ErrorFields<'_>| {
+        let mut text = fields.to_db_error().to_string();
+        text.push('\n');
+        sink.message(Level::Raw, &text);
+    })
 }

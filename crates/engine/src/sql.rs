@@ -1,14 +1,15 @@
 //! Sending one SQL command in the run's query mode and consuming its results: simple mode renders
 //! variables into the text; extended/prepared bind them as text parameters (prepared: Parse once per
-//! connection, pipelined in front of the first Bind). Inside `\startpipeline` commands are queued
-//! and their results read at `\syncpipeline`/`\endpipeline`. Handles `\gset`/`\aset` and
-//! classifies errors (retryable serialization/deadlock, other, fatal).
+//! connection, pipelined in front of the first Bind; a failed Parse is reported and the command
+//! executed anyway, as pgbench does). Inside `\startpipeline` commands are queued (`pipeline`) and
+//! their results read here. Handles `\gset`/`\aset`, shows errors in libpq's layout (`LINE n:`
+//! and cursor) and classifies them (retryable serialization/deadlock, other, fatal).
 
 use pgrig_script::command::{Gset, SqlPart};
 use pgrig_script::{QueryMode, SqlCommand};
 use pgrig_wire::Backend;
 
-use crate::client::Client;
+use crate::client::{Client, ParseState};
 use crate::exec::FailKind;
 use crate::shared::RunShared;
 use crate::sink::Level;
@@ -27,10 +28,13 @@ fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
         buf,
         spans,
         prepared,
+        parse,
+        in_pipeline,
         ..
     } = c;
     let conn = conn.as_mut().expect("connected");
     buf.clear();
+    *parse = ParseState::None;
     match sh.cfg.mode {
         QueryMode::Simple => {
             for p in &q.parts {
@@ -60,6 +64,9 @@ fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
                 if !prepared[prep] {
                     conn.parse(&q.prepared_name, &q.param_sql_bytes, q.params.len() as u16);
                     prepared[prep] = true;
+                    if !*in_pipeline {
+                        *parse = ParseState::Pending;
+                    }
                 }
                 &q.prepared_name
             } else {
@@ -86,66 +93,79 @@ pub(crate) async fn run_sql(
 ) -> SqlOutcome {
     encode(sh, c, q, prep);
     if sh.cfg.debug {
-        sh.msg(
-            Level::Debug,
-            &format!("client {} sending {}", c.id, debug_text(sh, c, q)),
-        );
+        debug_sending(sh, c, q);
     }
     if c.in_pipeline {
+        c.pipeline_cmds.push(cmd);
         return SqlOutcome::Done;
     }
     if sh.cfg.mode != QueryMode::Simple {
         c.conn.as_mut().expect("connected").sync();
     }
-    if c.conn.as_mut().expect("connected").send().await.is_err() {
-        // pgbench's wording when sending the command fails
-        sh.msg(
-            Level::Error,
-            &format!(
-                "client {} aborted in command {} (SQL) of script {}; perhaps the backend died while processing",
-                c.id, cmd, script
-            ),
-        );
-        c.conn = None;
-        return SqlOutcome::Abort;
+    match c.conn.as_mut().expect("connected").send().await {
+        Ok(()) => {}
+        // Like libpq, a failed write to a closed connection is not reported at once: what the
+        // server said before it closed (a FATAL error) is read and reported instead.
+        Err(pgrig_wire::Error::Closed | pgrig_wire::Error::Io(_)) => {}
+        Err(_) => return backend_died(sh, c, script, cmd),
     }
-    read_results(sh, c, script, cmd, q.gset.as_ref(), 1).await
-}
-
-fn debug_text(sh: &RunShared, c: &Client, q: &SqlCommand) -> String {
-    match sh.cfg.mode {
-        QueryMode::Simple => String::from_utf8_lossy(&c.buf).into_owned(),
-        QueryMode::Extended => q.param_sql.clone(),
-        QueryMode::Prepared => q.prepared_name.clone(),
+    let out = read_results(sh, c, script, cmd, Some(q), 1).await;
+    if c.parse != ParseState::Failed {
+        return out;
     }
+    // pgbench reported the failed prepare and executes the command all the same.
+    encode(sh, c, q, prep);
+    if sh.cfg.debug {
+        debug_sending(sh, c, q);
+    }
+    let conn = c.conn.as_mut().expect("connected");
+    conn.sync();
+    if conn.send().await.is_err() {
+        return backend_died(sh, c, script, cmd);
+    }
+    read_results(sh, c, script, cmd, Some(q), 1).await
 }
 
-pub(crate) fn start_pipeline(c: &mut Client) {
-    c.pending_syncs = 0;
-}
-
-pub(crate) async fn sync_pipeline(
+/// pgbench's wording when the connection fails under a command with nothing said by the server.
+pub(crate) fn backend_died(
     sh: &RunShared,
     c: &mut Client,
     script: usize,
     cmd: usize,
-    end: bool,
 ) -> SqlOutcome {
-    let conn = c.conn.as_mut().expect("connected");
-    conn.sync();
-    c.pending_syncs += 1;
-    if !end {
-        return SqlOutcome::Done;
-    }
-    if let Err(e) = conn.send().await {
-        return lost(sh, c, script, cmd, &e.to_string());
-    }
-    let n = c.pending_syncs;
-    c.pending_syncs = 0;
-    read_results(sh, c, script, cmd, None, n).await
+    sh.msg(
+        Level::Error,
+        &format!(
+            "client {} aborted in command {} (SQL) of script {}; perhaps the backend died while processing",
+            c.id, cmd, script
+        ),
+    );
+    c.conn = None;
+    SqlOutcome::Abort
 }
 
-fn lost(sh: &RunShared, c: &mut Client, script: usize, cmd: usize, msg: &str) -> SqlOutcome {
+/// `--debug`: `preparing P_n` when the command's Parse goes with it, then `sending` with the
+/// SQL after substitution (simple), with `$n` (extended) or the statement name (prepared).
+#[cold]
+fn debug_sending(sh: &RunShared, c: &Client, q: &SqlCommand) {
+    if c.parse == ParseState::Pending {
+        sh.debug_client(c.id, format_args!("preparing {}", q.prepared_name));
+    }
+    let text = match sh.cfg.mode {
+        QueryMode::Simple => String::from_utf8_lossy(&c.buf),
+        QueryMode::Extended => std::borrow::Cow::Borrowed(q.param_sql.as_str()),
+        QueryMode::Prepared => std::borrow::Cow::Borrowed(q.prepared_name.as_str()),
+    };
+    sh.debug_client(c.id, format_args!("sending {text}"));
+}
+
+pub(crate) fn lost(
+    sh: &RunShared,
+    c: &mut Client,
+    script: usize,
+    cmd: usize,
+    msg: &str,
+) -> SqlOutcome {
     sh.msg(
         Level::Error,
         &format!(
@@ -158,6 +178,41 @@ fn lost(sh: &RunShared, c: &mut Client, script: usize, cmd: usize, msg: &str) ->
     );
     c.conn = None;
     SqlOutcome::Abort
+}
+
+/// libpq's text for a command's error; with a position, its `LINE n:` display points into the
+/// command's text as sent (simple mode: after substitution; extended/prepared: with `$n`).
+#[cold]
+pub(crate) fn error_text(
+    sh: &RunShared,
+    sent: &[u8],
+    q: Option<&SqlCommand>,
+    e: &pgrig_wire::ErrorFields<'_>,
+) -> String {
+    let db = e.to_db_error();
+    match (db.position, q) {
+        (Some(_), Some(q)) => {
+            let text = match sh.cfg.mode {
+                QueryMode::Simple => String::from_utf8_lossy(sent).into_owned(),
+                QueryMode::Extended | QueryMode::Prepared => q.param_sql.clone(),
+            };
+            db.with_query(text).to_string()
+        }
+        _ => db.to_string(),
+    }
+}
+
+/// The `n`th SQL command queued in the current pipeline.
+fn queued_sql<'a>(
+    sh: &'a RunShared,
+    script: usize,
+    queued: &[usize],
+    n: usize,
+) -> Option<&'a SqlCommand> {
+    match &sh.scripts[script].commands.get(*queued.get(n)?)?.kind {
+        pgrig_script::CommandKind::Sql(q) => Some(q),
+        _ => None,
+    }
 }
 
 /// Per-result bookkeeping for `\gset`/`\aset`.
@@ -177,15 +232,21 @@ fn store_row(
     c: &mut Client,
     script: usize,
     cmd: usize,
+    qry: usize,
     g: &Gset,
     gs: &GsetState,
 ) -> Result<(), String> {
     for (name, val) in gs.names.iter().zip(&gs.row) {
         let full = format!("{}{}", g.prefix, name);
         if !pgrig_script::vars::valid_variable_name(&full) {
+            let context = if g.all { "aset" } else { "gset" };
+            sh.msg(
+                Level::Error,
+                &pgrig_script::vars::invalid_variable_name_message(context, &full),
+            );
             return Err(format!(
-                "client {} script {} command {}: error storing into variable {}",
-                c.id, script, cmd, full
+                "client {} script {} command {} query {}: error storing into variable {}",
+                c.id, script, cmd, qry, full
             ));
         }
         // A variable no command reads has no slot: storing it would be invisible.
@@ -200,13 +261,16 @@ fn store_row(
     Ok(())
 }
 
-async fn rollback_if_needed(c: &mut Client) -> Result<(), String> {
+async fn rollback_if_needed(sh: &RunShared, c: &mut Client) -> Result<(), String> {
     let conn = c.conn.as_mut().expect("connected");
     if conn.transaction_status() == pgrig_wire::TransactionStatus::Idle {
         return Ok(());
     }
     conn.query(b"ROLLBACK");
     conn.send().await.map_err(|e| e.to_string())?;
+    if sh.cfg.debug {
+        sh.debug_client(c.id, format_args!("receiving"));
+    }
     loop {
         match conn.recv().await.map_err(|e| e.to_string())? {
             Backend::ReadyForQuery(_) => return Ok(()),
@@ -217,14 +281,15 @@ async fn rollback_if_needed(c: &mut Client) -> Result<(), String> {
 }
 
 /// Reads until `syncs` ReadyForQuery messages have arrived.
-async fn read_results(
+pub(crate) async fn read_results(
     sh: &RunShared,
     c: &mut Client,
     script: usize,
     cmd: usize,
-    gset: Option<&Gset>,
+    q: Option<&SqlCommand>,
     mut syncs: usize,
 ) -> SqlOutcome {
+    let gset = q.and_then(|q| q.gset.as_ref());
     let mut qry = 0usize;
     let mut error: Option<(String, String)> = None; // (sqlstate, text), the first error
     let mut gs = GsetState::default();
@@ -233,6 +298,10 @@ async fn read_results(
     // One read usually brings the whole response; its messages are then taken out of the
     // buffer synchronously.
     'read: loop {
+        if sh.cfg.debug {
+            // pgbench's line each time it looks for the results
+            sh.debug_client(c.id, format_args!("receiving"));
+        }
         loop {
             let conn = c.conn.as_mut().expect("connected");
             // Fast path: messages that only count are passed over unparsed.
@@ -242,7 +311,11 @@ async fn read_results(
                 Err(e) => return lost(sh, c, script, cmd, &e.to_string()),
             };
             let skip = match tag {
-                b'1' | b'2' | b'3' | b'n' | b's' => true,
+                b'1' => {
+                    c.parse = ParseState::None;
+                    true
+                }
+                b'2' | b'3' | b'n' | b's' => true,
                 b'D' => gset.is_none(),
                 b'C' | b'I' if gset.is_none() => {
                     qry += 1;
@@ -251,6 +324,9 @@ async fn read_results(
                 b'Z' => {
                     if let Err(e) = conn.skip_message() {
                         return lost(sh, c, script, cmd, &e.to_string());
+                    }
+                    if sh.cfg.debug && q.is_none() {
+                        sh.debug_client(c.id, format_args!("pipeline ending"));
                     }
                     syncs -= 1;
                     if syncs == 0 {
@@ -285,7 +361,7 @@ async fn read_results(
                 Backend::CommandComplete(_) | Backend::EmptyQueryResponse => {
                     if let Some(g) = gset {
                         if g.all && gs.rows > 0 && gset_err.is_none() && error.is_none() {
-                            if let Err(e) = store_row(sh, c, script, cmd, g, &gs) {
+                            if let Err(e) = store_row(sh, c, script, cmd, qry, g, &gs) {
                                 gset_err = Some(e);
                             }
                         }
@@ -304,7 +380,12 @@ async fn read_results(
                 }
                 Backend::CopyOutResponse | Backend::CopyBothResponse => copy = true,
                 Backend::Error(e) if error.is_none() => {
-                    error = Some((e.code().to_owned(), e.to_string()));
+                    // In a pipeline the failing command is the one after those completed.
+                    let failing = q.or_else(|| queued_sql(sh, script, &c.pipeline_cmds, qry));
+                    error = Some((e.code().to_owned(), error_text(sh, &c.buf, failing, &e)));
+                    if c.parse == ParseState::Pending {
+                        c.parse = ParseState::Failed;
+                    }
                 }
                 Backend::ReadyForQuery(_) => {
                     syncs -= 1;
@@ -315,14 +396,22 @@ async fn read_results(
                 _ => {}
             }
         }
-        if let Err(e) = c.conn.as_mut().expect("connected").read_more().await {
-            // A backend that is terminated says why (FATAL) before it closes: report that,
-            // as libpq/pgbench do.
-            let why = match &error {
-                Some((_, text)) => text.clone(),
-                None => e.to_string(),
+        if c.conn
+            .as_mut()
+            .expect("connected")
+            .read_more()
+            .await
+            .is_err()
+        {
+            // A backend that is terminated says why (FATAL) before it closes: libpq returns
+            // that as the command's error. Without it, pgbench's PQconsumeInput failure.
+            return match &error {
+                Some((_, text)) => {
+                    let why = text.clone();
+                    lost(sh, c, script, cmd, &why)
+                }
+                None => backend_died(sh, c, script, cmd),
             };
-            return lost(sh, c, script, cmd, &why);
         }
     }
     if copy {
@@ -330,12 +419,20 @@ async fn read_results(
         return SqlOutcome::Abort;
     }
     if let Some((code, text)) = error {
+        if c.parse == ParseState::Failed {
+            // pgbench's prepare step logs the error and goes on (the caller executes anyway).
+            sh.msg(Level::Error, text.trim_end());
+            return SqlOutcome::Done;
+        }
         let kind = match code.as_str() {
             "40001" => Some(FailKind::Serialization),
             "40P01" => Some(FailKind::Deadlock),
             _ if sh.cfg.continue_on_error => Some(FailKind::Other),
             _ => None,
         };
+        // pgbench numbers the queries of one command's results; a pipeline's commands are
+        // read one by one, each with one query.
+        let qry = if q.is_none() { 0 } else { qry };
         let Some(k) = kind else {
             sh.msg(
                 Level::Error,
@@ -362,7 +459,7 @@ async fn read_results(
                 ),
             );
         }
-        if let Err(e) = rollback_if_needed(c).await {
+        if let Err(e) = rollback_if_needed(sh, c).await {
             return lost(sh, c, script, cmd, &e);
         }
         return SqlOutcome::Failed(k);
@@ -386,7 +483,7 @@ async fn read_results(
             );
             return SqlOutcome::Abort;
         }
-        if let Err(e) = store_row(sh, c, script, cmd, g, &gs) {
+        if let Err(e) = store_row(sh, c, script, cmd, qry.saturating_sub(1), g, &gs) {
             sh.msg(Level::Error, &e);
             return SqlOutcome::Abort;
         }

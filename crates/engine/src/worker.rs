@@ -82,7 +82,7 @@ pub(crate) fn run_worker(
         let mut connect_error = log_error;
         if !sh.cfg.connect_per_tx && connect_error.is_none() {
             for c in clients.iter_mut() {
-                match pgrig_wire::Connection::connect_rt(&sh.wire) {
+                match sh.connect() {
                     Ok(conn) => {
                         sh.register_cancel(c.id, &conn);
                         c.conn = Some(conn)

@@ -8,6 +8,9 @@ use std::io;
 
 use crate::proto::DbError;
 
+/// libpq's text when the server asks for a password and none is known.
+pub(crate) const NO_PASSWORD: &str = "fe_sendauth: no password supplied";
+
 /// Everything that can go wrong in pgrig-wire.
 #[derive(Debug)]
 pub enum Error {
@@ -59,6 +62,19 @@ impl Error {
     /// The SQLSTATE of the server error behind this error, if any.
     pub fn code(&self) -> Option<&str> {
         self.db_error().map(|e| e.code.as_str())
+    }
+
+    /// libpq's `PQconnectionNeedsPassword`: the (last) server tried asked for a password and
+    /// none was known, so asking the user for one and connecting again may succeed.
+    pub fn needs_password(&self) -> bool {
+        match self {
+            Error::Connect { message, .. } => message
+                .lines()
+                .rev()
+                .find(|l| !l.starts_with('\t'))
+                .is_some_and(|l| l.ends_with(NO_PASSWORD)),
+            _ => false,
+        }
     }
 
     /// True when the connection can no longer be used (lost, closed, protocol violation).

@@ -13,7 +13,9 @@ pub mod proto;
 pub mod rt;
 
 pub use config::{mask_passwords, Config, ConnArgs, Environment, Host, ProcessEnv, SslMode};
-pub use conn::{Addr, CancelToken, Connection, CopyIn, Notices, QueryResult, SimpleRow};
+pub use conn::{
+    Addr, CancelToken, Connection, CopyIn, NoticeHandler, Notices, QueryResult, SimpleRow,
+};
 pub use error::Error;
 pub use proto::{
     Backend, DataRow, DbError, ErrorFields, ParamWriter, RowDescription, TransactionStatus,

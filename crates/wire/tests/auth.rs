@@ -147,9 +147,26 @@ fn missing_password_fails_like_libpq() {
             server().port()
         );
         assert_eq!(err.to_string(), expected);
+        assert!(err.needs_password());
         if let Some(libpq) = libpq_error(&tcp("md5user"), &[]) {
             assert_eq!(err.to_string(), libpq);
         }
+    });
+}
+
+#[test]
+fn empty_password_counts_as_none_and_a_wrong_one_does_not_ask_again() {
+    let env = TestEnv::new();
+    block_on(async {
+        let empty = format!("{} password=''", tcp("scramuser"));
+        let err = try_connect(&env, &empty).await.unwrap_err();
+        assert!(err.needs_password(), "{err}");
+        assert!(err
+            .to_string()
+            .ends_with("fe_sendauth: no password supplied"));
+        let wrong = format!("{} password=nope", tcp("scramuser"));
+        let err = try_connect(&env, &wrong).await.unwrap_err();
+        assert!(!err.needs_password(), "{err}");
     });
 }
 

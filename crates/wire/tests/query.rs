@@ -270,6 +270,27 @@ fn notices_are_collected_or_returned() {
 }
 
 #[test]
+fn notice_handler_sees_every_notice_as_it_arrives() {
+    block_on(async {
+        let (_db, mut c) = session("wire_notice_handler").await;
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        c.set_notice_handler(Some(std::sync::Arc::new(
+            move |f: &pgrig_wire::ErrorFields<'_>| {
+                sink.lock().unwrap().push(f.to_db_error().to_string());
+            },
+        )));
+        c.execute_simple("DROP TABLE IF EXISTS nope").await.unwrap();
+        assert_eq!(
+            *seen.lock().unwrap(),
+            ["NOTICE:  table \"nope\" does not exist, skipping"]
+        );
+        assert!(c.take_notices().is_empty(), "handled, not collected");
+        c.close().await;
+    });
+}
+
+#[test]
 fn copy_from_stdin_loads_rows() {
     block_on(async {
         let (_db, mut c) = session("wire_copy").await;

@@ -187,7 +187,7 @@ impl State {
                 self.add_builtin(&name, weight)?;
             }
             Opt::Client => {
-                self.clients = self.int(&arg, "-c/--client", 1, i32::MAX)?;
+                self.clients = self.int(&arg, "-c/--clients", 1, i32::MAX)?;
                 if let Err(e) = system::ensure_fd_limit(self.clients) {
                     let mut lines = self.err(&e.message);
                     if !e.hint.is_empty() {

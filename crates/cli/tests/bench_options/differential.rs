@@ -1,7 +1,7 @@
 //! Differential tests: the same command line through the installed pgbench 15 (testkit's oracle;
 //! the tests fail without it) and our parser,
 //! stderr lines (getopt's `argv[0]` normalised) and exit status compared. Cases where PG15 and
-//! the newest wording differ (`-c/--clients`, `-d`, PG17+ long options) live in `newest.rs`.
+//! the newest wording differ (`-d`, PG17+ long options) live in `newest.rs`.
 
 use std::process::{Command, Stdio};
 
@@ -133,7 +133,9 @@ fn option_errors_match_pgbench_exactly() {
         vec!["-b", "@"],
         vec!["--file="],
         vec!["-f", "a@b.sql"],
-        // option_parse_int
+        // option_parse_int (pgbench 15..19 name the option -c/--clients)
+        vec!["-c", "abc"],
+        vec!["-c", "0"],
         vec!["-j", "0"],
         vec!["-j", "x"],
         vec!["-j", " 5x"],

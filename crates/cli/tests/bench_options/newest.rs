@@ -6,18 +6,6 @@ use super::{bench, error_lines, parse, parse_pgbench_args, Action, Parsed};
 // ---- newest wording where PG15 differs (pgbench.md §0, §2) ----
 
 #[test]
-fn client_errors_name_the_long_option_client_as_in_master() {
-    assert_eq!(
-        error_lines(&["-c", "abc"]),
-        ["pgbench: error: invalid value \"abc\" for option -c/--client"]
-    );
-    assert_eq!(
-        error_lines(&["-c", "0"]),
-        ["pgbench: error: -c/--client must be in range 1..2147483647"]
-    );
-}
-
-#[test]
 fn ambiguous_prefixes_list_master_options_in_table_order() {
     let hint = "pgbench: hint: Try \"pgbench --help\" for more information.";
     assert_eq!(

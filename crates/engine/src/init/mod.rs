@@ -66,8 +66,9 @@ pub fn run_init_with(
         .build()
         .map_err(|e| EngineError::fatal(format!("could not start a runtime: {e}")))?;
     rt.block_on(async {
-        let connector = wire_db::WireConnector::new(&cfg.conn).map_err(connection_failed)?;
-        let mut db = db::Connector::connect(&connector)
+        let mut connector = wire_db::WireConnector::new(&cfg.conn).map_err(connection_failed)?;
+        let mut db = connector
+            .connect_first(sink)
             .await
             .map_err(connection_failed)?;
         let parallelism = match opts.load_parallelism {

@@ -79,6 +79,26 @@ impl WireConnector {
     }
 }
 
+impl WireConnector {
+    /// The first connection: like pgbench, asks for a password if the server wants one and
+    /// none is known; the answer serves the later connections.
+    pub async fn connect_first(&mut self, sink: &dyn crate::sink::Sink) -> DbResult<WireDb> {
+        let conn = crate::ask::connect_asking(&mut self.config, sink)
+            .await
+            .map_err(failure)?;
+        Ok(self.wrap(conn))
+    }
+
+    fn wrap(&self, conn: Connection) -> WireDb {
+        let id = self.cancels.add(conn.cancel_token());
+        WireDb {
+            conn,
+            id,
+            cancels: self.cancels.clone(),
+        }
+    }
+}
+
 impl Connector for WireConnector {
     type Db = WireDb;
 
@@ -140,7 +160,7 @@ impl InitDb for WireDb {
             match self.conn.recv().await.map_err(failure)? {
                 Backend::CopyInResponse => return Ok(()),
                 Backend::Error(e) => {
-                    let e = e.to_db_error();
+                    let e = e.to_db_error().with_query(sql);
                     self.conn.skip_until_ready().await.map_err(failure)?;
                     return Err(DbFailure::new(e.to_string()));
                 }

@@ -118,7 +118,10 @@ pub(super) async fn connect(cfg: &Config) -> Result<Connection, Error> {
                 None => attempt.await,
             };
             match result {
-                Ok(conn) => return Ok(conn),
+                Ok(mut conn) => {
+                    conn.set_target(target.host_str(), target.port);
+                    return Ok(conn);
+                }
                 Err(e) => {
                     let mut text = e.to_string();
                     if let (Some(file), Some("28P01")) = (&secret.from_file, e.code()) {

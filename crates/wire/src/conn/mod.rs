@@ -5,7 +5,8 @@
 //! one `write` per [`Connection::send`], and [`Connection::recv`] hands out messages borrowed
 //! from the read buffer, reading only when no complete message is buffered. Nothing allocates
 //! in steady state. ParameterStatus, ReadyForQuery's transaction status and notices are
-//! handled internally.
+//! handled internally (notices: dropped, collected, returned, or given to a handler as libpq's
+//! notice processor does).
 
 mod cancel;
 mod connect;
@@ -38,6 +39,10 @@ pub enum Notices {
     Return,
 }
 
+/// libpq's notice processor: called with every NoticeResponse (and nothing else) as it is
+/// read, whatever [`Notices`] mode is set. pgbench's default prints `NOTICE:  text` to stderr.
+pub type NoticeHandler = std::sync::Arc<dyn Fn(&crate::proto::ErrorFields<'_>) + Send + Sync>;
+
 /// Bound on collected notices, so a chatty server cannot grow memory without limit.
 pub const MAX_COLLECTED_NOTICES: usize = 1000;
 
@@ -51,8 +56,13 @@ pub struct Connection {
     session: Session,
     pending_error: Option<Error>,
     notices: Notices,
+    notice_handler: Option<NoticeHandler>,
     collected: Vec<DbError>,
     addr: Addr,
+    /// libpq's `PQhost`/`PQport`: the configured host (socket directory, name or `hostaddr`)
+    /// and port of the target this session reached
+    host: String,
+    port: u16,
 }
 
 impl Connection {
@@ -64,8 +74,11 @@ impl Connection {
             session: Session::default(),
             pending_error: None,
             notices: Notices::Collect,
+            notice_handler: None,
             collected: Vec::new(),
             addr,
+            host: String::new(),
+            port: 0,
         }
     }
 
@@ -252,9 +265,11 @@ impl Connection {
                         self.session.set_parameter(name, value);
                     }
                 }
-                b'N' if self.notices != Notices::Return => {
+                b'N' if self.notices != Notices::Return || self.notice_handler.is_some() => {
                     if let Backend::Notice(fields) = parse(self.rbuf.consume(n))? {
-                        if self.notices == Notices::Collect
+                        if let Some(handle) = &self.notice_handler {
+                            handle(&fields);
+                        } else if self.notices == Notices::Collect
                             && self.collected.len() < MAX_COLLECTED_NOTICES
                         {
                             self.collected.push(fields.to_db_error());
@@ -358,6 +373,12 @@ impl Connection {
         self.notices = mode;
     }
 
+    /// Hands every notice to `handler` as it arrives (libpq's notice processor) instead of
+    /// the [`Notices`] mode; `None` goes back to the mode. Costs nothing on other messages.
+    pub fn set_notice_handler(&mut self, handler: Option<NoticeHandler>) {
+        self.notice_handler = handler;
+    }
+
     /// Notices collected so far (emptied).
     pub fn take_notices(&mut self) -> Vec<DbError> {
         std::mem::take(&mut self.collected)
@@ -386,6 +407,21 @@ impl Connection {
     /// The backend's process id (0 if the server sent none).
     pub fn backend_pid(&self) -> i32 {
         self.session.key.map_or(0, |(pid, _)| pid)
+    }
+
+    /// The host as configured for the target this session reached (libpq's `PQhost`).
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The port of the target this session reached (libpq's `PQport`).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub(crate) fn set_target(&mut self, host: String, port: u16) {
+        self.host = host;
+        self.port = port;
     }
 
     /// The server address this connection uses.

@@ -1,12 +1,25 @@
 //! libpq's `LINE n: ...` / `^` cursor lines that point at an error position inside the query
 //! text (reportErrorPosition in fe-protocol3.c): tabs shown as spaces, the line containing the
-//! position extracted, and long lines cut to about 60 columns with `...` around.
+//! position extracted, and long lines cut to about 60 screen columns with `...` around (wide
+//! characters count two columns, as libpq counts them).
 
 const DISPLAY_SIZE: usize = 60;
 const MIN_RIGHT_CUT: usize = 10;
 
+/// Screen columns of one character as libpq counts them: wide (East Asian) characters take
+/// two, anything that would take none (controls, combining marks) one.
+fn columns(c: char) -> usize {
+    if c.is_ascii() {
+        return 1;
+    }
+    unicode_width::UnicodeWidthChar::width(c)
+        .filter(|&w| w > 0)
+        .unwrap_or(1)
+}
+
 /// Appends the two context lines for 1-based character position `pos` in `query`
-/// (nothing if the position is outside the query). Each character counts as one column.
+/// (nothing if the position is outside the query). The window and the cursor are measured in
+/// screen columns.
 pub fn write_error_position(out: &mut String, query: &str, pos: u32) {
     let chars: Vec<char> = query
         .chars()
@@ -15,6 +28,14 @@ pub fn write_error_position(out: &mut String, query: &str, pos: u32) {
     let Some(loc) = (pos as usize).checked_sub(1) else {
         return;
     };
+    // screen offset of each character, and of the end
+    let mut scr = Vec::with_capacity(chars.len() + 1);
+    let mut off = 0;
+    for &c in &chars {
+        scr.push(off);
+        off += columns(c);
+    }
+    scr.push(off);
     let mut line = 1;
     let mut beg = 0;
     let mut end = chars.len();
@@ -35,17 +56,19 @@ pub fn write_error_position(out: &mut String, query: &str, pos: u32) {
         return;
     }
     let (mut beg_cut, mut end_cut) = (false, false);
-    if end - beg > DISPLAY_SIZE {
-        if beg + DISPLAY_SIZE >= loc + MIN_RIGHT_CUT {
-            end = beg + DISPLAY_SIZE;
+    if scr[end] - scr[beg] > DISPLAY_SIZE {
+        if scr[beg] + DISPLAY_SIZE >= scr[loc] + MIN_RIGHT_CUT {
+            while scr[end] - scr[beg] > DISPLAY_SIZE {
+                end -= 1;
+            }
             end_cut = true;
         } else {
-            if loc + MIN_RIGHT_CUT < end {
-                end = loc + MIN_RIGHT_CUT;
+            while scr[loc] + MIN_RIGHT_CUT < scr[end] {
+                end -= 1;
                 end_cut = true;
             }
-            if end - beg > DISPLAY_SIZE {
-                beg = end - DISPLAY_SIZE;
+            while scr[end] - scr[beg] > DISPLAY_SIZE {
+                beg += 1;
                 beg_cut = true;
             }
         }
@@ -58,7 +81,7 @@ pub fn write_error_position(out: &mut String, query: &str, pos: u32) {
         out.push_str("...");
     }
     out.push('\n');
-    let indent = prefix.chars().count() + (loc - beg);
+    let indent = prefix.len() + (scr[loc] - scr[beg]);
     out.extend(std::iter::repeat_n(' ', indent));
     out.push('^');
 }
@@ -107,6 +130,14 @@ mod tests {
         let q = "x".repeat(100);
         let s = ctx(&q, 2);
         assert!(s.lines().nth(1).unwrap().ends_with("x..."));
+    }
+
+    #[test]
+    fn wide_characters_take_two_columns() {
+        assert_eq!(
+            ctx("SELECT '日本語', 'é' FROM;", 23),
+            format!("\nLINE 1: SELECT '日本語', 'é' FROM;\n{}^", " ".repeat(33))
+        );
     }
 
     #[test]

@@ -111,11 +111,15 @@ impl Startup {
         Ok(Step::Continue)
     }
 
+    /// The password to answer with; like libpq, an empty one counts as none.
     fn password(&self) -> Result<&[u8], Error> {
-        self.password.as_deref().ok_or_else(|| Error::Connect {
-            message: "fe_sendauth: no password supplied".into(),
-            db: None,
-        })
+        match self.password.as_deref() {
+            Some(pw) if !pw.is_empty() => Ok(pw),
+            _ => Err(Error::Connect {
+                message: crate::error::NO_PASSWORD.into(),
+                db: None,
+            }),
+        }
     }
 
     fn authenticate(&mut self, auth: Authentication<'_>, out: &mut BytesMut) -> Result<(), Error> {
