@@ -5,6 +5,9 @@
 //! confidence intervals ([`median_ci`]) and the Mann–Whitney U test ([`mann_whitney`]) — into
 //! a plain [`Comparison`] that [`render`] writes as a terminal table, markdown, JSON or an HTML
 //! table fragment (for the report). Metrics and their names: [`metric`].
+//!
+//! Embedding (the report): build each side with [`select::Side::from_docs`] from stored run
+//! documents, call [`compare_sides`], and write the result with [`render::render`].
 
 pub mod error;
 pub mod mann_whitney;
