@@ -49,7 +49,9 @@ fn after_help() -> String {
 }
 
 pub fn main(args: &[String]) -> i32 {
-    let a = match CompareArgs::try_parse_from(args) {
+    // usage lines say `pgrig compare`, not the bare subcommand
+    let argv = std::iter::once("pgrig compare".to_string()).chain(args.iter().skip(1).cloned());
+    let a = match CompareArgs::try_parse_from(argv) {
         Ok(a) => a,
         Err(e) => {
             let _ = e.print();

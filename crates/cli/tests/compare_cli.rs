@@ -250,6 +250,12 @@ fn bad_selections_are_refused_with_clear_messages() {
         e.contains("unknown metric \"p98\"") && e.contains("p99: latency"),
         "{e}"
     );
+    let e = refused(&[ON]);
+    assert!(
+        e.contains("required arguments were not provided:\n  <B>")
+            && e.contains("Usage: pgrig compare "),
+        "{e}"
+    );
     let e = refused(&[ON, OFF, "--format", "yaml"]);
     assert!(e.contains("invalid --format \"yaml\""), "{e}");
     let e = refused(&["reads", OFF, "--metric", "wal_bytes_per_tx"]);

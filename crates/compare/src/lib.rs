@@ -5,6 +5,9 @@
 //! confidence intervals ([`median_ci`]) and the Mann–Whitney U test ([`mann_whitney`]) — into
 //! a plain [`Comparison`] that [`render`] writes as a terminal table, markdown, JSON or an HTML
 //! table fragment (for the report). Metrics and their names: [`metric`].
+//!
+//! Embedding (the report): build each side with [`select::Side::from_docs`] from stored run
+//! documents, call [`compare_sides`], and write the result with [`render::render`].
 
 pub mod error;
 pub mod mann_whitney;
@@ -72,6 +75,9 @@ fn requested(names: Option<&[String]>) -> Result<Vec<&'static Metric>, CompareEr
         if !out.contains(&m) {
             out.push(m);
         }
+    }
+    if out.is_empty() {
+        return Err(CompareError::UnknownMetric(String::new()));
     }
     Ok(out)
 }
@@ -279,6 +285,24 @@ mod tests {
 
     fn tps() -> Vec<&'static Metric> {
         vec![metric::find("tps").unwrap()]
+    }
+
+    #[test]
+    fn metric_lists_are_split_deduplicated_and_never_empty() {
+        let names =
+            |v: &[&str]| requested(Some(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>()));
+        let got: Vec<&str> = names(&["tps,p99", "tps", "avg"])
+            .unwrap()
+            .iter()
+            .map(|m| m.name)
+            .collect();
+        assert_eq!(got, ["tps", "p99", "latency_avg"]);
+        assert!(names(&[""]).is_err());
+        assert!(names(&["tps,nope"])
+            .unwrap_err()
+            .to_string()
+            .contains("unknown metric \"nope\""));
+        assert_eq!(requested(None).unwrap().len(), metric::DEFAULT.len());
     }
 
     #[test]

@@ -21,6 +21,18 @@ pub struct Side {
     pub samples: Vec<Sample>,
 }
 
+impl Side {
+    /// A side from run documents already at hand (`Store::show`'s JSON, with `provenance`),
+    /// for callers that select runs themselves (the HTML report).
+    pub fn from_docs(which: &str, text: &str, docs: &[Value]) -> Side {
+        Side {
+            which: which.to_string(),
+            text: text.to_string(),
+            samples: docs.iter().map(Sample::from_doc).collect(),
+        }
+    }
+}
+
 /// Keys every study's runs can be selected by besides its matrix keys.
 const RUN_KEYS: &[&str] = &["target", "round"];
 

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use pgrig_compare::record::Sample;
 use pgrig_compare::render::{render, Format};
 use pgrig_compare::select::Side;
 use pgrig_compare::{compare_sides, metric, Comparison};
@@ -26,11 +25,7 @@ fn doc(id: i64, clients: u64, tps: f64, p99: f64, client_cpu: f64) -> Value {
 }
 
 fn side(which: &str, text: &str, docs: &[Value]) -> Side {
-    Side {
-        which: which.into(),
-        text: text.into(),
-        samples: docs.iter().map(Sample::from_doc).collect(),
-    }
+    Side::from_docs(which, text, docs)
 }
 
 fn compare(a: &Side, b: &Side, metrics: &[&str]) -> Comparison {
@@ -150,6 +145,32 @@ fn html_fragment_snapshot() {
             "<{tag}> balanced"
         );
     }
+}
+
+/// The fragment as a real browser parses it: headless Chromium loads it inside a minimal page
+/// from disk and serialises its DOM. Markup the HTML parser had to repair (a misplaced tag, an
+/// unescaped `<`) would come back different; text nodes come back with `"` unescaped.
+#[test]
+fn html_fragment_survives_a_real_browser_parse_unchanged() {
+    let html = render(&significant_and_not(), Format::Html);
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(
+        &page,
+        format!("<!doctype html><meta charset=\"utf-8\"><title>compare</title><body>{html}</body>"),
+    )
+    .unwrap();
+    let out = std::process::Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("headless chromium (Debian package `chromium`) is the oracle of this test");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let want = html.replace("&quot;", "\"");
+    assert!(
+        dom.contains(want.trim()),
+        "the browser rebuilt the fragment:\n{dom}"
+    );
 }
 
 #[test]
