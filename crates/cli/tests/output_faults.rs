@@ -419,3 +419,32 @@ fn ctrl_c_while_a_throwaway_server_is_initialised_gives_no_advice_to_initialise_
     );
     assert!(out.stdout.is_empty(), "nothing measured: {}", out.stdout);
 }
+
+#[test]
+fn ctrl_c_during_a_later_study_run_stops_it_at_once_and_exits_130() {
+    let db = fresh_db("study_ctrlc");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("study.toml"),
+        format!(
+            "name = \"ctrlc\"\n[target]\nurl = \"{}\"\n[dataset]\nscale = 1\n[workload]\nbuiltin = \"select-only\"\nduration = \"1s\"\n[matrix]\nduration = [\"1s\", \"60s\"]\n",
+            db.url()
+        ),
+    )
+    .unwrap();
+    let mut c = pgrig();
+    c.args(["study", "study.toml"]).current_dir(dir.path());
+    // the first run (1 s) is stored; the second one (60 s) is running
+    let (child, stderr) = spawn_until(c, "[1/2");
+    std::thread::sleep(Duration::from_millis(1500));
+    let t = Instant::now();
+    interrupt(&child);
+    let out = finish(child);
+    let stderr = stderr.join().unwrap();
+    assert!(
+        t.elapsed() < Duration::from_secs(20),
+        "the running run went on for {:?}:\n{stderr}",
+        t.elapsed()
+    );
+    assert_eq!(out.code, Some(130), "{stderr}");
+}
