@@ -291,3 +291,33 @@ fn documented_fields_are_exactly_the_produced_ones() {
         "docs/run-document.md is out of date: produced but not documented {undocumented:?}; documented but not produced {missing:?}"
     );
 }
+
+#[test]
+fn documents_written_before_the_schema_version_still_read() {
+    let mut v = serde_json::to_value(RunDocument::of(&two_scripts(false))).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for added in [
+        "schema_version",
+        "interrupted",
+        "partitions",
+        "connection_time_ms",
+        "schedule_lag_ms",
+        "self_check",
+        "latency_histogram",
+    ] {
+        o.remove(added);
+    }
+    let opts = o["options"].as_object_mut().unwrap();
+    for added in [
+        "failures_detailed",
+        "continue_on_error",
+        "progress_s",
+        "report_per_command",
+    ] {
+        opts.remove(added);
+    }
+    let old: RunDocument = serde_json::from_value(v).expect("an unversioned document reads");
+    assert_eq!(old.schema_version, 0);
+    assert!(!old.interrupted);
+    assert_eq!(old.transactions.ok, 9);
+}
