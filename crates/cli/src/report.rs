@@ -1,5 +1,5 @@
-//! pgbench's final report (stdout), newest wording (PostgreSQL 18+ layout), from the run
-//! document; plus pgrig's opt-in percentile lines and the interruption line. Pure formatting:
+//! pgbench's final report (stdout), newest wording (PostgreSQL 18+ layout; the no-success case
+//! as pgbench 15 prints it), from the run document; plus pgrig's opt-in percentile lines and the interruption line. Pure formatting:
 //! returns the text.
 
 use std::fmt::Write;
@@ -14,11 +14,11 @@ fn pct(x: u64, total: u64) -> f64 {
     }
 }
 
-/// `%.3f`-style formatting that prints NaN as C does (`nan`... pgbench prints via libc: `NaN` comes
-/// only from PG's snprintf; report lines use the platform printf, which prints `nan`/`-nan`).
+/// `%.3f` as pgbench prints it: PostgreSQL's own `snprintf` writes NaN as `NaN` (an all-aborted
+/// run reports `number of failed transactions: 0 (NaN%)`).
 fn f3(x: f64) -> String {
     if x.is_nan() {
-        "nan".into()
+        "NaN".into()
     } else {
         format!("{x:.3}")
     }
@@ -26,6 +26,13 @@ fn f3(x: f64) -> String {
 
 /// The failure/retry/skip lines shared by the main and per-script blocks.
 fn outcome_lines(out: &mut String, r: &RunDocument, k: &Transactions, prefix: &str) {
+    failure_lines(out, r, k, prefix);
+    skipped_line(out, r, k, prefix);
+}
+
+/// The failed/detailed/retried lines: pgbench 15 prints them even when no transaction
+/// succeeded (percentages `NaN`), before it stops the report.
+fn failure_lines(out: &mut String, r: &RunDocument, k: &Transactions, prefix: &str) {
     let cfg = &r.options;
     let total = k.total();
     let _ = writeln!(
@@ -65,6 +72,11 @@ fn outcome_lines(out: &mut String, r: &RunDocument, k: &Transactions, prefix: &s
         );
         let _ = writeln!(out, "{prefix}total number of retries: {}", k.retries);
     }
+}
+
+fn skipped_line(out: &mut String, r: &RunDocument, k: &Transactions, prefix: &str) {
+    let cfg = &r.options;
+    let total = k.total();
     if cfg.rate.is_some() && cfg.latency_limit_ms.is_some() {
         let _ = writeln!(
             out,
@@ -90,10 +102,13 @@ pub fn render(r: &RunDocument, percentiles: bool) -> String {
     header(&mut out, r);
     let k = &r.transactions;
     let total = k.total();
-    if total == 0 {
+    // pgbench 15: the failure lines, then nothing more when no transaction succeeded or was
+    // skipped (the rest would be meaningless).
+    failure_lines(&mut out, r, k, "");
+    if k.ok + k.skipped == 0 {
         return out;
     }
-    outcome_lines(&mut out, r, k, "");
+    skipped_line(&mut out, r, k, "");
     totals(&mut out, r);
     if percentiles && k.ok > 0 {
         let _ = writeln!(out, "{}", percentile_line(&r.latency_ms));

@@ -211,6 +211,15 @@ fn text_report_matches_its_snapshot() {
     check_snapshot("report_two_scripts.txt", &multi);
     let rate = pgrig_cli::report::render(&RunDocument::of(&rate_limited()), false);
     check_snapshot("report_rate_limited.txt", &rate);
+    let mut aborted = rate_limited();
+    aborted.stats = ThreadStats::new(&[1]);
+    aborted.aborted_clients = 1;
+    let none = pgrig_cli::report::render(&RunDocument::of(&aborted), true);
+    check_snapshot("report_nothing_completed.txt", &none);
+    assert!(
+        none.contains("number of failed transactions: 0 (NaN%)"),
+        "{none}"
+    );
 }
 
 #[test]
