@@ -169,7 +169,7 @@ pub struct ScriptDoc {
     pub commands: Vec<CommandDoc>,
 }
 
-/// One command of a script (`-r` figures; always present).
+/// One command of a script (always present; its figures are measured under `-r` only).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CommandDoc {
     /// the command's first line, as pgbench's `-r` report shows it
