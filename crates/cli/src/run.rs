@@ -183,16 +183,7 @@ pub fn main(args: &[String]) -> i32 {
 
 /// The query mode and the scripts `--protocol` and `--workload` name.
 fn workload(a: &RunArgs) -> Result<(QueryMode, Vec<ScriptSource>), String> {
-    let mode = match a.protocol.as_str() {
-        "simple" => QueryMode::Simple,
-        "extended" => QueryMode::Extended,
-        "prepared" => QueryMode::Prepared,
-        other => {
-            return Err(format!(
-                "invalid --protocol \"{other}\" (expected simple, extended or prepared)"
-            ))
-        }
-    };
+    let mode: QueryMode = a.protocol.parse().map_err(|e| format!("--protocol: {e}"))?;
     let mut scripts = Vec::new();
     for w in &a.workload {
         let (name, weight) = match w.rsplit_once('@') {
