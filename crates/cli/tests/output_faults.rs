@@ -337,8 +337,9 @@ fn finish(mut child: Child) -> CmdOutput {
     output_of(child)
 }
 
-/// Spawns `c` with stderr read line by line; returns when a line contains `marker` (the lines so
-/// far) and the child, whose stderr keeps being collected into the returned handle.
+/// Spawns `c` with stderr read line by line; returns once a line contains `marker`, with the
+/// child and the reader that collects its whole stderr (the child is killed when the marker
+/// never comes).
 fn spawn_until(mut c: Command, marker: &str) -> (Child, std::thread::JoinHandle<String>) {
     c.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = c.spawn().expect("spawn");
@@ -356,8 +357,14 @@ fn spawn_until(mut c: Command, marker: &str) -> (Child, std::thread::JoinHandle<
         }
         all
     });
-    rx.recv_timeout(Duration::from_secs(120))
-        .unwrap_or_else(|_| panic!("never saw {marker:?}"));
+    if rx.recv_timeout(Duration::from_secs(120)).is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!(
+            "never saw {marker:?} in:\n{}",
+            reader.join().unwrap_or_default()
+        );
+    }
     (child, reader)
 }
 
