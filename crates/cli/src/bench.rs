@@ -123,6 +123,8 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
             code = 1;
         }
     }
+    // Invoked as `pgbench`, stderr holds only what pgbench prints: the self-check warnings are
+    // in the JSON alone (`self_check.warnings`).
     if prefix != "pgbench" {
         for w in &doc.self_check.warnings {
             sink.message(Level::Warning, w);

@@ -1,5 +1,5 @@
-//! pgbench's final report (stdout), newest wording (PostgreSQL 18+ layout; the no-success case as
-//! pgbench 15 prints it), from the run document; plus pgrig's opt-in percentile lines and the interruption line. Pure formatting:
+//! pgbench's final report (stdout), newest wording (PostgreSQL 18+ layout; the no-success case
+//! as pgbench 15 prints it), from the run document; plus pgrig's opt-in percentile lines and the interruption line. Pure formatting:
 //! returns the text.
 
 use std::fmt::Write;

@@ -66,27 +66,14 @@ pub struct RunArgs {
     pub tcp: bool,
 }
 
+/// `--duration`: the study file's duration syntax (`10s`, `1500ms`, `2m`, `1h`, bare seconds) and
+/// rule (at least 1 s), in whole seconds rounded up, as a study runs it.
 fn parse_duration(s: &str) -> Result<u64, String> {
-    let s = s.trim();
-    let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 0)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60)
-    } else if let Some(n) = s.strip_suffix('h') {
-        (n, 3600)
-    } else {
-        (s, 1)
-    };
-    let v: u64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("invalid duration \"{s}\" (use e.g. 10s, 2m, 1h)"))?;
-    if mult == 0 || v == 0 {
+    let ms = pgrig_study::workload::parse_duration_ms(s)?;
+    if ms < 1000 {
         return Err(format!("invalid duration \"{s}\": must be at least 1s"));
     }
-    Ok(v * mult)
+    Ok(ms.div_ceil(1000))
 }
 
 /// A progress sink that rewrites one line on a terminal and prints pgbench's lines otherwise.
@@ -213,16 +200,7 @@ pub fn main(args: &[String]) -> i32 {
 
 /// The query mode and the scripts `--protocol` and `--workload` name.
 fn workload(a: &RunArgs) -> Result<(QueryMode, Vec<ScriptSource>), String> {
-    let mode = match a.protocol.as_str() {
-        "simple" => QueryMode::Simple,
-        "extended" => QueryMode::Extended,
-        "prepared" => QueryMode::Prepared,
-        other => {
-            return Err(format!(
-                "invalid --protocol \"{other}\" (expected simple, extended or prepared)"
-            ))
-        }
-    };
+    let mode: QueryMode = a.protocol.parse().map_err(|e| format!("--protocol: {e}"))?;
     let mut scripts = Vec::new();
     for w in &a.workload {
         let (name, weight) = match w.rsplit_once('@') {
@@ -474,4 +452,20 @@ pub fn summary(r: &RunDocument) -> String {
         per_tx
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+
+    #[test]
+    fn duration_takes_the_study_syntax_in_whole_seconds() {
+        assert_eq!(parse_duration("10s"), Ok(10));
+        assert_eq!(parse_duration("2m"), Ok(120));
+        assert_eq!(parse_duration("1500ms"), Ok(2));
+        assert_eq!(parse_duration("7"), Ok(7));
+        assert!(parse_duration("500ms").is_err());
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("soon").is_err());
+    }
 }

@@ -337,8 +337,9 @@ fn finish(mut child: Child) -> CmdOutput {
     output_of(child)
 }
 
-/// Spawns `c` with stderr read line by line; returns when a line contains `marker` (the lines so
-/// far) and the child, whose stderr keeps being collected into the returned handle.
+/// Spawns `c` with stderr read line by line; returns once a line contains `marker`, with the
+/// child and the reader that collects its whole stderr (the child is killed when the marker
+/// never comes).
 fn spawn_until(mut c: Command, marker: &str) -> (Child, std::thread::JoinHandle<String>) {
     c.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = c.spawn().expect("spawn");
@@ -356,8 +357,14 @@ fn spawn_until(mut c: Command, marker: &str) -> (Child, std::thread::JoinHandle<
         }
         all
     });
-    rx.recv_timeout(Duration::from_secs(120))
-        .unwrap_or_else(|_| panic!("never saw {marker:?}"));
+    if rx.recv_timeout(Duration::from_secs(120)).is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!(
+            "never saw {marker:?} in:\n{}",
+            reader.join().unwrap_or_default()
+        );
+    }
     (child, reader)
 }
 
@@ -418,4 +425,33 @@ fn ctrl_c_while_a_throwaway_server_is_initialised_gives_no_advice_to_initialise_
         "{stderr}"
     );
     assert!(out.stdout.is_empty(), "nothing measured: {}", out.stdout);
+}
+
+#[test]
+fn ctrl_c_during_a_later_study_run_stops_it_at_once_and_exits_130() {
+    let db = fresh_db("study_ctrlc");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("study.toml"),
+        format!(
+            "name = \"ctrlc\"\n[target]\nurl = \"{}\"\n[dataset]\nscale = 1\n[workload]\nbuiltin = \"select-only\"\nduration = \"1s\"\n[matrix]\nduration = [\"1s\", \"60s\"]\n",
+            db.url()
+        ),
+    )
+    .unwrap();
+    let mut c = pgrig();
+    c.args(["study", "study.toml"]).current_dir(dir.path());
+    // the first run (1 s) is stored; the second one (60 s) is running
+    let (child, stderr) = spawn_until(c, "[1/2");
+    std::thread::sleep(Duration::from_millis(1500));
+    let t = Instant::now();
+    interrupt(&child);
+    let out = finish(child);
+    let stderr = stderr.join().unwrap();
+    assert!(
+        t.elapsed() < Duration::from_secs(20),
+        "the running run went on for {:?}:\n{stderr}",
+        t.elapsed()
+    );
+    assert_eq!(out.code, Some(130), "{stderr}");
 }

@@ -211,6 +211,15 @@ fn text_report_matches_its_snapshot() {
     check_snapshot("report_two_scripts.txt", &multi);
     let rate = pgrig_cli::report::render(&RunDocument::of(&rate_limited()), false);
     check_snapshot("report_rate_limited.txt", &rate);
+    let mut aborted = rate_limited();
+    aborted.stats = ThreadStats::new(&[1]);
+    aborted.aborted_clients = 1;
+    let none = pgrig_cli::report::render(&RunDocument::of(&aborted), true);
+    check_snapshot("report_nothing_completed.txt", &none);
+    assert!(
+        none.contains("number of failed transactions: 0 (NaN%)"),
+        "{none}"
+    );
 }
 
 #[test]
@@ -290,4 +299,34 @@ fn documented_fields_are_exactly_the_produced_ones() {
         undocumented.is_empty() && missing.is_empty(),
         "docs/run-document.md is out of date: produced but not documented {undocumented:?}; documented but not produced {missing:?}"
     );
+}
+
+#[test]
+fn documents_written_before_the_schema_version_still_read() {
+    let mut v = serde_json::to_value(RunDocument::of(&two_scripts(false))).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for added in [
+        "schema_version",
+        "interrupted",
+        "partitions",
+        "connection_time_ms",
+        "schedule_lag_ms",
+        "self_check",
+        "latency_histogram",
+    ] {
+        o.remove(added);
+    }
+    let opts = o["options"].as_object_mut().unwrap();
+    for added in [
+        "failures_detailed",
+        "continue_on_error",
+        "progress_s",
+        "report_per_command",
+    ] {
+        opts.remove(added);
+    }
+    let old: RunDocument = serde_json::from_value(v).expect("an unversioned document reads");
+    assert_eq!(old.schema_version, 0);
+    assert!(!old.interrupted);
+    assert_eq!(old.transactions.ok, 9);
 }

@@ -2,6 +2,7 @@
 //! The engine sees only these structs.
 //!
 //! CONTRACT between `cli` (producer) and the engine (consumer): change only additively.
+//! Presentation choices (`--json`, `--percentiles`) are the cli's and never come here.
 
 use pgrig_script::QueryMode;
 

@@ -15,16 +15,21 @@ use crate::stats::{Counts, Moments, ScriptStats, Snapshot};
 /// Version of the document's shape (`schema_version`).
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// One run, as every output shows it.
+/// One run, as every output shows it. Reads documents written before `schema_version` existed
+/// too (the fields they lack take their defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunDocument {
+    /// 0 when read from a document written before the version existed
+    #[serde(default)]
     pub schema_version: u32,
     pub pgrig_version: String,
     pub server_version: String,
     /// stopped early by Ctrl-C: the figures cover the transactions completed before
+    #[serde(default)]
     pub interrupted: bool,
     pub options: Options,
     /// how pgbench_accounts is partitioned (builtin scripts only; `None` when it is not)
+    #[serde(default)]
     pub partitions: Option<Partitions>,
     pub transactions: Transactions,
     /// successful transactions per second of `duration_s`
@@ -34,18 +39,22 @@ pub struct RunDocument {
     /// ms until the first thread started benchmarking (initial connections)
     pub initial_connection_ms: f64,
     /// `-C`: connect and disconnect time summed over all transactions, ms
+    #[serde(default)]
     pub connection_time_ms: f64,
     /// latency of successful transactions
     pub latency_ms: LatencyMs,
     /// `-R`: how late transactions started against their schedule
+    #[serde(default)]
     pub schedule_lag_ms: Lag,
     pub aborted_clients: u32,
     pub scripts: Vec<ScriptDoc>,
     /// one entry per whole second of the run
     pub series: Vec<Second>,
     pub client_cpu: ClientCpu,
+    #[serde(default)]
     pub self_check: SelfCheck,
     /// the merged latency histogram of successful transactions
+    #[serde(default)]
     pub latency_histogram: HistogramDoc,
 }
 
@@ -77,12 +86,16 @@ pub struct Options {
     pub port: Option<String>,
     pub user: Option<String>,
     /// `--failures-detailed`
+    #[serde(default)]
     pub failures_detailed: bool,
     /// `--continue-on-error`
+    #[serde(default)]
     pub continue_on_error: bool,
     /// `-P`, seconds between progress lines
+    #[serde(default)]
     pub progress_s: Option<u32>,
     /// `-r`
+    #[serde(default)]
     pub report_per_command: bool,
 }
 
@@ -156,7 +169,7 @@ pub struct ScriptDoc {
     pub commands: Vec<CommandDoc>,
 }
 
-/// One command of a script (`-r` figures; always present).
+/// One command of a script (always present; its figures are measured under `-r` only).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CommandDoc {
     /// the command's first line, as pgbench's `-r` report shows it

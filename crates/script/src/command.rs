@@ -25,6 +25,21 @@ impl QueryMode {
     }
 }
 
+/// A query mode by its [`name`](QueryMode::name) (`-M`, `pgrig run --protocol`, a study's
+/// `protocol`); the error says which names there are.
+impl std::str::FromStr for QueryMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<QueryMode, String> {
+        [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared]
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                format!("invalid query mode \"{s}\" (expected simple, extended or prepared)")
+            })
+    }
+}
+
 /// One script (`-f FILE`, `-b NAME`), compiled.
 #[derive(Clone, Debug)]
 pub struct Script {

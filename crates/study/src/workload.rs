@@ -213,14 +213,7 @@ impl WorkloadSpec {
     }
 
     pub fn mode(&self) -> Result<QueryMode, String> {
-        match self.protocol.as_str() {
-            "simple" => Ok(QueryMode::Simple),
-            "extended" => Ok(QueryMode::Extended),
-            "prepared" => Ok(QueryMode::Prepared),
-            o => Err(format!(
-                "invalid protocol \"{o}\" (expected simple, extended or prepared)"
-            )),
-        }
+        self.protocol.parse()
     }
 
     /// True when the scripts are pgbench builtins (so the pgbench tables are needed).

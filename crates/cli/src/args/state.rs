@@ -221,12 +221,9 @@ impl State {
                 self.latency_limit_us = (ms * 1000.0) as i64;
             }
             Opt::Protocol => {
-                self.mode = match arg.as_str() {
-                    "simple" => QueryMode::Simple,
-                    "extended" => QueryMode::Extended,
-                    "prepared" => QueryMode::Prepared,
-                    _ => return Err(self.err(&format!("invalid query mode (-M): \"{arg}\""))),
-                }
+                self.mode = arg
+                    .parse()
+                    .map_err(|_| self.err(&format!("invalid query mode (-M): \"{arg}\"")))?;
             }
             Opt::NoVacuum => self.no_vacuum = true,
             Opt::SkipSomeUpdates => self.add_builtin("simple-update", 1)?,
