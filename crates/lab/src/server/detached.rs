@@ -17,6 +17,7 @@ use nix::unistd::Uid;
 
 use super::cluster::Server;
 use super::error::LabError;
+use super::identity::serving_postmaster;
 use super::info::ServerInfo;
 use super::options::ServerOptions;
 use super::process::{self, StopMode};
@@ -73,13 +74,13 @@ pub fn stop(state_dir: &Path) -> Result<Option<ServerInfo>, LabError> {
         reason,
     })?;
     match info.postmaster() {
-        Some(id) => {
-            if !process::stop_pid(id, uid, &info.data_dir, StopMode::Immediate, STOP_TIMEOUT) {
-                return Err(LabError::State {
-                    path,
-                    reason: format!("postmaster {} did not stop", id.pid),
-                });
-            }
+        Some(id)
+            if !process::stop_pid(id, uid, &info.data_dir, StopMode::Immediate, STOP_TIMEOUT) =>
+        {
+            return Err(LabError::State {
+                path,
+                reason: format!("postmaster {} did not stop", id.pid),
+            });
         }
         None if info.pid.is_some() => {
             return Err(LabError::State {
@@ -90,7 +91,16 @@ pub fn stop(state_dir: &Path) -> Result<Option<ServerInfo>, LabError> {
                     .into(),
             })
         }
-        None => {}
+        _ => {}
+    }
+    if let Some(pid) = serving_postmaster(uid, &info.data_dir) {
+        return Err(LabError::State {
+            path,
+            reason: format!(
+                "it does not name the postmaster that serves {} (pid {pid}); pgrig leaves both                  alone: stop that server by hand and delete the file",
+                info.data_dir.display()
+            ),
+        });
     }
     if std::fs::symlink_metadata(&info.root).is_ok() {
         std::fs::remove_dir_all(&info.root)
