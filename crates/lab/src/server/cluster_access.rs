@@ -92,13 +92,14 @@ impl Server {
         &self.opts
     }
 
+    /// Where to connect; the password file only for TCP (the socket needs none).
     fn target<'a>(&'a self, host: &'a str) -> conn::Target<'a> {
         conn::Target {
             host,
             port: self.port,
             user: self.user(),
             password: self.password(),
-            passfile: self.passfile(),
+            passfile: self.passfile().filter(|_| !host.starts_with('/')),
         }
     }
 
@@ -129,7 +130,14 @@ impl Server {
     /// `PGHOST`/`PGPORT`/`PGUSER`/`PGDATABASE` for `db` over the socket (and `PGPASSWORD` if a
     /// password was given, `PGPASSFILE` with TCP).
     pub fn env(&self, db: &str) -> Vec<(String, String)> {
-        conn::env(self.target(&self.socket_host()), db)
+        let passfile = self.passfile();
+        conn::env(
+            conn::Target {
+                passfile,
+                ..self.target(&self.socket_host())
+            },
+            db,
+        )
     }
 
     /// Runs `sql` (one or more statements, stopping at the first error) with the installed
