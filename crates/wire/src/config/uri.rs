@@ -1,6 +1,8 @@
 //! `postgresql://` / `postgres://` URIs as libpq reads them:
 //! `postgresql://[user[:password]@][host[:port][,host[:port]...]][/dbname][?keyword=value&...]`,
 //! percent-decoding everywhere, `[v6addr]` hosts, and `ssl=true` meaning `sslmode=require`.
+//! Error texts are libpq's, except that a password (`user:password@`, `password=` in the query)
+//! is shown as `****`: libpq echoes it, pgrig never does.
 
 use crate::error::Error;
 
@@ -13,10 +15,11 @@ pub fn has_uri_prefix(s: &str) -> bool {
 /// Parses a URI into `(keyword, value)` pairs (keywords from the query part are not validated
 /// here, except for libpq's `ssl=true` alias).
 pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
+    let shown = masked(uri);
     let rest = PREFIXES
         .iter()
         .find_map(|p| uri.strip_prefix(p))
-        .ok_or_else(|| Error::config(format!("invalid URI: \"{uri}\"")))?;
+        .ok_or_else(|| Error::config(format!("invalid URI: \"{shown}\"")))?;
     let mut out = Vec::new();
 
     // Authority ends at the first '/' or '?'.
@@ -31,10 +34,10 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
                 None => (userinfo, None),
             };
             if !user.is_empty() {
-                out.push(("user".into(), decode(user, uri)?));
+                out.push(("user".into(), decode(user, user)?));
             }
             if let Some(p) = password {
-                out.push(("password".into(), decode(p, uri)?));
+                out.push(("password".into(), decode(p, MASK)?));
             }
             &authority[at + 1..]
         }
@@ -44,10 +47,10 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
     if !hostspec.is_empty() {
         let mut hosts = Vec::new();
         let mut ports = Vec::new();
-        for spec in split_hosts(hostspec, uri)? {
-            let (host, port) = split_host_port(spec, uri)?;
-            hosts.push(decode(host, uri)?);
-            ports.push(decode(port, uri)?);
+        for spec in split_hosts(hostspec, &shown)? {
+            let (host, port) = split_host_port(spec, &shown)?;
+            hosts.push(decode(host, host)?);
+            ports.push(decode(port, port)?);
         }
         if hosts.iter().any(|h| !h.is_empty()) || hosts.len() > 1 {
             out.push(("host".into(), hosts.join(",")));
@@ -60,7 +63,7 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
     if let Some(r) = rest.strip_prefix('/') {
         let end = r.find('?').unwrap_or(r.len());
         if end > 0 {
-            out.push(("dbname".into(), decode(&r[..end], uri)?));
+            out.push(("dbname".into(), decode(&r[..end], &r[..end])?));
         }
         rest = &r[end..];
     }
@@ -72,12 +75,18 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
                     "missing key/value separator \"=\" in URI query parameter: \"{param}\""
                 ))
             })?;
+            let secret = is_secret(k);
             if v.contains('=') {
+                let param = if secret {
+                    format!("{k}={MASK}")
+                } else {
+                    param.to_string()
+                };
                 return Err(Error::config(format!(
                     "extra key/value separator \"=\" in URI query parameter: \"{param}\""
                 )));
             }
-            let (k, v) = (decode(k, uri)?, decode(v, uri)?);
+            let (k, v) = (decode(k, k)?, decode(v, if secret { MASK } else { v })?);
             if k == "ssl" && v == "true" {
                 out.push(("sslmode".into(), "require".into()));
             } else if super::options::KEYWORDS.iter().any(|(kw, _)| *kw == k) {
@@ -144,8 +153,48 @@ fn split_host_port<'a>(spec: &'a str, uri: &str) -> Result<(&'a str, &'a str), E
     Ok(spec.split_once(':').unwrap_or((spec, "")))
 }
 
-/// Percent-decodes `s`; `%00` and malformed escapes are errors, as in libpq.
-fn decode(s: &str, _uri: &str) -> Result<String, Error> {
+/// What a password is shown as.
+const MASK: &str = "****";
+
+fn is_secret(keyword: &str) -> bool {
+    keyword == "password" || keyword == "sslpassword"
+}
+
+/// `uri` with the password of `user:password@` and the values of `password=`/`sslpassword=`
+/// query parameters replaced by `****` (for error messages).
+fn masked(uri: &str) -> String {
+    let Some(prefix) = PREFIXES.iter().find(|p| uri.starts_with(**p)) else {
+        return uri.to_string();
+    };
+    let rest = &uri[prefix.len()..];
+    let auth_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(auth_end);
+    let authority = match authority.rfind('@') {
+        Some(at) => match authority[..at].split_once(':') {
+            Some((user, _)) => format!("{user}:{MASK}{}", &authority[at..]),
+            None => authority.to_string(),
+        },
+        None => authority.to_string(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let params: Vec<String> = query
+                .split('&')
+                .map(|p| match p.split_once('=') {
+                    Some((k, _)) if is_secret(k) => format!("{k}={MASK}"),
+                    _ => p.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", params.join("&"))
+        }
+        None => tail.to_string(),
+    };
+    format!("{prefix}{authority}{tail}")
+}
+
+/// Percent-decodes `s`; `%00` and malformed escapes are errors, as in libpq, showing `shown`
+/// (the value itself, or `****` for a password).
+fn decode(s: &str, shown: &str) -> Result<String, Error> {
     if !s.contains('%') {
         return Ok(s.to_string());
     }
@@ -161,13 +210,13 @@ fn decode(s: &str, _uri: &str) -> Result<String, Error> {
             match hex {
                 Some(0) => {
                     return Err(Error::config(format!(
-                        "forbidden value %00 in percent-encoded value: \"{s}\""
+                        "forbidden value %00 in percent-encoded value: \"{shown}\""
                     )))
                 }
                 Some(b) => out.push(b),
                 None => {
                     return Err(Error::config(format!(
-                        "invalid percent-encoded token: \"{s}\""
+                        "invalid percent-encoded token: \"{shown}\""
                     )))
                 }
             }
@@ -177,8 +226,11 @@ fn decode(s: &str, _uri: &str) -> Result<String, Error> {
             i += 1;
         }
     }
-    String::from_utf8(out)
-        .map_err(|_| Error::config(format!("percent-encoded value is not valid UTF-8: \"{s}\"")))
+    String::from_utf8(out).map_err(|_| {
+        Error::config(format!(
+            "percent-encoded value is not valid UTF-8: \"{shown}\""
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -244,6 +296,28 @@ mod tests {
         assert_eq!(
             kv("postgresql://h?ssl=true"),
             vec![p("host", "h"), p("sslmode", "require")]
+        );
+    }
+
+    #[test]
+    fn errors_never_show_a_password() {
+        let e = |u: &str| parse(u).unwrap_err().to_string();
+        for uri in [
+            "postgresql://u:hunter2@[::1/db",
+            "postgresql://u:hunter2@[]/db",
+            "postgresql://u:hunter2@[::1]x/db",
+            "postgresql://u:hun%zzter2@h/db",
+            "postgresql://u:hunter2%00@h/db",
+            "postgresql://u@h/db?password=hunter2=x",
+            "postgresql://u@h/db?password=%zzhunter2",
+            "postgresql://u:hunter2@h/db?sslpassword=hunter2&bogus=1",
+        ] {
+            let err = e(uri);
+            assert!(!err.contains("hunter2"), "{uri}: {err}");
+        }
+        assert_eq!(
+            e("postgresql://u:hunter2@[::1/db"),
+            "end of string reached when looking for matching \"]\" in IPv6 host address in URI: \"postgresql://u:****@[::1/db\""
         );
     }
 

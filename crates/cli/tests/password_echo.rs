@@ -1,0 +1,36 @@
+//! A password in a malformed connection URI is never echoed: `run --target`, `bench`, a results
+//! store (`--store`) and a study target all show it as `****`.
+
+use std::process::Command;
+
+use pgrig_testkit::run;
+
+const BAD: &str = "postgresql://u:hunter2@[::1/db?sslpassword=hunter2";
+
+fn pgrig(dir: &std::path::Path, args: &[&str]) -> pgrig_testkit::CmdOutput {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    c.args(args).current_dir(dir);
+    run(c)
+}
+
+#[test]
+fn malformed_uris_are_reported_without_their_password() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("study.toml"),
+        format!("name = \"x\"\n[target]\nurl = \"{BAD}\"\n"),
+    )
+    .unwrap();
+    for args in [
+        vec!["run", "--target", BAD, "-T", "1s"],
+        vec!["bench", "-t", "1", BAD],
+        vec!["results", "list", "--store", BAD],
+        vec!["study", "study.toml"],
+    ] {
+        let out = pgrig(dir.path(), &args);
+        assert_ne!(out.code, Some(0), "{args:?}");
+        let all = format!("{}{}", out.stdout, out.stderr);
+        assert!(!all.contains("hunter2"), "{args:?} echoed the password: {all}");
+        assert!(all.contains("u:****@"), "{args:?}: {all}");
+    }
+}
