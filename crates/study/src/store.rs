@@ -168,9 +168,26 @@ pub fn text_hash(text: &str) -> String {
     format!("{h:016x}")
 }
 
+/// Creates a new store file with mode 0600 (results are private; SQLite gives its journal the
+/// same mode). An existing file is left as it is.
+fn create_private(path: &str) -> Result<(), StudyError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(StudyError::store(path, e)),
+    }
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) the SQLite store at `path`.
     pub fn open(path: &str) -> Result<SqliteStore, StudyError> {
+        create_private(path)?;
         let conn = Connection::open(path).map_err(|e| StudyError::store(path, e))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(|e| StudyError::store(path, e))?;

@@ -1,5 +1,6 @@
-//! A password in a malformed connection URI is never echoed: `run --target`, `bench`, a results
-//! store (`--store`) and a study target all show it as `****`.
+//! Secrets stay private: a password in a malformed connection URI is never echoed (`run
+//! --target`, `bench`, a results store given with `--store` and a study target all show it as
+//! `****`), and a results store is created readable by its owner only.
 
 use std::process::Command;
 
@@ -33,4 +34,22 @@ fn malformed_uris_are_reported_without_their_password() {
         assert!(!all.contains("hunter2"), "{args:?} echoed the password: {all}");
         assert!(all.contains("u:****@"), "{args:?}: {all}");
     }
+}
+
+#[test]
+fn a_new_results_store_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("study.toml"),
+        "name = \"private\"\n[target]\nfast = true\n[workload]\ntransactions = 5\n",
+    )
+    .unwrap();
+    let out = pgrig(dir.path(), &["study", "study.toml", "--store", "new.db"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let mode = std::fs::metadata(dir.path().join("new.db"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "store mode {:o}", mode & 0o777);
 }
