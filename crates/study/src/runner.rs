@@ -90,6 +90,7 @@ pub fn run_study(
             stored_text = stored_text.replace(url.as_str(), &crate::target::redact(url));
         }
     }
+    let stored_text = crate::target::mask_url_passwords(&stored_text);
     let study_id = store.study_id(&study.spec.name, &study.file, &stored_text)?;
     let mut finished = store.finished(study_id)?;
     let total = plan.runs.len();

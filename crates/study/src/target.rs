@@ -112,6 +112,35 @@ pub fn redact(c: &str) -> String {
     }
 }
 
+/// `text` (a whole study file) with the password of every `scheme://user:password@` written
+/// anywhere in it, comments included, replaced by `****`.
+pub fn mask_url_passwords(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (before, after) = rest.split_at(at + 3);
+        out.push_str(before);
+        let end = after
+            .find(|c: char| c.is_whitespace() || "/?#\"'<>".contains(c))
+            .unwrap_or(after.len());
+        let authority = &after[..end];
+        match authority.rfind('@').and_then(|a| {
+            let colon = authority[..a].find(':')?;
+            Some((colon, a))
+        }) {
+            Some((colon, a)) => {
+                out.push_str(&authority[..=colon]);
+                out.push_str("****");
+                out.push_str(&authority[a..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Keyword/value string without `password`/`sslpassword` pairs (quoted values handled).
 fn redact_keywords(c: &str) -> String {
     let mut out = Vec::new();
@@ -193,6 +222,16 @@ mod tests {
             conninfo: "postgresql://h/db?options=-cwork_mem%3D1MB".into(),
         };
         assert!(u.conn_args(Some("serializable")).is_err());
+    }
+
+    #[test]
+    fn url_passwords_anywhere_in_a_study_text_are_masked() {
+        let text = "# old: postgresql://bob:hunter2@db1/x\nurl = \"postgres://amy:pw@h:5/d?sslmode=require\"\n# mailto://a@b, https://example.org/a:b@c";
+        let masked = mask_url_passwords(text);
+        assert_eq!(
+            masked,
+            "# old: postgresql://bob:****@db1/x\nurl = \"postgres://amy:****@h:5/d?sslmode=require\"\n# mailto://a@b, https://example.org/a:b@c"
+        );
     }
 
     #[test]
