@@ -71,8 +71,15 @@ fn a_password_in_a_study_file_comment_is_not_stored() {
     let runs: serde_json::Value = serde_json::from_str(&export.stdout).unwrap();
     let id = runs[0]["run_id"].to_string();
     let shown = pgrig(dir.path(), &["results", "show", &id]);
-    assert!(shown.stdout.contains("bob:****@db.example"), "{}", shown.stdout);
+    assert!(
+        shown.stdout.contains("bob:****@db.example"),
+        "{}",
+        shown.stdout
+    );
     assert!(!shown.stdout.contains("hunter2"));
     let raw = std::fs::read(dir.path().join("pgrig.db")).unwrap();
-    assert!(!raw.windows(7).any(|w| w == b"hunter2"), "in the store file");
+    assert!(
+        !raw.windows(7).any(|w| w == b"hunter2"),
+        "in the store file"
+    );
 }

@@ -42,6 +42,7 @@ impl TlsFiles {
 /// let opts = ServerOptions::default()
 ///     .setting("password_encryption", "md5")
 ///     .superuser_password("secret")
+///     .tcp(true)
 ///     .hba(["local all all trust", "host all all 127.0.0.1/32 md5"]);
 /// let server = Server::start(opts)?;
 /// # Ok::<(), pgrig_lab::LabError>(())
