@@ -250,8 +250,9 @@ fn target(a: &RunArgs) -> Result<(ConnArgs, Option<pgrig_lab::Server>), i32> {
             match pgrig_lab::Server::start(opts) {
                 Ok(s) => {
                     eprintln!(
-                        "pgrig: PostgreSQL {} on port {} in {} (removed when the run ends)",
+                        "pgrig: PostgreSQL {} on {}port {} in {} (removed when the run ends)",
                         pgrig_lab::release_of(s.version()),
+                        if a.tcp { "127.0.0.1 " } else { "" },
                         s.port(),
                         s.root_dir().display()
                     );

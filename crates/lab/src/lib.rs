@@ -6,6 +6,6 @@ pub mod server;
 
 pub use server::{
     binaries::release_of, check_setting, default_state_dir, quote_ident, quote_literal,
-    start_detached, status, stop, LabError, PgBinaries, Server, ServerInfo, ServerOptions,
-    ServerStatus, TlsFiles,
+    start_detached, status, stop, LabError, PgBinaries, ProcessId, Server, ServerInfo,
+    ServerOptions, ServerStatus, TlsFiles,
 };

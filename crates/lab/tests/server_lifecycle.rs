@@ -141,6 +141,37 @@ fn bad_setting_fails_with_the_server_log_in_the_error() {
 }
 
 #[test]
+fn failed_start_shows_the_log_tail_and_names_no_removed_file() {
+    let err = Server::start(ServerOptions::default().setting("shared_buffers", "1kB"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("did not start"), "{err}");
+    assert!(
+        err.contains("shared_buffers"),
+        "the log's tail is missing: {err}"
+    );
+    assert!(err.contains("removed with the cluster directory"), "{err}");
+    for word in err.split_whitespace().filter(|w| w.starts_with('/')) {
+        let path = word.trim_end_matches([',', ';', ')', ':']);
+        assert!(
+            std::path::Path::new(path).exists() || !path.contains("pgrig-cluster-"),
+            "the error names {path}, which no longer exists: {err}"
+        );
+    }
+}
+
+#[test]
+fn setting_with_a_line_break_is_refused_before_anything_starts() {
+    let err = Server::start(
+        ServerOptions::default().setting("work_mem", "4MB\nshared_preload_libraries = 'x'"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("setting \"work_mem\""), "{err}");
+    assert!(err.contains("line break"), "{err}");
+}
+
+#[test]
 fn missing_binaries_error_names_the_package_to_install() {
     let opts = ServerOptions {
         bin_dir: Some("/nonexistent/pg/bin".into()),

@@ -332,7 +332,8 @@ fn provenance(
         "server_settings": server["settings"],
         "target": if m.is_local() {
             json!({"kind": "throwaway", "name": m.name,
-                   "bin_dir": m.server.as_ref().map(|s| s.bin_dir().display().to_string())})
+                   "bin_dir": m.server.as_ref().map(|s| s.bin_dir().display().to_string()),
+                   "tcp": m.server.as_ref().is_some_and(|s| s.tcp())})
         } else {
             json!({"kind": "external", "name": m.name, "url": m.endpoint.redacted()})
         },

@@ -44,6 +44,14 @@ impl ProcessId {
     }
 }
 
+/// A live `postgres` owned by `uid` serving `data`, as named by its `postmaster.pid` (only ever
+/// used to decide not to delete a directory, never to signal).
+pub(crate) fn serving_postmaster(uid: u32, data: &Path) -> Option<u32> {
+    let pid = super::process::pid_from_file(data)?;
+    let id = ProcessId::of(pid)?;
+    id.is_postmaster_of(uid, data).then_some(pid)
+}
+
 /// True if the command line of `pid` is `... -D <data> ...`.
 fn serves(pid: u32, data: &Path) -> bool {
     let Ok(bytes) = std::fs::read(format!("/proc/{pid}/cmdline")) else {

@@ -2,8 +2,9 @@
 //!
 //! initdb and postgres refuse to run as root. When we are root, they run as an unprivileged
 //! account instead: `PGRIG_SERVER_USER` if set, else `nobody` (present on every Linux system, so
-//! nothing about the machine has to change). The cluster directory is chowned to that account
-//! and lives under /tmp so it can traverse to it. When we are not root, everything runs as us.
+//! nothing about the machine has to change). The data and socket directories are chowned to
+//! that account, and the cluster lives under /tmp so it can traverse to it. When we are not root,
+//! everything runs as us.
 //!
 //! Server commands get a minimal, explicit environment (nothing of pgrig's own: no `PG*`, no
 //! credentials), so `COPY ... FROM PROGRAM 'env'` on the server shows only what is set here.

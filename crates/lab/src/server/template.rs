@@ -59,9 +59,9 @@ fn ensure_template(
         if untouched(&dir).is_ok() {
             return Ok(dir);
         }
-        // Changed behind our back: never hand it on.
-        std::fs::remove_dir_all(&dir)
-            .map_err(|e| LabError::io("removing a changed initdb template", &dir, e))?;
+        // Changed behind our back: never hand it on. (A concurrent builder may be removing it
+        // too; if it cannot be removed, the check after the build below fails clearly.)
+        let _ = std::fs::remove_dir_all(&dir);
     }
     super::cluster_dir::sweep_stale(&root, "build");
     let tmp = super::cluster_dir::unique_dir(&root, "build")?;

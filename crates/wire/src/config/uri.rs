@@ -1,6 +1,8 @@
 //! `postgresql://` / `postgres://` URIs as libpq reads them:
 //! `postgresql://[user[:password]@][host[:port][,host[:port]...]][/dbname][?keyword=value&...]`,
 //! percent-decoding everywhere, `[v6addr]` hosts, and `ssl=true` meaning `sslmode=require`.
+//! Error texts are libpq's, except that a password (`user:password@`, `password=` in the query)
+//! is shown as `****`: libpq echoes it, pgrig never does.
 
 use crate::error::Error;
 
@@ -13,10 +15,11 @@ pub fn has_uri_prefix(s: &str) -> bool {
 /// Parses a URI into `(keyword, value)` pairs (keywords from the query part are not validated
 /// here, except for libpq's `ssl=true` alias).
 pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
+    let shown = super::mask_passwords(uri);
     let rest = PREFIXES
         .iter()
         .find_map(|p| uri.strip_prefix(p))
-        .ok_or_else(|| Error::config(format!("invalid URI: \"{uri}\"")))?;
+        .ok_or_else(|| Error::config(format!("invalid URI: \"{shown}\"")))?;
     let mut out = Vec::new();
 
     // Authority ends at the first '/' or '?'.
@@ -31,10 +34,10 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
                 None => (userinfo, None),
             };
             if !user.is_empty() {
-                out.push(("user".into(), decode(user, uri)?));
+                out.push(("user".into(), decode(user, user)?));
             }
             if let Some(p) = password {
-                out.push(("password".into(), decode_secret(p)?));
+                out.push(("password".into(), decode(p, super::MASK)?));
             }
             &authority[at + 1..]
         }
@@ -44,10 +47,10 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
     if !hostspec.is_empty() {
         let mut hosts = Vec::new();
         let mut ports = Vec::new();
-        for spec in split_hosts(hostspec, uri)? {
-            let (host, port) = split_host_port(spec, uri)?;
-            hosts.push(decode(host, uri)?);
-            ports.push(decode(port, uri)?);
+        for spec in split_hosts(hostspec, &shown)? {
+            let (host, port) = split_host_port(spec, &shown)?;
+            hosts.push(decode(host, host)?);
+            ports.push(decode(port, port)?);
         }
         if hosts.iter().any(|h| !h.is_empty()) || hosts.len() > 1 {
             out.push(("host".into(), hosts.join(",")));
@@ -60,7 +63,7 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
     if let Some(r) = rest.strip_prefix('/') {
         let end = r.find('?').unwrap_or(r.len());
         if end > 0 {
-            out.push(("dbname".into(), decode(&r[..end], uri)?));
+            out.push(("dbname".into(), decode(&r[..end], &r[..end])?));
         }
         rest = &r[end..];
     }
@@ -72,17 +75,18 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
                     "missing key/value separator \"=\" in URI query parameter: \"{param}\""
                 ))
             })?;
+            let secret = is_secret(k);
             if v.contains('=') {
+                let param = if secret {
+                    format!("{k}={}", super::MASK)
+                } else {
+                    param.to_string()
+                };
                 return Err(Error::config(format!(
                     "extra key/value separator \"=\" in URI query parameter: \"{param}\""
                 )));
             }
-            let k = decode(k, uri)?;
-            let v = if k.ends_with("password") {
-                decode_secret(v)?
-            } else {
-                decode(v, uri)?
-            };
+            let (k, v) = (decode(k, k)?, decode(v, if secret { super::MASK } else { v })?);
             if k == "ssl" && v == "true" {
                 out.push(("sslmode".into(), "require".into()));
             } else if super::options::KEYWORDS.iter().any(|(kw, _)| *kw == k) {
@@ -149,15 +153,13 @@ fn split_host_port<'a>(spec: &'a str, uri: &str) -> Result<(&'a str, &'a str), E
     Ok(spec.split_once(':').unwrap_or((spec, "")))
 }
 
-/// Percent-decodes a password; its errors do not quote it.
-fn decode_secret(s: &str) -> Result<String, Error> {
-    decode(s, "").map_err(|_| {
-        Error::config("invalid percent-encoded password in URI (a password is never shown)")
-    })
+fn is_secret(keyword: &str) -> bool {
+    keyword == "password" || keyword == "sslpassword"
 }
 
-/// Percent-decodes `s`; `%00` and malformed escapes are errors, as in libpq.
-fn decode(s: &str, _uri: &str) -> Result<String, Error> {
+/// Percent-decodes `s`; `%00` and malformed escapes are errors, as in libpq, showing `shown`
+/// (the value itself, or `****` for a password).
+fn decode(s: &str, shown: &str) -> Result<String, Error> {
     if !s.contains('%') {
         return Ok(s.to_string());
     }
@@ -173,13 +175,13 @@ fn decode(s: &str, _uri: &str) -> Result<String, Error> {
             match hex {
                 Some(0) => {
                     return Err(Error::config(format!(
-                        "forbidden value %00 in percent-encoded value: \"{s}\""
+                        "forbidden value %00 in percent-encoded value: \"{shown}\""
                     )))
                 }
                 Some(b) => out.push(b),
                 None => {
                     return Err(Error::config(format!(
-                        "invalid percent-encoded token: \"{s}\""
+                        "invalid percent-encoded token: \"{shown}\""
                     )))
                 }
             }
@@ -189,8 +191,11 @@ fn decode(s: &str, _uri: &str) -> Result<String, Error> {
             i += 1;
         }
     }
-    String::from_utf8(out)
-        .map_err(|_| Error::config(format!("percent-encoded value is not valid UTF-8: \"{s}\"")))
+    String::from_utf8(out).map_err(|_| {
+        Error::config(format!(
+            "percent-encoded value is not valid UTF-8: \"{shown}\""
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -256,6 +261,28 @@ mod tests {
         assert_eq!(
             kv("postgresql://h?ssl=true"),
             vec![p("host", "h"), p("sslmode", "require")]
+        );
+    }
+
+    #[test]
+    fn errors_never_show_a_password() {
+        let e = |u: &str| parse(u).unwrap_err().to_string();
+        for uri in [
+            "postgresql://u:hunter2@[::1/db",
+            "postgresql://u:hunter2@[]/db",
+            "postgresql://u:hunter2@[::1]x/db",
+            "postgresql://u:hun%zzter2@h/db",
+            "postgresql://u:hunter2%00@h/db",
+            "postgresql://u@h/db?password=hunter2=x",
+            "postgresql://u@h/db?password=%zzhunter2",
+            "postgresql://u:hunter2@h/db?sslpassword=hunter2&bogus=1",
+        ] {
+            let err = e(uri);
+            assert!(!err.contains("hunter2"), "{uri}: {err}");
+        }
+        assert_eq!(
+            e("postgresql://u:hunter2@[::1/db"),
+            "end of string reached when looking for matching \"]\" in IPv6 host address in URI: \"postgresql://u:****@[::1/db\""
         );
     }
 
