@@ -132,7 +132,7 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
         // everything a run would check before it starts: keys, values, URLs, files
         let p = plan::expand(&study)?;
         pgrig_study::dataset::Dataset::resolve(&study, &p, &base_dir)?;
-        plan::check_scripts(&study, &p, &base_dir)?;
+        plan::check_files(&study, &p, &base_dir)?;
         println!(
             "study \"{}\": {} target(s), {} point(s) x {} repetition(s) = {} run(s)",
             study.spec.name,

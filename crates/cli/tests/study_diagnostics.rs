@@ -134,3 +134,70 @@ fn dry_run_checks_setup_and_script_files() {
     let ok = pgrig(dir.path(), &["study", "s.toml", "--dry-run"]);
     assert!(ok.success(), "{}", ok.stderr);
 }
+
+#[test]
+fn dataset_target_and_setting_errors_name_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, want) in [
+        ("name = \"x\"\n[dataset]\nscale = 0\n", "s.toml:3:9: dataset scale must be at least 1"),
+        (
+            "name = \"x\"\n[dataset]\npartition_method = \"list\"\n",
+            "s.toml:3:20: dataset partition_method \"list\"",
+        ),
+        ("name = \"x\"\n[[targets]]\nname = \"a\"\n[[targets]]\nname = \"a\"\n", "s.toml:5:8: two targets are named \"a\""),
+        ("name = \"x\"\n[target]\nbin_dir = \"/nope\"\n", "s.toml:3:11: bin_dir \"/nope\" has no initdb and postgres"),
+        ("name = \"x\"\nsettings = { work_mem = [1] }\n", "s.toml:2:25: setting \"work_mem\": must be"),
+        ("name = \"x\"\n[workload]\nduration = 1.5\n", "s.toml:3:12: workload `duration`: invalid duration 1.5 (use whole seconds"),
+        ("name = \"x\"\n[workload]\nbuiltin = \"tpcc\"\n", "s.toml:3:11: workload `builtin`: no builtin script"),
+        ("name = \"x\"\n[workload]\nrate = 0.0\n", "s.toml:3:8: workload `rate`: rate must be"),
+        ("name = \"x\"\n[collect]\nrelation_sizes = \"accounts\"\n", "s.toml:3:18: relation_sizes must be true, false or a list"),
+        ("name = \"\"\n", "s.toml:1:8: the study needs a name"),
+        (
+            "name = \"x\"\n[target]\nurl = \"postgresql://h/db?options=-cx%3D1\"\n[matrix]\nisolation = [\"serializable\"]\n",
+            "s.toml:3:7: target postgresql://h/db?options=-cx%3D1 sets its own \"options\"",
+        ),
+    ] {
+        let e = dry_run_error(dir.path(), text, &[]);
+        assert!(e.contains(want), "{text}\n{e}");
+    }
+}
+
+#[test]
+fn setting_names_and_values_that_could_break_the_configuration_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\nsettings = { work_mem = \"1MB\\nfsync = off\" }\n",
+        &[],
+    );
+    assert!(
+        e.contains(
+            "s.toml:2:25: setting \"work_mem\": a setting value cannot contain a line break"
+        ),
+        "{e}"
+    );
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[target]\nsettings = { \"work_mem = 1\\nfsync\" = \"off\" }\n",
+        &[],
+    );
+    assert!(e.contains("s.toml:3:38: invalid setting name"), "{e}");
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[matrix]\n\"settings.work_mem\" = [\"1MB\", \"2MB\\nfsync = off\"]\n",
+        &[],
+    );
+    assert!(
+        e.contains("a setting value cannot contain a line break"),
+        "{e}"
+    );
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[matrix]\n\"settings.a;b\" = [1]\n",
+        &[],
+    );
+    assert!(
+        e.contains("s.toml:3:1: invalid setting name \"a;b\""),
+        "{e}"
+    );
+}

@@ -103,6 +103,14 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
                 };
                 study.error_at(at, format!("workload `{key}`: {m}"))
             })?;
+            if let (Some(url), Some(level)) = (&t.url, &workload.isolation) {
+                let endpoint = crate::target::Endpoint {
+                    conninfo: url.clone(),
+                };
+                endpoint
+                    .with_options(&crate::target::isolation_option(level))
+                    .map_err(|e| study.error_at(target_at(study, ti, "url"), e.to_string()))?;
+            }
             if t.url.is_some() && workload.server_cpus.is_some() {
                 return Err(StudyError::Refused(format!(
                     "{}: server_cpus needs a throwaway local server; target \"{}\" is external (remove server_cpus or the url)",
@@ -193,9 +201,7 @@ fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
             }
             let bad = match &dim {
                 Dim::Workload(_) => check_value(key, x).err(),
-                Dim::Setting(_) => scalar_text(x)
-                    .is_none()
-                    .then(|| "not a setting value (string, number or boolean)".to_string()),
+                Dim::Setting(_) => setting_text(x).err(),
             };
             if let Some(m) = bad {
                 return Err(study.error_at(at, format!("matrix `{key}` value {x}: {m}")));
@@ -209,7 +215,7 @@ fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
         });
     }
     if repetitions == 0 {
-        return Err(study.error_at(0, "repetitions must be at least 1"));
+        return Err(study.error_in(&["repetitions"], "repetitions must be at least 1"));
     }
     Ok((dims, repetitions))
 }
@@ -219,6 +225,7 @@ fn dimension_kind(study: &Study, key: &str, at: usize) -> Result<Dim, StudyError
         if name.is_empty() {
             return Err(study.error_at(at, "matrix key `settings.` needs a setting name"));
         }
+        check_setting_name(name).map_err(|m| study.error_at(at, m))?;
         return Ok(Dim::Setting(name.to_string()));
     }
     if WORKLOAD_KEYS.contains(&key) {
@@ -242,19 +249,48 @@ pub fn is_matrix_key(key: &str) -> bool {
     key == "repetitions" || key.starts_with("settings.") || WORKLOAD_KEYS.contains(&key)
 }
 
-/// Reads every script file of every point, so a missing one fails before any run (or in
-/// `--dry-run`); the error points at the `scripts` key that names it.
-pub fn check_scripts(study: &Study, plan: &Plan, base_dir: &Path) -> Result<(), StudyError> {
+/// Checks what the plan needs from disk, so a missing file fails before any run (or in
+/// `--dry-run`): every script file of every point (the error points at the `scripts` key that
+/// names it) and the `bin_dir` of throwaway targets.
+pub fn check_files(study: &Study, plan: &Plan, base_dir: &Path) -> Result<(), StudyError> {
     for p in &plan.points {
         if let Err(m) = p.workload.script_sources(base_dir) {
-            let at = match study.spec.matrix.get("scripts") {
-                Some((_, v)) => v.span().start,
-                None => study.spec.workload_value_offset("scripts"),
+            let key = if p.workload.scripts.is_some() {
+                "scripts"
+            } else {
+                "builtin"
             };
-            return Err(study.error_at(at, format!("workload `scripts`: {m}")));
+            let at = match study.spec.matrix.get(key) {
+                Some((_, v)) => v.span().start,
+                None => study.spec.workload_value_offset(key),
+            };
+            return Err(study.error_at(at, format!("workload `{key}`: {m}")));
+        }
+    }
+    for (i, t) in plan.targets.iter().enumerate() {
+        let Some(dir) = t.bin_dir.as_deref().filter(|_| t.url.is_none()) else {
+            continue;
+        };
+        let missing: Vec<&str> = ["initdb", "postgres"]
+            .into_iter()
+            .filter(|b| !Path::new(dir).join(b).is_file())
+            .collect();
+        if !missing.is_empty() {
+            return Err(study.error_at(
+                target_at(study, i, "bin_dir"),
+                format!("bin_dir \"{dir}\" has no {}", missing.join(" and ")),
+            ));
         }
     }
     Ok(())
+}
+
+/// Where `key` of target `i` (`[target]` or the i-th `[[targets]]`) was written.
+fn target_at(study: &Study, i: usize, key: &str) -> usize {
+    match study.spec.targets {
+        Some(_) => study.at(&["targets", &i.to_string(), key]),
+        None => study.at(&["target", key]),
+    }
 }
 
 /// All index combinations of lists with these lengths, first list outermost.
@@ -306,19 +342,30 @@ pub fn runs(points: &[Point], repetitions: u32, reinit: Reinit) -> Vec<PlannedRu
 
 fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
     let spec = &study.spec;
-    let list: Vec<TargetSpec> = match (&spec.target, &spec.targets) {
+    // (path of the target in the file, the target)
+    let list: Vec<(Vec<String>, TargetSpec)> = match (&spec.target, &spec.targets) {
         (Some(_), Some(_)) => {
-            return Err(StudyError::Refused(format!(
-                "{}: give either [target] or [[targets]], not both",
-                study.file
-            )))
+            return Err(study.error_in(
+                &["targets"],
+                "give either [target] or [[targets]], not both",
+            ))
         }
-        (Some(t), None) => vec![t.clone()],
-        (None, Some(ts)) if !ts.is_empty() => ts.clone(),
-        _ => vec![TargetSpec::default()],
+        (Some(t), None) => vec![(vec!["target".into()], t.clone())],
+        (None, Some(ts)) if !ts.is_empty() => ts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (vec!["targets".into(), i.to_string()], t.clone()))
+            .collect(),
+        _ => vec![(Vec::new(), TargetSpec::default())],
     };
     let mut out: Vec<TargetPlan> = Vec::new();
-    for (i, t) in list.iter().enumerate() {
+    for (i, (path, t)) in list.iter().enumerate() {
+        // where a key of this target was written
+        let here = |keys: &[&str]| {
+            let mut p: Vec<&str> = path.iter().map(String::as_str).collect();
+            p.extend_from_slice(keys);
+            study.at(&p)
+        };
         if let Some(u) = &t.url {
             // the connection string parses (its password is masked in the message)
             pgrig_wire::Config::parse(u.get_ref())
@@ -329,21 +376,18 @@ fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
             _ => format!("target{}", i + 1),
         });
         if out.iter().any(|o| o.name == name) {
-            return Err(StudyError::Refused(format!(
-                "{}: two targets are named \"{name}\"",
-                study.file
-            )));
+            return Err(
+                study.error_at(here(&["name"]), format!("two targets are named \"{name}\""))
+            );
         }
         let mut settings = Vec::new();
-        for (k, v) in spec.settings.iter().chain(&t.settings) {
-            let text = scalar_text(v).ok_or_else(|| {
-                StudyError::Refused(format!(
-                    "{}: setting \"{k}\" must be a string, number or boolean",
-                    study.file
-                ))
-            })?;
+        for (k, v) in &spec.settings {
+            settings.push(setting(study, study.at(&["settings", k]), k, v)?);
+        }
+        for (k, v) in &t.settings {
+            let s = setting(study, here(&["settings", k]), k, v)?;
             settings.retain(|(n, _): &(String, String)| n != k);
-            settings.push((k.clone(), text));
+            settings.push(s);
         }
         out.push(TargetPlan {
             name,
@@ -354,6 +398,49 @@ fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
         });
     }
     Ok(out)
+}
+
+/// A server setting of the file (`settings`, a target's `settings`, written at `at`) as name
+/// and text.
+fn setting(
+    study: &Study,
+    at: usize,
+    name: &str,
+    v: &toml::Value,
+) -> Result<(String, String), StudyError> {
+    check_setting_name(name).map_err(|m| study.error_at(at, m))?;
+    let text =
+        setting_text(v).map_err(|m| study.error_at(at, format!("setting \"{name}\": {m}")))?;
+    Ok((name.to_string(), text))
+}
+
+/// A setting name as PostgreSQL writes them (`work_mem`, `pg_stat_statements.track`): nothing
+/// that could end a configuration line.
+fn check_setting_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.split('.').all(|part| {
+            part.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid setting name \"{}\" (letters, digits, `_` and `.`, as in work_mem or pg_stat_statements.track)",
+            name.escape_debug()
+        ))
+    }
+}
+
+/// The text of a setting value: a string, number or boolean, on one line.
+fn setting_text(v: &toml::Value) -> Result<String, String> {
+    let text = scalar_text(v).ok_or("must be a string, number or boolean")?;
+    if text.contains(['\n', '\r', '\0']) {
+        return Err("a setting value cannot contain a line break or NUL".into());
+    }
+    Ok(text)
 }
 
 /// The directory relative paths in the study are resolved against.
