@@ -191,3 +191,43 @@ fn two_studies_into_one_postgres_store_do_not_repeat_runs() {
         "another session (server process ",
     );
 }
+
+#[test]
+fn results_on_a_postgres_database_without_a_store_create_nothing() {
+    let db = pgrig_testkit::fresh_db("store_pg_ro");
+    let dir = tempfile::tempdir().unwrap();
+    let out = pgrig(&db, dir.path(), &["results", "list", "--store", &db.url()]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("no pgrig results store in this database"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        db.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'pgrig'"),
+        "0"
+    );
+
+    // a store of another schema version is refused, for reading and for a study
+    db.psql(
+        "CREATE SCHEMA pgrig; CREATE TABLE pgrig.studies (id bigint); CREATE TABLE pgrig.runs (id bigint); \
+         CREATE TABLE pgrig.meta (key text PRIMARY KEY, value text); INSERT INTO pgrig.meta VALUES ('schema_version', '2')",
+    );
+    write_study(&db, dir.path(), "v", "transactions = 1");
+    for args in [
+        &["results", "export", "--store", &db.url()][..],
+        &["study", "s.toml", "--store", &db.url()],
+    ] {
+        let out = pgrig(&db, dir.path(), args);
+        assert_eq!(out.code, Some(1), "{}", out.stderr);
+        assert!(
+            out.stderr.contains(
+                "written by a newer pgrig (store schema version 2; this pgrig reads version 1)"
+            ),
+            "{}",
+            out.stderr
+        );
+    }
+    assert_eq!(db.psql("SELECT count(*) FROM pgrig.runs"), "0");
+}
