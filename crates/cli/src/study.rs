@@ -13,6 +13,8 @@ use pgrig_study::{overrides, plan, spec, summary, Control, Reporter, Store, Stud
 
 use pgrig_cli::sink::StderrSink;
 
+use crate::results::{err, out};
+
 #[derive(Parser, Debug)]
 #[command(
     name = "pgrig study",
@@ -51,7 +53,7 @@ impl Sink for StudySink {
                 Level::Error | Level::Warning | Level::Detail | Level::Hint
             );
         if shown {
-            eprint!("{}", self.inner.format(level, text));
+            err(&self.inner.format(level, text));
         }
     }
     fn stdout(&self, _: &str) {}
@@ -73,14 +75,14 @@ fn eta_text(d: std::time::Duration) -> String {
 
 impl Reporter for Terminal {
     fn info(&self, text: &str) {
-        eprintln!("pgrig: {text}");
+        err(&format!("pgrig: {text}\n"));
     }
     fn run_done(&self, done: usize, total: usize, eta: Option<std::time::Duration>, line: &str) {
         let eta = match eta {
             Some(d) if done < total => format!(", ETA {}", eta_text(d)),
             _ => String::new(),
         };
-        eprintln!("[{done}/{total}{eta}] {line}");
+        err(&format!("[{done}/{total}{eta}] {line}\n"));
     }
 }
 
@@ -95,46 +97,61 @@ pub fn main(args: &[String]) -> i32 {
     match run(&a) {
         Ok(code) => code,
         Err(StudyError::Interrupted) => {
-            eprintln!("pgrig: {}", StudyError::Interrupted);
+            err(&format!("pgrig: {}\n", StudyError::Interrupted));
             130
         }
         Err(e) => {
-            eprintln!(
-                "pgrig: error: {}",
+            err(&format!(
+                "pgrig: error: {}\n",
                 pgrig_wire::mask_passwords(&e.to_string())
-            );
+            ));
             1
         }
     }
 }
 
-fn run(a: &StudyArgs) -> Result<i32, StudyError> {
-    let mut study = spec::load(&a.file)?;
-    if !a.sets.is_empty() {
-        let sets = a
-            .sets
-            .iter()
-            .map(|s| overrides::parse(s))
-            .collect::<Result<Vec<_>, _>>()?;
-        let text = overrides::apply(&study.file, &study.text, &sets)?;
-        let label = format!("{} with --set {}", study.file, a.sets.join(" --set "));
-        // positions in the merged text mean nothing to the user: name the overrides instead
-        let unplaced = |e: StudyError| match e {
-            StudyError::Invalid { message, .. } => StudyError::Other(format!("{label}: {message}")),
-            e => e,
-        };
-        let file = study.file.clone();
-        study = spec::parse(&file, &text).map_err(unplaced)?;
-        plan::expand(&study).map_err(unplaced)?;
+/// The study file with its `--set` overrides applied.
+fn load(a: &StudyArgs) -> Result<(spec::Study, Option<String>), StudyError> {
+    let study = spec::load(&a.file)?;
+    if a.sets.is_empty() {
+        return Ok((study, None));
     }
+    let sets = a
+        .sets
+        .iter()
+        .map(|s| overrides::parse(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let text = overrides::apply(&study.file, &study.text, &sets)?;
+    let label = format!("{} with --set {}", study.file, a.sets.join(" --set "));
+    let study = spec::parse(&study.file, &text).map_err(|e| unplaced(&Some(label.clone()), e))?;
+    Ok((study, Some(label)))
+}
+
+/// Positions in a study merged with `--set`s mean nothing to the user: name the overrides
+/// instead.
+fn unplaced(label: &Option<String>, e: StudyError) -> StudyError {
+    match (label, e) {
+        (Some(label), StudyError::Invalid { message, .. }) => {
+            StudyError::Other(format!("{label}: {message}"))
+        }
+        (_, e) => e,
+    }
+}
+
+fn run(a: &StudyArgs) -> Result<i32, StudyError> {
+    let (study, label) = load(a)?;
     let base_dir = plan::base_dir(&a.file);
+    // everything a run checks before it starts: keys, values, URLs, files
+    let p = plan::expand(&study)
+        .and_then(|p| {
+            pgrig_study::dataset::Dataset::resolve(&study, &p, &base_dir)?;
+            plan::check_files(&study, &p, &base_dir)?;
+            Ok(p)
+        })
+        .map_err(|e| unplaced(&label, e))?;
     if a.dry_run {
-        // everything a run would check before it starts: keys, values, URLs, files
-        let p = plan::expand(&study)?;
-        pgrig_study::dataset::Dataset::resolve(&study, &p, &base_dir)?;
-        plan::check_files(&study, &p, &base_dir)?;
-        println!(
-            "study \"{}\": {} target(s), {} point(s) x {} repetition(s) = {} run(s)",
+        let mut text = format!(
+            "study \"{}\": {} target(s), {} point(s) x {} repetition(s) = {} run(s)\n",
             study.spec.name,
             p.targets.len(),
             p.points.len(),
@@ -142,13 +159,14 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
             p.runs.len()
         );
         for pt in &p.points {
-            println!(
-                "  point {}: {} ({} round(s))",
+            text.push_str(&format!(
+                "  point {}: {} ({} round(s))\n",
                 pt.index + 1,
                 summary::point_label(&pgrig_study::record::point_json(pt)),
                 pt.workload.rounds
-            );
+            ));
         }
+        out(&text)?;
         return Ok(0);
     }
     let mut store = Store::open(&a.store)?;
@@ -164,18 +182,18 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     };
     let outcome = pgrig_study::run_study(&study, &base_dir, &mut store, sink, &Terminal, &control)?;
     let docs = store.export_study(outcome.study_id)?;
-    print!("{}", summary::points_table(&docs));
     let shown = pgrig_wire::mask_passwords(&a.store);
-    println!(
-        "{} run(s) stored in {shown} ({} this time); see \"pgrig results export --store {shown}\"",
+    out(&format!(
+        "{}{} run(s) stored in {shown} ({} this time); see \"pgrig results export --store {shown}\"\n",
+        summary::points_table(&docs),
         outcome.already_stored + outcome.ran,
         outcome.ran,
-    );
+    ))?;
     let aborted = docs
         .iter()
         .any(|d| d["aborted_clients"].as_u64().unwrap_or(0) > 0);
     if aborted {
-        eprintln!("pgrig: warning: some runs had aborted clients; their results are incomplete");
+        err("pgrig: warning: some runs had aborted clients; their results are incomplete\n");
         return Ok(2);
     }
     Ok(0)

@@ -6,13 +6,12 @@
 //! file can be read, and an empty file stays empty.
 
 use std::collections::BTreeSet;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde_json::Value;
 
 use crate::error::StudyError;
-use crate::store::{check_version, text_hash, RunRecord, RunRow, SCHEMA_VERSION};
+use crate::store::{check_version, create_private, text_hash, RunRecord, RunRow, SCHEMA_VERSION};
 use crate::store_lock::StudyLock;
 
 const SCHEMA: &str = "
@@ -59,23 +58,6 @@ pub struct SqliteStore {
 enum Access {
     Read,
     Write,
-}
-
-/// Creates the file 0600 (whatever the umask) if it does not exist; an existing file is kept
-/// as it is.
-pub(crate) fn create_private(path: &str) -> Result<(), StudyError> {
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-    {
-        Ok(f) => f
-            .set_permissions(std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| StudyError::store(path, format!("could not make it private: {e}"))),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(StudyError::store(path, format!("could not create it: {e}"))),
-    }
 }
 
 /// Checks that the database is a pgrig store of this schema version (or, for writing, empty).
@@ -130,7 +112,8 @@ fn schema() -> String {
 impl SqliteStore {
     /// Opens the store at `path` for a study, creating it (0600) if needed.
     pub fn open(path: &str) -> Result<SqliteStore, StudyError> {
-        create_private(path)?;
+        create_private(std::path::Path::new(path))
+            .map_err(|e| StudyError::store(path, format!("could not create it: {e}")))?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Self::connect(path, flags)?;
         check_kind(&conn, path, Access::Write)?;

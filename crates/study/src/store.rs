@@ -151,6 +151,25 @@ pub(crate) fn check_version(path: &str, version: i64) -> Result<(), StudyError> 
     ))
 }
 
+/// Creates `path` empty and private (0600 whatever the umask) if it does not exist; returns
+/// whether it did. An existing file is left as it is. Results stores, their lock files and
+/// exports are created this way.
+pub fn create_private(path: &std::path::Path) -> std::io::Result<bool> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(f) => f
+            .set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map(|()| true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// FNV-1a, 64 bits: a hash that stays the same across builds and platforms.
 pub fn text_hash(text: &str) -> String {
     let mut h: u64 = 0xcbf29ce484222325;
