@@ -34,6 +34,12 @@ fn write_study(db: &TestDb, dir: &Path, name: &str, workload: &str) {
     .unwrap();
 }
 
+/// The command failed with status 1 and said `text`.
+fn assert_fails_with(out: &CmdOutput, text: &str) {
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains(text), "{}", out.stderr);
+}
+
 fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
@@ -101,13 +107,9 @@ fn results_on_an_empty_file_say_it_is_no_store_and_leave_it_empty() {
         &["results", "export", "--store", "empty.db"],
     ] {
         let out = pgrig(&db, dir.path(), args);
-        assert_eq!(out.code, Some(1), "{args:?}: {}", out.stderr);
-        assert!(
-            out.stderr.contains(
-                "results store \"empty.db\": not a pgrig results store (an empty database"
-            ),
-            "{}",
-            out.stderr
+        assert_fails_with(
+            &out,
+            "results store \"empty.db\": not a pgrig results store (an empty database",
         );
         assert_eq!(
             std::fs::metadata(dir.path().join("empty.db"))
@@ -197,13 +199,7 @@ fn results_on_a_postgres_database_without_a_store_create_nothing() {
     let db = pgrig_testkit::fresh_db("store_pg_ro");
     let dir = tempfile::tempdir().unwrap();
     let out = pgrig(&db, dir.path(), &["results", "list", "--store", &db.url()]);
-    assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("no pgrig results store in this database"),
-        "{}",
-        out.stderr
-    );
+    assert_fails_with(&out, "no pgrig results store in this database");
     assert_eq!(
         db.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'pgrig'"),
         "0"
@@ -220,13 +216,9 @@ fn results_on_a_postgres_database_without_a_store_create_nothing() {
         &["study", "s.toml", "--store", &db.url()],
     ] {
         let out = pgrig(&db, dir.path(), args);
-        assert_eq!(out.code, Some(1), "{}", out.stderr);
-        assert!(
-            out.stderr.contains(
-                "written by a newer pgrig (store schema version 2; this pgrig reads version 1)"
-            ),
-            "{}",
-            out.stderr
+        assert_fails_with(
+            &out,
+            "written by a newer pgrig (store schema version 2; this pgrig reads version 1)",
         );
     }
     assert_eq!(db.psql("SELECT count(*) FROM pgrig.runs"), "0");
