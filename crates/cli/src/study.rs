@@ -150,6 +150,7 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
         })
         .map_err(|e| unplaced(&label, e))?;
     if a.dry_run {
+        Store::check(&a.store)?;
         let mut text = format!(
             "study \"{}\": {} target(s), {} point(s) x {} repetition(s) = {} run(s)\n",
             study.spec.name,

@@ -1,6 +1,7 @@
 //! Study file diagnostics: errors in `[workload]` name the line of the key, not the section
 //! header; a misspelt `--set` key is named by itself with a did-you-mean; workload keys are
-//! type-checked even when the matrix overrides them; `--dry-run` checks setup and script files.
+//! type-checked even when the matrix overrides them; `--dry-run` checks setup and script files
+//! and the store, creating nothing.
 
 use std::path::Path;
 use std::process::Command;
@@ -122,6 +123,26 @@ fn dry_run_checks_setup_and_script_files() {
     assert!(
         e.contains("meta.sql:2: psql meta-command \\i is not supported"),
         "{e}"
+    );
+
+    // the store a run would use
+    let study = "name = \"x\"\n";
+    let e = dry_run_error(dir.path(), study, &["--store", "nodir/r.db"]);
+    assert!(
+        e.contains("results store \"nodir/r.db\": directory \"nodir\" does not exist"),
+        "{e}"
+    );
+    std::fs::write(dir.path().join("notes.txt"), "hello\n").unwrap();
+    let e = dry_run_error(dir.path(), study, &["--store", "notes.txt"]);
+    assert!(
+        e.contains("not a pgrig results store (not an SQLite database)"),
+        "{e}"
+    );
+    let e = dry_run_error(dir.path(), study, &["--store", "postgresql://h:99999/db"]);
+    assert!(e.contains("invalid port number"), "{e}");
+    assert!(
+        !dir.path().join("pgrig.db").exists(),
+        "a dry run creates no store"
     );
 
     // and a study whose files are all there passes

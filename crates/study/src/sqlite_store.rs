@@ -145,6 +145,12 @@ impl SqliteStore {
         })
     }
 
+    /// Checks an existing file as [`SqliteStore::open`] would, read-only.
+    pub fn check(path: &str) -> Result<(), StudyError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        check_kind(&Self::connect(path, flags)?, path, Access::Write)
+    }
+
     fn connect(path: &str, flags: OpenFlags) -> Result<Connection, StudyError> {
         let conn =
             Connection::open_with_flags(path, flags).map_err(|e| StudyError::store(path, e))?;

@@ -79,6 +79,28 @@ impl Store {
         SqliteStore::open_existing(path).map(Store::Sqlite)
     }
 
+    /// Checks `path` as a study would open it, creating and writing nothing (`--dry-run`): a
+    /// URL must parse; an existing file must be a pgrig store of this version (or empty); a new
+    /// file's directory must exist.
+    pub fn check(path: &str) -> Result<(), StudyError> {
+        if is_pg_url(path) {
+            return pgrig_wire::Config::parse(path)
+                .map(drop)
+                .map_err(|e| StudyError::store(path, e));
+        }
+        let p = std::path::Path::new(path);
+        if p.exists() {
+            return SqliteStore::check(path);
+        }
+        match p.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(dir) if !dir.is_dir() => Err(StudyError::store(
+                path,
+                format!("directory \"{}\" does not exist", dir.display()),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// The id of the study with this name and text, registering it if new; the study is held
     /// for this process until the store is dropped (another process running it is refused).
     pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StudyError> {
