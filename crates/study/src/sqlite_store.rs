@@ -152,6 +152,9 @@ impl SqliteStore {
     }
 
     fn connect(path: &str, flags: OpenFlags) -> Result<Connection, StudyError> {
+        // SQLite says only "unable to open database file": say why first
+        std::fs::File::open(path)
+            .map_err(|e| StudyError::store(path, format!("could not read it: {e}")))?;
         let conn =
             Connection::open_with_flags(path, flags).map_err(|e| StudyError::store(path, e))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
