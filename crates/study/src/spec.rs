@@ -388,7 +388,7 @@ pub fn load(path: &std::path::Path) -> Result<Study, StudyError> {
 pub fn parse(file: &str, text: &str) -> Result<Study, StudyError> {
     let spec: StudyFile = toml::from_str(text).map_err(|e| {
         let offset = e.span().map(|s| s.start).unwrap_or(0);
-        error_at(file, text, offset, e.message().trim_end().to_string())
+        error_at(file, text, offset, with_suggestion(e.message().trim_end()))
     })?;
     if let Some(v) = &spec.version {
         if *v.get_ref() != SCHEMA_VERSION {
@@ -416,6 +416,22 @@ pub fn parse(file: &str, text: &str) -> Result<Study, StudyError> {
     Ok(study)
 }
 
+/// serde's "unknown field `scael`, expected one of `a`, `b`" with the nearest known field.
+fn with_suggestion(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message.to_string();
+    };
+    let Some((field, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let hint = crate::error::did_you_mean(field, known);
+    match hint.is_empty() {
+        true => message.to_string(),
+        false => format!("unknown field `{field}`{hint}{expected}"),
+    }
+}
+
 /// Text of a scalar TOML value as PostgreSQL or pgbench would take it (`on`, `64MB`, `4`).
 pub fn scalar_text(v: &toml::Value) -> Option<String> {
     match v {
@@ -435,7 +451,12 @@ mod tests {
     fn unknown_key_names_file_line_column_and_key() {
         let text = "name = \"x\"\n[dataset]\nscale = 1\nscael = 2\n";
         let e = parse("s.toml", text).unwrap_err().to_string();
-        assert!(e.starts_with("s.toml:4:1: unknown field `scael`"), "{e}");
+        assert!(
+            e.starts_with(
+                "s.toml:4:1: unknown field `scael` (did you mean `scale`?), expected one of"
+            ),
+            "{e}"
+        );
     }
 
     #[test]
