@@ -110,45 +110,67 @@ pub fn main(args: &[String]) -> i32 {
     }
 }
 
-/// The study file with its `--set` overrides applied.
-fn load(a: &StudyArgs) -> Result<(spec::Study, Option<String>), StudyError> {
-    let study = spec::load(&a.file)?;
+/// Everything a run checks before it starts: keys, values, URLs, files.
+fn check(study: &spec::Study, base_dir: &std::path::Path) -> Result<plan::Plan, StudyError> {
+    let p = plan::expand(study)?;
+    pgrig_study::dataset::Dataset::resolve(study, &p, base_dir)?;
+    plan::check_files(study, &p, base_dir)?;
+    Ok(p)
+}
+
+/// The study file with its `--set` overrides applied, and its plan, checked.
+fn load(
+    a: &StudyArgs,
+    base_dir: &std::path::Path,
+) -> Result<(spec::Study, plan::Plan), StudyError> {
+    let file = spec::load(&a.file)?;
     if a.sets.is_empty() {
-        return Ok((study, None));
+        let p = check(&file, base_dir)?;
+        return Ok((file, p));
     }
     let sets = a
         .sets
         .iter()
         .map(|s| overrides::parse(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let text = overrides::apply(&study.file, &study.text, &sets)?;
-    let label = format!("{} with --set {}", study.file, a.sets.join(" --set "));
-    let study = spec::parse(&study.file, &text).map_err(|e| unplaced(&Some(label.clone()), e))?;
-    Ok((study, Some(label)))
+    let text = overrides::apply(&file.file, &file.text, &sets)?;
+    let label = format!("{} with --set {}", file.file, a.sets.join(" --set "));
+    spec::parse(&file.file, &text)
+        .and_then(|merged| check(&merged, base_dir).map(|p| (merged, p)))
+        .map_err(|e| placed_or_named(&file, base_dir, &label, e))
 }
 
-/// Positions in a study merged with `--set`s mean nothing to the user: name the overrides
-/// instead.
-fn unplaced(label: &Option<String>, e: StudyError) -> StudyError {
-    match (label, e) {
-        (Some(label), StudyError::Invalid { message, .. }) => {
-            StudyError::Other(format!("{label}: {message}"))
-        }
-        (_, e) => e,
+/// An error of a study merged with `--set`s: positions in the merged text mean nothing to the
+/// user, so it is shown where the file has it when the file alone has the same error, else
+/// named with the overrides.
+fn placed_or_named(
+    file: &spec::Study,
+    base_dir: &std::path::Path,
+    label: &str,
+    e: StudyError,
+) -> StudyError {
+    let StudyError::Invalid { message, .. } = e else {
+        return e;
+    };
+    match check(file, base_dir) {
+        Err(StudyError::Invalid {
+            file,
+            line,
+            column,
+            message: same,
+        }) if same == message => StudyError::Invalid {
+            file,
+            line,
+            column,
+            message,
+        },
+        _ => StudyError::Other(format!("{label}: {message}")),
     }
 }
 
 fn run(a: &StudyArgs) -> Result<i32, StudyError> {
-    let (study, label) = load(a)?;
     let base_dir = plan::base_dir(&a.file);
-    // everything a run checks before it starts: keys, values, URLs, files
-    let p = plan::expand(&study)
-        .and_then(|p| {
-            pgrig_study::dataset::Dataset::resolve(&study, &p, &base_dir)?;
-            plan::check_files(&study, &p, &base_dir)?;
-            Ok(p)
-        })
-        .map_err(|e| unplaced(&label, e))?;
+    let (study, p) = load(a, &base_dir)?;
     if a.dry_run {
         Store::check(&a.store)?;
         let mut text = format!(

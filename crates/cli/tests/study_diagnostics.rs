@@ -60,7 +60,14 @@ fn misspelt_set_key_is_named_by_itself() {
     assert!(!e.contains("matrix `clients`"), "{e}");
     // a bad value given with --set names the key it went to
     let e = dry_run_error(dir.path(), study, &["--set", "workload.rounds=many"]);
-    assert!(e.contains("workload `rounds`"), "{e}");
+    assert!(
+        e.contains("s.toml with --set workload.rounds=many: workload `rounds`"),
+        "{e}"
+    );
+    // an error of the file itself keeps its line when overrides are given
+    let bad = "name = \"x\"\n[workload]\nclients = 2\nprotocol = \"fast\"\n";
+    let e = dry_run_error(dir.path(), bad, &["--set", "repetitions=2"]);
+    assert!(e.contains("s.toml:4:12: workload `protocol`"), "{e}");
 }
 
 #[test]
