@@ -275,11 +275,11 @@ mod tests {
         assert!(!text.contains("hunter2"), "{text}");
         assert_eq!(
             shown["provenance"]["server_settings"]["primary_conninfo"],
-            "host=p password=*** user=r"
+            "host=p password=**** user=r"
         );
         assert_eq!(
             shown["study_text"],
-            "# postgresql://bob:***@h/db\nname = \"s\""
+            "# postgresql://bob:****@h/db\nname = \"s\""
         );
     }
 
