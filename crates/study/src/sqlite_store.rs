@@ -105,8 +105,12 @@ fn check_kind(conn: &Connection, path: &str, access: Access) -> Result<(), Study
     check_version(path, version)
 }
 
+/// The tables, created in one transaction (never half a store).
 fn schema() -> String {
-    SCHEMA.replace("%VERSION%", &SCHEMA_VERSION.to_string())
+    format!(
+        "BEGIN IMMEDIATE;\n{}\nCOMMIT;",
+        SCHEMA.replace("%VERSION%", &SCHEMA_VERSION.to_string())
+    )
 }
 
 impl SqliteStore {
