@@ -92,6 +92,12 @@ fn results_read_a_store_the_user_may_only_read_and_never_write() {
     assert!(export.success(), "{}", export.stderr);
     let show = as_reader(&["results", "show", "1"]);
     assert!(show.success(), "{}", show.stderr);
+    // a study needs to write: refused with why, before anything runs
+    let study = as_reader(&["study", "s.toml"]);
+    assert_fails_with(
+        &study,
+        "a study writes its store, and this one cannot be written",
+    );
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!((std::fs::read(&store).unwrap(), files(dir.path())), before);
 }

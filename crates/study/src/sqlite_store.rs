@@ -118,6 +118,15 @@ impl SqliteStore {
     pub fn open(path: &str) -> Result<SqliteStore, StudyError> {
         create_private(std::path::Path::new(path))
             .map_err(|e| StudyError::store(path, format!("could not create it: {e}")))?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| {
+                StudyError::store(
+                    path,
+                    format!("a study writes its store, and this one cannot be written: {e}"),
+                )
+            })?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Self::connect(path, flags)?;
         check_kind(&conn, path, Access::Write)?;
