@@ -65,10 +65,10 @@ pub fn main(args: &[String]) -> i32 {
     match run(a.cmd) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!(
-                "pgrig: error: {}",
+            err(&format!(
+                "pgrig: error: {}\n",
                 pgrig_wire::mask_passwords(&e.to_string())
-            );
+            ));
             1
         }
     }
@@ -97,16 +97,12 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
                     summary::point_label(&point)
                 ));
             }
-            out(&text);
-            Ok(())
+            out(&text)
         }
         Cmd::Show { id, store } => {
             let mut s = Store::open_existing(&store)?;
             match s.show(id)? {
-                Some(v) => {
-                    out(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"));
-                    Ok(())
-                }
+                Some(v) => out(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n")),
                 None => Err(StudyError::Other(format!(
                     "no run with id {id} in \"{store}\""
                 ))),
@@ -132,21 +128,43 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
                 }
             };
             match output {
-                Some(p) => std::fs::write(&p, text).map_err(|e| {
+                Some(p) => write_private(&p, &text).map_err(|e| {
                     StudyError::Other(format!("could not write \"{}\": {e}", p.display()))
                 }),
-                None => {
-                    out(&text);
-                    Ok(())
-                }
+                None => out(&text),
             }
         }
     }
 }
 
-/// Writes to standard output; a closed pipe (`| head`) is not an error.
-fn out(text: &str) {
-    pgrig_cli::sink::out(text);
+/// Writes to standard output: a closed pipe (`| head`) ends the output quietly; any other
+/// failure (a full device) is an error, so a result that was not written fails the command.
+pub(crate) fn out(text: &str) -> Result<(), StudyError> {
+    match pgrig_cli::sink::write_stdout(text) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(StudyError::Other(format!(
+            "could not write to standard output: {e}"
+        ))),
+    }
+}
+
+/// Writes an export file: a new one is private (0600 whatever the umask), an existing one keeps
+/// its mode.
+fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    pgrig_study::store::create_private(path)?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all()
+}
+
+/// Writes to standard error; nothing to do when that fails.
+pub(crate) fn err(text: &str) {
+    pgrig_cli::sink::err(text);
 }
 
 const FIXED: &[(&str, &[&str])] = &[

@@ -13,6 +13,8 @@ use pgrig_study::{overrides, plan, spec, summary, Control, Reporter, Store, Stud
 
 use pgrig_cli::sink::StderrSink;
 
+use crate::results::{err, out};
+
 #[derive(Parser, Debug)]
 #[command(
     name = "pgrig study",
@@ -54,7 +56,7 @@ impl Sink for StudySink {
                 Level::Error | Level::Warning | Level::Detail | Level::Hint
             );
         if shown {
-            eprint!("{}", self.inner.format(level, text));
+            err(&self.inner.format(level, text));
         }
     }
     fn stdout(&self, _: &str) {}
@@ -82,14 +84,14 @@ fn eta_text(d: std::time::Duration) -> String {
 
 impl Reporter for Terminal {
     fn info(&self, text: &str) {
-        eprintln!("pgrig: {text}");
+        err(&format!("pgrig: {text}\n"));
     }
     fn run_done(&self, done: usize, total: usize, eta: Option<std::time::Duration>, line: &str) {
         let eta = match eta {
             Some(d) if done < total => format!(", ETA {}", eta_text(d)),
             _ => String::new(),
         };
-        eprintln!("[{done}/{total}{eta}] {line}");
+        err(&format!("[{done}/{total}{eta}] {line}\n"));
     }
 }
 
@@ -104,46 +106,84 @@ pub fn main(args: &[String]) -> i32 {
     match run(&a) {
         Ok(code) => code,
         Err(StudyError::Interrupted) => {
-            eprintln!("pgrig: {}", StudyError::Interrupted);
+            err(&format!("pgrig: {}\n", StudyError::Interrupted));
             130
         }
         Err(e) => {
-            eprintln!(
-                "pgrig: error: {}",
+            err(&format!(
+                "pgrig: error: {}\n",
                 pgrig_wire::mask_passwords(&e.to_string())
-            );
+            ));
             1
         }
     }
 }
 
-fn run(a: &StudyArgs) -> Result<i32, StudyError> {
-    let mut study = spec::load(&a.file)?;
-    if !a.sets.is_empty() {
-        let sets = a
-            .sets
-            .iter()
-            .map(|s| overrides::parse(s))
-            .collect::<Result<Vec<_>, _>>()?;
-        let text = overrides::apply(&study.file, &study.text, &sets)?;
-        let label = format!("{} with --set {}", study.file, a.sets.join(" --set "));
-        // positions in the merged text mean nothing to the user: name the overrides instead
-        let unplaced = |e: StudyError| match e {
-            StudyError::Invalid { message, .. } => StudyError::Other(format!("{label}: {message}")),
-            e => e,
-        };
-        let file = study.file.clone();
-        study = spec::parse(&file, &text).map_err(unplaced)?;
-        plan::expand(&study).map_err(unplaced)?;
+/// Everything a run checks before it starts: keys, values, URLs, files.
+fn check(study: &spec::Study, base_dir: &std::path::Path) -> Result<plan::Plan, StudyError> {
+    let p = plan::expand(study)?;
+    pgrig_study::dataset::Dataset::resolve(study, &p, base_dir)?;
+    plan::check_files(study, &p, base_dir)?;
+    Ok(p)
+}
+
+/// The study file with its `--set` overrides applied, and its plan, checked.
+fn load(
+    a: &StudyArgs,
+    base_dir: &std::path::Path,
+) -> Result<(spec::Study, plan::Plan), StudyError> {
+    let file = spec::load(&a.file)?;
+    if a.sets.is_empty() {
+        let p = check(&file, base_dir)?;
+        return Ok((file, p));
     }
+    let sets = a
+        .sets
+        .iter()
+        .map(|s| overrides::parse(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let text = overrides::apply(&file.file, &file.text, &sets)?;
+    let label = format!("{} with --set {}", file.file, a.sets.join(" --set "));
+    spec::parse(&file.file, &text)
+        .and_then(|merged| check(&merged, base_dir).map(|p| (merged, p)))
+        .map_err(|e| placed_or_named(&file, base_dir, &label, e))
+}
+
+/// An error of a study merged with `--set`s: positions in the merged text mean nothing to the
+/// user, so it is shown where the file has it when the file alone has the same error, else
+/// named with the overrides.
+fn placed_or_named(
+    file: &spec::Study,
+    base_dir: &std::path::Path,
+    label: &str,
+    e: StudyError,
+) -> StudyError {
+    let StudyError::Invalid { message, .. } = e else {
+        return e;
+    };
+    match check(file, base_dir) {
+        Err(StudyError::Invalid {
+            file,
+            line,
+            column,
+            message: same,
+        }) if same == message => StudyError::Invalid {
+            file,
+            line,
+            column,
+            message,
+        },
+        _ => StudyError::Other(format!("{label}: {message}")),
+    }
+}
+
+fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     let base_dir = plan::base_dir(&a.file);
+    let (study, p) = load(a, &base_dir)?;
     if a.dry_run {
-        // everything a run would check before it starts: keys, values, URLs, files
-        let p = plan::expand(&study)?;
-        pgrig_study::dataset::Dataset::resolve(&study, &p, &base_dir)?;
-        plan::check_scripts(&study, &p, &base_dir)?;
-        println!(
-            "study \"{}\": {} target(s), {} point(s) x {} repetition(s) = {} run(s)",
+        Store::check(&a.store)?;
+        let mut text = format!(
+            "study \"{}\": {} target(s), {} point(s) x {} repetition(s) = {} run(s)\n",
             study.spec.name,
             p.targets.len(),
             p.points.len(),
@@ -151,13 +191,14 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
             p.runs.len()
         );
         for pt in &p.points {
-            println!(
-                "  point {}: {} ({} round(s))",
+            text.push_str(&format!(
+                "  point {}: {} ({} round(s))\n",
                 pt.index + 1,
                 summary::point_label(&pgrig_study::record::point_json(pt)),
                 pt.workload.rounds
-            );
+            ));
         }
+        out(&text)?;
         return Ok(0);
     }
     let mut store = Store::open(&a.store)?;
@@ -173,13 +214,13 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     };
     let outcome = pgrig_study::run_study(&study, &base_dir, &mut store, sink, &Terminal, &control)?;
     let docs = store.export_study(outcome.study_id)?;
-    print!("{}", summary::points_table(&docs));
     let shown = pgrig_wire::mask_passwords(&a.store);
-    println!(
-        "{} run(s) stored in {shown} ({} this time); see \"pgrig results export --store {shown}\"",
+    out(&format!(
+        "{}{} run(s) stored in {shown} ({} this time); see \"pgrig results export --store {shown}\"\n",
+        summary::points_table(&docs),
         outcome.already_stored + outcome.ran,
         outcome.ran,
-    );
+    ))?;
     if let Some(path) = &a.report {
         pgrig_cli::html_report::of_study(&a.store, &study.spec.name, path)
             .map_err(|e| StudyError::Other(e.to_string()))?;
@@ -188,7 +229,7 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
         .iter()
         .any(|d| d["aborted_clients"].as_u64().unwrap_or(0) > 0);
     if aborted {
-        eprintln!("pgrig: warning: some runs had aborted clients; their results are incomplete");
+        err("pgrig: warning: some runs had aborted clients; their results are incomplete\n");
         return Ok(2);
     }
     Ok(0)

@@ -1,6 +1,7 @@
 //! Study file diagnostics: errors in `[workload]` name the line of the key, not the section
 //! header; a misspelt `--set` key is named by itself with a did-you-mean; workload keys are
-//! type-checked even when the matrix overrides them; `--dry-run` checks setup and script files.
+//! type-checked even when the matrix overrides them; `--dry-run` checks setup and script files
+//! and the store, creating nothing.
 
 use std::path::Path;
 use std::process::Command;
@@ -59,7 +60,14 @@ fn misspelt_set_key_is_named_by_itself() {
     assert!(!e.contains("matrix `clients`"), "{e}");
     // a bad value given with --set names the key it went to
     let e = dry_run_error(dir.path(), study, &["--set", "workload.rounds=many"]);
-    assert!(e.contains("workload `rounds`"), "{e}");
+    assert!(
+        e.contains("s.toml with --set workload.rounds=many: workload `rounds`"),
+        "{e}"
+    );
+    // an error of the file itself keeps its line when overrides are given
+    let bad = "name = \"x\"\n[workload]\nclients = 2\nprotocol = \"fast\"\n";
+    let e = dry_run_error(dir.path(), bad, &["--set", "repetitions=2"]);
+    assert!(e.contains("s.toml:4:12: workload `protocol`"), "{e}");
 }
 
 #[test]
@@ -124,6 +132,26 @@ fn dry_run_checks_setup_and_script_files() {
         "{e}"
     );
 
+    // the store a run would use
+    let study = "name = \"x\"\n";
+    let e = dry_run_error(dir.path(), study, &["--store", "nodir/r.db"]);
+    assert!(
+        e.contains("results store \"nodir/r.db\": directory \"nodir\" does not exist"),
+        "{e}"
+    );
+    std::fs::write(dir.path().join("notes.txt"), "hello\n").unwrap();
+    let e = dry_run_error(dir.path(), study, &["--store", "notes.txt"]);
+    assert!(
+        e.contains("not a pgrig results store (not an SQLite database)"),
+        "{e}"
+    );
+    let e = dry_run_error(dir.path(), study, &["--store", "postgresql://h:99999/db"]);
+    assert!(e.contains("invalid port number"), "{e}");
+    assert!(
+        !dir.path().join("pgrig.db").exists(),
+        "a dry run creates no store"
+    );
+
     // and a study whose files are all there passes
     std::fs::write(dir.path().join("q.sql"), "SELECT 1;\n").unwrap();
     std::fs::write(
@@ -133,4 +161,71 @@ fn dry_run_checks_setup_and_script_files() {
     .unwrap();
     let ok = pgrig(dir.path(), &["study", "s.toml", "--dry-run"]);
     assert!(ok.success(), "{}", ok.stderr);
+}
+
+#[test]
+fn dataset_target_and_setting_errors_name_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, want) in [
+        ("name = \"x\"\n[dataset]\nscale = 0\n", "s.toml:3:9: dataset scale must be at least 1"),
+        (
+            "name = \"x\"\n[dataset]\npartition_method = \"list\"\n",
+            "s.toml:3:20: dataset partition_method \"list\"",
+        ),
+        ("name = \"x\"\n[[targets]]\nname = \"a\"\n[[targets]]\nname = \"a\"\n", "s.toml:5:8: two targets are named \"a\""),
+        ("name = \"x\"\n[target]\nbin_dir = \"/nope\"\n", "s.toml:3:11: bin_dir \"/nope\" has no initdb and postgres"),
+        ("name = \"x\"\nsettings = { work_mem = [1] }\n", "s.toml:2:25: setting \"work_mem\": must be"),
+        ("name = \"x\"\n[workload]\nduration = 1.5\n", "s.toml:3:12: workload `duration`: invalid duration 1.5 (use whole seconds"),
+        ("name = \"x\"\n[workload]\nbuiltin = \"tpcc\"\n", "s.toml:3:11: workload `builtin`: no builtin script"),
+        ("name = \"x\"\n[workload]\nrate = 0.0\n", "s.toml:3:8: workload `rate`: rate must be"),
+        ("name = \"x\"\n[collect]\nrelation_sizes = \"accounts\"\n", "s.toml:3:18: relation_sizes must be true, false or a list"),
+        ("name = \"\"\n", "s.toml:1:8: the study needs a name"),
+        (
+            "name = \"x\"\n[target]\nurl = \"postgresql://h/db?options=-cx%3D1\"\n[matrix]\nisolation = [\"serializable\"]\n",
+            "s.toml:3:7: target postgresql://h/db?options=-cx%3D1 sets its own \"options\"",
+        ),
+    ] {
+        let e = dry_run_error(dir.path(), text, &[]);
+        assert!(e.contains(want), "{text}\n{e}");
+    }
+}
+
+#[test]
+fn setting_names_and_values_that_could_break_the_configuration_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\nsettings = { work_mem = \"1MB\\nfsync = off\" }\n",
+        &[],
+    );
+    assert!(
+        e.contains(
+            "s.toml:2:25: setting \"work_mem\": a setting value cannot contain a line break"
+        ),
+        "{e}"
+    );
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[target]\nsettings = { \"work_mem = 1\\nfsync\" = \"off\" }\n",
+        &[],
+    );
+    assert!(e.contains("s.toml:3:38: invalid setting name"), "{e}");
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[matrix]\n\"settings.work_mem\" = [\"1MB\", \"2MB\\nfsync = off\"]\n",
+        &[],
+    );
+    assert!(
+        e.contains("a setting value cannot contain a line break"),
+        "{e}"
+    );
+    let e = dry_run_error(
+        dir.path(),
+        "name = \"x\"\n[matrix]\n\"settings.a;b\" = [1]\n",
+        &[],
+    );
+    assert!(
+        e.contains("s.toml:3:1: invalid setting name \"a;b\""),
+        "{e}"
+    );
 }

@@ -1,5 +1,5 @@
 //! A password is never echoed or stored: malformed URLs given to `--store`, a study target or
-//! `run --target` are shown with `user:***@` / `password=***`, and a password anywhere in a study
+//! `run --target` are shown with `user:****@` / `password=****`, and a password anywhere in a study
 //! file's text (a comment included) is masked in the stored study text.
 
 use std::path::Path;
@@ -87,7 +87,7 @@ fn a_password_in_a_study_comment_is_masked_in_the_stored_text() {
     assert!(
         shown
             .stdout
-            .contains("postgresql://bob:***@old-host/db and host=old password=***"),
+            .contains("postgresql://bob:****@old-host/db and host=old password=****"),
         "{}",
         shown.stdout
     );

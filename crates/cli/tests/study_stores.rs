@@ -34,6 +34,12 @@ fn write_study(db: &TestDb, dir: &Path, name: &str, workload: &str) {
     .unwrap();
 }
 
+/// The command failed with status 1 and said `text`.
+fn assert_fails_with(out: &CmdOutput, text: &str) {
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains(text), "{}", out.stderr);
+}
+
 fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
@@ -86,6 +92,12 @@ fn results_read_a_store_the_user_may_only_read_and_never_write() {
     assert!(export.success(), "{}", export.stderr);
     let show = as_reader(&["results", "show", "1"]);
     assert!(show.success(), "{}", show.stderr);
+    // a study needs to write: refused with why, before anything runs
+    let study = as_reader(&["study", "s.toml"]);
+    assert_fails_with(
+        &study,
+        "a study writes its store, and this one cannot be written",
+    );
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!((std::fs::read(&store).unwrap(), files(dir.path())), before);
 }
@@ -101,13 +113,9 @@ fn results_on_an_empty_file_say_it_is_no_store_and_leave_it_empty() {
         &["results", "export", "--store", "empty.db"],
     ] {
         let out = pgrig(&db, dir.path(), args);
-        assert_eq!(out.code, Some(1), "{args:?}: {}", out.stderr);
-        assert!(
-            out.stderr.contains(
-                "results store \"empty.db\": not a pgrig results store (an empty database"
-            ),
-            "{}",
-            out.stderr
+        assert_fails_with(
+            &out,
+            "results store \"empty.db\": not a pgrig results store (an empty database",
         );
         assert_eq!(
             std::fs::metadata(dir.path().join("empty.db"))
@@ -190,4 +198,34 @@ fn two_studies_into_one_postgres_store_do_not_repeat_runs() {
         &db.url(),
         "another session (server process ",
     );
+}
+
+#[test]
+fn results_on_a_postgres_database_without_a_store_create_nothing() {
+    let db = pgrig_testkit::fresh_db("store_pg_ro");
+    let dir = tempfile::tempdir().unwrap();
+    let out = pgrig(&db, dir.path(), &["results", "list", "--store", &db.url()]);
+    assert_fails_with(&out, "no pgrig results store in this database");
+    assert_eq!(
+        db.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'pgrig'"),
+        "0"
+    );
+
+    // a store of another schema version is refused, for reading and for a study
+    db.psql(
+        "CREATE SCHEMA pgrig; CREATE TABLE pgrig.studies (id bigint); CREATE TABLE pgrig.runs (id bigint); \
+         CREATE TABLE pgrig.meta (key text PRIMARY KEY, value text); INSERT INTO pgrig.meta VALUES ('schema_version', '2')",
+    );
+    write_study(&db, dir.path(), "v", "transactions = 1");
+    for args in [
+        &["results", "export", "--store", &db.url()][..],
+        &["study", "s.toml", "--store", &db.url()],
+    ] {
+        let out = pgrig(&db, dir.path(), args);
+        assert_fails_with(
+            &out,
+            "written by a newer pgrig (store schema version 2; this pgrig reads version 1)",
+        );
+    }
+    assert_eq!(db.psql("SELECT count(*) FROM pgrig.runs"), "0");
 }

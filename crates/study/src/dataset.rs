@@ -73,17 +73,21 @@ impl Dataset {
                     Some("range") => Some(PartitionMethod::Range),
                     Some("hash") => Some(PartitionMethod::Hash),
                     Some(o) => {
-                        return Err(StudyError::Refused(format!(
-                            "{}: dataset partition_method \"{o}\" (expected range or hash)",
-                            study.file
-                        )))
+                        return Err(study.error_in(
+                            &["dataset", "partition_method"],
+                            format!("dataset partition_method \"{o}\" (expected range or hash)"),
+                        ))
                     }
                 };
-                if spec.scale < 1 || !(10..=100).contains(&spec.fillfactor) || spec.partitions < 0 {
-                    return Err(StudyError::Refused(format!(
-                        "{}: dataset needs scale >= 1, fillfactor 10..100 and partitions >= 0",
-                        study.file
-                    )));
+                let bad = |key: &str, why: &str| study.error_in(&["dataset", key], why);
+                if spec.scale < 1 {
+                    return Err(bad("scale", "dataset scale must be at least 1"));
+                }
+                if !(10..=100).contains(&spec.fillfactor) {
+                    return Err(bad("fillfactor", "dataset fillfactor must be 10..100"));
+                }
+                if spec.partitions < 0 {
+                    return Err(bad("partitions", "dataset partitions must be 0 or more"));
                 }
                 let mut steps = String::from("dtgvp");
                 if spec.foreign_keys {
@@ -102,10 +106,10 @@ impl Dataset {
             }
             "none" => None,
             o => {
-                return Err(StudyError::Refused(format!(
-                    "{}: unknown dataset builtin \"{o}\" (expected tpcb or none)",
-                    study.file
-                )))
+                return Err(study.error_in(
+                    &["dataset", "builtin"],
+                    format!("unknown dataset builtin \"{o}\" (expected tpcb or none)"),
+                ))
             }
         };
         let setup = spec

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::error::{did_you_mean, StudyError};
-use crate::spec::{scalar_text, Reinit, Study, TargetSpec};
+use crate::spec::{scalar_text, Reinit, Study};
 use crate::workload::{effective, WorkloadSpec, WORKLOAD_KEYS};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -105,6 +105,14 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
                 };
                 study.error_at(at, format!("workload `{key}`: {m}"))
             })?;
+            if let (Some(url), Some(level)) = (&t.url, &workload.isolation) {
+                let endpoint = crate::target::Endpoint {
+                    conninfo: url.clone(),
+                };
+                endpoint
+                    .with_options(&crate::target::isolation_option(level))
+                    .map_err(|e| study.error_at(target_at(study, ti, "url"), e.to_string()))?;
+            }
             if t.url.is_some() && workload.server_cpus.is_some() {
                 return Err(StudyError::Refused(format!(
                     "{}: server_cpus needs a throwaway local server; target \"{}\" is external (remove server_cpus or the url)",
@@ -195,9 +203,7 @@ fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
             }
             let bad = match &dim {
                 Dim::Workload(_) => check_value(key, x).err(),
-                Dim::Setting(_) => scalar_text(x)
-                    .is_none()
-                    .then(|| "not a setting value (string, number or boolean)".to_string()),
+                Dim::Setting(_) => setting_text(x).err(),
             };
             if let Some(m) = bad {
                 return Err(study.error_at(at, format!("matrix `{key}` value {x}: {m}")));
@@ -211,7 +217,7 @@ fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
         });
     }
     if repetitions == 0 {
-        return Err(study.error_at(0, "repetitions must be at least 1"));
+        return Err(study.error_in(&["repetitions"], "repetitions must be at least 1"));
     }
     Ok((dims, repetitions))
 }
@@ -221,6 +227,7 @@ fn dimension_kind(study: &Study, key: &str, at: usize) -> Result<Dim, StudyError
         if name.is_empty() {
             return Err(study.error_at(at, "matrix key `settings.` needs a setting name"));
         }
+        check_setting_name(name).map_err(|m| study.error_at(at, m))?;
         return Ok(Dim::Setting(name.to_string()));
     }
     if WORKLOAD_KEYS.contains(&key) {
@@ -244,16 +251,37 @@ pub fn is_matrix_key(key: &str) -> bool {
     key == "repetitions" || key.starts_with("settings.") || WORKLOAD_KEYS.contains(&key)
 }
 
-/// Reads every script file of every point, so a missing one fails before any run (or in
-/// `--dry-run`); the error points at the `scripts` key that names it.
-pub fn check_scripts(study: &Study, plan: &Plan, base_dir: &Path) -> Result<(), StudyError> {
+/// Checks what the plan needs from disk, so a missing file fails before any run (or in
+/// `--dry-run`): every script file of every point (the error points at the `scripts` key that
+/// names it) and the `bin_dir` of throwaway targets.
+pub fn check_files(study: &Study, plan: &Plan, base_dir: &Path) -> Result<(), StudyError> {
     for p in &plan.points {
         if let Err(m) = p.workload.script_sources(base_dir) {
-            let at = match study.spec.matrix.get("scripts") {
-                Some((_, v)) => v.span().start,
-                None => study.spec.workload_value_offset("scripts"),
+            let key = if p.workload.scripts.is_some() {
+                "scripts"
+            } else {
+                "builtin"
             };
-            return Err(study.error_at(at, format!("workload `scripts`: {m}")));
+            let at = match study.spec.matrix.get(key) {
+                Some((_, v)) => v.span().start,
+                None => study.spec.workload_value_offset(key),
+            };
+            return Err(study.error_at(at, format!("workload `{key}`: {m}")));
+        }
+    }
+    for (i, t) in plan.targets.iter().enumerate() {
+        let Some(dir) = t.bin_dir.as_deref().filter(|_| t.url.is_none()) else {
+            continue;
+        };
+        let missing: Vec<&str> = ["initdb", "postgres"]
+            .into_iter()
+            .filter(|b| !Path::new(dir).join(b).is_file())
+            .collect();
+        if !missing.is_empty() {
+            return Err(study.error_at(
+                target_at(study, i, "bin_dir"),
+                format!("bin_dir \"{dir}\" has no {}", missing.join(" and ")),
+            ));
         }
     }
     Ok(())
@@ -306,65 +334,6 @@ pub fn runs(points: &[Point], repetitions: u32, reinit: Reinit) -> Vec<PlannedRu
     out
 }
 
-fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
-    let spec = &study.spec;
-    let list: Vec<TargetSpec> = match (&spec.target, &spec.targets) {
-        (Some(_), Some(_)) => {
-            return Err(StudyError::Refused(format!(
-                "{}: give either [target] or [[targets]], not both",
-                study.file
-            )))
-        }
-        (Some(t), None) => vec![t.clone()],
-        (None, Some(ts)) if !ts.is_empty() => ts.clone(),
-        _ => vec![TargetSpec::default()],
-    };
-    let mut out: Vec<TargetPlan> = Vec::new();
-    for (i, t) in list.iter().enumerate() {
-        if let Some(u) = &t.url {
-            // the connection string parses (its password is masked in the message)
-            pgrig_wire::Config::parse(u.get_ref())
-                .map_err(|e| study.error_at(u.span().start, format!("target url: {e}")))?;
-        }
-        let name = t.name.clone().unwrap_or_else(|| match &t.url {
-            None if list.len() == 1 => "local".to_string(),
-            _ => format!("target{}", i + 1),
-        });
-        if out.iter().any(|o| o.name == name) {
-            return Err(StudyError::Refused(format!(
-                "{}: two targets are named \"{name}\"",
-                study.file
-            )));
-        }
-        if t.tcp && t.url.is_some() {
-            return Err(StudyError::Refused(format!(
-                "{}: target \"{name}\": tcp applies to a throwaway server; an external server is reached as its url says",
-                study.file
-            )));
-        }
-        let mut settings = Vec::new();
-        for (k, v) in spec.settings.iter().chain(&t.settings) {
-            let text = scalar_text(v).ok_or_else(|| {
-                StudyError::Refused(format!(
-                    "{}: setting \"{k}\" must be a string, number or boolean",
-                    study.file
-                ))
-            })?;
-            settings.retain(|(n, _): &(String, String)| n != k);
-            settings.push((k.clone(), text));
-        }
-        out.push(TargetPlan {
-            name,
-            url: t.url.as_ref().map(|u| u.get_ref().clone()),
-            settings,
-            fast: t.fast,
-            bin_dir: t.bin_dir.clone(),
-            tcp: t.tcp,
-        });
-    }
-    Ok(out)
-}
-
 /// The directory relative paths in the study are resolved against.
 pub fn base_dir(study_file: &Path) -> std::path::PathBuf {
     study_file
@@ -373,6 +342,10 @@ pub fn base_dir(study_file: &Path) -> std::path::PathBuf {
         .map(Path::to_path_buf)
         .unwrap_or_else(|| std::path::PathBuf::from("."))
 }
+
+#[path = "plan_targets.rs"]
+mod targets;
+use targets::{check_setting_name, setting_text, target_at, targets};
 
 #[cfg(test)]
 #[path = "plan_tests.rs"]

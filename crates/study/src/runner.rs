@@ -78,10 +78,9 @@ pub fn run_study(
 ) -> Result<Outcome, StudyError> {
     let plan = expand(study)?;
     let dataset = Dataset::resolve(study, &plan, base_dir)?;
-    crate::plan::check_scripts(study, &plan, base_dir)?;
-    // the study text is kept with the results, every password in it (comments too) masked
-    let stored_text = pgrig_wire::mask_passwords(&study.text);
-    let study_id = store.study_id(&study.spec.name, &study.file, &stored_text)?;
+    crate::plan::check_files(study, &plan, base_dir)?;
+    // the study text is kept with the results (the store masks its passwords)
+    let study_id = store.study_id(&study.spec.name, &study.file, &study.text)?;
     let mut finished = store.finished(study_id)?;
     let total = plan.runs.len();
     let already_stored = plan

@@ -116,11 +116,32 @@ fn hundred() -> i32 {
 }
 
 /// `relation_sizes = true` (every user table) or a list of table names.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum RelationSizes {
     All(bool),
     Tables(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for RelationSizes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match toml::Value::deserialize(d)? {
+            toml::Value::Boolean(b) => Ok(RelationSizes::All(b)),
+            toml::Value::Array(a) => a
+                .into_iter()
+                .map(|v| match v {
+                    toml::Value::String(s) => Ok(s),
+                    o => Err(o),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(RelationSizes::Tables)
+                .map_err(|o| {
+                    serde::de::Error::custom(format!("relation_sizes: {o} is not a table name"))
+                }),
+            o => Err(serde::de::Error::custom(format!(
+                "relation_sizes must be true, false or a list of table names, not {o}"
+            ))),
+        }
+    }
 }
 
 impl Default for RelationSizes {
@@ -236,18 +257,115 @@ impl StudyFile {
     }
 }
 
+/// Where every key, value and array item of the file was written: the whole document as a tree
+/// of spans, so that a check made after parsing can still point at what it rejects.
+#[derive(Debug, Clone, Default)]
+pub struct Located {
+    /// A table's keys with their values.
+    pub keys: Vec<(Spanned<String>, Spanned<Located>)>,
+    /// An array's items.
+    pub items: Vec<Spanned<Located>>,
+}
+
+impl<'de> Deserialize<'de> for Located {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Located;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any TOML value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Located, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(e) = m.next_entry::<Spanned<String>, Spanned<Located>>()? {
+                    keys.push(e);
+                }
+                Ok(Located {
+                    keys,
+                    items: Vec::new(),
+                })
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Located, A::Error> {
+                let mut items = Vec::new();
+                while let Some(e) = a.next_element::<Spanned<Located>>()? {
+                    items.push(e);
+                }
+                Ok(Located {
+                    keys: Vec::new(),
+                    items,
+                })
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Located, E> {
+                Ok(Located::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Located, E> {
+                Ok(Located::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Located, E> {
+                Ok(Located::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Located, E> {
+                Ok(Located::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Located, E> {
+                Ok(Located::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// A parsed study file with its text and name (for messages).
 #[derive(Debug, Clone)]
 pub struct Study {
     pub file: String,
     pub text: String,
     pub spec: StudyFile,
+    /// Where everything in `text` was written.
+    pub located: Located,
 }
 
 impl Study {
     /// An error at byte `offset` of the study file.
     pub fn error_at(&self, offset: usize, message: impl Into<String>) -> StudyError {
         error_at(&self.file, &self.text, offset, message)
+    }
+
+    /// Where the value at `path` was written (`["dataset", "scale"]`, `["targets", "1",
+    /// "name"]`: a number indexes an array), else where its nearest written parent was; 0 when
+    /// nothing of it was written.
+    pub fn at(&self, path: &[&str]) -> usize {
+        let mut node = &self.located;
+        let mut at = 0;
+        for seg in path {
+            let next = match seg.parse::<usize>() {
+                Ok(i) if !node.items.is_empty() => node.items.get(i),
+                _ => node
+                    .keys
+                    .iter()
+                    .find(|(k, _)| k.get_ref() == seg)
+                    .map(|(_, v)| v),
+            };
+            match next {
+                Some(v) => {
+                    at = v.span().start;
+                    node = v.get_ref();
+                }
+                None => break,
+            }
+        }
+        at
+    }
+
+    /// An error at the value of `path` (see [`Study::at`]).
+    pub fn error_in(&self, path: &[&str], message: impl Into<String>) -> StudyError {
+        self.error_at(self.at(path), message)
     }
 }
 
@@ -274,7 +392,7 @@ pub fn load(path: &std::path::Path) -> Result<Study, StudyError> {
 pub fn parse(file: &str, text: &str) -> Result<Study, StudyError> {
     let spec: StudyFile = toml::from_str(text).map_err(|e| {
         let offset = e.span().map(|s| s.start).unwrap_or(0);
-        error_at(file, text, offset, e.message().trim_end().to_string())
+        error_at(file, text, offset, with_suggestion(e.message().trim_end()))
     })?;
     if let Some(v) = &spec.version {
         if *v.get_ref() != SCHEMA_VERSION {
@@ -289,11 +407,33 @@ pub fn parse(file: &str, text: &str) -> Result<Study, StudyError> {
             ));
         }
     }
-    Ok(Study {
+    let located: Located = toml::from_str(text).unwrap_or_default();
+    let study = Study {
         file: file.to_string(),
         text: text.to_string(),
         spec,
-    })
+        located,
+    };
+    if study.spec.name.trim().is_empty() {
+        return Err(study.error_in(&["name"], "the study needs a name (name = \"…\")"));
+    }
+    Ok(study)
+}
+
+/// serde's "unknown field `scael`, expected one of `a`, `b`" with the nearest known field.
+fn with_suggestion(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message.to_string();
+    };
+    let Some((field, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let hint = crate::error::did_you_mean(field, known);
+    match hint.is_empty() {
+        true => message.to_string(),
+        false => format!("unknown field `{field}`{hint}{expected}"),
+    }
 }
 
 /// Text of a scalar TOML value as PostgreSQL or pgbench would take it (`on`, `64MB`, `4`).
@@ -315,7 +455,12 @@ mod tests {
     fn unknown_key_names_file_line_column_and_key() {
         let text = "name = \"x\"\n[dataset]\nscale = 1\nscael = 2\n";
         let e = parse("s.toml", text).unwrap_err().to_string();
-        assert!(e.starts_with("s.toml:4:1: unknown field `scael`"), "{e}");
+        assert!(
+            e.starts_with(
+                "s.toml:4:1: unknown field `scael` (did you mean `scale`?), expected one of"
+            ),
+            "{e}"
+        );
     }
 
     #[test]
@@ -334,6 +479,19 @@ mod tests {
             line_col(text, s.spec.matrix.entries[1].0.span().start),
             (4, 1)
         );
+    }
+
+    #[test]
+    fn at_finds_keys_array_items_and_falls_back_to_the_parent() {
+        let text = "name = \"x\"\n[[targets]]\nname = \"a\"\n[[targets]]\nname = \"b\"\nsettings = { w = 1 }\n";
+        let s = parse("s.toml", text).unwrap();
+        assert_eq!(line_col(text, s.at(&["targets", "1", "name"])), (5, 8));
+        assert_eq!(
+            line_col(text, s.at(&["targets", "1", "settings", "w"])),
+            (6, 18)
+        );
+        assert_eq!(line_col(text, s.at(&["targets", "1", "nope"])), (4, 1));
+        assert_eq!(s.at(&["dataset", "scale"]), 0);
     }
 
     #[test]

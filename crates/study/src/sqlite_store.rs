@@ -6,13 +6,12 @@
 //! file can be read, and an empty file stays empty.
 
 use std::collections::BTreeSet;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde_json::Value;
 
 use crate::error::StudyError;
-use crate::store::{check_version, text_hash, RunRecord, RunRow, SCHEMA_VERSION};
+use crate::store::{check_version, create_private, text_hash, RunRecord, RunRow, SCHEMA_VERSION};
 use crate::store_lock::StudyLock;
 
 const SCHEMA: &str = "
@@ -61,23 +60,6 @@ enum Access {
     Write,
 }
 
-/// Creates the file 0600 (whatever the umask) if it does not exist; an existing file is kept
-/// as it is.
-pub(crate) fn create_private(path: &str) -> Result<(), StudyError> {
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-    {
-        Ok(f) => f
-            .set_permissions(std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| StudyError::store(path, format!("could not make it private: {e}"))),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(StudyError::store(path, format!("could not create it: {e}"))),
-    }
-}
-
 /// Checks that the database is a pgrig store of this schema version (or, for writing, empty).
 fn check_kind(conn: &Connection, path: &str, access: Access) -> Result<(), StudyError> {
     let not_store =
@@ -123,14 +105,28 @@ fn check_kind(conn: &Connection, path: &str, access: Access) -> Result<(), Study
     check_version(path, version)
 }
 
+/// The tables, created in one transaction (never half a store).
 fn schema() -> String {
-    SCHEMA.replace("%VERSION%", &SCHEMA_VERSION.to_string())
+    format!(
+        "BEGIN IMMEDIATE;\n{}\nCOMMIT;",
+        SCHEMA.replace("%VERSION%", &SCHEMA_VERSION.to_string())
+    )
 }
 
 impl SqliteStore {
     /// Opens the store at `path` for a study, creating it (0600) if needed.
     pub fn open(path: &str) -> Result<SqliteStore, StudyError> {
-        create_private(path)?;
+        create_private(std::path::Path::new(path))
+            .map_err(|e| StudyError::store(path, format!("could not create it: {e}")))?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| {
+                StudyError::store(
+                    path,
+                    format!("a study writes its store, and this one cannot be written: {e}"),
+                )
+            })?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Self::connect(path, flags)?;
         check_kind(&conn, path, Access::Write)?;
@@ -162,7 +158,16 @@ impl SqliteStore {
         })
     }
 
+    /// Checks an existing file as [`SqliteStore::open`] would, read-only.
+    pub fn check(path: &str) -> Result<(), StudyError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        check_kind(&Self::connect(path, flags)?, path, Access::Write)
+    }
+
     fn connect(path: &str, flags: OpenFlags) -> Result<Connection, StudyError> {
+        // SQLite says only "unable to open database file": say why first
+        std::fs::File::open(path)
+            .map_err(|e| StudyError::store(path, format!("could not read it: {e}")))?;
         let conn =
             Connection::open_with_flags(path, flags).map_err(|e| StudyError::store(path, e))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))

@@ -79,12 +79,36 @@ impl Store {
         SqliteStore::open_existing(path).map(Store::Sqlite)
     }
 
+    /// Checks `path` as a study would open it, creating and writing nothing (`--dry-run`): a
+    /// URL must parse; an existing file must be a pgrig store of this version (or empty); a new
+    /// file's directory must exist.
+    pub fn check(path: &str) -> Result<(), StudyError> {
+        if is_pg_url(path) {
+            return pgrig_wire::Config::parse(path)
+                .map(drop)
+                .map_err(|e| StudyError::store(path, e));
+        }
+        let p = std::path::Path::new(path);
+        if p.exists() {
+            return SqliteStore::check(path);
+        }
+        match p.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(dir) if !dir.is_dir() => Err(StudyError::store(
+                path,
+                format!("directory \"{}\" does not exist", dir.display()),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// The id of the study with this name and text, registering it if new; the study is held
     /// for this process until the store is dropped (another process running it is refused).
+    /// The text is stored with its passwords masked (and identified by that text).
     pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StudyError> {
+        let text = pgrig_wire::mask_passwords(text);
         match self {
-            Store::Sqlite(s) => s.study_id(name, file, text),
-            Store::Postgres(s) => s.study_id(name, file, text),
+            Store::Sqlite(s) => s.study_id(name, file, &text),
+            Store::Postgres(s) => s.study_id(name, file, &text),
         }
     }
 
@@ -95,10 +119,17 @@ impl Store {
         }
     }
 
+    /// Stores a finished run; every string in its documents is stored with passwords masked
+    /// (a server setting such as `primary_conninfo` may hold one).
     pub fn save_run(&mut self, study_id: i64, r: &RunRecord) -> Result<i64, StudyError> {
+        let mut r = r.clone();
+        for doc in [&mut r.point, &mut r.result, &mut r.provenance] {
+            mask_strings(doc);
+        }
+        r.target = pgrig_wire::mask_passwords(&r.target);
         match self {
-            Store::Sqlite(s) => s.save_run(study_id, r),
-            Store::Postgres(s) => s.save_run(study_id, r),
+            Store::Sqlite(s) => s.save_run(study_id, &r),
+            Store::Postgres(s) => s.save_run(study_id, &r),
         }
     }
 
@@ -151,6 +182,44 @@ pub(crate) fn check_version(path: &str, version: i64) -> Result<(), StudyError> 
     ))
 }
 
+/// Masks the passwords in every string (keys included) of a JSON document.
+fn mask_strings(v: &mut Value) {
+    match v {
+        Value::String(s) => *s = pgrig_wire::mask_passwords(s),
+        Value::Array(a) => a.iter_mut().for_each(mask_strings),
+        Value::Object(o) => {
+            let masked: serde_json::Map<String, Value> = std::mem::take(o)
+                .into_iter()
+                .map(|(k, mut x)| {
+                    mask_strings(&mut x);
+                    (pgrig_wire::mask_passwords(&k), x)
+                })
+                .collect();
+            *o = masked;
+        }
+        _ => {}
+    }
+}
+
+/// Creates `path` empty and private (0600 whatever the umask) if it does not exist; returns
+/// whether it did. An existing file is left as it is. Results stores, their lock files and
+/// exports are created this way.
+pub fn create_private(path: &std::path::Path) -> std::io::Result<bool> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(f) => f
+            .set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map(|()| true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// FNV-1a, 64 bits: a hash that stays the same across builds and platforms.
 pub fn text_hash(text: &str) -> String {
     let mut h: u64 = 0xcbf29ce484222325;
@@ -181,6 +250,37 @@ mod tests {
             series: json!([]),
             histogram: json!([]),
         }
+    }
+
+    #[test]
+    fn passwords_in_study_text_and_run_documents_are_stored_masked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db").display().to_string();
+        let mut s = Store::open(&path).unwrap();
+        let id = s
+            .study_id(
+                "s",
+                "s.toml",
+                "# postgresql://bob:hunter2@h/db\nname = \"s\"",
+            )
+            .unwrap();
+        let mut r = record(0);
+        r.provenance =
+            json!({"server_settings": {"primary_conninfo": "host=p password=hunter2 user=r"}});
+        r.result = json!({"tps": 1.0, "note": ["postgres://a:hunter2@x/y"]});
+        s.save_run(id, &r).unwrap();
+        let run_id = s.list(None).unwrap()[0].id;
+        let shown = s.show(run_id).unwrap().unwrap();
+        let text = shown.to_string();
+        assert!(!text.contains("hunter2"), "{text}");
+        assert_eq!(
+            shown["provenance"]["server_settings"]["primary_conninfo"],
+            "host=p password=**** user=r"
+        );
+        assert_eq!(
+            shown["study_text"],
+            "# postgresql://bob:****@h/db\nname = \"s\""
+        );
     }
 
     #[test]

@@ -131,7 +131,7 @@ mod tests {
         };
         assert_eq!(
             e.redacted(),
-            "postgresql://bob:***@h:5432/db?password=***&sslmode=require"
+            "postgresql://bob:****@h:5432/db?password=****&sslmode=require"
         );
     }
 }

@@ -37,11 +37,23 @@ pub const WORKLOAD_KEYS: &[&str] = &[
 ];
 
 /// A duration: seconds as a number, or text like `"20s"`, `"500ms"`, `"2m"`.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum DurationValue {
     Seconds(u64),
     Text(String),
+}
+
+impl<'de> Deserialize<'de> for DurationValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match toml::Value::deserialize(d)? {
+            toml::Value::Integer(n) if n >= 0 => Ok(DurationValue::Seconds(n as u64)),
+            toml::Value::String(t) => Ok(DurationValue::Text(t)),
+            o => Err(serde::de::Error::custom(format!(
+                "invalid duration {o} (use whole seconds, or text such as \"20s\", \"500ms\", \"2m\")"
+            ))),
+        }
+    }
 }
 
 impl DurationValue {
@@ -183,6 +195,24 @@ impl WorkloadSpec {
         }
         if let Some(w) = &self.warmup {
             w.millis().map_err(|m| ("warmup", m))?;
+        }
+        if self.rate.is_some_and(|r| !(r > 0.0 && r.is_finite())) {
+            return Err((
+                "rate",
+                "rate must be a number of transactions per second above 0".into(),
+            ));
+        }
+        if self
+            .latency_limit
+            .is_some_and(|l| !(l > 0.0 && l.is_finite()))
+        {
+            return Err((
+                "latency_limit",
+                "latency_limit must be a number of milliseconds above 0".into(),
+            ));
+        }
+        if let Some(b) = &self.builtin {
+            pgrig_script::builtin::lookup(b).map_err(|e| ("builtin", e.to_string()))?;
         }
         if let Some(i) = &self.isolation {
             if !ISOLATION_LEVELS.contains(&i.to_ascii_lowercase().as_str()) {

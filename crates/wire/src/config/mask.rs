@@ -1,13 +1,13 @@
 //! Password masking for anything pgrig shows or stores: [`mask_passwords`] replaces the password
 //! of every `scheme://user:password@` URI and every `password=value` / `sslpassword=value`
-//! (conninfo or URI query form, quoted or not) in a text with `***`, wherever they stand in it —
+//! (conninfo or URI query form, quoted or not) in a text with `****`, wherever they stand in it —
 //! error messages, study files, comments. Over-masking is preferred to a leak.
 
 /// What a masked password is shown as.
-pub const MASK: &str = "***";
+pub const MASK: &str = "****";
 
 /// `text` with every password of a URI's user info and every `password=` value replaced by
-/// `***` (`postgresql://bob:***@h/db`, `host=h password=*** user=bob`).
+/// `****` (`postgresql://bob:****@h/db`, `host=h password=**** user=bob`).
 pub fn mask_passwords(text: &str) -> String {
     mask_keywords(&mask_userinfo(text))
 }
@@ -17,7 +17,7 @@ fn ends_token(c: char) -> bool {
     c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`')
 }
 
-/// `scheme://user:secret@host` → `scheme://user:***@host`, for every `://` in `text`.
+/// `scheme://user:secret@host` → `scheme://user:****@host`, for every `://` in `text`.
 fn mask_userinfo(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -41,7 +41,7 @@ fn mask_userinfo(text: &str) -> String {
     out
 }
 
-/// `password = 'a b'`, `sslpassword=x`, `?password=x&...` → the value replaced by `***`.
+/// `password = 'a b'`, `sslpassword=x`, `?password=x&...` → the value replaced by `****`.
 fn mask_keywords(text: &str) -> String {
     let lower = text.to_ascii_lowercase();
     let mut out = String::with_capacity(text.len());
@@ -98,15 +98,15 @@ mod tests {
     fn uri_user_info_is_masked() {
         assert_eq!(
             mask_passwords("postgresql://bob:hunter2@h:5432/db"),
-            "postgresql://bob:***@h:5432/db"
+            "postgresql://bob:****@h:5432/db"
         );
         assert_eq!(
             mask_passwords("invalid URI: \"postgres://bob:pa/ss@w@[::1/db\""),
-            "invalid URI: \"postgres://bob:***@[::1/db\""
+            "invalid URI: \"postgres://bob:****@[::1/db\""
         );
         assert_eq!(
             mask_passwords("# was postgresql://a:b@x/y, now postgresql://c@z/w"),
-            "# was postgresql://a:***@x/y, now postgresql://c@z/w"
+            "# was postgresql://a:****@x/y, now postgresql://c@z/w"
         );
         assert_eq!(
             mask_passwords("postgresql://h:5432/db"),
@@ -119,19 +119,19 @@ mod tests {
     fn keyword_values_are_masked() {
         assert_eq!(
             mask_passwords("host=h password='a b\\'c' user=bob"),
-            "host=h password=*** user=bob"
+            "host=h password=**** user=bob"
         );
         assert_eq!(
             mask_passwords("host=h password = x user=bob sslpassword=y"),
-            "host=h password = *** user=bob sslpassword=***"
+            "host=h password = **** user=bob sslpassword=****"
         );
         assert_eq!(
             mask_passwords("postgresql://h/db?password=x&sslmode=require"),
-            "postgresql://h/db?password=***&sslmode=require"
+            "postgresql://h/db?password=****&sslmode=require"
         );
         assert_eq!(
             mask_passwords("url = \"host=h PASSWORD=s3\"\n"),
-            "url = \"host=h PASSWORD=***\"\n"
+            "url = \"host=h PASSWORD=****\"\n"
         );
         assert_eq!(
             mask_passwords("password is required"),

@@ -121,7 +121,7 @@ impl Password {
 
 impl fmt::Debug for Password {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Password(****)")
+        write!(f, "Password({MASK})")
     }
 }
 

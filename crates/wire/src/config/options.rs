@@ -102,7 +102,7 @@ impl std::fmt::Debug for RawOptions {
         for (i, (k, _)) in KEYWORDS.iter().enumerate() {
             if let Some(v) = &self.values[i] {
                 let shown = if *k == "password" || *k == "sslpassword" {
-                    "****"
+                    super::MASK
                 } else {
                     v
                 };

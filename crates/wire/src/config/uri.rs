@@ -86,7 +86,10 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
                     "extra key/value separator \"=\" in URI query parameter: \"{param}\""
                 )));
             }
-            let (k, v) = (decode(k, k)?, decode(v, if secret { super::MASK } else { v })?);
+            let (k, v) = (
+                decode(k, k)?,
+                decode(v, if secret { super::MASK } else { v })?,
+            );
             if k == "ssl" && v == "true" {
                 out.push(("sslmode".into(), "require".into()));
             } else if super::options::KEYWORDS.iter().any(|(kw, _)| *kw == k) {
