@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 pub use executor::{block_on, spawn_local, JoinHandle};
 
-/// Completes at `at` (millisecond resolution, never early).
+/// Completes at `at` (never early; as late as the kernel's timer slack, see [`reactor`]).
 pub fn sleep_until(at: Instant) -> Sleep {
     Sleep { at, armed: false }
 }

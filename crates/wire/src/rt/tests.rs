@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use super::{block_on, sleep, sleep_until, spawn_local};
+use super::{block_on, reactor, sleep, sleep_until, spawn_local};
 
 #[test]
 fn block_on_returns_the_main_output() {
@@ -49,6 +49,24 @@ fn sleeps_never_end_early() {
         sleep_until(start + Duration::from_millis(35)).await;
     });
     assert!(start.elapsed() >= Duration::from_millis(35));
+}
+
+#[test]
+fn sub_millisecond_sleeps_never_end_early_with_either_wait() {
+    for fine in [true, false] {
+        reactor::with(|r| r.set_fine_waits(fine)).unwrap();
+        block_on(async move {
+            for us in [1, 50, 200, 999, 1500] {
+                let start = Instant::now();
+                sleep(Duration::from_micros(us)).await;
+                let took = start.elapsed();
+                assert!(
+                    took >= Duration::from_micros(us),
+                    "{us} µs took {took:?} ({fine})"
+                );
+            }
+        });
+    }
 }
 
 #[test]
