@@ -275,7 +275,9 @@ repetitions = 2
 fn external_target_gets_alter_system_settings_and_no_password_is_stored() {
     let db = pgrig_testkit::fresh_db("study_ext");
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("{}?password=hunter2", db.url());
+    let base = db.url();
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{sep}password=hunter2");
     let runs = run_study(
         dir.path(),
         &format!(
