@@ -258,3 +258,23 @@ fn a_log_prefix_that_is_not_utf8_names_the_log_file_with_its_bytes() {
         assert!(names[0].starts_with(b"caf\xe9."), "{who}: {names:?}");
     }
 }
+
+#[test]
+fn a_pgdatabase_that_is_not_utf8_is_used_not_ignored() {
+    let db = fresh_db("pgdatabase_bytes");
+    common::pgbench_init(&db, 1);
+    let link = tempfile::tempdir().unwrap();
+    for (who, mut cmd) in both(&db, &link) {
+        // a UTF-8 cluster has no database by that name: the run must fail, not use another one
+        cmd.env("PGDATABASE", OsStr::from_bytes(b"caf\xe9"));
+        cmd.args(["-n", "-S", "-t", "1"]);
+        let out = run(cmd);
+        assert_eq!(out.code, Some(1), "{who}: {}\n{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr.contains("FATAL:  database \"caf")
+                && out.stderr.contains("\" does not exist"),
+            "{who}: {}",
+            out.stderr
+        );
+    }
+}

@@ -114,7 +114,7 @@ fn verdict(ctx: &Context, tools: &[Tool; 2], case: &Case) -> Verdict {
     }
 }
 
-/// Prints the summary and the reported cases; returns the assertion failures.
+/// Prints the summary and the reported cases (uncaptured); returns the assertion failures.
 fn report(verdicts: &[Verdict]) -> Vec<String> {
     let (mut errors, mut notes) = (Vec::new(), Vec::new());
     let mut counts = [0usize; 5]; // passing, awaiting, newer, pgbench fails, later pgbench
@@ -156,9 +156,9 @@ fn report(verdicts: &[Verdict]) -> Vec<String> {
             (None, Some(why), None, None) => errors.push(format!("{title}: pgrig fails:\n{why}")),
         }
     }
-    println!(
+    let mut summary = format!(
         "pgbench TAP suites: {} cases; {} pass with both; {} awaiting h-dropin; {} newer than 15; \
-         {} where pgrig follows a later pgbench; {} failed by pgbench 15 itself",
+         {} where pgrig follows a later pgbench; {} failed by pgbench 15 itself\n",
         verdicts.len(),
         counts[0],
         counts[1],
@@ -167,7 +167,10 @@ fn report(verdicts: &[Verdict]) -> Vec<String> {
         counts[3]
     );
     for n in &notes {
-        println!("  {n}");
+        summary.push_str(&format!("  {n}\n"));
     }
+    // Written to the stderr file itself, which the test harness does not capture: the lists
+    // show on every run, passing or not.
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), summary.as_bytes());
     errors
 }

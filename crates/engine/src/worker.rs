@@ -35,7 +35,8 @@ pub(crate) struct WorkerOut {
     pub stats: ThreadStats,
     pub cpu: ThreadCpu,
     pub aborted: u32,
-    /// initial connection failure (pgbench exits 1)
+    /// what stopped the thread before the run: an initial connection failure or a log file that
+    /// cannot be opened (pgbench exits 1)
     pub connect_error: Option<String>,
 }
 

@@ -119,7 +119,7 @@ impl Reporter {
 /// [`parse_pgbench_args`] with the process environment, as the commands call it: errors and
 /// notices go to stderr; an error is returned as pgbench's exit status.
 pub fn parse_or_report(prog: &str, args: &[String]) -> Result<Parsed, i32> {
-    let env = |k: &str| std::env::var(k).ok();
+    let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
     let parsed = parse_pgbench_args(prog, args, &env).map_err(|e| {
         for l in &e.lines {
             crate::sink::eprint_line(l);

@@ -20,8 +20,10 @@ pub trait Environment {
 pub struct ProcessEnv;
 
 impl Environment for ProcessEnv {
+    /// A variable that is set but not UTF-8 is still used (lossily converted), never ignored:
+    /// ignoring `PGDATABASE` would benchmark another database without a word.
     fn var(&self, name: &str) -> Option<String> {
-        std::env::var(name).ok()
+        std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
     }
 
     fn home_dir(&self) -> Option<PathBuf> {
