@@ -7,9 +7,10 @@ use pgrig_script::{CommandKind, QueryMode};
 use pgrig_wire::Backend;
 
 use crate::client::Client;
+use crate::outcome::{backend_died, error_text, lost, SqlOutcome};
 use crate::shared::RunShared;
 use crate::sink::Level;
-use crate::sql::{backend_died, error_text, lost, read_results, SqlOutcome};
+use crate::sql::read_results;
 
 /// Before `\startpipeline` at `pc` enters pipeline mode.
 pub(crate) async fn prepare(

@@ -11,14 +11,10 @@ use pgrig_wire::Backend;
 
 use crate::client::{Client, ParseState};
 use crate::exec::FailKind;
+pub(crate) use crate::outcome::SqlOutcome;
+use crate::outcome::{backend_died, error_text, lost, queued_sql};
 use crate::shared::RunShared;
 use crate::sink::Level;
-
-pub(crate) enum SqlOutcome {
-    Done,
-    Failed(FailKind),
-    Abort,
-}
 
 /// Encodes one command's messages into the connection's buffer (no Sync).
 fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
@@ -126,24 +122,6 @@ pub(crate) async fn run_sql(
     read_results(sh, c, script, cmd, Some(q), 1).await
 }
 
-/// pgbench's wording when the connection fails under a command with nothing said by the server.
-pub(crate) fn backend_died(
-    sh: &RunShared,
-    c: &mut Client,
-    script: usize,
-    cmd: usize,
-) -> SqlOutcome {
-    sh.msg(
-        Level::Error,
-        &format!(
-            "client {} aborted in command {} (SQL) of script {}; perhaps the backend died while processing",
-            c.id, cmd, script
-        ),
-    );
-    c.conn = None;
-    SqlOutcome::Abort
-}
-
 /// `--debug`: `preparing P_n` when the command's Parse goes with it, then `sending` with the
 /// SQL after substitution (simple), with `$n` (extended) or the statement name (prepared).
 #[cold]
@@ -157,62 +135,6 @@ fn debug_sending(sh: &RunShared, c: &Client, q: &SqlCommand) {
         QueryMode::Prepared => std::borrow::Cow::Borrowed(q.prepared_name.as_str()),
     };
     sh.debug_client(c.id, format_args!("sending {text}"));
-}
-
-pub(crate) fn lost(
-    sh: &RunShared,
-    c: &mut Client,
-    script: usize,
-    cmd: usize,
-    msg: &str,
-) -> SqlOutcome {
-    sh.msg(
-        Level::Error,
-        &format!(
-            "client {} script {} aborted in command {} query 0: {}",
-            c.id,
-            script,
-            cmd,
-            msg.trim_end()
-        ),
-    );
-    c.conn = None;
-    SqlOutcome::Abort
-}
-
-/// libpq's text for a command's error; with a position, its `LINE n:` display points into the
-/// command's text as sent (simple mode: after substitution; extended/prepared: with `$n`).
-#[cold]
-pub(crate) fn error_text(
-    sh: &RunShared,
-    sent: &[u8],
-    q: Option<&SqlCommand>,
-    e: &pgrig_wire::ErrorFields<'_>,
-) -> String {
-    let db = e.to_db_error();
-    match (db.position, q) {
-        (Some(_), Some(q)) => {
-            let text = match sh.cfg.mode {
-                QueryMode::Simple => String::from_utf8_lossy(sent).into_owned(),
-                QueryMode::Extended | QueryMode::Prepared => q.param_sql.clone(),
-            };
-            db.with_query(text).to_string()
-        }
-        _ => db.to_string(),
-    }
-}
-
-/// The `n`th SQL command queued in the current pipeline.
-fn queued_sql<'a>(
-    sh: &'a RunShared,
-    script: usize,
-    queued: &[usize],
-    n: usize,
-) -> Option<&'a SqlCommand> {
-    match &sh.scripts[script].commands.get(*queued.get(n)?)?.kind {
-        pgrig_script::CommandKind::Sql(q) => Some(q),
-        _ => None,
-    }
 }
 
 /// Per-result bookkeeping for `\gset`/`\aset`.
