@@ -109,11 +109,9 @@ pub(crate) async fn run_sql(
     if c.parse != ParseState::Failed {
         return out;
     }
-    // pgbench reported the failed prepare and executes the command all the same.
+    // pgbench reported the failed prepare and executes the command all the same (its one
+    // `sending` line is already out).
     encode(sh, c, q, prep);
-    if sh.cfg.debug {
-        debug_sending(sh, c, q);
-    }
     let conn = c.conn.as_mut().expect("connected");
     conn.sync();
     if conn.send().await.is_err() {
