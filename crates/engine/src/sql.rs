@@ -98,19 +98,38 @@ pub(crate) async fn run_sql(
     if sh.cfg.mode != QueryMode::Simple {
         c.conn.as_mut().expect("connected").sync();
     }
-    match c.conn.as_mut().expect("connected").send().await {
-        Ok(()) => {}
+    if let Err(e) = c.conn.as_mut().expect("connected").send().await {
         // Like libpq, a failed write to a closed connection is not reported at once: what the
         // server said before it closed (a FATAL error) is read and reported instead.
-        Err(pgrig_wire::Error::Closed | pgrig_wire::Error::Io(_)) => {}
-        Err(_) => return backend_died(sh, c, script, cmd),
+        if !matches!(e, pgrig_wire::Error::Closed | pgrig_wire::Error::Io(_)) {
+            return backend_died(sh, c, script, cmd);
+        }
+    }
+    if sh.cfg.debug {
+        sh.debug_client(c.id, format_args!("receiving"));
     }
     let out = read_results(sh, c, script, cmd, Some(q), 1).await;
+    if sh.cfg.debug {
+        // pgbench looks once more when the results are in
+        sh.debug_client(c.id, format_args!("receiving"));
+    }
     if c.parse != ParseState::Failed {
         return out;
     }
-    // pgbench reported the failed prepare and executes the command all the same (its one
-    // `sending` line is already out).
+    // Rare: kept out of this future (boxed), so the common path stays small.
+    Box::pin(execute_after_failed_prepare(sh, c, script, cmd, q, prep)).await
+}
+
+/// pgbench reported the failed prepare and executes the command all the same (its one
+/// `sending` line is already out).
+async fn execute_after_failed_prepare(
+    sh: &RunShared,
+    c: &mut Client,
+    script: usize,
+    cmd: usize,
+    q: &SqlCommand,
+    prep: usize,
+) -> SqlOutcome {
     encode(sh, c, q, prep);
     let conn = c.conn.as_mut().expect("connected");
     conn.sync();
@@ -218,10 +237,6 @@ pub(crate) async fn read_results(
     // One read usually brings the whole response; its messages are then taken out of the
     // buffer synchronously.
     'read: loop {
-        if sh.cfg.debug {
-            // pgbench's line each time it looks for the results
-            sh.debug_client(c.id, format_args!("receiving"));
-        }
         loop {
             let conn = c.conn.as_mut().expect("connected");
             // Fast path: messages that only count are passed over unparsed.
@@ -244,9 +259,6 @@ pub(crate) async fn read_results(
                 b'Z' => {
                     if let Err(e) = conn.skip_message() {
                         return lost(sh, c, script, cmd, &e.to_string());
-                    }
-                    if sh.cfg.debug && q.is_none() {
-                        sh.debug_client(c.id, format_args!("pipeline ending"));
                     }
                     syncs -= 1;
                     if syncs == 0 {
