@@ -113,11 +113,21 @@ fn on_a_terminal_the_password_is_asked_without_echo_and_the_run_connects() {
 fn without_a_terminal_the_prompt_goes_to_stderr_like_pgbench() {
     let (db, dir) = setup();
     let oracle = pgrig_testkit::pgbench_path().expect("the pgbench 15 oracle");
-    for answer in [format!("{SECRET}\n"), String::new()] {
+    // (PGPASSWORD, answer): none / empty (both ask), wrong (no question, fails)
+    let cases = [
+        (None, format!("{SECRET}\n")),
+        (None, String::new()),
+        (Some(""), format!("{SECRET}\n")),
+        (Some("wrong"), format!("{SECRET}\n")),
+    ];
+    for (env_password, answer) in cases {
         let mut outs = Vec::new();
         for cmd in [pgbench_link(&db, dir.path()), db.command(&oracle)] {
             // setsid: no controlling terminal, so /dev/tty cannot be opened
             let mut c = as_scramuser(db.command("setsid"), dir.path());
+            if let Some(p) = env_password {
+                c.env("PGPASSWORD", p);
+            }
             c.arg(cmd.get_program())
                 .args(["-n", "-t", "1", "-f", "one.sql"]);
             c.stdin(Stdio::piped())
@@ -136,8 +146,12 @@ fn without_a_terminal_the_prompt_goes_to_stderr_like_pgbench() {
                 String::from_utf8_lossy(&out.stderr).into_owned(),
             ));
         }
-        assert_eq!(outs[0], outs[1], "answer {answer:?}");
-        assert!(outs[0].1.starts_with("Password: \n"), "{:?}", outs[0]);
+        assert_eq!(
+            outs[0], outs[1],
+            "PGPASSWORD {env_password:?}, answer {answer:?}"
+        );
+        let asked = outs[0].1.starts_with("Password: \n");
+        assert_eq!(asked, env_password != Some("wrong"), "{:?}", outs[0]);
         assert!(!outs[0].1.contains(SECRET));
     }
 }

@@ -295,8 +295,13 @@ fn debug_prints_pgbench_connection_and_per_client_lines() {
             "pipeline.sql",
             "\\startpipeline\nSELECT 1;\nSELECT 2;\n\\endpipeline\nSELECT 3;\n",
         ),
+        (
+            "words.sql",
+            "\\SET x 1 + \\\n 2\n\\sleep 10ms\n\\sleep :x us\n\\Shell  true   1\n",
+        ),
     ]);
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 6] = [
+        &["--debug", "-n", "-t", "1", "-f", "words.sql"],
         &["--debug", "-S", "-c", "3", "-t", "2"],
         &["--debug", "-c", "2", "-t", "1", "-M", "prepared"],
         &["--debug", "-n", "-t", "2", "-f", "meta.sql"],

@@ -6,14 +6,14 @@ use pgrig_wire::{Config, Connection, Error};
 
 use crate::sink::Sink;
 
-/// Connects with `wire`; on "password needed" with no password given, asks and retries once,
-/// keeping the answer in `wire`.
+/// Connects with `wire`; when the server wanted a password and none was known (none given, or
+/// an empty one, `PGPASSWORD=` too), asks and retries once, keeping the answer in `wire`.
 pub(crate) async fn connect_asking(
     wire: &mut Config,
     sink: &dyn Sink,
 ) -> Result<Connection, Error> {
     match Connection::connect(wire).await {
-        Err(e) if e.needs_password() && wire.password.is_none() => {
+        Err(e) if e.needs_password() => {
             let Some(answer) = sink.password() else {
                 return Err(e);
             };

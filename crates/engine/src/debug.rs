@@ -27,12 +27,21 @@ pub(crate) fn meta_texts(scripts: &[Script], debug: bool) -> Vec<Vec<String>> {
 }
 
 fn meta_text(kind: &CommandKind, text: &str) -> String {
-    let words: Vec<&str> = text
+    let mut words: Vec<&str> = text
         .strip_prefix('\\')
         .unwrap_or(text)
         .split_whitespace()
         .filter(|w| *w != "\\")
         .collect();
+    if let (CommandKind::Sleep { .. }, [_, n]) = (kind, words.as_slice()) {
+        // pgbench splits a unit glued to the number into a word of its own and keeps the
+        // number's word whole (`\sleep 10ms` shows as `\sleep 10ms ms`)
+        let digits = n.trim_start_matches(['+', '-']);
+        let unit = digits.trim_start_matches(|c: char| c.is_ascii_digit());
+        if !n.starts_with(':') && unit.len() < digits.len() && !unit.is_empty() {
+            words.push(unit);
+        }
+    }
     let kept = match kind {
         CommandKind::Sql(_) => return String::new(),
         CommandKind::Set { .. } => 2,
@@ -58,5 +67,22 @@ impl RunShared {
             id,
             format_args!("executing {}", self.meta_debug[script][pc]),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meta_texts_keep_pgbench_argument_words() {
+        let sleep = CommandKind::Sleep {
+            duration: pgrig_script::command::SleepArg::Literal(10),
+            unit_us: 1000,
+        };
+        assert_eq!(meta_text(&sleep, "\\sleep 10ms"), "\\sleep 10ms ms");
+        assert_eq!(meta_text(&sleep, "\\sleep 10 ms"), "\\sleep 10 ms");
+        assert_eq!(meta_text(&sleep, "\\sleep 3"), "\\sleep 3");
+        assert_eq!(meta_text(&CommandKind::EndIf, "\\endif"), "\\endif");
     }
 }

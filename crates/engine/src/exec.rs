@@ -67,6 +67,7 @@ pub(crate) async fn run_script_once(
 ) -> Attempt {
     let commands = &sh.scripts[script].commands;
     let timing = sh.cfg.report_per_command;
+    let debug = sh.cfg.debug;
     let mut pc = 0usize;
     // Set when we arrive at an \elif/\else by a jump from a false condition.
     let mut jumped = false;
@@ -76,7 +77,7 @@ pub(crate) async fn run_script_once(
         let mut next = pc + 1;
         // pgbench shows the meta-commands it executes; an \else or \endif reached from a
         // false branch is only skipped over.
-        if sh.cfg.debug
+        if debug
             && !matches!(cmd.kind, CommandKind::Sql(_))
             && !(jumped && matches!(cmd.kind, CommandKind::Else { .. } | CommandKind::EndIf))
         {

@@ -17,6 +17,7 @@ mod compile;
 mod debug;
 mod exec;
 mod log;
+mod outcome;
 mod pipeline;
 mod runner;
 mod setup;

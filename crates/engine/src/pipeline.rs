@@ -7,9 +7,10 @@ use pgrig_script::{CommandKind, QueryMode};
 use pgrig_wire::Backend;
 
 use crate::client::Client;
+use crate::outcome::{backend_died, error_text, lost, SqlOutcome};
 use crate::shared::RunShared;
 use crate::sink::Level;
-use crate::sql::{backend_died, error_text, lost, read_results, SqlOutcome};
+use crate::sql::read_results;
 
 /// Before `\startpipeline` at `pc` enters pipeline mode.
 pub(crate) async fn prepare(
@@ -87,5 +88,18 @@ pub(crate) async fn sync(
     }
     let n = c.pending_syncs;
     c.pending_syncs = 0;
-    read_results(sh, c, script, cmd, None, n).await
+    if sh.cfg.debug {
+        sh.debug_client(c.id, format_args!("receiving"));
+    }
+    let out = read_results(sh, c, script, cmd, None, n).await;
+    if sh.cfg.debug {
+        // pgbench reads the pipeline's results command by command, then each sync
+        for _ in 0..c.pipeline_cmds.len() {
+            sh.debug_client(c.id, format_args!("receiving"));
+        }
+        for _ in 0..n {
+            sh.debug_client(c.id, format_args!("pipeline ending"));
+        }
+    }
+    out
 }

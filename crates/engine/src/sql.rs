@@ -11,14 +11,10 @@ use pgrig_wire::Backend;
 
 use crate::client::{Client, ParseState};
 use crate::exec::FailKind;
+pub(crate) use crate::outcome::SqlOutcome;
+use crate::outcome::{backend_died, error_text, lost, queued_sql};
 use crate::shared::RunShared;
 use crate::sink::Level;
-
-pub(crate) enum SqlOutcome {
-    Done,
-    Failed(FailKind),
-    Abort,
-}
 
 /// Encodes one command's messages into the connection's buffer (no Sync).
 fn encode(sh: &RunShared, c: &mut Client, q: &SqlCommand, prep: usize) {
@@ -102,46 +98,45 @@ pub(crate) async fn run_sql(
     if sh.cfg.mode != QueryMode::Simple {
         c.conn.as_mut().expect("connected").sync();
     }
-    match c.conn.as_mut().expect("connected").send().await {
-        Ok(()) => {}
+    if let Err(e) = c.conn.as_mut().expect("connected").send().await {
         // Like libpq, a failed write to a closed connection is not reported at once: what the
         // server said before it closed (a FATAL error) is read and reported instead.
-        Err(pgrig_wire::Error::Closed | pgrig_wire::Error::Io(_)) => {}
-        Err(_) => return backend_died(sh, c, script, cmd),
+        if !matches!(e, pgrig_wire::Error::Closed | pgrig_wire::Error::Io(_)) {
+            return backend_died(sh, c, script, cmd);
+        }
+    }
+    if sh.cfg.debug {
+        sh.debug_client(c.id, format_args!("receiving"));
     }
     let out = read_results(sh, c, script, cmd, Some(q), 1).await;
+    if sh.cfg.debug {
+        // pgbench looks once more when the results are in
+        sh.debug_client(c.id, format_args!("receiving"));
+    }
     if c.parse != ParseState::Failed {
         return out;
     }
-    // pgbench reported the failed prepare and executes the command all the same.
+    // Rare: kept out of this future (boxed), so the common path stays small.
+    Box::pin(execute_after_failed_prepare(sh, c, script, cmd, q, prep)).await
+}
+
+/// pgbench reported the failed prepare and executes the command all the same (its one
+/// `sending` line is already out).
+async fn execute_after_failed_prepare(
+    sh: &RunShared,
+    c: &mut Client,
+    script: usize,
+    cmd: usize,
+    q: &SqlCommand,
+    prep: usize,
+) -> SqlOutcome {
     encode(sh, c, q, prep);
-    if sh.cfg.debug {
-        debug_sending(sh, c, q);
-    }
     let conn = c.conn.as_mut().expect("connected");
     conn.sync();
     if conn.send().await.is_err() {
         return backend_died(sh, c, script, cmd);
     }
     read_results(sh, c, script, cmd, Some(q), 1).await
-}
-
-/// pgbench's wording when the connection fails under a command with nothing said by the server.
-pub(crate) fn backend_died(
-    sh: &RunShared,
-    c: &mut Client,
-    script: usize,
-    cmd: usize,
-) -> SqlOutcome {
-    sh.msg(
-        Level::Error,
-        &format!(
-            "client {} aborted in command {} (SQL) of script {}; perhaps the backend died while processing",
-            c.id, cmd, script
-        ),
-    );
-    c.conn = None;
-    SqlOutcome::Abort
 }
 
 /// `--debug`: `preparing P_n` when the command's Parse goes with it, then `sending` with the
@@ -157,62 +152,6 @@ fn debug_sending(sh: &RunShared, c: &Client, q: &SqlCommand) {
         QueryMode::Prepared => std::borrow::Cow::Borrowed(q.prepared_name.as_str()),
     };
     sh.debug_client(c.id, format_args!("sending {text}"));
-}
-
-pub(crate) fn lost(
-    sh: &RunShared,
-    c: &mut Client,
-    script: usize,
-    cmd: usize,
-    msg: &str,
-) -> SqlOutcome {
-    sh.msg(
-        Level::Error,
-        &format!(
-            "client {} script {} aborted in command {} query 0: {}",
-            c.id,
-            script,
-            cmd,
-            msg.trim_end()
-        ),
-    );
-    c.conn = None;
-    SqlOutcome::Abort
-}
-
-/// libpq's text for a command's error; with a position, its `LINE n:` display points into the
-/// command's text as sent (simple mode: after substitution; extended/prepared: with `$n`).
-#[cold]
-pub(crate) fn error_text(
-    sh: &RunShared,
-    sent: &[u8],
-    q: Option<&SqlCommand>,
-    e: &pgrig_wire::ErrorFields<'_>,
-) -> String {
-    let db = e.to_db_error();
-    match (db.position, q) {
-        (Some(_), Some(q)) => {
-            let text = match sh.cfg.mode {
-                QueryMode::Simple => String::from_utf8_lossy(sent).into_owned(),
-                QueryMode::Extended | QueryMode::Prepared => q.param_sql.clone(),
-            };
-            db.with_query(text).to_string()
-        }
-        _ => db.to_string(),
-    }
-}
-
-/// The `n`th SQL command queued in the current pipeline.
-fn queued_sql<'a>(
-    sh: &'a RunShared,
-    script: usize,
-    queued: &[usize],
-    n: usize,
-) -> Option<&'a SqlCommand> {
-    match &sh.scripts[script].commands.get(*queued.get(n)?)?.kind {
-        pgrig_script::CommandKind::Sql(q) => Some(q),
-        _ => None,
-    }
 }
 
 /// Per-result bookkeeping for `\gset`/`\aset`.
@@ -298,10 +237,6 @@ pub(crate) async fn read_results(
     // One read usually brings the whole response; its messages are then taken out of the
     // buffer synchronously.
     'read: loop {
-        if sh.cfg.debug {
-            // pgbench's line each time it looks for the results
-            sh.debug_client(c.id, format_args!("receiving"));
-        }
         loop {
             let conn = c.conn.as_mut().expect("connected");
             // Fast path: messages that only count are passed over unparsed.
@@ -324,9 +259,6 @@ pub(crate) async fn read_results(
                 b'Z' => {
                     if let Err(e) = conn.skip_message() {
                         return lost(sh, c, script, cmd, &e.to_string());
-                    }
-                    if sh.cfg.debug && q.is_none() {
-                        sh.debug_client(c.id, format_args!("pipeline ending"));
                     }
                     syncs -= 1;
                     if syncs == 0 {
