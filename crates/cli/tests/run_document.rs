@@ -111,11 +111,13 @@ fn two_scripts(interrupted: bool) -> RunResult {
             ThreadCpu {
                 user_s: 0.5,
                 sys_s: 0.25,
+                wait_s: 0.0,
                 wall_s: 2.0,
             },
             ThreadCpu {
                 user_s: 1.5,
                 sys_s: 0.4,
+                wait_s: 0.1,
                 wall_s: 2.0,
             },
         ],

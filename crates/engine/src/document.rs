@@ -205,8 +205,11 @@ pub struct ClientCpu {
 pub struct ThreadCpuDoc {
     pub user_s: f64,
     pub sys_s: f64,
+    /// ready to run but waiting for a CPU (schema 1 documents written before it have none)
+    #[serde(default)]
+    pub wait_s: f64,
     pub wall_s: f64,
-    /// (user + sys) / wall, 0..1
+    /// (user + sys + wait) / wall, 0..1
     pub busy: f64,
 }
 
@@ -389,6 +392,7 @@ fn client_cpu(threads: &[ThreadCpu]) -> ClientCpu {
             .map(|c| ThreadCpuDoc {
                 user_s: c.user_s,
                 sys_s: c.sys_s,
+                wait_s: c.wait_s,
                 wall_s: c.wall_s,
                 busy: c.busy(),
             })
@@ -403,8 +407,14 @@ fn self_check(r: &RunResult) -> SelfCheck {
     for (t, c) in r.threads_cpu.iter().enumerate() {
         if c.wall_s >= 0.5 && c.busy() >= 0.9 {
             check.client_saturated = true;
+            // the wait is named only where it counts: another process had the CPU
+            let waited = if c.wait_s >= 0.05 * c.wall_s {
+                format!(" + {:.2} s waiting for a CPU", c.wait_s)
+            } else {
+                String::new()
+            };
             check.warnings.push(format!(
-                "client thread {t} was busy {:.0}% of the run ({:.2} s CPU in {:.2} s): the result may be limited by the client, not the server; use more threads (-j) or run the client on another host",
+                "client thread {t} was busy {:.0}% of the run ({:.2} s CPU{waited} in {:.2} s): the result may be limited by the client, not the server; use more threads (-j) or run the client on another host",
                 100.0 * c.busy(),
                 c.user_s + c.sys_s,
                 c.wall_s

@@ -9,14 +9,18 @@ use crate::stats::{Snapshot, ThreadStats};
 pub struct ThreadCpu {
     pub user_s: f64,
     pub sys_s: f64,
+    /// ready to run but waiting for a CPU (another process had it)
+    pub wait_s: f64,
     pub wall_s: f64,
 }
 
 impl ThreadCpu {
-    /// Fraction of the wall time the thread was on a CPU (0..1).
+    /// Fraction of the wall time the thread was on a CPU or waiting for one (0..1): never
+    /// waiting for the server. Counting the wait keeps the measure true on a loaded machine,
+    /// where a thread that always has work gets only part of a CPU.
     pub fn busy(&self) -> f64 {
         if self.wall_s > 0.0 {
-            (self.user_s + self.sys_s) / self.wall_s
+            ((self.user_s + self.sys_s + self.wait_s) / self.wall_s).min(1.0)
         } else {
             0.0
         }

@@ -11,7 +11,7 @@ use std::time::Instant;
 use pgrig_script::Prng;
 
 use crate::client::{run_client, Client, ClientEnd};
-use crate::cpu::thread_cpu_seconds;
+use crate::cpu::{thread_cpu_seconds, thread_wait_seconds};
 use crate::log::TxLog;
 use crate::result::ThreadCpu;
 use crate::shared::{RunShared, ThreadCtx};
@@ -112,6 +112,7 @@ pub(crate) fn run_worker(
         let start = sh.mark_bench_start();
         let my_start = Instant::now();
         let (u0, s0) = thread_cpu_seconds();
+        let w0 = thread_wait_seconds();
         th.throttle_trigger.set(sh.now_us());
 
         // Once-a-second snapshots for progress lines and the per-second series.
@@ -155,6 +156,7 @@ pub(crate) fn run_worker(
         }
         ticker.abort();
         let (u1, s1) = thread_cpu_seconds();
+        let w1 = thread_wait_seconds();
         if let Some(log) = &th.log {
             log.borrow_mut().finish(&sh);
         }
@@ -162,6 +164,7 @@ pub(crate) fn run_worker(
         let cpu = ThreadCpu {
             user_s: u1 - u0,
             sys_s: s1 - s0,
+            wait_s: w1 - w0,
             wall_s: my_start.elapsed().as_secs_f64(),
         };
         WorkerOut {
