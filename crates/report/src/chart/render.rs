@@ -189,13 +189,15 @@ pub fn render(c: &Chart) -> Result<Rendered, Err> {
 }
 
 fn legend_width(c: &Chart) -> u32 {
+    let flagged = c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged);
     let longest = c
         .series
         .iter()
         .map(|s| s.name.chars().count())
+        .chain(flagged.then_some(20))
         .max()
         .unwrap_or(0);
-    if c.series.len() <= 1 && !c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged) {
+    if c.series.len() <= 1 && !flagged {
         return 10;
     }
     (longest.min(34) as u32 * 7 + 40).clamp(90, 280)

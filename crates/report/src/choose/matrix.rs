@@ -123,7 +123,11 @@ fn chart(id: &str, runs: &[Run], key: &str, metric: &Metric) -> Chart {
             }),
         }
         if !fl.is_empty() {
-            notes.push(format!("{name} at {key}={}: {}", c.x, fl.join(", ")));
+            notes.push(if c.series.is_empty() {
+                format!("{key}={}: {}", c.x, fl.join(", "))
+            } else {
+                format!("{name} at {key}={}: {}", c.x, fl.join(", "))
+            });
         }
         table.push(
             px,

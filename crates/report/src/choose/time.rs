@@ -57,7 +57,8 @@ fn time_chart(id: String, title: String, y: &str, series: Vec<Series>, table: Ta
 }
 
 fn latency_series(r: &Run) -> Vec<Series> {
-    let pick: [(&str, fn(&Second) -> Option<f64>); 4] = [
+    type Get = fn(&Second) -> Option<f64>;
+    let pick: [(&str, Get); 4] = [
         ("mean", |s| s.latency_mean_ms),
         ("p50", |s| s.latency_p50_ms),
         ("p99", |s| s.latency_p99_ms),

@@ -46,15 +46,15 @@ pub fn load(store_path: &str, args: &[String]) -> Result<Model, ReportError> {
                     .push((a.clone(), text)),
             }
             model.sources.push(a.clone());
-        } else if path.exists() {
-            return Err(ReportError::Read {
-                file: a.clone(),
-                message: "not a regular file".into(),
-            });
         } else if a.contains('/') || a.ends_with(".json") || a.ends_with(".log") {
             return Err(ReportError::Read {
                 file: a.clone(),
-                message: "no such file".into(),
+                message: if path.is_dir() {
+                    "a directory, not a file"
+                } else {
+                    "no such file"
+                }
+                .into(),
             });
         } else if !a.is_empty() && a.bytes().all(|b| b.is_ascii_digit()) {
             picks.push(Pick::Run(a.parse().map_err(|_| {
