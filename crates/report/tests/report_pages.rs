@@ -71,6 +71,7 @@ fn one_run_shows_time_percentiles_and_statements() {
             "run-latency-over-time",
             "run-latency-percentiles",
             "run-statements",
+            "run-server-over-time",
         ],
     );
     assert!(

@@ -157,7 +157,96 @@ pub fn single(id: &str, r: &Run) -> Vec<Chart> {
         table,
     );
     l.bands = c.bands.clone();
-    vec![c, l]
+    for s in r.series.iter().filter(|s| s.checkpoints > 0.0) {
+        for chart in [&mut c, &mut l] {
+            chart.bands.push(Band {
+                x0: s.t - 1.0,
+                x1: s.t,
+                label: "checkpoint".into(),
+            });
+        }
+    }
+    let mut out = vec![c, l];
+    out.extend(server(id, r));
+    if let Some(n) = totals(r) {
+        out[0].notes.push(n);
+    }
+    out
+}
+
+/// The server's totals over the run, said beside the time axis.
+fn totals(r: &Run) -> Option<String> {
+    let s = &r.server;
+    let mut parts = Vec::new();
+    if let Some(c) = s.checkpoints {
+        parts.push(format!("{} checkpoint(s)", fmt(c)));
+    }
+    if let Some(w) = s.wal_bytes {
+        parts.push(format!("{} of WAL", crate::chart::fmt_bytes(w)));
+    }
+    if let Some(c) = s.cpus_busy {
+        parts.push(format!("server CPU {} CPUs busy on average", fmt(c)));
+    }
+    (!parts.is_empty()).then(|| format!("during the run (server totals): {}", parts.join(", ")))
+}
+
+/// WAL bytes and server CPU per second, where the series carries them.
+fn server(id: &str, r: &Run) -> Option<Chart> {
+    let wal: Vec<Pt> = r
+        .series
+        .iter()
+        .filter_map(|s| Some(Pt::new(s.t, s.wal_bytes? / 1048576.0)))
+        .collect();
+    let cpu: Vec<Pt> = r
+        .series
+        .iter()
+        .filter_map(|s| Some(Pt::new(s.t, s.server_cpu?)))
+        .collect();
+    if wal.is_empty() && cpu.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        format!("{}: server per second", r.id),
+        &["second", "WAL MiB", "server CPUs busy", "checkpoints"],
+    );
+    for s in &r.series {
+        let o = |v: Option<f64>| v.map(fmt).unwrap_or_default();
+        t.push(
+            s.t,
+            vec![
+                fmt(s.t),
+                o(s.wal_bytes.map(|w| w / 1048576.0)),
+                o(s.server_cpu),
+                fmt(s.checkpoints),
+            ],
+        );
+    }
+    let series = [("WAL MiB/s", wal), ("server CPUs busy", cpu)]
+        .into_iter()
+        .filter(|s| !s.1.is_empty())
+        .map(|(n, points)| Series {
+            name: n.into(),
+            points,
+        })
+        .collect();
+    let mut c = time_chart(
+        format!("{id}-server-over-time"),
+        format!("Server per second: {}", r.id),
+        "MiB/s · CPUs",
+        series,
+        t,
+    );
+    c.bands = r
+        .series
+        .iter()
+        .filter(|s| s.checkpoints > 0.0)
+        .map(|s| Band {
+            x0: s.t - 1.0,
+            x1: s.t,
+            label: "checkpoint".into(),
+        })
+        .collect();
+    Some(c)
 }
 
 fn overlay_charts(id: &str, runs: &[(String, &Run)], note: Option<String>) -> Vec<Chart> {

@@ -256,6 +256,7 @@ fn from_transactions(id: &str, mut all: Vec<Tx>) -> Run {
                 latency_max_ms: quantile(&lat, 1.0),
                 failed,
                 retries,
+                ..Second::default()
             }
         })
         .collect();
