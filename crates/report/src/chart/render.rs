@@ -238,10 +238,8 @@ fn draw_legend(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), E
     Ok(())
 }
 
-fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, Err> {
-    let cap = nines_cap(c);
-    let fx = tf(c.x.scale, cap);
-    let fy = tf(c.y.scale, cap);
+/// The (transformed) data ranges the plot shows: categories, points, whiskers, bands, stacks.
+fn extent(c: &Chart, fx: &dyn Fn(f64) -> f64, fy: &dyn Fn(f64) -> f64) -> (f64, f64, f64, f64) {
     let pts = || c.series.iter().flat_map(|s| &s.points);
     let categorical = !c.x.categories.is_empty();
     let (x0, x1) = if categorical {
@@ -262,7 +260,7 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
     let ys = pts()
         .flat_map(|p| [Some(p.y), p.lo, p.hi])
         .flatten()
-        .map(&fy);
+        .map(fy);
     let stacked_max = stacked_totals(c).into_iter().fold(0.0, f64::max);
     let zero = c.y.scale == Scale::Linear;
     let (y0, y1) = range(
@@ -273,6 +271,15 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
         })),
         zero,
     );
+    (x0, x1, y0, y1)
+}
+
+fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, Err> {
+    let cap = nines_cap(c);
+    let fx = tf(c.x.scale, cap);
+    let fy = tf(c.y.scale, cap);
+    let categorical = !c.x.categories.is_empty();
+    let (x0, x1, y0, y1) = extent(c, &fx, &fy);
     let mut cc = ChartBuilder::on(area)
         .caption(&c.title, ("sans-serif", 19))
         .margin(12)

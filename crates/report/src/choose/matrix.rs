@@ -68,16 +68,29 @@ fn headers(first: &[&str], metric: &Metric) -> Vec<String> {
 }
 
 /// The chart of `metric` against `key`.
-fn chart(id: &str, runs: &[Run], key: &str, metric: &Metric) -> Chart {
-    let cs = cells(runs, key);
+/// The key's values in plan order: (text, number).
+fn x_values(runs: &[Run], key: &str) -> Vec<(String, Option<f64>)> {
     let mut xs: Vec<(String, Option<f64>)> = Vec::new();
-    for r in runs {
-        if let Some(v) = r.value(key) {
-            if !xs.iter().any(|x| x.0 == v.text) {
-                xs.push((v.text.clone(), v.number));
-            }
+    for v in runs.iter().filter_map(|r| r.value(key)) {
+        if !xs.iter().any(|x| x.0 == v.text) {
+            xs.push((v.text.clone(), v.number));
         }
     }
+    xs
+}
+
+/// A flag note: `isolation=serializable at clients=8: contention`.
+fn flag_note(series: &str, key: &str, x: &str, fl: &[&str]) -> String {
+    if series.is_empty() {
+        format!("{key}={x}: {}", fl.join(", "))
+    } else {
+        format!("{series} at {key}={x}: {}", fl.join(", "))
+    }
+}
+
+fn chart(id: &str, runs: &[Run], key: &str, metric: &Metric) -> Chart {
+    let cs = cells(runs, key);
+    let mut xs = x_values(runs, key);
     let numeric = xs.len() > 1 && xs.iter().all(|x| x.1.is_some());
     if numeric {
         xs.sort_by(|a, b| a.1.unwrap_or(0.0).total_cmp(&b.1.unwrap_or(0.0)));
@@ -123,11 +136,7 @@ fn chart(id: &str, runs: &[Run], key: &str, metric: &Metric) -> Chart {
             }),
         }
         if !fl.is_empty() {
-            notes.push(if c.series.is_empty() {
-                format!("{key}={}: {}", c.x, fl.join(", "))
-            } else {
-                format!("{name} at {key}={}: {}", c.x, fl.join(", "))
-            });
+            notes.push(flag_note(&c.series, key, &c.x, &fl));
         }
         table.push(
             px,
@@ -151,6 +160,20 @@ fn chart(id: &str, runs: &[Run], key: &str, metric: &Metric) -> Chart {
     } else {
         Axis::categories(key, xs.iter().map(|x| x.0.clone()).collect())
     };
+    finish(id, key, metric, numeric, x, series, notes, table)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    id: &str,
+    key: &str,
+    metric: &Metric,
+    numeric: bool,
+    x: Axis,
+    series: Vec<Series>,
+    notes: Vec<String>,
+    table: Table,
+) -> Chart {
     Chart {
         id: format!("{id}-{}-by-{}", metric.key, super::slug(key)),
         title: format!("{} by {key}", metric.label),

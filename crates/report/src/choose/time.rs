@@ -77,11 +77,8 @@ fn latency_series(r: &Run) -> Vec<Series> {
         .collect()
 }
 
-/// TPS and latency per second of one run, with its ramp-up and tail.
-pub fn single(id: &str, r: &Run) -> Vec<Chart> {
-    if r.series.len() < MIN_SECONDS {
-        return Vec::new();
-    }
+/// The per-second table of one run.
+fn seconds_table(r: &Run) -> Table {
     let mut table = Table::new(
         format!("{}: per second", r.id),
         &[
@@ -111,17 +108,11 @@ pub fn single(id: &str, r: &Run) -> Vec<Chart> {
             ],
         );
     }
-    let tps = Series {
-        name: "TPS".into(),
-        points: r.series.iter().map(|s| Pt::new(s.t, s.tps)).collect(),
-    };
-    let mut c = time_chart(
-        format!("{id}-tps-over-time"),
-        format!("TPS per second: {}", r.id),
-        "transactions per second",
-        vec![tps],
-        table.clone(),
-    );
+    table
+}
+
+/// Shades ramp-up and tail, and says the steady window's TPS when it differs from the whole run's.
+fn mark_steady(c: &mut Chart, r: &Run) {
     if let Some((ramp, tail, steady_tps)) = steady(&r.series, r.duration_s) {
         if ramp > 0 {
             c.bands.push(Band {
@@ -149,6 +140,26 @@ pub fn single(id: &str, r: &Run) -> Vec<Chart> {
             ));
         }
     }
+}
+
+/// TPS and latency per second of one run, with its ramp-up and tail.
+pub fn single(id: &str, r: &Run) -> Vec<Chart> {
+    if r.series.len() < MIN_SECONDS {
+        return Vec::new();
+    }
+    let table = seconds_table(r);
+    let tps = Series {
+        name: "TPS".into(),
+        points: r.series.iter().map(|s| Pt::new(s.t, s.tps)).collect(),
+    };
+    let mut c = time_chart(
+        format!("{id}-tps-over-time"),
+        format!("TPS per second: {}", r.id),
+        "transactions per second",
+        vec![tps],
+        table.clone(),
+    );
+    mark_steady(&mut c, r);
     let mut l = time_chart(
         format!("{id}-latency-over-time"),
         format!("Latency per second: {}", r.id),
