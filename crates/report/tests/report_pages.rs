@@ -44,6 +44,7 @@ fn matrix_and_rounds_studies_open_in_a_browser_with_every_chart() {
             "custom-type-tps-per-round",
             "custom-type-relation-sizes",
             "custom-type-statements-per-round",
+            "studies-tps-per-point",
         ],
     );
     assert!(html.contains("<details><summary>Study file</summary>"));

@@ -260,3 +260,73 @@ pub fn per_run(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
         zoomable: false,
     }]
 }
+
+/// Several studies side by side: categories are the union of their points, one bar series per
+/// study (median of the repetitions of the last round, min–max whiskers, flags).
+pub fn across(id: &str, studies: &[crate::model::Study], metric: &Metric) -> Option<Chart> {
+    let mut cats: Vec<String> = Vec::new();
+    for s in studies {
+        for (l, _) in by_point(&s.runs) {
+            if !cats.contains(&l) {
+                cats.push(l);
+            }
+        }
+    }
+    let mut table = Table::new(format!("{} per point of each study", metric.label), &[]);
+    table.headers = headers(&["study", "point"], metric);
+    let mut series = Vec::new();
+    let mut notes = Vec::new();
+    for s in studies {
+        let mut points = Vec::new();
+        for (label, runs) in by_point(&s.runs) {
+            let Some((med, min, max, cv, fl)) = stats(&runs, metric) else {
+                continue;
+            };
+            let x = cats.iter().position(|c| *c == label).unwrap_or(0) as f64;
+            let many = runs.len() > 1;
+            points.push(Pt {
+                x,
+                y: med,
+                lo: many.then_some(min),
+                hi: many.then_some(max),
+                flagged: !fl.is_empty(),
+            });
+            if !fl.is_empty() {
+                notes.push(format!("{} at {label}: {}", s.name, fl.join(", ")));
+            }
+            table.push(
+                x,
+                vec![
+                    s.name.clone(),
+                    label,
+                    runs.len().to_string(),
+                    fmt(med),
+                    fmt(min),
+                    fmt(max),
+                    format!("{cv:.1}"),
+                    fl.join(","),
+                ],
+            );
+        }
+        series.push(Series {
+            name: s.name.clone(),
+            points,
+        });
+    }
+    Some(Chart {
+        id: format!("{id}-{}-per-point", metric.key),
+        title: format!("{} per point, study by study", metric.label),
+        desc: format!(
+            "{} at each point, one bar per study; whiskers span the repetitions (min to max)",
+            metric.label
+        ),
+        kind: Kind::Bars,
+        x: Axis::categories("point", cats),
+        y: Axis::linear(metric.label),
+        series,
+        bands: Vec::new(),
+        notes,
+        table,
+        zoomable: false,
+    })
+}

@@ -39,7 +39,15 @@ pub fn load(store_path: &str, args: &[String]) -> Result<Model, ReportError> {
         if path.is_file() {
             match files::load(path)? {
                 Ok(files::Loaded::Runs(r)) => model.loose.extend(r),
-                Ok(files::Loaded::Studies(s)) => model.studies.extend(s),
+                Ok(files::Loaded::Studies(s)) => {
+                    for mut st in s {
+                        // the same study exported from two stores: tell them apart by file
+                        if model.studies.iter().any(|o| o.name == st.name) {
+                            st.name = format!("{} ({})", st.name, files::short_name(a));
+                        }
+                        model.studies.push(st);
+                    }
+                }
                 Err(text) => logs
                     .entry(log_run_name(a))
                     .or_default()
