@@ -132,12 +132,7 @@ fn sizes_chart(id: &str, runs: &[Run]) -> Option<Chart> {
         "relation sizes after each round (first repetition of the first point)",
         &["relation", "round", "heap", "indexes", "total"],
     );
-    let first = &runs[0];
-    let mut rounds: Vec<&Run> = runs
-        .iter()
-        .filter(|r| r.point == first.point && r.repetition == first.repetition)
-        .collect();
-    rounds.sort_by_key(|r| r.round);
+    let rounds = first_rounds(runs);
     for r in &rounds {
         for (t, s) in &r.relation_sizes {
             table.push(
@@ -189,13 +184,20 @@ fn sizes_chart(id: &str, runs: &[Run]) -> Option<Chart> {
     ))
 }
 
-fn statements_chart(id: &str, runs: &[Run]) -> Option<Chart> {
+/// The rounds of the first repetition of the first point, in order (sizes and statements are
+/// followed through one data set's life).
+fn first_rounds(runs: &[Run]) -> Vec<&Run> {
     let first = &runs[0];
     let mut rounds: Vec<&Run> = runs
         .iter()
         .filter(|r| r.point == first.point && r.repetition == first.repetition)
         .collect();
     rounds.sort_by_key(|r| r.round);
+    rounds
+}
+
+fn statements_chart(id: &str, runs: &[Run]) -> Option<Chart> {
+    let rounds = first_rounds(runs);
     let last = rounds.last()?;
     let mut slow: Vec<(String, f64)> = last
         .statements

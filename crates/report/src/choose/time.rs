@@ -160,6 +160,10 @@ pub fn single(id: &str, r: &Run) -> Vec<Chart> {
         table.clone(),
     );
     mark_steady(&mut c, r);
+    let fl = crate::flags::of(&[r]);
+    if !fl.is_empty() {
+        c.notes.push(format!("this run: {}", fl.join(", ")));
+    }
     let mut l = time_chart(
         format!("{id}-latency-over-time"),
         format!("Latency per second: {}", r.id),
