@@ -179,6 +179,12 @@ fn study(s: &Study, metric: &Metric) -> Section {
     if !swept.is_empty() {
         intro.push(format!("Swept: {}.", swept.join(", ")));
     }
+    if !s.runs.iter().any(|r| (metric.get)(r).is_some()) {
+        intro.push(format!(
+            "No run of this study has {} (not collected): its matrix and round charts are left out.",
+            metric.label
+        ));
+    }
     let mut charts = matrix::charts(&id, &s.runs, &swept, metric);
     if rounds > 1 {
         charts.extend(rounds::charts(&id, &s.runs, metric));
