@@ -200,7 +200,7 @@ fn legend_width(c: &Chart) -> u32 {
     if c.series.len() <= 1 && !flagged {
         return 10;
     }
-    (longest.min(34) as u32 * 7 + 40).clamp(90, 280)
+    (longest.min(34) as u32 * 8 + 44).clamp(90, 320)
 }
 
 fn truncate(s: &str, n: usize) -> String {
