@@ -29,7 +29,13 @@ fn pgrig(dir: &Path, args: &[&str]) -> CmdOutput {
 /// and a histogram, like `pgrig study` writes them.
 fn store(dir: &Path) -> String {
     let path = dir.join("r.db").display().to_string();
-    let mut s = Store::open(&path).unwrap();
+    fill(&path);
+    path
+}
+
+/// Stores study "sweep" into the store at `path` (a SQLite file or a postgresql:// URL).
+fn fill(path: &str) {
+    let mut s = Store::open(path).unwrap();
     let id = s
         .study_id(
             "sweep",
@@ -66,7 +72,6 @@ fn store(dir: &Path) -> String {
             i += 1;
         }
     }
-    path
 }
 
 fn fails_with(out: &CmdOutput, text: &str) {
@@ -316,4 +321,21 @@ fn pgrig_run_writes_a_report_of_the_run_at_the_end() {
         ],
         &browser::artefact_dir().join("cli-run.png"),
     );
+}
+
+#[test]
+fn report_reads_a_postgresql_store() {
+    let db = pgrig_testkit::fresh_db("report_pg_store");
+    fill(&db.url());
+    let dir = tempfile::tempdir().unwrap();
+    let out = pgrig(
+        dir.path(),
+        &["report", "--store", &db.url(), "sweep", "-o", "pg.html"],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let html = std::fs::read_to_string(dir.path().join("pg.html")).unwrap();
+    assert!(html.contains("id=\"sweep-tps-by-clients\""));
+    if let Some(pw) = db.server().password() {
+        assert!(!html.contains(pw), "no password in the page");
+    }
 }

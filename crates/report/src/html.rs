@@ -107,7 +107,11 @@ fn figure(out: &mut String, c: &Chart, svg: &str, f: &Frame) {
     if !c.notes.is_empty() {
         out.push_str("<ul class=\"notes\">");
         for n in &c.notes {
-            let _ = write!(out, "<li>{}</li>", esc(n));
+            let flag = ["client-saturated", "high-spread", "failures", "contention"]
+                .iter()
+                .any(|f| n.contains(f));
+            let class = if flag { " class=\"flag\"" } else { "" };
+            let _ = write!(out, "<li{class}>{}</li>", esc(n));
         }
         out.push_str("</ul>");
     }
@@ -252,6 +256,6 @@ pub fn page(
         out.push_str(c);
         out.push_str("</section>");
     }
-    let _ = write!(out, "</main><script>{JS}</script></body></html>\n");
+    let _ = writeln!(out, "</main><script>{JS}</script></body></html>");
     out
 }

@@ -50,6 +50,11 @@ pub struct Second {
     pub latency_max_ms: Option<f64>,
     pub failed: f64,
     pub retries: f64,
+    /// server figures of this second, where a sampler collected them: checkpoints begun, WAL
+    /// bytes written, server CPUs busy
+    pub checkpoints: f64,
+    pub wal_bytes: Option<f64>,
+    pub server_cpu: Option<f64>,
 }
 
 /// A latency distribution as a percentile curve: (quantile in [0, 1], milliseconds), ascending.

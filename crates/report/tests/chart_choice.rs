@@ -115,3 +115,28 @@ fn several_runs_are_overlaid() {
     let m = fixtures::model(vec![], vec![a, b]);
     snapshot("two_runs", &describe(&sections(&m, &metric::METRICS[0])));
 }
+
+#[test]
+fn the_same_study_exported_from_two_stores_lines_up_point_by_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = |name: &str, scale: f64| {
+        let runs: Vec<_> = [1, 4]
+            .iter()
+            .flat_map(|c| {
+                (1..=2).map(move |rep| {
+                    serde_json::json!({"study": "iso", "point": {"clients": c}, "repetition": rep, "round": 1,
+                        "tps": scale * *c as f64 * (1.0 + 0.01 * rep as f64), "transactions": {"ok": 100}})
+                })
+            })
+            .collect();
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::Value::Array(runs).to_string()).unwrap();
+        p.display().to_string()
+    };
+    let a = export("host-a.json", 1000.0);
+    let b = export("host-b.json", 1500.0);
+    let m = pgrig_report::input::load("unused.db", &[a, b]).unwrap();
+    let names: Vec<&str> = m.studies.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["iso", "iso (host-b.json)"]);
+    snapshot("two_exports", &describe(&sections(&m, &metric::METRICS[0])));
+}

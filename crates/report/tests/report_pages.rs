@@ -44,11 +44,21 @@ fn matrix_and_rounds_studies_open_in_a_browser_with_every_chart() {
             "custom-type-tps-per-round",
             "custom-type-relation-sizes",
             "custom-type-statements-per-round",
+            "studies-tps-per-point",
         ],
     );
     assert!(html.contains("<details><summary>Study file</summary>"));
     assert!(html.contains("contention"), "flags are named on the page");
     assert!(html.len() < 1_000_000);
+    interact(&html);
+}
+
+/// Hover, series toggle and zoom work in the browser (see `browser::check_interaction`).
+fn interact(html: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, html).unwrap();
+    browser::check_interaction(&page);
 }
 
 #[test]
@@ -62,12 +72,14 @@ fn one_run_shows_time_percentiles_and_statements() {
             "run-latency-over-time",
             "run-latency-percentiles",
             "run-statements",
+            "run-server-over-time",
         ],
     );
     assert!(
         html.contains("steady window"),
         "steady TPS beside the whole run's"
     );
+    interact(&html);
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {

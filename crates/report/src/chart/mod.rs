@@ -168,7 +168,7 @@ pub fn fmt(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 {
         "0".into()
-    } else if a >= 1e15 || a < 1e-4 {
+    } else if !(1e-4..1e15).contains(&a) {
         format!("{v:.3e}")
     } else if a >= 1000.0 {
         format!("{v:.0}")

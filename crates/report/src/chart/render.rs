@@ -189,16 +189,18 @@ pub fn render(c: &Chart) -> Result<Rendered, Err> {
 }
 
 fn legend_width(c: &Chart) -> u32 {
+    let flagged = c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged);
     let longest = c
         .series
         .iter()
         .map(|s| s.name.chars().count())
+        .chain(flagged.then_some(20))
         .max()
         .unwrap_or(0);
-    if c.series.len() <= 1 && !c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged) {
+    if c.series.len() <= 1 && !flagged {
         return 10;
     }
-    (longest.min(34) as u32 * 7 + 40).clamp(90, 280)
+    (longest.min(34) as u32 * 8 + 44).clamp(90, 320)
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -236,10 +238,8 @@ fn draw_legend(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), E
     Ok(())
 }
 
-fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, Err> {
-    let cap = nines_cap(c);
-    let fx = tf(c.x.scale, cap);
-    let fy = tf(c.y.scale, cap);
+/// The (transformed) data ranges the plot shows: categories, points, whiskers, bands, stacks.
+fn extent(c: &Chart, fx: &dyn Fn(f64) -> f64, fy: &dyn Fn(f64) -> f64) -> (f64, f64, f64, f64) {
     let pts = || c.series.iter().flat_map(|s| &s.points);
     let categorical = !c.x.categories.is_empty();
     let (x0, x1) = if categorical {
@@ -260,7 +260,7 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
     let ys = pts()
         .flat_map(|p| [Some(p.y), p.lo, p.hi])
         .flatten()
-        .map(&fy);
+        .map(fy);
     let stacked_max = stacked_totals(c).into_iter().fold(0.0, f64::max);
     let zero = c.y.scale == Scale::Linear;
     let (y0, y1) = range(
@@ -271,6 +271,15 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
         })),
         zero,
     );
+    (x0, x1, y0, y1)
+}
+
+fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, Err> {
+    let cap = nines_cap(c);
+    let fx = tf(c.x.scale, cap);
+    let fy = tf(c.y.scale, cap);
+    let categorical = !c.x.categories.is_empty();
+    let (x0, x1, y0, y1) = extent(c, &fx, &fy);
     let mut cc = ChartBuilder::on(area)
         .caption(&c.title, ("sans-serif", 19))
         .margin(12)

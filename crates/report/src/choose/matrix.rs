@@ -68,16 +68,29 @@ fn headers(first: &[&str], metric: &Metric) -> Vec<String> {
 }
 
 /// The chart of `metric` against `key`.
-fn chart(id: &str, runs: &[Run], key: &str, metric: &Metric) -> Chart {
-    let cs = cells(runs, key);
+/// The key's values in plan order: (text, number).
+fn x_values(runs: &[Run], key: &str) -> Vec<(String, Option<f64>)> {
     let mut xs: Vec<(String, Option<f64>)> = Vec::new();
-    for r in runs {
-        if let Some(v) = r.value(key) {
-            if !xs.iter().any(|x| x.0 == v.text) {
-                xs.push((v.text.clone(), v.number));
-            }
+    for v in runs.iter().filter_map(|r| r.value(key)) {
+        if !xs.iter().any(|x| x.0 == v.text) {
+            xs.push((v.text.clone(), v.number));
         }
     }
+    xs
+}
+
+/// A flag note: `isolation=serializable at clients=8: contention`.
+fn flag_note(series: &str, key: &str, x: &str, fl: &[&str]) -> String {
+    if series.is_empty() {
+        format!("{key}={x}: {}", fl.join(", "))
+    } else {
+        format!("{series} at {key}={x}: {}", fl.join(", "))
+    }
+}
+
+fn chart(id: &str, runs: &[Run], key: &str, metric: &Metric) -> Chart {
+    let cs = cells(runs, key);
+    let mut xs = x_values(runs, key);
     let numeric = xs.len() > 1 && xs.iter().all(|x| x.1.is_some());
     if numeric {
         xs.sort_by(|a, b| a.1.unwrap_or(0.0).total_cmp(&b.1.unwrap_or(0.0)));
@@ -123,7 +136,7 @@ fn chart(id: &str, runs: &[Run], key: &str, metric: &Metric) -> Chart {
             }),
         }
         if !fl.is_empty() {
-            notes.push(format!("{name} at {key}={}: {}", c.x, fl.join(", ")));
+            notes.push(flag_note(&c.series, key, &c.x, &fl));
         }
         table.push(
             px,
@@ -147,6 +160,20 @@ fn chart(id: &str, runs: &[Run], key: &str, metric: &Metric) -> Chart {
     } else {
         Axis::categories(key, xs.iter().map(|x| x.0.clone()).collect())
     };
+    finish(id, key, metric, numeric, x, series, notes, table)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    id: &str,
+    key: &str,
+    metric: &Metric,
+    numeric: bool,
+    x: Axis,
+    series: Vec<Series>,
+    notes: Vec<String>,
+    table: Table,
+) -> Chart {
     Chart {
         id: format!("{id}-{}-by-{}", metric.key, super::slug(key)),
         title: format!("{} by {key}", metric.label),
@@ -232,4 +259,74 @@ pub fn per_run(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
         table,
         zoomable: false,
     }]
+}
+
+/// Several studies side by side: categories are the union of their points, one bar series per
+/// study (median of the repetitions of the last round, min–max whiskers, flags).
+pub fn across(id: &str, studies: &[crate::model::Study], metric: &Metric) -> Option<Chart> {
+    let mut cats: Vec<String> = Vec::new();
+    for s in studies {
+        for (l, _) in by_point(&s.runs) {
+            if !cats.contains(&l) {
+                cats.push(l);
+            }
+        }
+    }
+    let mut table = Table::new(format!("{} per point of each study", metric.label), &[]);
+    table.headers = headers(&["study", "point"], metric);
+    let mut series = Vec::new();
+    let mut notes = Vec::new();
+    for s in studies {
+        let mut points = Vec::new();
+        for (label, runs) in by_point(&s.runs) {
+            let Some((med, min, max, cv, fl)) = stats(&runs, metric) else {
+                continue;
+            };
+            let x = cats.iter().position(|c| *c == label).unwrap_or(0) as f64;
+            let many = runs.len() > 1;
+            points.push(Pt {
+                x,
+                y: med,
+                lo: many.then_some(min),
+                hi: many.then_some(max),
+                flagged: !fl.is_empty(),
+            });
+            if !fl.is_empty() {
+                notes.push(format!("{} at {label}: {}", s.name, fl.join(", ")));
+            }
+            table.push(
+                x,
+                vec![
+                    s.name.clone(),
+                    label,
+                    runs.len().to_string(),
+                    fmt(med),
+                    fmt(min),
+                    fmt(max),
+                    format!("{cv:.1}"),
+                    fl.join(","),
+                ],
+            );
+        }
+        series.push(Series {
+            name: s.name.clone(),
+            points,
+        });
+    }
+    Some(Chart {
+        id: format!("{id}-{}-per-point", metric.key),
+        title: format!("{} per point, study by study", metric.label),
+        desc: format!(
+            "{} at each point, one bar per study; whiskers span the repetitions (min to max)",
+            metric.label
+        ),
+        kind: Kind::Bars,
+        x: Axis::categories("point", cats),
+        y: Axis::linear(metric.label),
+        series,
+        bands: Vec::new(),
+        notes,
+        table,
+        zoomable: false,
+    })
 }

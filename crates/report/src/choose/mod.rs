@@ -50,11 +50,22 @@ pub fn sections(model: &Model, metric: &Metric) -> Vec<Section> {
     for s in &model.studies {
         out.push(study(s, metric));
     }
+    if model.studies.len() > 1 {
+        out.push(across(&model.studies, metric));
+    }
     if !model.loose.is_empty() {
         out.push(loose(&model.loose, metric));
     }
     let mut seen = std::collections::HashSet::new();
+    let mut sections_seen = std::collections::HashSet::new();
     for s in &mut out {
+        let mut id = s.id.clone();
+        let mut n = 2;
+        while !sections_seen.insert(id.clone()) {
+            id = format!("{}-{n}", s.id);
+            n += 1;
+        }
+        s.id = id;
         for c in &mut s.charts {
             let mut id = c.id.clone();
             let mut n = 2;
@@ -168,6 +179,12 @@ fn study(s: &Study, metric: &Metric) -> Section {
     if !swept.is_empty() {
         intro.push(format!("Swept: {}.", swept.join(", ")));
     }
+    if !s.runs.iter().any(|r| (metric.get)(r).is_some()) {
+        intro.push(format!(
+            "No run of this study has {} (not collected): its matrix and round charts are left out.",
+            metric.label
+        ));
+    }
     let mut charts = matrix::charts(&id, &s.runs, &swept, metric);
     if rounds > 1 {
         charts.extend(rounds::charts(&id, &s.runs, metric));
@@ -182,6 +199,25 @@ fn study(s: &Study, metric: &Metric) -> Section {
         charts,
         study_text: s.text.clone(),
         runs: s.runs.clone(),
+    }
+}
+
+/// Several studies side by side: each study's points as one series of bars over the union of
+/// the points (the same study from two stores or machines lines up point by point).
+fn across(studies: &[Study], metric: &Metric) -> Section {
+    let names: Vec<String> = studies.iter().map(|s| s.name.clone()).collect();
+    Section {
+        id: "studies".into(),
+        title: format!("{} studies side by side", studies.len()),
+        intro: vec![format!(
+            "{}: the median of each point's repetitions, min–max.",
+            names.join(", ")
+        )],
+        charts: matrix::across("studies", studies, metric)
+            .into_iter()
+            .collect(),
+        study_text: String::new(),
+        runs: Vec::new(),
     }
 }
 

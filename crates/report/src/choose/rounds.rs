@@ -116,28 +116,13 @@ fn metric_chart(id: &str, runs: &[Run], metric: &Metric) -> Chart {
 }
 
 fn sizes_chart(id: &str, runs: &[Run]) -> Option<Chart> {
-    let last = runs
-        .iter()
-        .filter(|r| !r.relation_sizes.is_empty())
-        .max_by_key(|r| r.round)?;
-    let mut tables: Vec<(String, f64)> = last
-        .relation_sizes
-        .iter()
-        .map(|(t, s)| (t.clone(), s.total))
-        .collect();
-    tables.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let shown: Vec<String> = tables.iter().take(3).map(|t| t.0.clone()).collect();
+    let rounds = first_rounds(runs);
+    let (shown, total_tables, growing) = drawn_tables(&rounds)?;
     let mut series = Vec::new();
     let mut table = Table::new(
         "relation sizes after each round (first repetition of the first point)",
         &["relation", "round", "heap", "indexes", "total"],
     );
-    let first = &runs[0];
-    let mut rounds: Vec<&Run> = runs
-        .iter()
-        .filter(|r| r.point == first.point && r.repetition == first.repetition)
-        .collect();
-    rounds.sort_by_key(|r| r.round);
     for r in &rounds {
         for (t, s) in &r.relation_sizes {
             table.push(
@@ -170,32 +155,91 @@ fn sizes_chart(id: &str, runs: &[Run]) -> Option<Chart> {
             }
         }
     }
-    let note = if tables.len() > shown.len() {
+    let note = if total_tables > shown.len() {
         vec![format!(
-            "the {} largest of {} relations are drawn; the table lists all",
+            "the {} {} of {total_tables} relations are drawn; the table lists all",
             shown.len(),
-            tables.len()
+            if growing {
+                "fastest-growing"
+            } else {
+                "largest"
+            },
         )]
     } else {
         Vec::new()
     };
-    Some(lines(
+    let mut c = lines(
         &format!("{id}-relation-sizes"),
         "Relation sizes per round".into(),
         "size (MiB)",
         series,
         table,
         note,
+    );
+    let sizes: Vec<f64> = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.y))
+        .filter(|y| *y > 0.0)
+        .collect();
+    let (lo, hi) = sizes
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), y| (a.min(*y), b.max(*y)));
+    if hi / lo > 100.0 {
+        c.y.scale = crate::chart::Scale::Log;
+        c.y.label = "size (MiB, log scale)".into();
+    }
+    Some(c)
+}
+
+/// The relations drawn: the (up to) three whose total grew most over the rounds (relative to
+/// their first size), or the three largest when none grew. Returns them, how many there are,
+/// and whether growth chose them.
+fn drawn_tables(rounds: &[&Run]) -> Option<(Vec<String>, usize, bool)> {
+    let first = rounds.iter().find(|r| !r.relation_sizes.is_empty())?;
+    let last = rounds.iter().rev().find(|r| !r.relation_sizes.is_empty())?;
+    let mut tables: Vec<(String, f64, f64)> = last
+        .relation_sizes
+        .iter()
+        .map(|(t, s)| {
+            let before = first
+                .relation_sizes
+                .iter()
+                .find(|x| &x.0 == t)
+                .map(|x| x.1.total)
+                .unwrap_or(0.0);
+            let growth = if before > 0.0 {
+                (s.total - before) / before
+            } else {
+                0.0
+            };
+            (t.clone(), growth, s.total)
+        })
+        .collect();
+    let growing = tables.iter().any(|t| t.1 > 0.0);
+    tables.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.total_cmp(&a.2)));
+    let n = tables.len();
+    Some((
+        tables.into_iter().take(3).map(|t| t.0).collect(),
+        n,
+        growing,
     ))
 }
 
-fn statements_chart(id: &str, runs: &[Run]) -> Option<Chart> {
+/// The rounds of the first repetition of the first point, in order (sizes and statements are
+/// followed through one data set's life).
+fn first_rounds(runs: &[Run]) -> Vec<&Run> {
     let first = &runs[0];
     let mut rounds: Vec<&Run> = runs
         .iter()
         .filter(|r| r.point == first.point && r.repetition == first.repetition)
         .collect();
     rounds.sort_by_key(|r| r.round);
+    rounds
+}
+
+fn statements_chart(id: &str, runs: &[Run]) -> Option<Chart> {
+    let rounds = first_rounds(runs);
     let last = rounds.last()?;
     let mut slow: Vec<(String, f64)> = last
         .statements

@@ -12,7 +12,15 @@ fn kind(event: &str) -> &str {
 }
 
 pub fn wait_events(id: &str, runs: &[Run]) -> Option<Chart> {
-    let groups = by_point(runs);
+    let all = by_point(runs);
+    let sampled = |rs: &Vec<&Run>| {
+        rs.iter()
+            .flat_map(|r| &r.server.wait_events)
+            .any(|e| e.1 > 0.0)
+    };
+    let unsampled = all.iter().filter(|g| !sampled(&g.1)).count();
+    // points without samples (runs shorter than the sampling interval) are left out, and said
+    let groups: Vec<(String, Vec<&Run>)> = all.into_iter().filter(|g| sampled(&g.1)).collect();
     let swept = super::swept_keys(runs);
     let mut kinds: Vec<(String, f64)> = Vec::new();
     let mut shares: Vec<Vec<(String, f64)>> = Vec::new();
@@ -79,7 +87,13 @@ pub fn wait_events(id: &str, runs: &[Run]) -> Option<Chart> {
         y: Axis::linear("share of samples (%)"),
         series,
         bands: Vec::new(),
-        notes: Vec::new(),
+        notes: if unsampled > 0 {
+            vec![format!(
+                "{unsampled} point(s) had no wait-event samples (runs shorter than the sampling interval) and are left out"
+            )]
+        } else {
+            Vec::new()
+        },
         table,
         zoomable: false,
     })

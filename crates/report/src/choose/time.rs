@@ -57,7 +57,8 @@ fn time_chart(id: String, title: String, y: &str, series: Vec<Series>, table: Ta
 }
 
 fn latency_series(r: &Run) -> Vec<Series> {
-    let pick: [(&str, fn(&Second) -> Option<f64>); 4] = [
+    type Get = fn(&Second) -> Option<f64>;
+    let pick: [(&str, Get); 4] = [
         ("mean", |s| s.latency_mean_ms),
         ("p50", |s| s.latency_p50_ms),
         ("p99", |s| s.latency_p99_ms),
@@ -76,11 +77,8 @@ fn latency_series(r: &Run) -> Vec<Series> {
         .collect()
 }
 
-/// TPS and latency per second of one run, with its ramp-up and tail.
-pub fn single(id: &str, r: &Run) -> Vec<Chart> {
-    if r.series.len() < MIN_SECONDS {
-        return Vec::new();
-    }
+/// The per-second table of one run.
+fn seconds_table(r: &Run) -> Table {
     let mut table = Table::new(
         format!("{}: per second", r.id),
         &[
@@ -110,17 +108,11 @@ pub fn single(id: &str, r: &Run) -> Vec<Chart> {
             ],
         );
     }
-    let tps = Series {
-        name: "TPS".into(),
-        points: r.series.iter().map(|s| Pt::new(s.t, s.tps)).collect(),
-    };
-    let mut c = time_chart(
-        format!("{id}-tps-over-time"),
-        format!("TPS per second: {}", r.id),
-        "transactions per second",
-        vec![tps],
-        table.clone(),
-    );
+    table
+}
+
+/// Shades ramp-up and tail, and says the steady window's TPS when it differs from the whole run's.
+fn mark_steady(c: &mut Chart, r: &Run) {
     if let Some((ramp, tail, steady_tps)) = steady(&r.series, r.duration_s) {
         if ramp > 0 {
             c.bands.push(Band {
@@ -148,6 +140,30 @@ pub fn single(id: &str, r: &Run) -> Vec<Chart> {
             ));
         }
     }
+}
+
+/// TPS and latency per second of one run, with its ramp-up and tail.
+pub fn single(id: &str, r: &Run) -> Vec<Chart> {
+    if r.series.len() < MIN_SECONDS {
+        return Vec::new();
+    }
+    let table = seconds_table(r);
+    let tps = Series {
+        name: "TPS".into(),
+        points: r.series.iter().map(|s| Pt::new(s.t, s.tps)).collect(),
+    };
+    let mut c = time_chart(
+        format!("{id}-tps-over-time"),
+        format!("TPS per second: {}", r.id),
+        "transactions per second",
+        vec![tps],
+        table.clone(),
+    );
+    mark_steady(&mut c, r);
+    let fl = crate::flags::of(&[r]);
+    if !fl.is_empty() {
+        c.notes.push(format!("this run: {}", fl.join(", ")));
+    }
     let mut l = time_chart(
         format!("{id}-latency-over-time"),
         format!("Latency per second: {}", r.id),
@@ -156,7 +172,96 @@ pub fn single(id: &str, r: &Run) -> Vec<Chart> {
         table,
     );
     l.bands = c.bands.clone();
-    vec![c, l]
+    for s in r.series.iter().filter(|s| s.checkpoints > 0.0) {
+        for chart in [&mut c, &mut l] {
+            chart.bands.push(Band {
+                x0: s.t - 1.0,
+                x1: s.t,
+                label: "checkpoint".into(),
+            });
+        }
+    }
+    let mut out = vec![c, l];
+    out.extend(server(id, r));
+    if let Some(n) = totals(r) {
+        out[0].notes.push(n);
+    }
+    out
+}
+
+/// The server's totals over the run, said beside the time axis.
+fn totals(r: &Run) -> Option<String> {
+    let s = &r.server;
+    let mut parts = Vec::new();
+    if let Some(c) = s.checkpoints {
+        parts.push(format!("{} checkpoint(s)", fmt(c)));
+    }
+    if let Some(w) = s.wal_bytes {
+        parts.push(format!("{} of WAL", crate::chart::fmt_bytes(w)));
+    }
+    if let Some(c) = s.cpus_busy {
+        parts.push(format!("server CPU {} CPUs busy on average", fmt(c)));
+    }
+    (!parts.is_empty()).then(|| format!("during the run (server totals): {}", parts.join(", ")))
+}
+
+/// WAL bytes and server CPU per second, where the series carries them.
+fn server(id: &str, r: &Run) -> Option<Chart> {
+    let wal: Vec<Pt> = r
+        .series
+        .iter()
+        .filter_map(|s| Some(Pt::new(s.t, s.wal_bytes? / 1048576.0)))
+        .collect();
+    let cpu: Vec<Pt> = r
+        .series
+        .iter()
+        .filter_map(|s| Some(Pt::new(s.t, s.server_cpu?)))
+        .collect();
+    if wal.is_empty() && cpu.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        format!("{}: server per second", r.id),
+        &["second", "WAL MiB", "server CPUs busy", "checkpoints"],
+    );
+    for s in &r.series {
+        let o = |v: Option<f64>| v.map(fmt).unwrap_or_default();
+        t.push(
+            s.t,
+            vec![
+                fmt(s.t),
+                o(s.wal_bytes.map(|w| w / 1048576.0)),
+                o(s.server_cpu),
+                fmt(s.checkpoints),
+            ],
+        );
+    }
+    let series = [("WAL MiB/s", wal), ("server CPUs busy", cpu)]
+        .into_iter()
+        .filter(|s| !s.1.is_empty())
+        .map(|(n, points)| Series {
+            name: n.into(),
+            points,
+        })
+        .collect();
+    let mut c = time_chart(
+        format!("{id}-server-over-time"),
+        format!("Server per second: {}", r.id),
+        "MiB/s · CPUs",
+        series,
+        t,
+    );
+    c.bands = r
+        .series
+        .iter()
+        .filter(|s| s.checkpoints > 0.0)
+        .map(|s| Band {
+            x0: s.t - 1.0,
+            x1: s.t,
+            label: "checkpoint".into(),
+        })
+        .collect();
+    Some(c)
 }
 
 fn overlay_charts(id: &str, runs: &[(String, &Run)], note: Option<String>) -> Vec<Chart> {

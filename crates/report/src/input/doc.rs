@@ -77,6 +77,9 @@ fn series(v: &Value) -> Vec<Second> {
             latency_max_ms: num(&s["latency_ms_max"]),
             failed: f(&s["failed"]),
             retries: f(&s["retries"]),
+            checkpoints: f(&s["checkpoints"]),
+            wal_bytes: num(&s["wal_bytes"]),
+            server_cpu: num(&s["server_cpu"]),
         })
         .collect()
 }

@@ -39,22 +39,30 @@ pub fn load(store_path: &str, args: &[String]) -> Result<Model, ReportError> {
         if path.is_file() {
             match files::load(path)? {
                 Ok(files::Loaded::Runs(r)) => model.loose.extend(r),
-                Ok(files::Loaded::Studies(s)) => model.studies.extend(s),
+                Ok(files::Loaded::Studies(s)) => {
+                    for mut st in s {
+                        // the same study exported from two stores: tell them apart by file
+                        if model.studies.iter().any(|o| o.name == st.name) {
+                            st.name = format!("{} ({})", st.name, files::short_name(a));
+                        }
+                        model.studies.push(st);
+                    }
+                }
                 Err(text) => logs
                     .entry(log_run_name(a))
                     .or_default()
                     .push((a.clone(), text)),
             }
             model.sources.push(a.clone());
-        } else if path.exists() {
-            return Err(ReportError::Read {
-                file: a.clone(),
-                message: "not a regular file".into(),
-            });
         } else if a.contains('/') || a.ends_with(".json") || a.ends_with(".log") {
             return Err(ReportError::Read {
                 file: a.clone(),
-                message: "no such file".into(),
+                message: if path.is_dir() {
+                    "a directory, not a file"
+                } else {
+                    "no such file"
+                }
+                .into(),
             });
         } else if !a.is_empty() && a.bytes().all(|b| b.is_ascii_digit()) {
             picks.push(Pick::Run(a.parse().map_err(|_| {

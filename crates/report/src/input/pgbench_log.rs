@@ -228,11 +228,11 @@ fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
     Some(sorted[i] / 1000.0)
 }
 
-fn from_transactions(id: &str, mut all: Vec<Tx>) -> Run {
-    all.sort_by(|a, b| a.end_us.total_cmp(&b.end_us));
+/// Transactions (sorted by completion) into seconds: count, latency percentiles, failures.
+fn per_second(all: &[Tx]) -> Vec<Second> {
     let t0 = all.first().map(|t| (t.end_us / 1e6).floor()).unwrap_or(0.0);
     let mut seconds: BTreeMap<i64, (Vec<f64>, f64, f64)> = BTreeMap::new();
-    for tx in &all {
+    for tx in all {
         let s = ((tx.end_us / 1e6) - t0).floor() as i64;
         let e = seconds.entry(s).or_default();
         match tx.latency_us {
@@ -242,7 +242,7 @@ fn from_transactions(id: &str, mut all: Vec<Tx>) -> Run {
         e.2 += tx.retries;
     }
     let last = seconds.keys().next_back().copied().unwrap_or(0);
-    let series: Vec<Second> = (0..=last)
+    (0..=last)
         .map(|s| {
             let (mut lat, failed, retries) = seconds.remove(&s).unwrap_or_default();
             lat.sort_by(f64::total_cmp);
@@ -256,9 +256,15 @@ fn from_transactions(id: &str, mut all: Vec<Tx>) -> Run {
                 latency_max_ms: quantile(&lat, 1.0),
                 failed,
                 retries,
+                ..Second::default()
             }
         })
-        .collect();
+        .collect()
+}
+
+fn from_transactions(id: &str, mut all: Vec<Tx>) -> Run {
+    all.sort_by(|a, b| a.end_us.total_cmp(&b.end_us));
+    let series = per_second(&all);
     let mut lat: Vec<f64> = all.iter().filter_map(|t| t.latency_us).collect();
     lat.sort_by(f64::total_cmp);
     let duration = match (all.first(), all.last()) {

@@ -236,3 +236,91 @@ pub fn artefact_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
     target.join("report-screenshots")
 }
+
+/// Drives the page's script like a reader would (synthetic pointer events): hovering over the
+/// first chart shows a tooltip and highlights table rows, a legend button hides its series, and
+/// dragging across a time chart zooms it (the table is filtered and the note says the range).
+/// Returns the dumped DOM's markers.
+pub fn check_interaction(html: &Path) {
+    let probe = r#"<script>
+(function () {
+  var d = document.documentElement.dataset;
+  function at(svg, fx, type, target) {
+    var r = svg.getBoundingClientRect();
+    (target || svg).dispatchEvent(new MouseEvent(type, {bubbles: true, clientX: r.left + r.width * fx, clientY: r.top + r.height * 0.5}));
+  }
+  var first = document.querySelector("figure.chart .plot svg");
+  at(first, 0.45, "mousemove");
+  var tip = document.querySelector("figure.chart .tip");
+  d.tip = tip && !tip.hidden ? String(tip.textContent.length) : "0";
+  d.highlighted = String(document.querySelectorAll("tr.hl").length);
+  var b = document.querySelector(".legend button");
+  if (b) {
+    var svg = b.closest("figure").querySelector(".plot svg");
+    b.click();
+    d.toggled = b.getAttribute("aria-pressed") + ":" + Array.prototype.filter.call(svg.querySelectorAll("*"), function (e) { return e.style.display === "none"; }).length;
+  }
+  var z = document.querySelector('figure.chart[data-zoom="true"]');
+  if (z) {
+    var zs = z.querySelector(".plot svg");
+    var before = z.querySelectorAll("tbody tr").length;
+    at(zs, 0.35, "mousedown"); at(zs, 0.55, "mousemove"); at(zs, 0.55, "mouseup", window);
+    var shown = Array.prototype.filter.call(z.querySelectorAll("tbody tr"), function (r) { return r.style.display !== "none"; }).length;
+    d.zoom = shown + "/" + before + ":" + z.querySelector(".zoomnote").textContent.slice(0, 20);
+    zs.dispatchEvent(new MouseEvent("dblclick", {bubbles: true}));
+    d.unzoom = String(Array.prototype.filter.call(z.querySelectorAll("tbody tr"), function (r) { return r.style.display !== "none"; }).length);
+  }
+}());
+</script>"#;
+    let profile = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(html).unwrap();
+    let page = profile.path().join("probe.html");
+    std::fs::write(&page, text.replace("</body>", &format!("{probe}</body>"))).unwrap();
+    let (dom, err) = run_chromium(
+        profile.path(),
+        &["--window-size=1400,1200".into(), "--dump-dom".into()],
+        &format!("file://{}", page.display()),
+    );
+    let console = console_lines(&err);
+    assert!(console.is_empty(), "console: {}", console.join("\n"));
+    let attr = |name: &str| -> Option<String> {
+        let k = format!("data-{name}=\"");
+        let i = dom.find(&k)? + k.len();
+        Some(dom[i..i + dom[i..].find('"')?].to_string())
+    };
+    eprintln!(
+        "{}: tip {:?}, highlighted {:?}, toggled {:?}, zoom {:?}, unzoom {:?}",
+        html.display(),
+        attr("tip"),
+        attr("highlighted"),
+        attr("toggled"),
+        attr("zoom"),
+        attr("unzoom")
+    );
+    let tip: usize = attr("tip").expect("probe ran").parse().unwrap();
+    assert!(tip > 0, "hover shows the nearest values");
+    assert!(
+        attr("highlighted").unwrap() != "0",
+        "hover highlights table rows"
+    );
+    if let Some(t) = attr("toggled") {
+        let (pressed, hidden) = t.split_once(':').unwrap();
+        assert_eq!(pressed, "false");
+        assert!(
+            hidden.parse::<usize>().unwrap() > 0,
+            "the series' elements are hidden"
+        );
+    }
+    if let Some(z) = attr("zoom") {
+        let (counts, note) = z.split_once(':').unwrap();
+        let (shown, all) = counts.split_once('/').unwrap();
+        let (shown, all): (usize, usize) = (shown.parse().unwrap(), all.parse().unwrap());
+        assert!(shown > 0 && shown < all, "zoom filters the table: {z}");
+        assert!(note.starts_with("Zoomed to seconds"), "{z}");
+        assert_eq!(
+            attr("unzoom").unwrap(),
+            all.to_string(),
+            "double-click resets"
+        );
+    }
+}
