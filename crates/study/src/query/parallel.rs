@@ -1,8 +1,10 @@
 //! The parallel degree of a query point made real: the `parallel_workers` storage parameter on
 //! the tables the queries scan (from a plain `EXPLAIN (VERBOSE, FORMAT JSON)`, or the
 //! `parallel_tables` the study names), `max_parallel_workers_per_gather` and, when lower,
-//! `max_parallel_workers` of the measuring session; on a throwaway server `max_worker_processes`
-//! is raised (a restart) when the degree needs more worker processes than it has.
+//! `max_parallel_workers` of the measuring session, which also zeroes `parallel_setup_cost` and
+//! `parallel_tuple_cost` (unless the study sets them) so that the planner takes the parallel
+//! plan even for a small table; on a throwaway server `max_worker_processes` is raised (a
+//! restart) when the degree needs more worker processes than it has.
 
 use serde_json::Value;
 
@@ -63,9 +65,21 @@ pub fn set_tables(
     Ok(tables)
 }
 
-/// The session's `max_parallel_workers_per_gather` (and `max_parallel_workers` when lower).
-pub fn set_session(s: &mut QuerySession, degree: u32) -> Result<(), StudyError> {
-    s.set("max_parallel_workers_per_gather", &degree.to_string())?;
+/// Planner costs that would keep a small table's scan serial; the session zeroes them for a
+/// degree above 0 unless the study sets them (the original study patched the server instead).
+const FORCING: &[&str] = &["parallel_setup_cost", "parallel_tuple_cost"];
+
+/// The session's `max_parallel_workers_per_gather` (and `max_parallel_workers` when lower, and
+/// the [`FORCING`] costs the study does not set); returns the settings it made.
+pub fn set_session(
+    s: &mut QuerySession,
+    degree: u32,
+    study_sets: &dyn Fn(&str) -> bool,
+) -> Result<Vec<(String, String)>, StudyError> {
+    let mut made = vec![(
+        "max_parallel_workers_per_gather".to_string(),
+        degree.to_string(),
+    )];
     let max: u32 = s
         .query("SHOW max_parallel_workers")?
         .first()
@@ -73,9 +87,17 @@ pub fn set_session(s: &mut QuerySession, degree: u32) -> Result<(), StudyError> 
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     if max < degree {
-        s.set("max_parallel_workers", &degree.to_string())?;
+        made.push(("max_parallel_workers".into(), degree.to_string()));
     }
-    Ok(())
+    if degree > 0 {
+        for cost in FORCING.iter().filter(|c| !study_sets(c)) {
+            made.push((cost.to_string(), "0".into()));
+        }
+    }
+    for (name, value) in &made {
+        s.set(name, value)?;
+    }
+    Ok(made)
 }
 
 /// `schema.table` (as stored) quoted for SQL. Names with a dot in them are not split well;

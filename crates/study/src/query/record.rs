@@ -65,6 +65,8 @@ pub struct Setup<'a> {
     pub warmup_executions: u32,
     pub parallel_workers: Option<u32>,
     pub parallel_tables: &'a [String],
+    /// What the measuring session SET (isolation, parallel settings).
+    pub session_settings: &'a [(String, String)],
 }
 
 impl QueryRecord {
@@ -182,6 +184,7 @@ pub fn build(
             "warmup_executions": setup.warmup_executions,
             "parallel_workers": setup.parallel_workers,
             "parallel_tables": setup.parallel_tables,
+            "session_settings": setup.session_settings.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
             "queries": queries.iter().map(QueryRecord::to_json).collect::<Vec<_>>(),
         },
     });

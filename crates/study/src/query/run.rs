@@ -50,7 +50,7 @@ pub fn run(
 ) -> Result<RunRecord, StudyError> {
     let w = &point.workload;
     let sources = w.query_sources(q.base_dir).map_err(StudyError::Refused)?;
-    let mut s = session(m, point)?;
+    let (mut s, session_settings) = session(q, m, point)?;
     let tables = match w.parallel_workers {
         Some(d) => parallel::set_tables(q.study, &mut s, point, &sources, d)?,
         None => Vec::new(),
@@ -78,6 +78,7 @@ pub fn run(
         warmup_executions: w.warmup_count(),
         parallel_workers: w.parallel_workers,
         parallel_tables: &tables,
+        session_settings: &session_settings,
     };
     let provenance = provenance(q, m, point, run, &sources);
     Ok(build(
@@ -94,8 +95,12 @@ pub fn run(
     ))
 }
 
-/// A session with the point's isolation and parallel degree.
-fn session(m: &Managed, point: &Point) -> Result<QuerySession, StudyError> {
+/// A session with the point's isolation and parallel degree, and the settings it made.
+fn session(
+    q: &QueryRun,
+    m: &Managed,
+    point: &Point,
+) -> Result<(QuerySession, Vec<(String, String)>), StudyError> {
     let w = &point.workload;
     let timeout = w.timeout_ms().map(Duration::from_millis);
     let mut s = QuerySession::connect(
@@ -106,10 +111,16 @@ fn session(m: &Managed, point: &Point) -> Result<QuerySession, StudyError> {
     if let Some(level) = &w.isolation {
         s.set("default_transaction_isolation", level)?;
     }
-    if let Some(d) = w.parallel_workers {
-        parallel::set_session(&mut s, d)?;
+    let mut made = Vec::new();
+    if let Some(level) = &w.isolation {
+        made.push(("default_transaction_isolation".into(), level.clone()));
     }
-    Ok(s)
+    if let Some(d) = w.parallel_workers {
+        let target = &q.plan.targets[point.target].settings;
+        let study_sets = |name: &str| point.settings.iter().chain(target).any(|(k, _)| k == name);
+        made.extend(parallel::set_session(&mut s, d, &study_sets)?);
+    }
+    Ok((s, made))
 }
 
 /// Every measured execution (and plan execution) of every query.
@@ -155,9 +166,9 @@ fn once(
     if point.workload.cache_state() == CacheState::Cold {
         s.close();
         cache::make_cold(m)?;
-        *s = session(m, point)?;
+        *s = session(q, m, point)?.0;
     } else if s.is_lost() {
-        *s = session(m, point)?;
+        *s = session(q, m, point)?.0;
     }
     let e = s.execute(&text(src, s, mode), mode == ExplainMode::Each, q.stop);
     check_stop(q)?;
