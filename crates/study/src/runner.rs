@@ -357,13 +357,7 @@ fn provenance(
         "pgrig_version": env!("CARGO_PKG_VERSION"),
         "server_version": server["version"],
         "server_settings": server["settings"],
-        "target": if m.is_local() {
-            json!({"kind": "throwaway", "name": m.name,
-                   "bin_dir": m.server.as_ref().map(|s| s.bin_dir().display().to_string()),
-                   "tcp": m.server.as_ref().is_some_and(|s| s.tcp())})
-        } else {
-            json!({"kind": "external", "name": m.name, "url": m.endpoint.redacted()})
-        },
+        "target": m.provenance(),
         "host": ctx.host,
         "study": {"name": ctx.study.spec.name, "file": ctx.study.file,
                   "base_dir": ctx.base_dir.display().to_string(), "points": ctx.plan.points.len(),

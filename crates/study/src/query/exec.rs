@@ -1,5 +1,5 @@
-//! One measured execution of a query, on a session of its own (pgrig-wire on a private
-//! current-thread runtime): the client's wall time from sending the query to the server being
+//! One measured execution of a query, on a session of its own (the study's [`Db`]: pgrig-wire
+//! on a private current-thread runtime, driven here message by message): the client's wall time from sending the query to the server being
 //! ready again, the rows it returned, or the EXPLAIN JSON when it ran under EXPLAIN, or the
 //! server's error. The timeout is the session's `statement_timeout` (the server cancels the
 //! statement and says so); a cancel request follows as a backstop when the server has not
@@ -8,9 +8,9 @@
 use std::time::{Duration, Instant};
 
 use pgrig_engine::StopHandle;
-use pgrig_wire::{Backend, CancelToken, Config, Connection};
+use pgrig_wire::{Backend, CancelToken, Connection};
 
-use crate::db::lit;
+use crate::db::{lit, Db, Rows};
 use crate::error::StudyError;
 
 /// How long after the timeout the client sends its own cancel request.
@@ -19,9 +19,9 @@ const BACKSTOP: Duration = Duration::from_secs(3);
 const POLL: Duration = Duration::from_millis(100);
 
 pub struct QuerySession {
-    rt: tokio::runtime::Runtime,
-    conn: Option<Connection>,
-    cancel: CancelToken,
+    /// None once the connection is lost or closed.
+    db: Option<Db>,
+    cancel: Option<CancelToken>,
     timeout: Option<Duration>,
 }
 
@@ -60,19 +60,10 @@ impl QuerySession {
         label: &str,
         timeout: Option<Duration>,
     ) -> Result<QuerySession, StudyError> {
-        let context = || format!("connecting to {label}");
-        let cfg = Config::parse(conninfo).map_err(|e| StudyError::sql(context(), e))?;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| StudyError::Other(format!("could not start a runtime: {e}")))?;
-        let conn = rt
-            .block_on(Connection::connect(&cfg))
-            .map_err(|e| StudyError::sql(context(), e))?;
-        let cancel = conn.cancel_token();
+        let mut db = Db::connect(conninfo, label)?;
+        let cancel = db.parts().map(|(_, c)| c.cancel_token());
         let mut s = QuerySession {
-            rt,
-            conn: Some(conn),
+            db: Some(db),
             cancel,
             timeout,
         };
@@ -84,44 +75,29 @@ impl QuerySession {
 
     /// `server_version` as the server reports it.
     pub fn server_version(&self) -> String {
-        self.conn
-            .as_ref()
-            .map(|c| c.server_version().to_string())
-            .unwrap_or_default()
+        self.db.as_ref().map(Db::version).unwrap_or_default()
     }
 
     /// Whether the connection was lost (or closed).
     pub fn is_lost(&self) -> bool {
-        self.conn.is_none()
+        self.db.is_none()
     }
 
     /// Ends the session (before the server restarts).
     pub fn close(&mut self) {
-        if let Some(c) = self.conn.take() {
-            self.rt.block_on(c.close());
-        }
+        self.db = None;
     }
 
     pub fn version_num(&self) -> i32 {
-        self.conn.as_ref().map_or(0, Connection::server_version_num)
+        self.db.as_ref().map_or(0, Db::version_num)
     }
 
     /// Rows of a statement of pgrig's own (settings, catalog lookups), as text.
-    pub fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, StudyError> {
-        let conn = self
-            .conn
-            .as_mut()
-            .ok_or(StudyError::Other("the query session was lost".into()))?;
-        let results = self
-            .rt
-            .block_on(conn.simple_query(sql))
-            .map_err(|e| StudyError::sql("query session", e))?;
-        Ok(results
-            .into_iter()
-            .rev()
-            .find(|r| !r.columns.is_empty())
-            .map(|r| r.rows.into_iter().map(|row| row.0).collect())
-            .unwrap_or_default())
+    pub fn query(&mut self, sql: &str) -> Result<Rows, StudyError> {
+        match self.db.as_mut() {
+            Some(db) => db.query(sql),
+            None => Err(StudyError::Other("the query session was lost".into())),
+        }
     }
 
     /// `SET name = 'value'` for this session.
@@ -132,13 +108,14 @@ impl QuerySession {
 
     /// Runs `sql` once (as it is, the caller adds any EXPLAIN) and measures it.
     pub fn execute(&mut self, sql: &str, explained: bool, stop: &StopHandle) -> Execution {
-        let Some(conn) = self.conn.as_mut() else {
+        let (Some((rt, conn)), Some(token)) =
+            (self.db.as_mut().and_then(Db::parts), self.cancel.clone())
+        else {
             return lost("the query session was lost earlier", 0.0);
         };
         let backstop = self.timeout.map(|t| t + BACKSTOP);
-        let token = self.cancel.clone();
         let t0 = Instant::now();
-        let (result, cancelled) = self.rt.block_on(async {
+        let (result, cancelled) = rt.block_on(async {
             let exchange = exchange(conn, sql, explained);
             tokio::pin!(exchange);
             let mut cancelled = None;
@@ -173,16 +150,10 @@ impl QuerySession {
                 }),
             },
             Err(e) => {
-                self.conn = None;
+                self.db = None;
                 lost(&format!("the connection failed: {e}"), client_ms)
             }
         }
-    }
-}
-
-impl Drop for QuerySession {
-    fn drop(&mut self) {
-        self.close();
     }
 }
 

@@ -222,13 +222,7 @@ fn provenance(
         "pgrig_version": env!("CARGO_PKG_VERSION"),
         "server_version": q.server["version"],
         "server_settings": q.server["settings"],
-        "target": if m.is_local() {
-            json!({"kind": "throwaway", "name": m.name,
-                   "bin_dir": m.server.as_ref().map(|s| s.bin_dir().display().to_string()),
-                   "tcp": m.server.as_ref().is_some_and(|s| s.tcp())})
-        } else {
-            json!({"kind": "external", "name": m.name, "url": m.endpoint.redacted()})
-        },
+        "target": m.provenance(),
         "host": q.host,
         "study": {"name": q.study.spec.name, "file": q.study.file,
                   "base_dir": q.base_dir.display().to_string(), "points": q.plan.points.len(),
