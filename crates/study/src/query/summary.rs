@@ -163,44 +163,9 @@ pub fn table(docs: &[Value]) -> String {
         "point", "query"
     );
     for r in &rows {
-        let client = r.client_ms();
-        let (median, _, _, cv) = spread(&client);
-        let median = (!client.is_empty()).then_some(median);
-        let base = rows.iter().find(|b| {
-            b.degree == Some(0) && b.rest == r.rest && b.query == r.query && b.target == r.target
-        });
-        let speedup = match (base.map(|b| b.client_ms()), median) {
-            (Some(b), Some(m)) if !b.is_empty() && m > 0.0 => Some(spread(&b).0 / m),
-            _ => None,
-        };
+        let median = r.median_ms();
+        let speedup = r.speedup(&rows);
         let ideal = r.degree.map(|d| (d + u64::from(r.leader)).max(1) as f64);
-        let efficiency = speedup.zip(ideal).map(|(s, i)| s / i);
-        let failed = r.executions().filter(|e| e["ok"] != true).count();
-        let timed_out = r.executions().any(|e| e["error"]["timed_out"] == true);
-        let (hit, read) = (r.server(&["shared", "hit"]), r.server(&["shared", "read"]));
-        let temp = r
-            .server(&["temp", "read"])
-            .zip(r.server(&["temp", "written"]))
-            .map(|(a, b)| a + b);
-        let launched = r.server(&["workers_launched"]);
-        let mut flags = Vec::new();
-        if read.unwrap_or(0.0) > hit.unwrap_or(0.0) {
-            flags.push("io-bound");
-        }
-        if failed > 0 {
-            flags.push("failures");
-        }
-        if timed_out {
-            flags.push("timeouts");
-        }
-        if let (Some(d), Some(l)) = (r.degree, launched) {
-            if l < d as f64 {
-                flags.push("fewer-workers");
-            }
-        }
-        if cv > 10.0 {
-            flags.push("high-spread");
-        }
         let workers = match (
             r.server(&["workers_launched"]),
             r.server(&["workers_planned"]),
@@ -208,27 +173,76 @@ pub fn table(docs: &[Value]) -> String {
             (Some(l), Some(p)) => format!("{l}/{p}"),
             _ => "-".into(),
         };
-        let _ = writeln!(
-            out,
+        let temp = r
+            .server(&["temp", "read"])
+            .zip(r.server(&["temp", "written"]))
+            .map(|(a, b)| a + b);
+        let line = format!(
             "{:<lw$}  {:<qw$}  {:>4}  {:>5}  {:>6}  {:>9}  {:>9}  {:>7}  {:>6}  {:>7}  {:>11}  {:>11}  {:>9}  {:>6}  {}",
             r.label,
             r.query,
             r.runs,
             r.executions().count(),
-            failed,
+            r.failed(),
             cell(median, 1),
             cell(r.server(&["execution_ms"]), 1),
             cell(speedup, 2),
-            cell(efficiency, 2),
+            cell(speedup.zip(ideal).map(|(s, i)| s / i), 2),
             workers,
-            cell(hit, 0),
-            cell(read, 0),
+            cell(r.server(&["shared", "hit"]), 0),
+            cell(r.server(&["shared", "read"]), 0),
             cell(temp, 0),
             cell(r.server(&["jit", "total_ms"]), 1),
-            flags.join(",")
+            r.flags().join(",")
         );
+        let _ = writeln!(out, "{}", line.trim_end());
     }
     out
+}
+
+impl Row<'_> {
+    fn median_ms(&self) -> Option<f64> {
+        let client = self.client_ms();
+        (!client.is_empty()).then(|| spread(&client).0)
+    }
+
+    /// The degree-0 row's median client time over this row's.
+    fn speedup(&self, rows: &[Row]) -> Option<f64> {
+        let base = rows.iter().find(|b| {
+            b.degree == Some(0)
+                && b.rest == self.rest
+                && b.query == self.query
+                && b.target == self.target
+        })?;
+        match (base.median_ms(), self.median_ms()) {
+            (Some(b), Some(m)) if m > 0.0 => Some(b / m),
+            _ => None,
+        }
+    }
+
+    fn failed(&self) -> usize {
+        self.executions().filter(|e| e["ok"] != true).count()
+    }
+
+    fn flags(&self) -> Vec<&'static str> {
+        let hit = self.server(&["shared", "hit"]).unwrap_or(0.0);
+        let read = self.server(&["shared", "read"]).unwrap_or(0.0);
+        let launched = self.server(&["workers_launched"]);
+        let checks = [
+            ("io-bound", read > hit),
+            ("failures", self.failed() > 0),
+            (
+                "timeouts",
+                self.executions().any(|e| e["error"]["timed_out"] == true),
+            ),
+            (
+                "fewer-workers",
+                matches!((self.degree, launched), (Some(d), Some(l)) if l < d as f64),
+            ),
+            ("high-spread", spread(&self.client_ms()).3 > 10.0),
+        ];
+        checks.iter().filter(|c| c.1).map(|c| c.0).collect()
+    }
 }
 
 #[cfg(test)]
@@ -256,13 +270,14 @@ mod tests {
             doc(1, 50.0, 1, 0),
             doc(4, 40.0, 2, 500),
         ]);
-        let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 4, "{t}");
-        assert!(lines[1].contains("   1.00    1.00"), "{t}");
-        assert!(lines[2].contains("   2.00    1.00"), "{t}");
-        // 100/40 = 2.5 at degree 4: efficiency 2.5/5
-        assert!(lines[3].contains("   2.50    0.50"), "{t}");
-        assert!(lines[3].contains("io-bound,fewer-workers"), "{t}");
+        let expected = "\
+point               query  runs  execs  failed  client ms  server ms  speedup  effic.  workers   shared hit  shared read  temp blks  jit ms  flags
+parallel_workers=0  query     1      1       0      100.0       99.0     1.00    1.00      0/0           10            0          0       -
+parallel_workers=1  query     1      1       0       50.0       49.0     2.00    1.00      1/1           10            0          0       -
+parallel_workers=4  query     1      1       0       40.0       39.0     2.50    0.50      2/4           10          500          0       -  io-bound,fewer-workers
+";
+        // 100/40 = 2.5 at degree 4: efficiency 2.5/(4 + the leader)
+        assert_eq!(t, expected);
         assert!(run_line(&doc(1, 50.0, 1, 0)).contains("workers 1/1"));
         assert_eq!(table(&[json!({"tps": 1.0})]), "");
     }
