@@ -56,11 +56,17 @@ scale = 2
 query = "SELECT count(*) FROM pgbench_accounts WHERE filler = 'foo'"
 executions = 2
 [matrix]
-parallel_workers = [0, 1, 2, 4]
+parallel_workers = [0, 1, 2, 4, 8]
 "#,
     );
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
-    assert_eq!(runs.len(), 4);
+    assert_eq!(runs.len(), 5);
+    // 8 workers need more worker processes than the default 8 (the server was restarted)
+    let id = runs[4]["run_id"].to_string();
+    let shown: Value =
+        serde_json::from_str(&pgrig(dir.path(), &["results", "show", &id]).stdout).unwrap();
+    let settings = &shown["provenance"]["server_settings"];
+    assert_eq!(settings["max_worker_processes"], "10", "{settings}");
     for r in &runs {
         let degree = r["point"]["parallel_workers"].as_u64().unwrap();
         assert_eq!(r["workload"], "query");
@@ -111,11 +117,11 @@ parallel_workers = [0, 1, 2, 4]
             .find(|l| l.starts_with("parallel_workers=0 "))
             .unwrap_or_else(|| panic!("{text}"));
         assert!(zero.contains("   1.00    1.00      0/0"), "{zero}");
-        let four = text
+        let eight = text
             .lines()
-            .find(|l| l.starts_with("parallel_workers=4 "))
+            .find(|l| l.starts_with("parallel_workers=8 "))
             .unwrap();
-        assert!(four.contains("4/4"), "{four}");
+        assert!(eight.contains("8/8"), "{eight}");
     }
 }
 
