@@ -15,6 +15,9 @@ use crate::error::StudyError;
 
 /// How long after the timeout the client sends its own cancel request.
 const BACKSTOP: Duration = Duration::from_secs(3);
+/// How long after its cancel request an execution that still gets no answer is abandoned
+/// (its session is closed and a new one serves the next execution).
+const ABANDON: Duration = Duration::from_secs(30);
 /// How often a running execution looks at the stop request and the backstop.
 const POLL: Duration = Duration::from_millis(100);
 
@@ -119,11 +122,17 @@ impl QuerySession {
             let exchange = exchange(conn, sql, explained);
             tokio::pin!(exchange);
             let mut cancelled = None;
+            let mut cancelled_at = Instant::now();
             loop {
                 if let Ok(r) = tokio::time::timeout(POLL, &mut exchange).await {
                     return (r, cancelled);
                 }
+                if cancelled.is_some() && cancelled_at.elapsed() >= ABANDON {
+                    // the server does not answer even a cancel request: leave the session
+                    return (Err(pgrig_wire::Error::Closed), cancelled);
+                }
                 if cancelled.is_none() {
+                    cancelled_at = Instant::now();
                     cancelled = match (stop.requested(), backstop) {
                         (true, _) => Some(Cancelled::Stop),
                         (false, Some(b)) if t0.elapsed() >= b => Some(Cancelled::Timeout),
