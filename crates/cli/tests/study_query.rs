@@ -315,3 +315,29 @@ fn bad_query_studies_are_reported_where_they_are_written() {
         out.stderr
     );
 }
+
+#[test]
+fn a_matrix_of_query_files_is_one_point_per_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.sql"), "SELECT 1").unwrap();
+    std::fs::write(dir.path().join("b.sql"), "SELECT 2").unwrap();
+    std::fs::write(
+        dir.path().join("m.toml"),
+        "name = \"m\"\n[workload]\nexecutions = 1\n[matrix]\nqueries = [\"a.sql\", [\"a.sql\", \"b.sql\"]]\n",
+    )
+    .unwrap();
+    let out = pgrig(dir.path(), &["study", "m.toml", "--dry-run"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("2 point(s)"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("point 1: queries=[\"a.sql\"]"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("point 2: queries=[\"a.sql\",\"b.sql\"]"),
+        "{}",
+        out.stdout
+    );
+}

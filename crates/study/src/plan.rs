@@ -202,7 +202,9 @@ fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
         }
         let mut values = list.clone();
         for x in values.iter_mut() {
-            if let (Dim::Workload(_), "scripts", toml::Value::String(s)) = (&dim, key, &x) {
+            if let (Dim::Workload(_), "scripts" | "queries", toml::Value::String(s)) =
+                (&dim, key, &x)
+            {
                 *x = toml::Value::Array(vec![toml::Value::String(s.clone())]);
             }
             let bad = match &dim {
