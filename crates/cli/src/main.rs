@@ -67,7 +67,7 @@ Usage:
   pgrig run [OPTIONS]                      a named workload, with a throwaway server when no target is given
   pgrig server start|stop|status           a private scratch PostgreSQL cluster
   pgrig study FILE [--store PATH]          a matrix of runs from a study file, into the results store
-  pgrig results list|show|export           the runs in the results store (export --format json|csv)
+  pgrig results list|summary|show|export   the runs in the results store (export --format json|csv)
   pgrig compare A B [--metric tps,p99]     is the difference between two selections of runs real?
   pgrig report [STUDY|RUN-ID|FILE ...]     charts as one self-contained HTML page (-o FILE, --svg DIR)
   pgrig --version

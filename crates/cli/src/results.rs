@@ -1,4 +1,4 @@
-//! `pgrig results list|show|export`: reads the results store. `export --format json` writes an
+//! `pgrig results list|summary|show|export`: reads the results store. `export --format json` writes an
 //! array of run objects (`study`, `point`, `repetition`, `round`, `tps`, `transactions`,
 //! `latency_ms`, `client_cpu`, `relation_sizes`, ...); `--format csv` one flat row per run.
 
@@ -23,6 +23,16 @@ struct ResultsArgs {
 enum Cmd {
     /// One line per stored run.
     List {
+        /// Results store: a SQLite file or postgresql://… URL.
+        #[arg(long, default_value = "pgrig.db")]
+        store: String,
+        /// Only runs of this study (by name).
+        #[arg(long)]
+        study: Option<String>,
+    },
+    /// The table per point that `pgrig study` prints at the end (for query studies with
+    /// speedup and efficiency against parallel degree 0).
+    Summary {
         /// Results store: a SQLite file or postgresql://… URL.
         #[arg(long, default_value = "pgrig.db")]
         store: String,
@@ -98,6 +108,15 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
                 ));
             }
             out(&text)
+        }
+        Cmd::Summary { store, study } => {
+            let mut s = Store::open_existing(&store)?;
+            let docs = s.export(study.as_deref())?;
+            out(&format!(
+                "{}{}",
+                summary::points_table(&docs),
+                pgrig_study::query::summary::table(&docs)
+            ))
         }
         Cmd::Show { id, store } => {
             let mut s = Store::open_existing(&store)?;

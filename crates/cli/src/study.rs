@@ -216,8 +216,9 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     let docs = store.export_study(outcome.study_id)?;
     let shown = pgrig_wire::mask_passwords(&a.store);
     out(&format!(
-        "{}{} run(s) stored in {shown} ({} this time); see \"pgrig results export --store {shown}\"\n",
+        "{}{}{} run(s) stored in {shown} ({} this time); see \"pgrig results export --store {shown}\"\n",
         summary::points_table(&docs),
+        pgrig_study::query::summary::table(&docs),
         outcome.already_stored + outcome.ran,
         outcome.ran,
     ))?;
@@ -232,5 +233,18 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
         err("pgrig: warning: some runs had aborted clients; their results are incomplete\n");
         return Ok(2);
     }
+    if docs.iter().any(query_failed) {
+        err("pgrig: warning: some query executions failed or timed out; their errors are stored with the runs\n");
+        return Ok(2);
+    }
     Ok(0)
+}
+
+/// Whether a query run has a failed execution.
+fn query_failed(d: &serde_json::Value) -> bool {
+    d["query"]["queries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|q| q["summary"]["failed"].as_u64().unwrap_or(0) > 0)
 }

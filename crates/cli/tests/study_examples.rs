@@ -2,7 +2,8 @@
 //! durations, one repetition) and reproduce what the real studies needed: under repeatable read
 //! and serializable, 4 clients complete every transaction (retried, never aborted); the custom
 //! type's sizes and per-statement latencies are recorded after every round; two targets are
-//! compared side by side; the insert-tuning matrix covers every point. Each study writes its
+//! compared side by side; the insert-tuning matrix covers every point; the parallel scan launches
+//! the workers of every degree and derives speedup and efficiency. Each study writes its
 //! report (`--report`), which opens in the browser with the charts its data calls for.
 
 #[path = "../../report/tests/browser/mod.rs"]
@@ -204,6 +205,49 @@ fn insert_tuning_example_covers_every_point() {
             "insert-tuning-tps-by-server-cpus",
             "insert-tuning-tps-by-settings-synchronous-commit",
             "insert-tuning-latency-percentiles",
+        ],
+    );
+}
+
+#[test]
+fn parallel_scan_example_launches_every_degree_and_derives_speedup() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = study(dir.path(), "parallel_scan.toml", &["dataset.scale=2"]);
+    assert_eq!(runs.len(), 4, "degrees 0, 1, 2, 4");
+    for r in &runs {
+        let degree = r["point"]["parallel_workers"].as_u64().unwrap();
+        let q = &r["query"]["queries"][0];
+        assert_eq!(q["executions"].as_array().unwrap().len(), 3);
+        for e in q["executions"].as_array().unwrap() {
+            assert_eq!(e["ok"], true, "{e}");
+            assert_eq!(e["server"]["workers_launched"].as_u64(), Some(degree));
+            assert!(e["explain"][0]["Plan"].is_object());
+        }
+        assert_eq!(
+            q["summary"]["io_bound"], false,
+            "the table fits in shared_buffers"
+        );
+    }
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    c.args(["results", "summary", "--store"])
+        .arg(dir.path().join("parallel_scan.toml.db"));
+    let table = run(c).stdout;
+    let four = table
+        .lines()
+        .find(|l| l.starts_with("parallel_workers=4 "))
+        .unwrap_or_else(|| panic!("{table}"));
+    // speedup and efficiency are numbers (their size depends on the machine's free cores)
+    let cells: Vec<&str> = four.split_whitespace().collect();
+    assert!(
+        cells[7].parse::<f64>().is_ok() && cells[8].parse::<f64>().is_ok(),
+        "{four}"
+    );
+    report_shows(
+        dir.path(),
+        "parallel_scan.toml",
+        &[
+            "parallel-scan-tps-by-parallel-workers",
+            "parallel-scan-latency-percentiles",
         ],
     );
 }

@@ -77,6 +77,13 @@ impl Db {
             .flatten())
     }
 
+    /// The runtime and the connection, for a caller that drives the protocol itself (the
+    /// query studies' measured executions); None once the connection is gone.
+    pub(crate) fn parts(&mut self) -> Option<(&tokio::runtime::Runtime, &mut Connection)> {
+        let conn = self.conn.as_mut()?;
+        Some((&self.rt, conn))
+    }
+
     /// `server_version_num` of the server.
     pub fn version_num(&self) -> i32 {
         self.conn

@@ -2,7 +2,8 @@
 //! ([`plan`]) of runs; the [`runner`] executes them on a throwaway or external server
 //! ([`managed`], [`target`]) with the data per [`dataset`] and collectors alongside
 //! ([`collect`]; setup files split by [`setup_sql`]), and every finished run ([`record`]) goes into the results [`store`].
-//! [`summary`] renders what people read.
+//! [`summary`] renders what people read. A workload of queries instead of scripts is a query
+//! study ([`query`]: measured executions with EXPLAIN, parallel degree, cold cache).
 
 pub mod collect;
 pub mod dataset;
@@ -12,6 +13,7 @@ pub mod managed;
 pub mod overrides;
 mod pg_store;
 pub mod plan;
+pub mod query;
 pub mod record;
 pub mod runner;
 pub mod setup_sql;

@@ -210,6 +210,17 @@ impl Managed {
         Ok(())
     }
 
+    /// The target as provenance records it (a throwaway server's binaries and transport, or
+    /// the external server's URL without its password).
+    pub fn provenance(&self) -> serde_json::Value {
+        match &self.server {
+            Some(s) => serde_json::json!({"kind": "throwaway", "name": self.name,
+                "bin_dir": s.bin_dir().display().to_string(), "tcp": s.tcp()}),
+            None => serde_json::json!({"kind": "external", "name": self.name,
+                "url": self.endpoint.redacted()}),
+        }
+    }
+
     /// CPUs the throwaway server's postmaster may run on now (empty for external servers).
     pub fn server_cpu_list(&self) -> Vec<usize> {
         let Some(pm) = self.server.as_ref().and_then(Server::postmaster_pid) else {

@@ -98,13 +98,16 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
             // every key was type-checked on its own; what is left are combinations
             let workload = effective(&base, &wl)
                 .map_err(|m| study.error_at(spec.workload_offset(), format!("workload: {m}")))?;
-            workload.validate().map_err(|(key, m)| {
-                let at = match dims.iter().find(|d| d.key == key) {
-                    Some(d) => d.at,
-                    None => spec.workload_value_offset(key),
-                };
-                study.error_at(at, format!("workload `{key}`: {m}"))
-            })?;
+            workload
+                .validate()
+                .and_then(|_| workload.validate_kind())
+                .map_err(|(key, m)| {
+                    let at = match dims.iter().find(|d| d.key == key) {
+                        Some(d) => d.at,
+                        None => spec.workload_value_offset(key),
+                    };
+                    study.error_at(at, format!("workload `{key}`: {m}"))
+                })?;
             if let (Some(url), Some(level)) = (&t.url, &workload.isolation) {
                 let endpoint = crate::target::Endpoint {
                     conninfo: url.clone(),
@@ -119,6 +122,7 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
                     study.file, t.name
                 )));
             }
+            crate::query::check_point(study, t, &workload)?;
             points.push(Point {
                 index: points.len(),
                 target: ti,
@@ -198,7 +202,9 @@ fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
         }
         let mut values = list.clone();
         for x in values.iter_mut() {
-            if let (Dim::Workload(_), "scripts", toml::Value::String(s)) = (&dim, key, &x) {
+            if let (Dim::Workload(_), "scripts" | "queries", toml::Value::String(s)) =
+                (&dim, key, &x)
+            {
                 *x = toml::Value::Array(vec![toml::Value::String(s.clone())]);
             }
             let bad = match &dim {
@@ -256,11 +262,16 @@ pub fn is_matrix_key(key: &str) -> bool {
 /// names it) and the `bin_dir` of throwaway targets.
 pub fn check_files(study: &Study, plan: &Plan, base_dir: &Path) -> Result<(), StudyError> {
     for p in &plan.points {
-        if let Err(m) = p.workload.script_sources(base_dir) {
-            let key = if p.workload.scripts.is_some() {
-                "scripts"
-            } else {
-                "builtin"
+        let checked = match p.workload.is_query() {
+            true => p.workload.query_sources(base_dir).map(drop),
+            false => p.workload.script_sources(base_dir).map(drop),
+        };
+        if let Err(m) = checked {
+            let key = match (p.workload.is_query(), p.workload.query.is_some()) {
+                (true, true) => "query",
+                (true, false) => "queries",
+                _ if p.workload.scripts.is_some() => "scripts",
+                _ => "builtin",
             };
             let at = match study.spec.matrix.get(key) {
                 Some((_, v)) => v.span().start,
@@ -269,6 +280,7 @@ pub fn check_files(study: &Study, plan: &Plan, base_dir: &Path) -> Result<(), St
             return Err(study.error_at(at, format!("workload `{key}`: {m}")));
         }
     }
+    crate::query::check_machine(study, plan)?;
     for (i, t) in plan.targets.iter().enumerate() {
         let Some(dir) = t.bin_dir.as_deref().filter(|_| t.url.is_none()) else {
             continue;

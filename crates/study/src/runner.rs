@@ -159,6 +159,7 @@ pub fn run_study(
             if current_point != Some(point.index) {
                 managed.apply_settings(&point.settings)?;
                 managed.set_cpus(point.workload.server_cpus)?;
+                crate::query::prepare_point(&mut managed, point)?;
                 settings_json = non_default_settings(&managed)?;
                 current_point = Some(point.index);
             }
@@ -169,6 +170,33 @@ pub fn run_study(
                 ));
                 dataset.create(&managed.endpoint, &*ctx.sink, &control.stop)?;
                 data_ready = true;
+            }
+            if point.workload.is_query() {
+                // a query study: measured executions instead of benchmark rounds
+                let q = crate::query::run::QueryRun {
+                    study,
+                    plan: &plan,
+                    base_dir,
+                    host: &ctx.host,
+                    server: &settings_json,
+                    stop: &control.stop,
+                    interrupted: &*control.interrupted,
+                };
+                for run in group {
+                    let rec = crate::query::run::run(&q, &mut managed, point, run)?;
+                    if finished.contains(&run.index) {
+                        reporter.info(&format!("replayed run {} (already stored)", run.index + 1));
+                        continue;
+                    }
+                    store.save_run(study_id, &rec)?;
+                    finished.insert(run.index);
+                    outcome.ran += 1;
+                    let eta = (started.elapsed() / outcome.ran as u32)
+                        .checked_mul((total - finished.len()) as u32);
+                    let line = crate::query::summary::run_line(&rec.result);
+                    reporter.run_done(finished.len(), total, eta, &line);
+                }
+                continue;
             }
             let scripts = point
                 .workload
@@ -329,13 +357,7 @@ fn provenance(
         "pgrig_version": env!("CARGO_PKG_VERSION"),
         "server_version": server["version"],
         "server_settings": server["settings"],
-        "target": if m.is_local() {
-            json!({"kind": "throwaway", "name": m.name,
-                   "bin_dir": m.server.as_ref().map(|s| s.bin_dir().display().to_string()),
-                   "tcp": m.server.as_ref().is_some_and(|s| s.tcp())})
-        } else {
-            json!({"kind": "external", "name": m.name, "url": m.endpoint.redacted()})
-        },
+        "target": m.provenance(),
         "host": ctx.host,
         "study": {"name": ctx.study.spec.name, "file": ctx.study.file,
                   "base_dir": ctx.base_dir.display().to_string(), "points": ctx.plan.points.len(),

@@ -85,16 +85,20 @@ pub fn spread(xs: &[f64]) -> (f64, f64, f64, f64) {
     (median, s[0], s[n - 1], cv)
 }
 
-/// The table per point (and round) of a study's result documents.
+/// The table per point (and round) of a study's result documents (query runs have their own:
+/// `query::summary::table`; "" when only those are given).
 pub fn points_table(docs: &[Value]) -> String {
     let mut groups: Vec<(String, u64, Vec<&Value>)> = Vec::new();
-    for d in docs {
+    for d in docs.iter().filter(|d| d["workload"] != "query") {
         let key = point_label(&d["point"]);
         let round = d["round"].as_u64().unwrap_or(1);
         match groups.iter_mut().find(|g| g.0 == key && g.1 == round) {
             Some(g) => g.2.push(d),
             None => groups.push((key, round, vec![d])),
         }
+    }
+    if groups.is_empty() && !docs.is_empty() {
+        return String::new();
     }
     let rounds = groups.iter().any(|g| g.1 > 1);
     let width = groups.iter().map(|g| g.0.len()).max().unwrap_or(5).max(5);

@@ -1,6 +1,7 @@
 //! The workload of one run: the `[workload]` table with a point's matrix values laid over it,
 //! validated into [`WorkloadSpec`] (every run option of `pgrig bench` has a key), and turned
-//! into the engine's [`BenchConfig`] pieces.
+//! into the engine's [`BenchConfig`] pieces. A workload is either scripts (a benchmark) or
+//! queries (a query study: `query`/`queries`, checked in `workload_query`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,6 +35,15 @@ pub const WORKLOAD_KEYS: &[&str] = &[
     "per_statement",
     "server_cpus",
     "client_cpus",
+    "query",
+    "queries",
+    "executions",
+    "warmup_executions",
+    "timeout",
+    "explain",
+    "cache",
+    "parallel_workers",
+    "parallel_tables",
 ];
 
 /// A duration: seconds as a number, or text like `"20s"`, `"500ms"`, `"2m"`.
@@ -146,6 +156,37 @@ pub struct WorkloadSpec {
     /// CPU cores the client's worker threads may use.
     #[serde(default)]
     pub client_cpus: Option<u32>,
+    /// Query workload: one SQL statement, measured as it is (instead of scripts).
+    #[serde(default)]
+    pub query: Option<String>,
+    /// Query workload: files of one SQL statement each, relative to the study file.
+    #[serde(default)]
+    pub queries: Option<Vec<String>>,
+    /// Query workload: measured executions of every query per run (default 3).
+    #[serde(default)]
+    pub executions: Option<u32>,
+    /// Query workload: unmeasured executions of every query before the first round of every
+    /// repetition (default 1; none with a cold cache).
+    #[serde(default)]
+    pub warmup_executions: Option<u32>,
+    /// Query workload: per-execution timeout (the server cancels the statement).
+    #[serde(default)]
+    pub timeout: Option<DurationValue>,
+    /// Query workload: `each` (every measured execution under EXPLAIN ANALYZE, the default),
+    /// `separate` (measured plain, the plan from one more execution) or `off`.
+    #[serde(default)]
+    pub explain: Option<String>,
+    /// Query workload: `warm` (default) or `cold` (throwaway server restarted and the OS page
+    /// cache dropped before every measured execution).
+    #[serde(default)]
+    pub cache: Option<String>,
+    /// Query workload: the parallel degree (the scanned tables' `parallel_workers` storage
+    /// parameter and the session's `max_parallel_workers_per_gather`).
+    #[serde(default)]
+    pub parallel_workers: Option<u32>,
+    /// Query workload: the tables `parallel_workers` is set on (default: those the query scans).
+    #[serde(default)]
+    pub parallel_tables: Option<Vec<String>>,
 }
 
 fn one() -> u32 {
@@ -239,7 +280,7 @@ impl WorkloadSpec {
         if self.server_cpus == Some(0) || self.client_cpus == Some(0) {
             return Err(("server_cpus", "CPU counts must be at least 1".into()));
         }
-        Ok(())
+        self.validate_query()
     }
 
     pub fn mode(&self) -> Result<QueryMode, String> {
@@ -338,6 +379,10 @@ pub fn effective(
         .map_err(|e| e.message().trim_end().to_string())
 }
 
+#[path = "workload_query.rs"]
+mod query;
+pub use query::{CacheState, ExplainMode, QuerySource};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,7 +405,7 @@ mod tests {
         // scripts and duration are the remaining keys
         let w2 = effective(&table("scripts = [\"a.sql@2\"]\nduration = \"3s\""), &[]).unwrap();
         assert!(w2.scripts.is_some());
-        assert_eq!(WORKLOAD_KEYS.len(), 20);
+        assert_eq!(WORKLOAD_KEYS.len(), 29);
     }
 
     #[test]
