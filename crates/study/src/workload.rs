@@ -266,10 +266,8 @@ impl WorkloadSpec {
         }
         let mut out = Vec::new();
         for f in files {
-            let (name, weight) = match f.rsplit_once('@') {
-                Some((n, w)) if w.parse::<i64>().is_ok() => (n, w.parse().unwrap_or(1)),
-                _ => (f.as_str(), 1),
-            };
+            let (name, weight) =
+                pgrig_script::builtin::parse_weight(f).map_err(|e| format!("{f}: {e}"))?;
             let path = base_dir.join(name);
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| format!("could not read script \"{}\": {e}", path.display()))?;

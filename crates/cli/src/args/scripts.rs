@@ -1,31 +1,18 @@
-//! Script selection options: `NAME@WEIGHT` splitting, builtin-name lookup by prefix, the builtin
-//! list (`-b list`), and reading `-f` files (`-` = stdin) with pgbench's messages.
-//!
-//! Builtin names and descriptions are resolved through [`builtin_catalog`] only, so the table can
-//! later come from `pgrig_script::builtin` without touching the callers.
+//! Script selection options: `NAME@WEIGHT` and builtin names resolved through
+//! `pgrig_script::builtin` (the one catalogue and weight parser) with pgbench's messages, and
+//! reading `-f` files (`-` = stdin) with pgbench's messages.
 
 use std::io::Read;
 
 /// pgbench's `MAX_SCRIPTS`.
 pub const MAX_SCRIPTS: usize = 128;
 
-/// `(name, description)` of every builtin script, in pgbench's order.
-pub fn builtin_catalog() -> &'static [(&'static str, &'static str)] {
-    &[
-        ("tpcb-like", "<builtin: TPC-B (sort of)>"),
-        ("simple-update", "<builtin: simple update>"),
-        ("select-only", "<builtin: select only>"),
-    ]
-}
-
 /// What `listAvailableScripts()` prints (to stderr), one entry per line, blank line at the end.
 pub fn builtin_list_lines() -> Vec<String> {
-    let mut lines = vec!["Available builtin scripts:".to_string()];
-    for (name, desc) in builtin_catalog() {
-        lines.push(format!("{name:>15}: {desc}"));
-    }
-    lines.push(String::new());
-    lines
+    pgrig_script::builtin::list_text()
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 /// The full builtin name for a prefix, or the error lines pgbench prints (message + list).
@@ -34,42 +21,21 @@ pub fn find_builtin(
     prefix: &str,
     err: &dyn Fn(&str) -> String,
 ) -> Result<&'static str, Vec<String>> {
-    let found: Vec<&str> = builtin_catalog()
-        .iter()
-        .map(|(name, _)| *name)
-        .filter(|name| name.starts_with(prefix))
-        .collect();
-    let first = match found.len() {
-        1 => return Ok(found[0]),
-        0 => err(&format!("no builtin script found for name \"{prefix}\"")),
-        n => err(&format!(
-            "ambiguous builtin name: {n} builtin scripts found for prefix \"{prefix}\""
-        )),
-    };
-    let mut lines = vec![first];
-    lines.extend(builtin_list_lines());
-    Err(lines)
+    match pgrig_script::builtin::lookup(prefix) {
+        Ok(b) => Ok(b.name),
+        Err(e) => {
+            let mut lines = vec![err(&e.to_string())];
+            lines.extend(builtin_list_lines());
+            Err(lines)
+        }
+    }
 }
 
-/// `parseScriptWeight()`: split at the last `@`; the weight is a `strtol` over the whole rest,
-/// in 0..=INT_MAX. Returns the script part and the weight, or the error message.
+/// `parseScriptWeight()`: the script part and the weight, or the error message.
 pub fn parse_weight(option: &str) -> Result<(String, i64), String> {
-    let Some(at) = option.rfind('@') else {
-        return Ok((option.to_string(), 1));
-    };
-    let spec = &option[at + 1..];
-    let r = super::numeric::strtol(spec);
-    if r.erange || r.end == 0 || r.end != spec.len() {
-        return Err(format!("invalid weight specification: {}", &option[at..]));
-    }
-    if r.value > i64::from(i32::MAX) || r.value < 0 {
-        return Err(format!(
-            "weight specification out of range (0 .. {}): {}",
-            i32::MAX,
-            r.value
-        ));
-    }
-    Ok((option[..at].to_string(), r.value))
+    pgrig_script::builtin::parse_weight(option)
+        .map(|(name, weight)| (name.to_string(), weight))
+        .map_err(|e| e.to_string())
 }
 
 /// `strerror()` text of an I/O error (Rust appends " (os error N)", which C does not).
