@@ -205,8 +205,8 @@ fn workload(a: &RunArgs) -> Result<(QueryMode, Vec<ScriptSource>), String> {
     for w in &a.workload {
         let (name, weight) = pgrig_script::builtin::parse_weight(w).map_err(|e| e.to_string())?;
         if std::path::Path::new(name).exists() {
-            let text = std::fs::read_to_string(name)
-                .map_err(|e| format!("could not read workload file \"{name}\": {e}"))?;
+            let text = pgrig_script::file::read_path(name.as_ref())
+                .map_err(|e| format!("could not read workload file \"{name}\": {}", e.io()))?;
             scripts.push(ScriptSource::File {
                 path: name.into(),
                 text,

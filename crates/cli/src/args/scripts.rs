@@ -1,8 +1,6 @@
 //! Script selection options: `NAME@WEIGHT` and builtin names resolved through
 //! `pgrig_script::builtin` (the one catalogue and weight parser) with pgbench's messages, and
-//! reading `-f` files (`-` = stdin) with pgbench's messages.
-
-use std::io::Read;
+//! reading `-f` files (`-` = stdin, `pgrig_script::file`) with pgbench's messages.
 
 /// pgbench's `MAX_SCRIPTS`.
 pub const MAX_SCRIPTS: usize = 128;
@@ -47,28 +45,18 @@ pub fn strerror(e: &std::io::Error) -> String {
     }
 }
 
-/// Reads a `-f` script: `-` is stdin. Like pgbench, which reads the file into a C string, the
-/// script ends at its first NUL byte; bytes that are not UTF-8 are kept as they are
-/// (`pgrig_script::bytes`), so the server gets the file's bytes.
+/// Reads a `-f` script (`-` is stdin) through `pgrig_script::file`, with pgbench's messages.
 pub fn read_script_file(path: &str) -> Result<String, String> {
-    let mut bytes = Vec::new();
-    if path == "-" {
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("could not read file \"{path}\": {}", strerror(&e)))?;
+    use pgrig_script::file::{self, ReadError};
+    let read = if path == "-" {
+        file::read_stdin()
     } else {
-        use std::os::unix::ffi::OsStrExt;
-        let os_path = std::ffi::OsStr::from_bytes(&pgrig_script::bytes::encode(path)).to_owned();
-        let mut file = std::fs::File::open(os_path)
-            .map_err(|e| format!("could not open file \"{path}\": {}", strerror(&e)))?;
-        file.read_to_end(&mut bytes)
-            .map_err(|e| format!("could not read file \"{path}\": {}", strerror(&e)))?;
-    }
-    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
-        bytes.truncate(nul);
-    }
-    Ok(pgrig_script::bytes::decode(&bytes).into_owned())
+        file::read_path(&file::path_of(path))
+    };
+    read.map_err(|e| match e {
+        ReadError::Open(e) => format!("could not open file \"{path}\": {}", strerror(&e)),
+        ReadError::Read(e) => format!("could not read file \"{path}\": {}", strerror(&e)),
+    })
 }
 
 #[cfg(test)]
