@@ -9,10 +9,8 @@
 //! outside 0..63; on x86-64 the hardware uses the count modulo 64 (verified with pgbench 15.18:
 //! `1 << 64` = 1, `1 << -1` = i64::MIN, `-8 >> 70` = -1, `5 >> -63` = 2), which is what we do.
 
-use std::borrow::Cow;
-use std::fmt;
-
 use crate::ast::{Expr, Func};
+pub use crate::error::EvalError;
 use crate::format::G15;
 use crate::prng::Prng;
 use crate::random;
@@ -21,51 +19,6 @@ use crate::vars::{VarId, VarTable, Vars};
 
 /// Maximum number of evaluated arguments of one function call (pgbench's `MAX_FARGS`).
 pub const MAX_FARGS: usize = 16;
-
-/// A run-time evaluation error. `Display` is pgbench's message (what follows `pgbench: error: `).
-///
-/// One case has no message: a variable holding the empty string (e.g. from `\gset` of a NULL or
-/// empty column) fails to convert silently in pgbench; [`EvalError::is_silent`] is then true and
-/// the runner prints only the `client N aborted in command ...` line.
-///
-/// The message is boxed so that `Result<Value, EvalError>` is 16 bytes and returned in registers
-/// (errors are rare: they abort the client).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvalError {
-    message: Box<Cow<'static, str>>,
-}
-
-impl EvalError {
-    #[cold]
-    pub fn msg(m: &'static str) -> Self {
-        EvalError {
-            message: Box::new(Cow::Borrowed(m)),
-        }
-    }
-    #[cold]
-    pub fn text(m: String) -> Self {
-        EvalError {
-            message: Box::new(Cow::Owned(m)),
-        }
-    }
-    pub fn silent() -> Self {
-        Self::msg("")
-    }
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-    pub fn is_silent(&self) -> bool {
-        self.message.is_empty()
-    }
-}
-
-impl fmt::Display for EvalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for EvalError {}
 
 /// Everything an evaluation needs from the client executing it.
 pub struct EvalCtx<'a> {

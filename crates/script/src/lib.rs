@@ -23,8 +23,8 @@ pub mod vars;
 
 pub use ast::{Expr, Func};
 pub use command::{Command, CommandKind, QueryMode, Script, SqlCommand};
-pub use error::ScriptError;
-pub use eval::{eval, EvalCtx, EvalError};
+pub use error::{EvalError, ScriptError};
+pub use eval::{eval, EvalCtx};
 pub use prng::Prng;
 pub use value::Value;
 pub use vars::{VarId, VarTable, Vars};

@@ -2,7 +2,7 @@
 //! as pgbench's `makeVariableValue` does it (reference §5.2), with C's `strtoi64`/`strtod`/`atoi`
 //! number syntax re-implemented (glibc behaviour: hex floats, `inf`/`nan(...)`, ERANGE).
 
-use crate::eval::EvalError;
+use crate::error::EvalError;
 use crate::value::Value;
 
 /// C `isspace` in the "C" locale.
