@@ -4,67 +4,16 @@
 
 use std::time::Duration;
 
-use pgrig_script::{Prng, Vars};
-
-use crate::exec::{run_script_once, Attempt, FailKind};
+use crate::client_state::{Client, FailKind};
+use crate::exec::{run_script_once, Attempt};
 use crate::shared::{RunShared, ThreadCtx};
 use crate::sink::Level;
-
-pub(crate) struct Client {
-    pub id: u32,
-    pub vars: Vars,
-    pub rng: Prng,
-    pub conn: Option<pgrig_wire::Connection>,
-    /// prepared statements already prepared on the current connection
-    pub prepared: Vec<bool>,
-    /// transactions done (ok + skipped + failed), pgbench's `cnt`
-    pub cnt: u64,
-    /// reused buffers: rendered SQL / parameter bytes and parameter spans
-    pub buf: Vec<u8>,
-    pub spans: Vec<Option<(usize, usize)>>,
-    pub in_pipeline: bool,
-    /// Syncs queued in the current pipeline
-    pub pending_syncs: usize,
-    /// command indexes of the SQL commands queued in the current pipeline
-    pub pipeline_cmds: Vec<usize>,
-    /// where the Parse queued with the current command (prepared mode) stands
-    pub parse: ParseState,
-}
-
-/// A Parse sent in front of a command's first Bind (prepared mode): pgbench prepares with a
-/// separate round trip, so a failed Parse is reported on its own and the command is still
-/// executed (failing with `prepared statement "P_n" does not exist`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ParseState {
-    None,
-    Pending,
-    Failed,
-}
 
 /// How a client ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ClientEnd {
     Finished,
     Aborted,
-}
-
-impl Client {
-    pub fn new(id: u32, vars: Vars, rng: Prng, n_prepared: usize) -> Self {
-        Client {
-            id,
-            vars,
-            rng,
-            conn: None,
-            prepared: vec![false; n_prepared],
-            cnt: 0,
-            buf: Vec::with_capacity(1024),
-            spans: Vec::with_capacity(16),
-            in_pipeline: false,
-            pending_syncs: 0,
-            pipeline_cmds: Vec::new(),
-            parse: ParseState::None,
-        }
-    }
 }
 
 fn choose_script(sh: &RunShared, th: &ThreadCtx) -> usize {
@@ -178,7 +127,7 @@ async fn throttle(
         let now = sh.now_us();
         if let Some(limit) = sh.latency_limit_us {
             if trigger < now - limit && !sh.timer_exceeded(now) {
-                record_skipped(sh, th, c, script, trigger, now);
+                record_skipped(th, c, script, trigger, now);
                 if done(sh, c, now) {
                     return None;
                 }
@@ -282,20 +231,11 @@ pub(crate) enum Outcome {
     Failed(FailKind),
 }
 
-fn record_skipped(
-    sh: &RunShared,
-    th: &ThreadCtx,
-    c: &mut Client,
-    script: usize,
-    scheduled: i64,
-    now: i64,
-) {
+fn record_skipped(th: &ThreadCtx, c: &mut Client, script: usize, scheduled: i64, now: i64) {
     c.cnt += 1;
     th.stats.borrow_mut().scripts[script].snap.counts.skipped += 1;
     if let Some(log) = &th.log {
         log.borrow_mut().transaction(
-            sh,
-            th,
             c.id,
             c.cnt,
             script,
@@ -369,8 +309,6 @@ fn record_tx(
             None
         };
         log.borrow_mut().transaction(
-            sh,
-            th,
             c.id,
             c.cnt,
             script,

@@ -6,30 +6,12 @@ use std::time::Duration;
 use pgrig_script::command::{ShellArg, SleepArg};
 use pgrig_script::{eval, CommandKind, EvalCtx, Value};
 
-use crate::client::Client;
+use crate::client_state::{Client, FailKind};
 use crate::pipeline;
 use crate::shared::{RunShared, ThreadCtx};
 use crate::sink::Level;
 use crate::sql::{self, SqlOutcome};
 
-/// Why a transaction failed (pgbench's failure kinds).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum FailKind {
-    Serialization,
-    Deadlock,
-    /// any other SQL error, only with `--continue-on-error`
-    Other,
-}
-
-impl FailKind {
-    pub fn log_name(self) -> &'static str {
-        match self {
-            FailKind::Serialization => "serialization",
-            FailKind::Deadlock => "deadlock",
-            FailKind::Other => "other",
-        }
-    }
-}
 pub(crate) enum Attempt {
     Ok,
     /// a failure that may be retried (or, `Other`, counted and skipped); `cmd` = failing command

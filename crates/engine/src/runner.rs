@@ -9,7 +9,7 @@ use std::time::{Duration as StdDuration, Instant, SystemTime, UNIX_EPOCH};
 
 use pgrig_script::{Value, VarId, Vars};
 
-use crate::client::Client;
+use crate::client_state::Client;
 use crate::compile::{compile, Compiled};
 use crate::config::{BenchConfig, Duration, SeedOption};
 use crate::error::EngineError;

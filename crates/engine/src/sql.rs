@@ -9,8 +9,7 @@ use pgrig_script::command::{Gset, SqlPart};
 use pgrig_script::{QueryMode, SqlCommand};
 use pgrig_wire::Backend;
 
-use crate::client::{Client, ParseState};
-use crate::exec::FailKind;
+use crate::client_state::{Client, FailKind, ParseState};
 pub(crate) use crate::outcome::SqlOutcome;
 use crate::outcome::{backend_died, error_text, lost, queued_sql};
 use crate::shared::RunShared;

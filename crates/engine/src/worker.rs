@@ -10,7 +10,8 @@ use std::time::Instant;
 
 use pgrig_script::Prng;
 
-use crate::client::{run_client, Client, ClientEnd};
+use crate::client::{run_client, ClientEnd};
+use crate::client_state::Client;
 use crate::cpu::{thread_cpu_seconds, thread_wait_seconds};
 use crate::log::TxLog;
 use crate::result::ThreadCpu;
@@ -59,7 +60,7 @@ pub(crate) fn run_worker(
     // A log file that cannot be opened ends the run before it starts (exit 1), as in pgbench.
     let mut log_error = None;
     let log = if sh.cfg.log {
-        match TxLog::open(&sh, tid) {
+        match TxLog::open(&sh.cfg, sh.start_wall, tid, rngs.sample) {
             Ok(l) => Some(RefCell::new(l)),
             Err(e) => {
                 log_error = Some(e);
@@ -74,7 +75,6 @@ pub(crate) fn run_worker(
         stats: RefCell::new(ThreadStats::new(&counts)),
         choose_rng: RefCell::new(rngs.choose),
         throttle_rng: RefCell::new(rngs.throttle),
-        sample_rng: RefCell::new(rngs.sample),
         throttle_trigger: Cell::new(0),
         log,
     });
@@ -158,7 +158,7 @@ pub(crate) fn run_worker(
         let (u1, s1) = thread_cpu_seconds();
         let w1 = thread_wait_seconds();
         if let Some(log) = &th.log {
-            log.borrow_mut().finish(&sh);
+            log.borrow_mut().finish();
         }
         let _ = tx.send(Report::Done { tid });
         let cpu = ThreadCpu {
