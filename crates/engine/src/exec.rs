@@ -159,6 +159,7 @@ fn pipeline_gset(
 
 /// The meta-commands that run without waiting: `\set`, the conditionals (`branch`),
 /// `\shell`/`\setshell`.
+#[inline]
 fn meta(
     sh: &RunShared,
     c: &mut Client,

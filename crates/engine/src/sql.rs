@@ -238,6 +238,7 @@ pub(crate) async fn read_results(
         gs: GsetState::default(),
         gset_err: None,
         copy: false,
+        lost: String::new(),
     };
     // One read usually brings the whole response; its messages are then taken out of the
     // buffer synchronously.
@@ -254,7 +255,7 @@ pub(crate) async fn read_results(
                         return lost(sh, c, script, cmd, &e.to_string());
                     }
                 }
-                Took::Lost(why) => return lost(sh, c, script, cmd, &why),
+                Took::Lost => return lost(sh, c, script, cmd, &r.lost),
             }
         }
         if c.conn
@@ -267,7 +268,10 @@ pub(crate) async fn read_results(
             return r.connection_lost(sh, c);
         }
     }
-    r.finish(sh, c).await
+    if let Some((code, text)) = &r.error {
+        return r.failed(sh, c, code, text).await;
+    }
+    r.finish(sh, c)
 }
 
 /// Reading one command's results (a pipeline's: `q` is None, commands read one by one).
@@ -285,9 +289,12 @@ struct Reader<'q> {
     gs: GsetState,
     gset_err: Option<String>,
     copy: bool,
+    /// why the connection failed (`Took::Lost`)
+    lost: String,
 }
 
 /// What taking one message out of the read buffer found.
+#[derive(Clone, Copy)]
 enum Took {
     Message,
     /// the buffer holds no whole message
@@ -296,20 +303,20 @@ enum Took {
     Synced,
     /// the server waits for COPY data
     CopyIn,
-    /// the connection failed, with libpq's words
-    Lost(String),
+    /// the connection failed (`Reader::lost` says why)
+    Lost,
 }
 
 impl Reader<'_> {
     /// Takes one message out of the buffer. Messages that only count are passed over by their
     /// type byte, unparsed.
-    #[inline]
+    #[inline(always)]
     fn take(&mut self, sh: &RunShared, c: &mut Client) -> Took {
         let conn = c.conn.as_mut().expect("connected");
         let tag = match conn.next_tag() {
             Ok(Some(t)) => t,
             Ok(None) => return Took::Empty,
-            Err(e) => return Took::Lost(e.to_string()),
+            Err(e) => return self.lost_with(e),
         };
         let skip = match tag {
             b'1' => {
@@ -324,7 +331,7 @@ impl Reader<'_> {
             }
             b'Z' => {
                 if let Err(e) = conn.skip_message() {
-                    return Took::Lost(e.to_string());
+                    return self.lost_with(e);
                 }
                 return self.synced();
             }
@@ -333,13 +340,13 @@ impl Reader<'_> {
         if skip {
             return match conn.skip_message() {
                 Ok(_) => Took::Message,
-                Err(e) => Took::Lost(e.to_string()),
+                Err(e) => self.lost_with(e),
             };
         }
         let msg = match conn.try_recv() {
             Ok(Some(m)) => m,
             Ok(None) => return Took::Empty,
-            Err(e) => return Took::Lost(e.to_string()),
+            Err(e) => return self.lost_with(e),
         };
         match msg {
             Backend::RowDescription(rd) if self.gset.is_some() => {
@@ -377,6 +384,12 @@ impl Reader<'_> {
         Took::Message
     }
 
+    #[cold]
+    fn lost_with(&mut self, e: pgrig_wire::Error) -> Took {
+        self.lost = e.to_string();
+        Took::Lost
+    }
+
     #[inline]
     fn synced(&mut self) -> Took {
         self.syncs -= 1;
@@ -404,21 +417,18 @@ impl Reader<'_> {
 
     /// A backend that is terminated says why (FATAL) before it closes: libpq returns that as
     /// the command's error. Without it, pgbench's PQconsumeInput failure.
-    fn connection_lost(self, sh: &RunShared, c: &mut Client) -> SqlOutcome {
-        match self.error {
-            Some((_, why)) => lost(sh, c, self.script, self.cmd, &why),
+    fn connection_lost(&self, sh: &RunShared, c: &mut Client) -> SqlOutcome {
+        match &self.error {
+            Some((_, why)) => lost(sh, c, self.script, self.cmd, why),
             None => backend_died(sh, c, self.script, self.cmd),
         }
     }
 
-    /// All results are in: the command's outcome.
-    async fn finish(self, sh: &RunShared, c: &mut Client) -> SqlOutcome {
+    /// All results are in and none was an error: the command's outcome.
+    fn finish(&self, sh: &RunShared, c: &mut Client) -> SqlOutcome {
         if self.copy {
             sh.msg(Level::Error, "COPY is not supported in pgbench, aborting");
             return SqlOutcome::Abort;
-        }
-        if let Some((code, text)) = &self.error {
-            return self.failed(sh, c, code, text).await;
         }
         if let Some(e) = &self.gset_err {
             sh.msg(Level::Error, e);
@@ -449,6 +459,10 @@ impl Reader<'_> {
     /// rollback; anything else aborts the client.
     async fn failed(&self, sh: &RunShared, c: &mut Client, code: &str, text: &str) -> SqlOutcome {
         let (script, cmd) = (self.script, self.cmd);
+        if self.copy {
+            sh.msg(Level::Error, "COPY is not supported in pgbench, aborting");
+            return SqlOutcome::Abort;
+        }
         if c.parse == ParseState::Failed {
             // pgbench's prepare step logs the error and goes on (the caller executes anyway).
             sh.msg(Level::Error, text.trim_end());
