@@ -79,7 +79,11 @@ pub(crate) async fn run_script_once(
             CommandKind::SyncPipeline | CommandKind::EndPipeline => {
                 sync_pipeline(sh, c, script, pc, &cmd.kind).await
             }
-            kind => meta(sh, c, script, pc, kind, &mut jumped),
+            kind @ (CommandKind::If { .. }
+            | CommandKind::Elif { .. }
+            | CommandKind::Else { .. }
+            | CommandKind::EndIf) => branch(sh, c, script, pc, kind, &mut jumped),
+            kind => meta(sh, c, script, pc, kind),
         };
         match next {
             Ok(next) => {
@@ -103,6 +107,9 @@ pub(crate) async fn run_script_once(
     // recorded: pgbench counts it, then aborts the client.
     Attempt::Ok
 }
+
+/// The abort reason when a meta-command's expression cannot be evaluated.
+const EVAL_FAILED: &str = "evaluation of meta-command failed";
 
 /// The next command's index, or how the attempt ended.
 type Step = Result<usize, Attempt>;
@@ -157,18 +164,10 @@ fn pipeline_gset(
     }
 }
 
-/// The meta-commands that run without waiting: `\set`, the conditionals (`branch`),
+/// The meta-commands that run without waiting, but for the conditionals (`branch`): `\set`,
 /// `\shell`/`\setshell`.
 #[inline]
-fn meta(
-    sh: &RunShared,
-    c: &mut Client,
-    script: usize,
-    pc: usize,
-    kind: &CommandKind,
-    jumped: &mut bool,
-) -> Step {
-    const EVAL_FAILED: &str = "evaluation of meta-command failed";
+fn meta(sh: &RunShared, c: &mut Client, script: usize, pc: usize, kind: &CommandKind) -> Step {
     match kind {
         CommandKind::Set { var, expr } => match eval_expr(sh, c, script, pc, expr) {
             Ok(v) if sh.assignable(*var, "set") => {
@@ -185,10 +184,6 @@ fn meta(
             )),
             Err(()) => Err(abort_meta(sh, c, pc, "set", script, EVAL_FAILED)),
         },
-        CommandKind::If { .. }
-        | CommandKind::Elif { .. }
-        | CommandKind::Else { .. }
-        | CommandKind::EndIf => branch(sh, c, script, pc, kind, jumped),
         CommandKind::Shell { args } | CommandKind::SetShell { args, .. } => {
             let set = match kind {
                 CommandKind::SetShell { var, .. } => Some(*var),
@@ -224,7 +219,6 @@ fn branch(
     kind: &CommandKind,
     jumped: &mut bool,
 ) -> Step {
-    const EVAL_FAILED: &str = "evaluation of meta-command failed";
     match kind {
         CommandKind::If { cond, next } => match eval_expr(sh, c, script, pc, cond) {
             Ok(v) if !v.truth() => {
