@@ -42,7 +42,7 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
         }
         Action::ShowScript(name) => match pgrig_script::builtin::lookup(&name) {
             Ok(b) => {
-                eprint!("-- {}: {}\n{}\n", b.name, b.desc, b.script);
+                eprint!("{}", pgrig_script::builtin::show_script_text(b));
                 0
             }
             Err(e) => {

@@ -203,13 +203,10 @@ fn workload(a: &RunArgs) -> Result<(QueryMode, Vec<ScriptSource>), String> {
     let mode: QueryMode = a.protocol.parse().map_err(|e| format!("--protocol: {e}"))?;
     let mut scripts = Vec::new();
     for w in &a.workload {
-        let (name, weight) = match w.rsplit_once('@') {
-            Some((n, wt)) if wt.parse::<i64>().is_ok() => (n, wt.parse::<i64>().unwrap_or(1)),
-            _ => (w.as_str(), 1),
-        };
+        let (name, weight) = pgrig_script::builtin::parse_weight(w).map_err(|e| e.to_string())?;
         if std::path::Path::new(name).exists() {
-            let text = std::fs::read_to_string(name)
-                .map_err(|e| format!("could not read workload file \"{name}\": {e}"))?;
+            let text = pgrig_script::file::read_path(name.as_ref())
+                .map_err(|e| format!("could not read workload file \"{name}\": {}", e.io()))?;
             scripts.push(ScriptSource::File {
                 path: name.into(),
                 text,

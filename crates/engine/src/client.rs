@@ -4,67 +4,16 @@
 
 use std::time::Duration;
 
-use pgrig_script::{Prng, Vars};
-
-use crate::exec::{run_script_once, Attempt, FailKind};
+use crate::client_state::{Client, FailKind};
+use crate::exec::{run_script_once, Attempt};
 use crate::shared::{RunShared, ThreadCtx};
 use crate::sink::Level;
-
-pub(crate) struct Client {
-    pub id: u32,
-    pub vars: Vars,
-    pub rng: Prng,
-    pub conn: Option<pgrig_wire::Connection>,
-    /// prepared statements already prepared on the current connection
-    pub prepared: Vec<bool>,
-    /// transactions done (ok + skipped + failed), pgbench's `cnt`
-    pub cnt: u64,
-    /// reused buffers: rendered SQL / parameter bytes and parameter spans
-    pub buf: Vec<u8>,
-    pub spans: Vec<Option<(usize, usize)>>,
-    pub in_pipeline: bool,
-    /// Syncs queued in the current pipeline
-    pub pending_syncs: usize,
-    /// command indexes of the SQL commands queued in the current pipeline
-    pub pipeline_cmds: Vec<usize>,
-    /// where the Parse queued with the current command (prepared mode) stands
-    pub parse: ParseState,
-}
-
-/// A Parse sent in front of a command's first Bind (prepared mode): pgbench prepares with a
-/// separate round trip, so a failed Parse is reported on its own and the command is still
-/// executed (failing with `prepared statement "P_n" does not exist`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ParseState {
-    None,
-    Pending,
-    Failed,
-}
 
 /// How a client ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ClientEnd {
     Finished,
     Aborted,
-}
-
-impl Client {
-    pub fn new(id: u32, vars: Vars, rng: Prng, n_prepared: usize) -> Self {
-        Client {
-            id,
-            vars,
-            rng,
-            conn: None,
-            prepared: vec![false; n_prepared],
-            cnt: 0,
-            buf: Vec::with_capacity(1024),
-            spans: Vec::with_capacity(16),
-            in_pipeline: false,
-            pending_syncs: 0,
-            pipeline_cmds: Vec::new(),
-            parse: ParseState::None,
-        }
-    }
 }
 
 fn choose_script(sh: &RunShared, th: &ThreadCtx) -> usize {
@@ -112,109 +61,30 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             let desc = &sh.scripts[script].desc;
             sh.debug_client(c.id, format_args!("executing script \"{desc}\""));
         }
-
-        // Throttling (-R): the thread's Poisson schedule; -L skips slots already too late.
         let mut scheduled = now;
         if let Some(delay) = sh.throttle_delay_us {
-            loop {
-                let wait = pgrig_script::random::poisson(&mut th.throttle_rng.borrow_mut(), delay);
-                let trigger = th.throttle_trigger.get() + wait;
-                th.throttle_trigger.set(trigger);
-                scheduled = trigger;
-                let now = sh.now_us();
-                if let Some(limit) = sh.latency_limit_us {
-                    if scheduled < now - limit && !sh.timer_exceeded(now) {
-                        record_skipped(sh, th, c, script, scheduled, now);
-                        if done(sh, c, now) {
-                            return ClientEnd::Finished;
-                        }
-                        continue;
-                    }
-                }
-                break;
-            }
-            if let Some(end) = sh.end_us() {
-                if scheduled >= end {
-                    return ClientEnd::Finished;
-                }
-            }
-            sleep_until_us(sh, scheduled).await;
-            if sh.stopped() {
-                return ClientEnd::Finished;
+            match throttle(sh, th, c, script, delay).await {
+                Some(at) => scheduled = at,
+                None => return ClientEnd::Finished,
             }
         }
-
         // -C: a new connection for every transaction.
-        if c.conn.is_none() {
-            let t0 = sh.now_us();
-            // Blocking, like pgbench's PQconnectdb under -C.
-            match sh.connect() {
-                Ok(conn) => {
-                    if sh.cfg.connect_per_tx {
-                        sh.register_cancel(c.id, &conn);
-                    }
-                    c.conn = Some(conn)
-                }
-                Err(e) => {
-                    sh.msg(Level::Error, &e.to_string());
-                    sh.msg(
-                        Level::Error,
-                        &format!("client {} aborted while establishing connection", c.id),
-                    );
-                    return ClientEnd::Aborted;
-                }
-            }
-            c.prepared.iter_mut().for_each(|p| *p = false);
-            th.stats.borrow_mut().conn_time_us += (sh.now_us() - t0) as f64;
+        if c.conn.is_none() && !connect(sh, th, c) {
+            return ClientEnd::Aborted;
         }
-
         let tx_begin = sh.now_us();
-        let rng_at_start = c.rng;
-        let mut tries: u32 = 1;
-        let outcome = loop {
-            match run_script_once(sh, th, c, script).await {
-                Attempt::Ok => break Outcome::Ok,
-                Attempt::Abort => return ClientEnd::Aborted,
-                Attempt::Failed { kind, cmd } => {
-                    let now = sh.now_us();
-                    let retryable = kind != FailKind::Other;
-                    if retryable && sh.timer_exceeded(now) {
-                        // pgbench: the client just finishes; counted neither way.
-                        return ClientEnd::Finished;
-                    }
-                    let may_retry = retryable
-                        && (sh.cfg.max_tries == 0 || tries < sh.cfg.max_tries)
-                        && sh.latency_limit_us.is_none_or(|l| now - scheduled <= l)
-                        && !sh.stopped();
-                    let mut st = th.stats.borrow_mut();
-                    if may_retry {
-                        st.scripts[script].commands[cmd].retries += 1;
-                        drop(st);
-                        verbose_try(sh, c.id, "repeats the transaction after the error", tries);
-                        tries += 1;
-                        c.rng = rng_at_start;
-                        continue;
-                    }
-                    st.scripts[script].commands[cmd].failures += 1;
-                    drop(st);
-                    verbose_try(sh, c.id, "ends the failed transaction", tries);
-                    break Outcome::Failed(kind);
-                }
-            }
+        let (outcome, tries) = match run_with_retries(sh, th, c, script, scheduled).await {
+            Ok(done) => done,
+            Err(end) => return end,
         };
         let end = sh.now_us();
         c.cnt += 1;
-        record_tx(
-            sh,
-            th,
-            c,
-            script,
-            outcome,
-            tries - 1,
+        let times = TxTimes {
             scheduled,
-            tx_begin,
+            begin: tx_begin,
             end,
-        );
+        };
+        record_tx(sh, th, c, script, outcome, tries - 1, times);
 
         // pgbench's end of transaction: recorded first, then a transaction block still open
         // aborts the client.
@@ -231,7 +101,6 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             );
             return ClientEnd::Aborted;
         }
-
         if sh.cfg.connect_per_tx {
             let t0 = sh.now_us();
             if let Some(conn) = c.conn.take() {
@@ -239,6 +108,105 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             }
             th.stats.borrow_mut().conn_time_us += (sh.now_us() - t0) as f64;
         }
+    }
+}
+
+/// Throttling (-R): the thread's Poisson schedule; -L skips slots already too late. Waits for
+/// the slot and returns it, or None when the run ends first.
+async fn throttle(
+    sh: &RunShared,
+    th: &ThreadCtx,
+    c: &mut Client,
+    script: usize,
+    delay: f64,
+) -> Option<i64> {
+    let scheduled = loop {
+        let wait = pgrig_script::random::poisson(&mut th.throttle_rng.borrow_mut(), delay);
+        let trigger = th.throttle_trigger.get() + wait;
+        th.throttle_trigger.set(trigger);
+        let now = sh.now_us();
+        if let Some(limit) = sh.latency_limit_us {
+            if trigger < now - limit && !sh.timer_exceeded(now) {
+                record_skipped(th, c, script, trigger, now);
+                if done(sh, c, now) {
+                    return None;
+                }
+                continue;
+            }
+        }
+        break trigger;
+    };
+    if sh.end_us().is_some_and(|end| scheduled >= end) {
+        return None;
+    }
+    sleep_until_us(sh, scheduled).await;
+    (!sh.stopped()).then_some(scheduled)
+}
+
+/// Opens the client's connection (blocking, like pgbench's PQconnectdb under -C); false after
+/// pgbench's abort messages.
+fn connect(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> bool {
+    let t0 = sh.now_us();
+    match sh.connect() {
+        Ok(conn) => {
+            if sh.cfg.connect_per_tx {
+                sh.register_cancel(c.id, &conn);
+            }
+            c.conn = Some(conn)
+        }
+        Err(e) => {
+            sh.msg(Level::Error, &e.to_string());
+            sh.msg(
+                Level::Error,
+                &format!("client {} aborted while establishing connection", c.id),
+            );
+            return false;
+        }
+    }
+    c.prepared.iter_mut().for_each(|p| *p = false);
+    th.stats.borrow_mut().conn_time_us += (sh.now_us() - t0) as f64;
+    true
+}
+
+/// Runs the script, retrying serialization failures and deadlocks as pgbench 15+ does: the
+/// outcome and the number of tries, or how the client ends.
+async fn run_with_retries(
+    sh: &RunShared,
+    th: &ThreadCtx,
+    c: &mut Client,
+    script: usize,
+    scheduled: i64,
+) -> Result<(Outcome, u32), ClientEnd> {
+    let rng_at_start = c.rng;
+    let mut tries: u32 = 1;
+    loop {
+        let (kind, cmd) = match run_script_once(sh, th, c, script).await {
+            Attempt::Ok => return Ok((Outcome::Ok, tries)),
+            Attempt::Abort => return Err(ClientEnd::Aborted),
+            Attempt::Failed { kind, cmd } => (kind, cmd),
+        };
+        let now = sh.now_us();
+        let retryable = kind != FailKind::Other;
+        if retryable && sh.timer_exceeded(now) {
+            // pgbench: the client just finishes; counted neither way.
+            return Err(ClientEnd::Finished);
+        }
+        let may_retry = retryable
+            && (sh.cfg.max_tries == 0 || tries < sh.cfg.max_tries)
+            && sh.latency_limit_us.is_none_or(|l| now - scheduled <= l)
+            && !sh.stopped();
+        let mut st = th.stats.borrow_mut();
+        if !may_retry {
+            st.scripts[script].commands[cmd].failures += 1;
+            drop(st);
+            verbose_try(sh, c.id, "ends the failed transaction", tries);
+            return Ok((Outcome::Failed(kind), tries));
+        }
+        st.scripts[script].commands[cmd].retries += 1;
+        drop(st);
+        verbose_try(sh, c.id, "repeats the transaction after the error", tries);
+        tries += 1;
+        c.rng = rng_at_start;
     }
 }
 
@@ -263,20 +231,11 @@ pub(crate) enum Outcome {
     Failed(FailKind),
 }
 
-fn record_skipped(
-    sh: &RunShared,
-    th: &ThreadCtx,
-    c: &mut Client,
-    script: usize,
-    scheduled: i64,
-    now: i64,
-) {
+fn record_skipped(th: &ThreadCtx, c: &mut Client, script: usize, scheduled: i64, now: i64) {
     c.cnt += 1;
     th.stats.borrow_mut().scripts[script].snap.counts.skipped += 1;
     if let Some(log) = &th.log {
         log.borrow_mut().transaction(
-            sh,
-            th,
             c.id,
             c.cnt,
             script,
@@ -289,7 +248,14 @@ fn record_skipped(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// When a transaction was scheduled (its throttled slot, else its start), began and ended (µs).
+#[derive(Clone, Copy)]
+struct TxTimes {
+    scheduled: i64,
+    begin: i64,
+    end: i64,
+}
+
 fn record_tx(
     sh: &RunShared,
     th: &ThreadCtx,
@@ -297,10 +263,13 @@ fn record_tx(
     script: usize,
     outcome: Outcome,
     retries: u32,
-    scheduled: i64,
-    tx_begin: i64,
-    end: i64,
+    times: TxTimes,
 ) {
+    let TxTimes {
+        scheduled,
+        begin: tx_begin,
+        end,
+    } = times;
     let latency = (end - scheduled) as f64;
     let lag = (tx_begin - scheduled) as f64;
     let mut guard = th.stats.borrow_mut();
@@ -340,8 +309,6 @@ fn record_tx(
             None
         };
         log.borrow_mut().transaction(
-            sh,
-            th,
             c.id,
             c.cnt,
             script,

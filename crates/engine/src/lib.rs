@@ -13,6 +13,7 @@ pub mod stop;
 
 mod ask;
 mod client;
+mod client_state;
 mod compile;
 mod debug;
 mod exec;

@@ -1,16 +1,35 @@
 //! `-l` transaction logs: one file per worker thread (`PREFIX.PID[.TID]`), per-transaction lines or
-//! `--aggregate-interval` lines, in pgbench's formats.
+//! `--aggregate-interval` lines, in pgbench's formats. What the format depends on is taken from
+//! the run's configuration when the file is opened.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::shared::{RunShared, ThreadCtx};
+use pgrig_script::Prng;
+
+use crate::config::BenchConfig;
 use crate::stats::{Counts, Moments};
 
 pub(crate) struct TxLog {
     out: BufWriter<File>,
     agg: Option<Aggregate>,
+    format: Format,
+    /// `--sampling-rate`'s draws
+    sample_rng: Prng,
+}
+
+/// What the lines hold, from the run's options.
+struct Format {
+    /// the run's start in µs since the epoch (log times are `now_us()` times plus this)
+    epoch_base_us: i64,
+    sampling_rate: Option<f64>,
+    /// `-R`: a lag column
+    throttled: bool,
+    /// `--max-tries` other than 1: a retries column
+    retries: bool,
+    failures_detailed: bool,
+    continue_on_error: bool,
 }
 
 struct Aggregate {
@@ -23,9 +42,14 @@ struct Aggregate {
 }
 
 impl TxLog {
-    /// Opens `PREFIX.PID` (thread 0) or `PREFIX.PID.TID`.
-    pub fn open(sh: &RunShared, tid: usize) -> Result<TxLog, String> {
-        let prefix = sh.cfg.log_prefix.as_deref().unwrap_or("pgbench_log");
+    /// Opens `PREFIX.PID` (thread 0) or `PREFIX.PID.TID`; `start_wall` is the run's start.
+    pub fn open(
+        cfg: &BenchConfig,
+        start_wall: SystemTime,
+        tid: usize,
+        sample_rng: Prng,
+    ) -> Result<TxLog, String> {
+        let prefix = cfg.log_prefix.as_deref().unwrap_or("pgbench_log");
         let pid = std::process::id();
         let name = if tid == 0 {
             format!("{prefix}.{pid}")
@@ -39,26 +63,30 @@ impl TxLog {
         .to_owned();
         let f = File::create(path)
             .map_err(|e| format!("could not open logfile \"{name}\": {}", crate::os_error(&e)))?;
-        let agg = sh.cfg.aggregate_interval.map(|s| Aggregate {
+        let agg = cfg.aggregate_interval.map(|s| Aggregate {
             interval_us: s as i64 * 1_000_000,
             start_us: -1,
             latency: Moments::default(),
             lag: Moments::default(),
             counts: Counts::default(),
         });
+        let format = Format {
+            epoch_base_us: start_wall
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_micros() as i64)
+                .unwrap_or(0),
+            sampling_rate: cfg.sampling_rate,
+            throttled: cfg.rate.is_some(),
+            retries: cfg.max_tries != 1,
+            failures_detailed: cfg.failures_detailed,
+            continue_on_error: cfg.continue_on_error,
+        };
         Ok(TxLog {
             out: BufWriter::with_capacity(64 * 1024, f),
             agg,
+            format,
+            sample_rng,
         })
-    }
-
-    fn epoch_us(sh: &RunShared, now_us: i64) -> i64 {
-        let base = sh
-            .start_wall
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_micros() as i64)
-            .unwrap_or(0);
-        base + now_us
     }
 
     /// One finished (or skipped/failed) transaction. `latency` is None unless it succeeded;
@@ -66,8 +94,6 @@ impl TxLog {
     #[allow(clippy::too_many_arguments)]
     pub fn transaction(
         &mut self,
-        sh: &RunShared,
-        th: &ThreadCtx,
         client: u32,
         tx_no: u64,
         script: usize,
@@ -80,17 +106,17 @@ impl TxLog {
         if let Some(agg) = &mut self.agg {
             if agg.start_us < 0 {
                 // first interval starts at a whole second of wall-clock time
-                let e = Self::epoch_us(sh, now_us);
+                let e = self.format.epoch_base_us + now_us;
                 agg.start_us = now_us - e % 1_000_000;
             }
             while now_us >= agg.start_us + agg.interval_us {
-                Self::write_agg(&mut self.out, sh, agg);
+                Self::write_agg(&mut self.out, &self.format, agg);
             }
             match (latency, what) {
                 (Some(l), _) => {
                     agg.counts.ok += 1;
                     agg.latency.add(l);
-                    if sh.throttle_delay_us.is_some() {
+                    if self.format.throttled {
                         agg.lag.add(lag_us as f64);
                     }
                 }
@@ -105,12 +131,12 @@ impl TxLog {
             }
             return;
         }
-        if let Some(rate) = sh.cfg.sampling_rate {
-            if th.sample_rng.borrow_mut().double() > rate {
+        if let Some(rate) = self.format.sampling_rate {
+            if self.sample_rng.double() > rate {
                 return;
             }
         }
-        let e = Self::epoch_us(sh, now_us);
+        let e = self.format.epoch_base_us + now_us;
         let _ = match latency {
             Some(l) => write!(
                 self.out,
@@ -133,23 +159,23 @@ impl TxLog {
                 e % 1_000_000
             ),
         };
-        if sh.throttle_delay_us.is_some() {
+        if self.format.throttled {
             let _ = write!(self.out, " {}", lag_us);
         }
-        if sh.cfg.max_tries != 1 {
+        if self.format.retries {
             let _ = write!(self.out, " {}", retries);
         }
         let _ = self.out.write_all(b"\n");
     }
 
-    fn write_agg(out: &mut BufWriter<File>, sh: &RunShared, agg: &mut Aggregate) {
+    fn write_agg(out: &mut BufWriter<File>, format: &Format, agg: &mut Aggregate) {
         let k = &agg.counts;
         let (l, g) = (&agg.latency, &agg.lag);
-        let detailed = sh.cfg.failures_detailed;
+        let detailed = format.failures_detailed;
         let _ = writeln!(
             out,
             "{} {} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {} {} {} {} {} {}",
-            TxLog::epoch_us(sh, agg.start_us) / 1_000_000,
+            (format.epoch_base_us + agg.start_us) / 1_000_000,
             k.ok,
             l.sum,
             l.sum2,
@@ -168,7 +194,7 @@ impl TxLog {
                 0
             },
             if detailed { k.deadlock_failures } else { 0 },
-            if detailed && sh.cfg.continue_on_error {
+            if detailed && format.continue_on_error {
                 k.other_failures
             } else {
                 0
@@ -181,10 +207,10 @@ impl TxLog {
     }
 
     /// Flushes the last (partial) aggregation interval and the file.
-    pub fn finish(&mut self, sh: &RunShared) {
+    pub fn finish(&mut self) {
         if let Some(agg) = &mut self.agg {
             if agg.start_us >= 0 {
-                Self::write_agg(&mut self.out, sh, agg);
+                Self::write_agg(&mut self.out, &self.format, agg);
             }
         }
         let _ = self.out.flush();

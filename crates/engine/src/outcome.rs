@@ -4,8 +4,7 @@
 
 use pgrig_script::{QueryMode, SqlCommand};
 
-use crate::client::Client;
-use crate::exec::FailKind;
+use crate::client_state::{Client, FailKind};
 use crate::shared::RunShared;
 use crate::sink::Level;
 

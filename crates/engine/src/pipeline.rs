@@ -6,7 +6,7 @@
 use pgrig_script::{CommandKind, QueryMode};
 use pgrig_wire::Backend;
 
-use crate::client::Client;
+use crate::client_state::Client;
 use crate::outcome::{backend_died, error_text, lost, SqlOutcome};
 use crate::shared::RunShared;
 use crate::sink::Level;

@@ -4,12 +4,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier, OnceLock};
+use std::thread::JoinHandle;
 use std::time::{Duration as StdDuration, Instant, SystemTime, UNIX_EPOCH};
 
-use pgrig_script::{Value, Vars};
+use pgrig_script::{Value, VarId, Vars};
 
-use crate::client::Client;
-use crate::compile::compile;
+use crate::client_state::Client;
+use crate::compile::{compile, Compiled};
 use crate::config::{BenchConfig, Duration, SeedOption};
 use crate::error::EngineError;
 use crate::result::{RunResult, ScriptInfo};
@@ -17,7 +18,7 @@ use crate::shared::RunShared;
 use crate::sink::{Progress, Sink};
 use crate::stats::{Snapshot, ThreadStats};
 use crate::stop::StopHandle;
-use crate::worker::{run_worker, Report, WorkerRngs};
+use crate::worker::{run_worker, Report, WorkerOut, WorkerRngs};
 
 fn base_seed(opt: Option<SeedOption>) -> u64 {
     match opt.unwrap_or_default() {
@@ -44,6 +45,51 @@ pub fn run_bench(
     stop: &StopHandle,
 ) -> Result<RunResult, EngineError> {
     let compiled = compile(&cfg)?;
+    let (wire, setup) = connect_and_set_up(&cfg, &sink, compiled.uses_builtin)?;
+    let seed = base_seed(cfg.random_seed);
+    let nclients = cfg.clients as usize;
+    let nthreads = (cfg.threads.max(1) as usize).min(nclients.max(1));
+    let default_seed_defined = cfg.defines.iter().any(|(n, _)| n == "default_seed");
+    let seeds =
+        pgrig_script::seeding::seed_states_with(seed, nclients, nthreads, default_seed_defined);
+    let scale = setup.scale.unwrap_or(cfg.scale.unwrap_or(1) as i64);
+    let proto = initial_vars(&cfg, &compiled, scale, seed, seeds.default_seed);
+    let scripts_info = script_infos(&compiled.scripts);
+    let client_id = (!defined(&cfg, "client_id")).then_some(compiled.auto.client_id);
+    let sh = Arc::new(shared_state(&cfg, compiled, wire, sink, nthreads));
+    stop.attach(&sh);
+
+    let (handles, rx) = start_workers(&sh, nthreads, seeds, &proto, client_id)?;
+    let series = collect_progress(&sh, &rx, nthreads);
+    sh.finished.store(true, Ordering::SeqCst);
+    stop.detach();
+    let joined = join_workers(handles)?;
+    let end = Instant::now();
+    let bench_start = sh.bench_start.get().copied().unwrap_or(sh.start);
+    Ok(RunResult {
+        config: cfg,
+        scripts: scripts_info,
+        server_version: setup.server_version,
+        scale,
+        partitions: setup.partitions,
+        stats: joined.stats,
+        bench_duration_s: end.duration_since(bench_start).as_secs_f64(),
+        initial_conn_ms: bench_start.duration_since(sh.start).as_secs_f64() * 1000.0,
+        threads_cpu: joined.cpu,
+        series,
+        aborted_clients: joined.aborted,
+        seed,
+        interrupted: stop.requested(),
+    })
+}
+
+/// The connection parameters, and what setup found out (scale, partitions, server version)
+/// after vacuuming, over one connection on a throwaway tokio runtime.
+fn connect_and_set_up(
+    cfg: &BenchConfig,
+    sink: &Arc<dyn Sink>,
+    uses_builtin: bool,
+) -> Result<(pgrig_wire::Config, crate::setup::SetupInfo), EngineError> {
     let mut wire = pgrig_wire::Config::from_args(
         &pgrig_wire::ConnArgs {
             host: cfg.conn.host.clone(),
@@ -54,71 +100,81 @@ pub fn run_bench(
         "pgbench",
     )
     .map_err(|e| EngineError::fatal(e.to_string()))?;
-
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| EngineError::fatal(format!("could not start a runtime: {e}")))?;
-    let setup = rt.block_on(crate::setup::prepare(
-        &cfg,
-        &mut wire,
-        &sink,
-        compiled.uses_builtin,
-    ))?;
-    drop(rt);
+    let setup = rt.block_on(crate::setup::prepare(cfg, &mut wire, sink, uses_builtin))?;
+    Ok((wire, setup))
+}
 
-    let seed = base_seed(cfg.random_seed);
-    let nclients = cfg.clients as usize;
-    let nthreads = (cfg.threads.max(1) as usize).min(nclients.max(1));
-    let default_seed_defined = cfg.defines.iter().any(|(n, _)| n == "default_seed");
-    let seeds =
-        pgrig_script::seeding::seed_states_with(seed, nclients, nthreads, default_seed_defined);
-    let scale = setup.scale.unwrap_or(cfg.scale.unwrap_or(1) as i64);
-
-    // Initial variables, copied to every client.
+/// Initial variables, copied to every client: `-D` values, then `scale`, `default_seed` and
+/// `random_seed` unless defined.
+fn initial_vars(
+    cfg: &BenchConfig,
+    compiled: &Compiled,
+    scale: i64,
+    seed: u64,
+    default_seed: Option<i64>,
+) -> Vars {
     let mut proto = Vars::with_len(compiled.vartable.len());
     for (name, value) in &cfg.defines {
         if let Some(id) = compiled.vartable.get(name) {
             proto.set_str(id, value);
         }
     }
-    let defined = |name: &str| cfg.defines.iter().any(|(n, _)| n == name);
     let a = compiled.auto;
-    if !defined("scale") {
+    if !defined(cfg, "scale") {
         proto.set_value(a.scale, Value::Int(scale));
     }
-    if let Some(ds) = seeds.default_seed {
+    if let Some(ds) = default_seed {
         proto.set_value(a.default_seed, Value::Int(ds));
     }
-    if !defined("random_seed") {
+    if !defined(cfg, "random_seed") {
         proto.set_value(a.random_seed, Value::Int(seed as i64));
     }
+    proto
+}
 
-    let throttle_delay_us = cfg.rate.map(|r| 1e6 / r * nthreads as f64);
-    let (nxacts, duration_us) = match cfg.duration {
-        Duration::Transactions(n) => (Some(n), None),
-        Duration::Seconds(s) => (None, Some(s as i64 * 1_000_000)),
-    };
-    let scripts_info: Vec<ScriptInfo> = compiled
-        .scripts
+/// Whether `-D` set the variable.
+fn defined(cfg: &BenchConfig, name: &str) -> bool {
+    cfg.defines.iter().any(|(n, _)| n == name)
+}
+
+fn script_infos(scripts: &[pgrig_script::Script]) -> Vec<ScriptInfo> {
+    scripts
         .iter()
         .map(|s| ScriptInfo {
             desc: s.desc.clone(),
             weight: s.weight,
             command_texts: s.commands.iter().map(|c| c.first_line.clone()).collect(),
         })
-        .collect();
-    let sh = Arc::new(RunShared {
+        .collect()
+}
+
+/// The run's state every worker reads.
+fn shared_state(
+    cfg: &BenchConfig,
+    compiled: Compiled,
+    wire: pgrig_wire::Config,
+    sink: Arc<dyn Sink>,
+    nthreads: usize,
+) -> RunShared {
+    let (nxacts, duration_us) = match cfg.duration {
+        Duration::Transactions(n) => (Some(n), None),
+        Duration::Seconds(s) => (None, Some(s as i64 * 1_000_000)),
+    };
+    RunShared {
         total_weight: compiled.scripts.iter().map(|s| s.weight).sum(),
         meta_debug: crate::debug::meta_texts(&compiled.scripts, cfg.debug),
         scripts: compiled.scripts,
         prep_index: compiled.prep_index,
         n_prepared: compiled.n_prepared,
         invalid_name: compiled.invalid_name,
-        default_seed_var: a.default_seed,
+        default_seed_var: compiled.auto.default_seed,
         vartable: compiled.vartable,
         wire,
-        sink: sink.clone(),
+        sink,
         start: Instant::now(),
         start_mono_us: crate::shared::mono_us(),
         cancels: std::sync::Mutex::new(Vec::new()),
@@ -128,14 +184,23 @@ pub fn run_bench(
         bench_start: OnceLock::new(),
         nxacts,
         duration_us,
-        throttle_delay_us,
+        throttle_delay_us: cfg.rate.map(|r| 1e6 / r * nthreads as f64),
         latency_limit_us: cfg.latency_limit_us,
         stop: AtomicBool::new(false),
         cfg: cfg.clone(),
-    });
-    stop.attach(&sh);
+    }
+}
 
-    // Deal clients to threads in contiguous blocks, as pgbench does.
+/// Deals clients to threads in contiguous blocks, as pgbench does, and starts the threads; they
+/// report on the returned channel.
+fn start_workers(
+    sh: &Arc<RunShared>,
+    nthreads: usize,
+    seeds: pgrig_script::seeding::SeedStates,
+    proto: &Vars,
+    client_id: Option<VarId>,
+) -> Result<(Vec<JoinHandle<WorkerOut>>, mpsc::Receiver<Report>), EngineError> {
+    let nclients = sh.cfg.clients as usize;
     let barrier = Arc::new(Barrier::new(nthreads));
     let connect_failed = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
@@ -147,8 +212,8 @@ pub fn run_bench(
         let mut clients = Vec::with_capacity(n);
         for id in dealt..dealt + n {
             let mut vars = proto.clone();
-            if !defined("client_id") {
-                vars.set_value(a.client_id, Value::Int(id as i64));
+            if let Some(var) = client_id {
+                vars.set_value(var, Value::Int(id as i64));
             }
             let rng = client_rngs.next().expect("one PRNG per client");
             clients.push(Client::new(id as u32, vars, rng, sh.n_prepared));
@@ -171,12 +236,19 @@ pub fn run_bench(
             .map_err(|e| EngineError::fatal(format!("could not create thread: {e}")))?;
         handles.push(h);
     }
-    drop(tx);
+    Ok((handles, rx))
+}
 
-    let series = collect_progress(&sh, &rx, nthreads);
-    sh.finished.store(true, Ordering::SeqCst);
-    stop.detach();
+/// What the worker threads hand back, merged.
+struct Joined {
+    stats: ThreadStats,
+    cpu: Vec<crate::result::ThreadCpu>,
+    aborted: u32,
+}
 
+/// Waits for the workers and merges their statistics; a failed first connection is the run's
+/// error.
+fn join_workers(handles: Vec<JoinHandle<WorkerOut>>) -> Result<Joined, EngineError> {
     let mut stats: Option<ThreadStats> = None;
     let mut cpu = Vec::new();
     let mut aborted = 0;
@@ -198,22 +270,10 @@ pub fn run_bench(
     if let Some(e) = connect_error {
         return Err(EngineError::fatal(e));
     }
-    let end = Instant::now();
-    let bench_start = sh.bench_start.get().copied().unwrap_or(sh.start);
-    Ok(RunResult {
-        config: cfg,
-        scripts: scripts_info,
-        server_version: setup.server_version,
-        scale,
-        partitions: setup.partitions,
+    Ok(Joined {
         stats: stats.expect("at least one thread"),
-        bench_duration_s: end.duration_since(bench_start).as_secs_f64(),
-        initial_conn_ms: bench_start.duration_since(sh.start).as_secs_f64() * 1000.0,
-        threads_cpu: cpu,
-        series,
-        aborted_clients: aborted,
-        seed,
-        interrupted: stop.requested(),
+        cpu,
+        aborted,
     })
 }
 

@@ -35,54 +35,16 @@ pub(crate) async fn prepare(
     // Like pgbench: the version line right after the setup connection, before the scale query.
     sink.banner(&server_version);
     if cfg.debug {
-        let (what, n) = match cfg.duration {
-            crate::config::Duration::Transactions(n) => ("nxacts", n),
-            crate::config::Duration::Seconds(s) => ("duration", s),
-        };
-        sink.message(
-            Level::Debug,
-            &format!(
-                "pghost: {} pgport: {} nclients: {} {what}: {n} dbName: {}",
-                conn.host(),
-                conn.port(),
-                cfg.clients,
-                wire.dbname()
-            ),
-        );
+        debug_connection(cfg, &conn, wire, &**sink);
     }
-    let dbname = wire.dbname().to_owned();
     let mut info = SetupInfo {
         server_version,
         scale: None,
         partitions: None,
     };
     if uses_builtin {
-        let rows = conn
-            .simple_query("select count(*) from pgbench_branches")
-            .await;
-        let scale = match rows {
-            Ok(rows) => first_value(&rows)
-                .and_then(|v| v.parse::<i64>().ok())
-                .unwrap_or(0),
-            Err(e) => {
-                let mut err = EngineError::fatal(format!(
-                    "could not count number of branches: {}",
-                    e.to_string().trim_end()
-                ));
-                if e.code() == Some("42P01") {
-                    err = err.with(
-                        Level::Hint,
-                        format!("Perhaps you need to do initialization (\"pgbench -i\") in database \"{dbname}\"."),
-                    );
-                }
-                return Err(err);
-            }
-        };
-        if scale < 1 {
-            return Err(EngineError::fatal(format!(
-                "invalid count(*) from pgbench_branches: \"{scale}\""
-            )));
-        }
+        let dbname = wire.dbname();
+        let scale = read_scale(&mut conn, dbname).await?;
         if cfg.scale.is_some() {
             sink.message(
                 Level::Warning,
@@ -90,50 +52,124 @@ pub(crate) async fn prepare(
             );
         }
         info.scale = Some(scale);
-        let q = "select p.partstrat, (select count(*) from pg_catalog.pg_inherits i where i.inhparent = c.oid) \
-                 from pg_catalog.pg_class c left join pg_catalog.pg_partitioned_table p on p.partrelid = c.oid \
-                 where c.oid = pg_catalog.to_regclass('pgbench_accounts')";
-        match conn.simple_query(q).await {
-            Ok(res) if res.first().is_none_or(|r| r.rows.is_empty()) => {
-                return Err(EngineError::fatal("no pgbench_accounts table found in \"search_path\"").with(
-                    Level::Hint,
-                    format!("Perhaps you need to do initialization (\"pgbench -i\") in database \"{dbname}\"."),
-                ))
-            }
-            Ok(res) => {
-                let r = &res[0].rows[0];
-                match r.get(0) {
-                    Some("r") => info.partitions = Some(("range".into(), r.get(1).and_then(|v| v.parse().ok()).unwrap_or(0))),
-                    Some("h") => info.partitions = Some(("hash".into(), r.get(1).and_then(|v| v.parse().ok()).unwrap_or(0))),
-                    Some(other) => return Err(EngineError::fatal(format!("unexpected partition method: \"{other}\""))),
-                    None => {}
-                }
-            }
-            Err(e) => return Err(EngineError::fatal(e.to_string().trim_end().to_owned())),
-        }
+        info.partitions = read_partitions(&mut conn, dbname).await?;
     }
     if !cfg.no_vacuum {
-        sink.message(Level::Raw, "starting vacuum...");
-        for sql in [
-            "vacuum pgbench_branches",
-            "vacuum pgbench_tellers",
-            "truncate pgbench_history",
-        ] {
-            if let Err(e) = conn.simple_query(sql).await {
-                sink.message(Level::Error, e.to_string().trim_end());
-                sink.message(Level::Detail, "(ignoring this error and continuing anyway)");
-            }
-        }
-        sink.message(Level::Raw, "end.\n");
-        if cfg.vacuum_all {
-            sink.message(Level::Raw, "starting vacuum pgbench_accounts...");
-            if let Err(e) = conn.simple_query("vacuum analyze pgbench_accounts").await {
-                sink.message(Level::Error, e.to_string().trim_end());
-                sink.message(Level::Detail, "(ignoring this error and continuing anyway)");
-            }
-            sink.message(Level::Raw, "end.\n");
-        }
+        vacuum(cfg, &mut conn, &**sink).await;
     }
     conn.close().await;
     Ok(info)
+}
+
+/// `--debug`: pgbench's line about the connection and the run's size.
+fn debug_connection(
+    cfg: &BenchConfig,
+    conn: &pgrig_wire::Connection,
+    wire: &pgrig_wire::Config,
+    sink: &dyn Sink,
+) {
+    let (what, n) = match cfg.duration {
+        crate::config::Duration::Transactions(n) => ("nxacts", n),
+        crate::config::Duration::Seconds(s) => ("duration", s),
+    };
+    sink.message(
+        Level::Debug,
+        &format!(
+            "pghost: {} pgport: {} nclients: {} {what}: {n} dbName: {}",
+            conn.host(),
+            conn.port(),
+            cfg.clients,
+            wire.dbname()
+        ),
+    );
+}
+
+/// pgbench's hint when its tables are missing.
+fn init_hint(err: EngineError, dbname: &str) -> EngineError {
+    err.with(
+        Level::Hint,
+        format!("Perhaps you need to do initialization (\"pgbench -i\") in database \"{dbname}\"."),
+    )
+}
+
+/// The scale: the number of rows of pgbench_branches.
+async fn read_scale(conn: &mut pgrig_wire::Connection, dbname: &str) -> Result<i64, EngineError> {
+    let rows = conn
+        .simple_query("select count(*) from pgbench_branches")
+        .await;
+    let scale = match rows {
+        Ok(rows) => first_value(&rows)
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(0),
+        Err(e) => {
+            let err = EngineError::fatal(format!(
+                "could not count number of branches: {}",
+                e.to_string().trim_end()
+            ));
+            return Err(if e.code() == Some("42P01") {
+                init_hint(err, dbname)
+            } else {
+                err
+            });
+        }
+    };
+    if scale < 1 {
+        return Err(EngineError::fatal(format!(
+            "invalid count(*) from pgbench_branches: \"{scale}\""
+        )));
+    }
+    Ok(scale)
+}
+
+/// How pgbench_accounts is partitioned (method and number of partitions), if it is.
+async fn read_partitions(
+    conn: &mut pgrig_wire::Connection,
+    dbname: &str,
+) -> Result<Option<(String, i64)>, EngineError> {
+    let q = "select p.partstrat, (select count(*) from pg_catalog.pg_inherits i where i.inhparent = c.oid) \
+             from pg_catalog.pg_class c left join pg_catalog.pg_partitioned_table p on p.partrelid = c.oid \
+             where c.oid = pg_catalog.to_regclass('pgbench_accounts')";
+    let res = conn
+        .simple_query(q)
+        .await
+        .map_err(|e| EngineError::fatal(e.to_string().trim_end().to_owned()))?;
+    let Some(r) = res.first().and_then(|r| r.rows.first()) else {
+        let err = EngineError::fatal("no pgbench_accounts table found in \"search_path\"");
+        return Err(init_hint(err, dbname));
+    };
+    let count = || r.get(1).and_then(|v| v.parse().ok()).unwrap_or(0);
+    match r.get(0) {
+        Some("r") => Ok(Some(("range".into(), count()))),
+        Some("h") => Ok(Some(("hash".into(), count()))),
+        Some(other) => Err(EngineError::fatal(format!(
+            "unexpected partition method: \"{other}\""
+        ))),
+        None => Ok(None),
+    }
+}
+
+/// The pre-run vacuum (`-n` skips it, `-v` adds pgbench_accounts); errors are reported and
+/// ignored, as pgbench does.
+async fn vacuum(cfg: &BenchConfig, conn: &mut pgrig_wire::Connection, sink: &dyn Sink) {
+    sink.message(Level::Raw, "starting vacuum...");
+    for sql in [
+        "vacuum pgbench_branches",
+        "vacuum pgbench_tellers",
+        "truncate pgbench_history",
+    ] {
+        run_ignoring_errors(conn, sql, sink).await;
+    }
+    sink.message(Level::Raw, "end.\n");
+    if cfg.vacuum_all {
+        sink.message(Level::Raw, "starting vacuum pgbench_accounts...");
+        run_ignoring_errors(conn, "vacuum analyze pgbench_accounts", sink).await;
+        sink.message(Level::Raw, "end.\n");
+    }
+}
+
+async fn run_ignoring_errors(conn: &mut pgrig_wire::Connection, sql: &str, sink: &dyn Sink) {
+    if let Err(e) = conn.simple_query(sql).await {
+        sink.message(Level::Error, e.to_string().trim_end());
+        sink.message(Level::Detail, "(ignoring this error and continuing anyway)");
+    }
 }

@@ -141,7 +141,6 @@ pub(crate) struct ThreadCtx {
     pub stats: RefCell<ThreadStats>,
     pub choose_rng: RefCell<Prng>,
     pub throttle_rng: RefCell<Prng>,
-    pub sample_rng: RefCell<Prng>,
     /// next scheduled transaction start (µs since run start), `-R`
     pub throttle_trigger: Cell<i64>,
     pub log: Option<RefCell<TxLog>>,

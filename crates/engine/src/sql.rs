@@ -9,8 +9,7 @@ use pgrig_script::command::{Gset, SqlPart};
 use pgrig_script::{QueryMode, SqlCommand};
 use pgrig_wire::Backend;
 
-use crate::client::{Client, ParseState};
-use crate::exec::FailKind;
+use crate::client_state::{Client, FailKind, ParseState};
 pub(crate) use crate::outcome::SqlOutcome;
 use crate::outcome::{backend_died, error_text, lost, queued_sql};
 use crate::shared::RunShared;
@@ -226,106 +225,37 @@ pub(crate) async fn read_results(
     script: usize,
     cmd: usize,
     q: Option<&SqlCommand>,
-    mut syncs: usize,
+    syncs: usize,
 ) -> SqlOutcome {
-    let gset = q.and_then(|q| q.gset.as_ref());
-    let mut qry = 0usize;
-    let mut error: Option<(String, String)> = None; // (sqlstate, text), the first error
-    let mut gs = GsetState::default();
-    let mut gset_err: Option<String> = None;
-    let mut copy = false;
+    let mut r = Reader {
+        script,
+        cmd,
+        q,
+        gset: q.and_then(|q| q.gset.as_ref()),
+        syncs,
+        qry: 0,
+        error: None,
+        gs: GsetState::default(),
+        gset_err: None,
+        copy: false,
+        lost: String::new(),
+    };
     // One read usually brings the whole response; its messages are then taken out of the
     // buffer synchronously.
     'read: loop {
         loop {
-            let conn = c.conn.as_mut().expect("connected");
-            // Fast path: messages that only count are passed over unparsed.
-            let tag = match conn.next_tag() {
-                Ok(Some(t)) => t,
-                Ok(None) => break,
-                Err(e) => return lost(sh, c, script, cmd, &e.to_string()),
-            };
-            let skip = match tag {
-                b'1' => {
-                    c.parse = ParseState::None;
-                    true
-                }
-                b'2' | b'3' | b'n' | b's' => true,
-                b'D' => gset.is_none(),
-                b'C' | b'I' if gset.is_none() => {
-                    qry += 1;
-                    true
-                }
-                b'Z' => {
-                    if let Err(e) = conn.skip_message() {
-                        return lost(sh, c, script, cmd, &e.to_string());
-                    }
-                    syncs -= 1;
-                    if syncs == 0 {
-                        break 'read;
-                    }
-                    continue;
-                }
-                _ => false,
-            };
-            if skip {
-                if let Err(e) = conn.skip_message() {
-                    return lost(sh, c, script, cmd, &e.to_string());
-                }
-                continue;
-            }
-            let msg = match conn.try_recv() {
-                Ok(Some(m)) => m,
-                Ok(None) => break,
-                Err(e) => return lost(sh, c, script, cmd, &e.to_string()),
-            };
-            match msg {
-                Backend::RowDescription(rd) if gset.is_some() => {
-                    gs.names.clear();
-                    gs.names
-                        .extend(rd.columns().map(|c| c.name_str().to_owned()));
-                }
-                Backend::DataRow(row) if gset.is_some() => {
-                    gs.rows += 1;
-                    gs.row.clear();
-                    gs.row.extend(row.iter().map(|b| b.map(<[u8]>::to_vec)));
-                }
-                Backend::CommandComplete(_) | Backend::EmptyQueryResponse => {
-                    if let Some(g) = gset {
-                        if g.all && gs.rows > 0 && gset_err.is_none() && error.is_none() {
-                            if let Err(e) = store_row(sh, c, script, cmd, qry, g, &gs) {
-                                gset_err = Some(e);
-                            }
-                        }
-                        gs.last_rows = gs.rows;
-                        gs.rows = 0;
-                    }
-                    qry += 1;
-                }
-                Backend::CopyInResponse => {
-                    copy = true;
+            match r.take(sh, c) {
+                Took::Message => {}
+                Took::Empty => break,
+                Took::Synced => break 'read,
+                Took::CopyIn => {
                     let conn = c.conn.as_mut().expect("connected");
                     conn.copy_fail("COPY is not supported in pgbench");
                     if let Err(e) = conn.send().await {
                         return lost(sh, c, script, cmd, &e.to_string());
                     }
                 }
-                Backend::CopyOutResponse | Backend::CopyBothResponse => copy = true,
-                Backend::Error(e) if error.is_none() => {
-                    // In a pipeline the failing command is the one after those completed.
-                    let failing = q.or_else(|| queued_sql(sh, script, &c.pipeline_cmds, qry));
-                    error = Some((e.code().to_owned(), error_text(sh, &c.buf, failing, &e)));
-                    if c.parse == ParseState::Pending {
-                        c.parse = ParseState::Failed;
-                    }
-                }
-                Backend::ReadyForQuery(_) => {
-                    syncs -= 1;
-                    if syncs == 0 {
-                        break 'read;
-                    }
-                }
-                _ => {}
+                Took::Lost => return lost(sh, c, script, cmd, &r.lost),
             }
         }
         if c.conn
@@ -335,45 +265,224 @@ pub(crate) async fn read_results(
             .await
             .is_err()
         {
-            // A backend that is terminated says why (FATAL) before it closes: libpq returns
-            // that as the command's error. Without it, pgbench's PQconsumeInput failure.
-            return match &error {
-                Some((_, text)) => {
-                    let why = text.clone();
-                    lost(sh, c, script, cmd, &why)
-                }
-                None => backend_died(sh, c, script, cmd),
-            };
+            return r.connection_lost(sh, c);
         }
     }
-    if copy {
-        sh.msg(Level::Error, "COPY is not supported in pgbench, aborting");
-        return SqlOutcome::Abort;
+    if let Some((code, text)) = &r.error {
+        return r.failed(sh, c, code, text).await;
     }
-    if let Some((code, text)) = error {
+    r.finish(sh, c)
+}
+
+/// Reading one command's results (a pipeline's: `q` is None, commands read one by one).
+struct Reader<'q> {
+    script: usize,
+    cmd: usize,
+    q: Option<&'q SqlCommand>,
+    gset: Option<&'q Gset>,
+    /// ReadyForQuery messages still to come
+    syncs: usize,
+    /// queries completed
+    qry: usize,
+    /// (sqlstate, text), the first error
+    error: Option<(String, String)>,
+    gs: GsetState,
+    gset_err: Option<String>,
+    copy: bool,
+    /// why the connection failed (`Took::Lost`)
+    lost: String,
+}
+
+/// What taking one message out of the read buffer found.
+#[derive(Clone, Copy)]
+enum Took {
+    Message,
+    /// the buffer holds no whole message
+    Empty,
+    /// the last ReadyForQuery
+    Synced,
+    /// the server waits for COPY data
+    CopyIn,
+    /// the connection failed (`Reader::lost` says why)
+    Lost,
+}
+
+impl Reader<'_> {
+    /// Takes one message out of the buffer. Messages that only count are passed over by their
+    /// type byte, unparsed.
+    #[inline(always)]
+    fn take(&mut self, sh: &RunShared, c: &mut Client) -> Took {
+        let conn = c.conn.as_mut().expect("connected");
+        let tag = match conn.next_tag() {
+            Ok(Some(t)) => t,
+            Ok(None) => return Took::Empty,
+            Err(e) => return self.lost_with(e),
+        };
+        let skip = match tag {
+            b'1' => {
+                c.parse = ParseState::None;
+                true
+            }
+            b'2' | b'3' | b'n' | b's' => true,
+            b'D' => self.gset.is_none(),
+            b'C' | b'I' if self.gset.is_none() => {
+                self.qry += 1;
+                true
+            }
+            b'Z' => {
+                if let Err(e) = conn.skip_message() {
+                    return self.lost_with(e);
+                }
+                return self.synced();
+            }
+            _ => false,
+        };
+        if skip {
+            return match conn.skip_message() {
+                Ok(_) => Took::Message,
+                Err(e) => self.lost_with(e),
+            };
+        }
+        let msg = match conn.try_recv() {
+            Ok(Some(m)) => m,
+            Ok(None) => return Took::Empty,
+            Err(e) => return self.lost_with(e),
+        };
+        match msg {
+            Backend::RowDescription(rd) if self.gset.is_some() => {
+                self.gs.names.clear();
+                self.gs
+                    .names
+                    .extend(rd.columns().map(|c| c.name_str().to_owned()));
+            }
+            Backend::DataRow(row) if self.gset.is_some() => {
+                self.gs.rows += 1;
+                self.gs.row.clear();
+                self.gs
+                    .row
+                    .extend(row.iter().map(|b| b.map(<[u8]>::to_vec)));
+            }
+            Backend::CommandComplete(_) | Backend::EmptyQueryResponse => self.completed(sh, c),
+            Backend::CopyInResponse => {
+                self.copy = true;
+                return Took::CopyIn;
+            }
+            Backend::CopyOutResponse | Backend::CopyBothResponse => self.copy = true,
+            Backend::Error(e) if self.error.is_none() => {
+                // In a pipeline the failing command is the one after those completed.
+                let failing = self
+                    .q
+                    .or_else(|| queued_sql(sh, self.script, &c.pipeline_cmds, self.qry));
+                self.error = Some((e.code().to_owned(), error_text(sh, &c.buf, failing, &e)));
+                if c.parse == ParseState::Pending {
+                    c.parse = ParseState::Failed;
+                }
+            }
+            Backend::ReadyForQuery(_) => return self.synced(),
+            _ => {}
+        }
+        Took::Message
+    }
+
+    #[cold]
+    fn lost_with(&mut self, e: pgrig_wire::Error) -> Took {
+        self.lost = e.to_string();
+        Took::Lost
+    }
+
+    #[inline]
+    fn synced(&mut self) -> Took {
+        self.syncs -= 1;
+        if self.syncs == 0 {
+            Took::Synced
+        } else {
+            Took::Message
+        }
+    }
+
+    /// A query's end: `\aset` stores its row.
+    fn completed(&mut self, sh: &RunShared, c: &mut Client) {
+        if let Some(g) = self.gset {
+            let gs = &mut self.gs;
+            if g.all && gs.rows > 0 && self.gset_err.is_none() && self.error.is_none() {
+                if let Err(e) = store_row(sh, c, self.script, self.cmd, self.qry, g, gs) {
+                    self.gset_err = Some(e);
+                }
+            }
+            gs.last_rows = gs.rows;
+            gs.rows = 0;
+        }
+        self.qry += 1;
+    }
+
+    /// A backend that is terminated says why (FATAL) before it closes: libpq returns that as
+    /// the command's error. Without it, pgbench's PQconsumeInput failure.
+    fn connection_lost(&self, sh: &RunShared, c: &mut Client) -> SqlOutcome {
+        match &self.error {
+            Some((_, why)) => lost(sh, c, self.script, self.cmd, why),
+            None => backend_died(sh, c, self.script, self.cmd),
+        }
+    }
+
+    /// All results are in and none was an error: the command's outcome.
+    fn finish(&self, sh: &RunShared, c: &mut Client) -> SqlOutcome {
+        if self.copy {
+            sh.msg(Level::Error, "COPY is not supported in pgbench, aborting");
+            return SqlOutcome::Abort;
+        }
+        if let Some(e) = &self.gset_err {
+            sh.msg(Level::Error, e);
+            return SqlOutcome::Abort;
+        }
+        if let Some(g) = self.gset.filter(|g| !g.all) {
+            let (script, cmd, qry) = (self.script, self.cmd, self.qry.saturating_sub(1));
+            if self.gs.last_rows != 1 {
+                sh.msg(
+                    Level::Error,
+                    &format!(
+                        "client {} script {script} command {cmd} query {qry}: expected one row, got {}",
+                        c.id, self.gs.last_rows
+                    ),
+                );
+                return SqlOutcome::Abort;
+            }
+            if let Err(e) = store_row(sh, c, script, cmd, qry, g, &self.gs) {
+                sh.msg(Level::Error, &e);
+                return SqlOutcome::Abort;
+            }
+        }
+        SqlOutcome::Done
+    }
+
+    /// The command failed: a failed prepare is only reported; serialization failures and
+    /// deadlocks (and, with `--continue-on-error`, any error) fail the transaction after a
+    /// rollback; anything else aborts the client.
+    async fn failed(&self, sh: &RunShared, c: &mut Client, code: &str, text: &str) -> SqlOutcome {
+        let (script, cmd) = (self.script, self.cmd);
+        if self.copy {
+            sh.msg(Level::Error, "COPY is not supported in pgbench, aborting");
+            return SqlOutcome::Abort;
+        }
         if c.parse == ParseState::Failed {
             // pgbench's prepare step logs the error and goes on (the caller executes anyway).
             sh.msg(Level::Error, text.trim_end());
             return SqlOutcome::Done;
         }
-        let kind = match code.as_str() {
+        let kind = match code {
             "40001" => Some(FailKind::Serialization),
             "40P01" => Some(FailKind::Deadlock),
             _ if sh.cfg.continue_on_error => Some(FailKind::Other),
             _ => None,
         };
-        // pgbench numbers the queries of one command's results; a pipeline's commands are
-        // read one by one, each with one query.
-        let qry = if q.is_none() { 0 } else { qry };
         let Some(k) = kind else {
+            // pgbench numbers the queries of one command's results; a pipeline's commands are
+            // read one by one, each with one query.
+            let qry = if self.q.is_none() { 0 } else { self.qry };
             sh.msg(
                 Level::Error,
                 &format!(
-                    "client {} script {} aborted in command {} query {}: {}",
+                    "client {} script {script} aborted in command {cmd} query {qry}: {}",
                     c.id,
-                    script,
-                    cmd,
-                    qry,
                     text.trim_end()
                 ),
             );
@@ -383,10 +492,8 @@ pub(crate) async fn read_results(
             sh.msg(
                 Level::Info,
                 &format!(
-                    "client {} got an error in command {} (SQL) of script {}; {}",
+                    "client {} got an error in command {cmd} (SQL) of script {script}; {}",
                     c.id,
-                    cmd,
-                    script,
                     text.trim_end()
                 ),
             );
@@ -394,31 +501,6 @@ pub(crate) async fn read_results(
         if let Err(e) = rollback_if_needed(sh, c).await {
             return lost(sh, c, script, cmd, &e);
         }
-        return SqlOutcome::Failed(k);
+        SqlOutcome::Failed(k)
     }
-    if let Some(e) = gset_err {
-        sh.msg(Level::Error, &e);
-        return SqlOutcome::Abort;
-    }
-    if let Some(g) = gset.filter(|g| !g.all) {
-        if gs.last_rows != 1 {
-            sh.msg(
-                Level::Error,
-                &format!(
-                    "client {} script {} command {} query {}: expected one row, got {}",
-                    c.id,
-                    script,
-                    cmd,
-                    qry.saturating_sub(1),
-                    gs.last_rows
-                ),
-            );
-            return SqlOutcome::Abort;
-        }
-        if let Err(e) = store_row(sh, c, script, cmd, qry.saturating_sub(1), g, &gs) {
-            sh.msg(Level::Error, &e);
-            return SqlOutcome::Abort;
-        }
-    }
-    SqlOutcome::Done
 }

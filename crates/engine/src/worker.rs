@@ -10,7 +10,8 @@ use std::time::Instant;
 
 use pgrig_script::Prng;
 
-use crate::client::{run_client, Client, ClientEnd};
+use crate::client::{run_client, ClientEnd};
+use crate::client_state::Client;
 use crate::cpu::{thread_cpu_seconds, thread_wait_seconds};
 use crate::log::TxLog;
 use crate::result::ThreadCpu;
@@ -57,24 +58,17 @@ pub(crate) fn run_worker(
 ) -> WorkerOut {
     let counts: Vec<usize> = sh.scripts.iter().map(|s| s.commands.len()).collect();
     // A log file that cannot be opened ends the run before it starts (exit 1), as in pgbench.
-    let mut log_error = None;
-    let log = if sh.cfg.log {
-        match TxLog::open(&sh, tid) {
-            Ok(l) => Some(RefCell::new(l)),
-            Err(e) => {
-                log_error = Some(e);
-                connect_failed.store(true, Ordering::SeqCst);
-                None
-            }
-        }
-    } else {
-        None
+    let (log, log_error) = match sh.cfg.log {
+        false => (None, None),
+        true => match TxLog::open(&sh.cfg, sh.start_wall, tid, rngs.sample) {
+            Ok(l) => (Some(RefCell::new(l)), None),
+            Err(e) => (None, Some(e)),
+        },
     };
     let th = Rc::new(ThreadCtx {
         stats: RefCell::new(ThreadStats::new(&counts)),
         choose_rng: RefCell::new(rngs.choose),
         throttle_rng: RefCell::new(rngs.throttle),
-        sample_rng: RefCell::new(rngs.sample),
         throttle_trigger: Cell::new(0),
         log,
     });
@@ -82,28 +76,16 @@ pub(crate) fn run_worker(
         // Initial connections (not under -C), before everyone starts together.
         let mut connect_error = log_error;
         if !sh.cfg.connect_per_tx && connect_error.is_none() {
-            for c in clients.iter_mut() {
-                match sh.connect() {
-                    Ok(conn) => {
-                        sh.register_cancel(c.id, &conn);
-                        c.conn = Some(conn)
-                    }
-                    Err(e) => {
-                        sh.msg(Level::Error, &e.to_string());
-                        connect_error =
-                            Some(format!("could not create connection for client {}", c.id));
-                        connect_failed.store(true, Ordering::SeqCst);
-                        break;
-                    }
-                }
-            }
+            connect_error = connect_all(&sh, &mut clients);
+        }
+        if connect_error.is_some() {
+            connect_failed.store(true, Ordering::SeqCst);
         }
         barrier.wait();
-        let stats_out = |th: &ThreadCtx| th.stats.borrow().clone();
         if connect_failed.load(Ordering::SeqCst) {
             let _ = tx.send(Report::Done { tid });
             return WorkerOut {
-                stats: stats_out(&th),
+                stats: th.stats.borrow().clone(),
                 cpu: ThreadCpu::default(),
                 aborted: 0,
                 connect_error,
@@ -114,51 +96,13 @@ pub(crate) fn run_worker(
         let (u0, s0) = thread_cpu_seconds();
         let w0 = thread_wait_seconds();
         th.throttle_trigger.set(sh.now_us());
-
-        // Once-a-second snapshots for progress lines and the per-second series.
-        let ticker = {
-            let th = th.clone();
-            let tx = tx.clone();
-            pgrig_wire::rt::spawn_local(async move {
-                let mut sec = 1u64;
-                loop {
-                    let at = start + std::time::Duration::from_secs(sec);
-                    pgrig_wire::rt::sleep_until(at).await;
-                    let snap = th.stats.borrow().total();
-                    if tx.send(Report::Tick { tid, sec, snap }).is_err() {
-                        return;
-                    }
-                    sec += 1;
-                }
-            })
-        };
-
-        let mut handles = Vec::with_capacity(clients.len());
-        for mut c in clients {
-            let sh = sh.clone();
-            let th = th.clone();
-            handles.push(pgrig_wire::rt::spawn_local(async move {
-                let end = run_client(&sh, &th, &mut c).await;
-                if end == ClientEnd::Aborted && sh.cfg.exit_on_abort {
-                    sh.stop.store(true, Ordering::SeqCst);
-                }
-                if let Some(conn) = c.conn.take() {
-                    conn.close().await;
-                }
-                end
-            }));
-        }
-        let mut aborted = 0;
-        for h in handles {
-            if h.await != ClientEnd::Finished {
-                aborted += 1;
-            }
-        }
+        let ticker = spawn_ticker(&th, &tx, tid, start);
+        let aborted = run_clients(&sh, &th, clients).await;
         ticker.abort();
         let (u1, s1) = thread_cpu_seconds();
         let w1 = thread_wait_seconds();
         if let Some(log) = &th.log {
-            log.borrow_mut().finish(&sh);
+            log.borrow_mut().finish();
         }
         let _ = tx.send(Report::Done { tid });
         let cpu = ThreadCpu {
@@ -168,10 +112,76 @@ pub(crate) fn run_worker(
             wall_s: my_start.elapsed().as_secs_f64(),
         };
         WorkerOut {
-            stats: stats_out(&th),
+            stats: th.stats.borrow().clone(),
             cpu,
             aborted,
             connect_error: None,
         }
     })
+}
+
+/// Connects every client; on the first failure, the message and pgbench's error.
+fn connect_all(sh: &RunShared, clients: &mut [Client]) -> Option<String> {
+    for c in clients.iter_mut() {
+        match sh.connect() {
+            Ok(conn) => {
+                sh.register_cancel(c.id, &conn);
+                c.conn = Some(conn)
+            }
+            Err(e) => {
+                sh.msg(Level::Error, &e.to_string());
+                return Some(format!("could not create connection for client {}", c.id));
+            }
+        }
+    }
+    None
+}
+
+/// Once-a-second snapshots for progress lines and the per-second series.
+fn spawn_ticker(
+    th: &Rc<ThreadCtx>,
+    tx: &Sender<Report>,
+    tid: usize,
+    start: Instant,
+) -> pgrig_wire::rt::JoinHandle<()> {
+    let th = th.clone();
+    let tx = tx.clone();
+    pgrig_wire::rt::spawn_local(async move {
+        let mut sec = 1u64;
+        loop {
+            let at = start + std::time::Duration::from_secs(sec);
+            pgrig_wire::rt::sleep_until(at).await;
+            let snap = th.stats.borrow().total();
+            if tx.send(Report::Tick { tid, sec, snap }).is_err() {
+                return;
+            }
+            sec += 1;
+        }
+    })
+}
+
+/// Runs the thread's clients as local tasks to their ends; returns how many aborted.
+async fn run_clients(sh: &Arc<RunShared>, th: &Rc<ThreadCtx>, clients: Vec<Client>) -> u32 {
+    let mut handles = Vec::with_capacity(clients.len());
+    for mut c in clients {
+        let sh = sh.clone();
+        let th = th.clone();
+        handles.push(pgrig_wire::rt::spawn_local(async move {
+            let end = run_client(&sh, &th, &mut c).await;
+            if end == ClientEnd::Aborted && sh.cfg.exit_on_abort {
+                sh.stop.store(true, Ordering::SeqCst);
+            }
+            if let Some(conn) = c.conn.take() {
+                conn.close().await;
+            }
+            end
+        }));
+    }
+    let mut aborted = 0;
+    for h in handles {
+        if h.await != ClientEnd::Finished {
+            aborted += 1;
+        }
+    }
+    aborted
 }

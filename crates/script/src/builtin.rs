@@ -61,7 +61,8 @@ pub static BUILTINS: [Builtin; 3] = [
 
 /// Find a builtin by unique prefix of its name (case-sensitive, like pgbench). The error text is
 /// pgbench's (`no builtin script found for name "x"`, `ambiguous builtin name: N builtin scripts
-/// found for prefix "x"`); pgbench then prints [`list_text`].
+/// found for prefix "x"`); pgbench then prints [`list_text`]. The one catalogue: `pgrig bench -b`,
+/// `--show-script`, `pgrig run --workload` and a study's `builtin` all resolve names here.
 pub fn lookup(name: &str) -> Result<&'static Builtin, ScriptError> {
     let found: Vec<&Builtin> = BUILTINS
         .iter()
@@ -95,7 +96,7 @@ pub fn show_script_text(b: &Builtin) -> String {
     format!("-- {}: {}\n{}\n", b.name, b.desc, b.script)
 }
 
-/// Split `NAME@W` at the last `@` and parse the weight like pgbench (`strtol`, base 10, leading
+/// Split `NAME@W` (`-b`, `-f`, `pgrig run --workload`, a study's `scripts`) at the last `@` and parse the weight like pgbench (`strtol`, base 10, leading
 /// whitespace and sign allowed, nothing after the digits). No `@` => weight 1.
 pub fn parse_weight(spec: &str) -> Result<(&str, i64), ScriptError> {
     let Some(at) = spec.rfind('@') else {

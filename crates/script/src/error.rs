@@ -1,9 +1,12 @@
-//! Parse-time errors with pgbench's exact wording and layout (owned by the parser).
+//! The crate's errors with pgbench's exact wording: parse-time errors and their layout
+//! (`ScriptError`, owned by the parser) and run-time evaluation errors (`EvalError`, raised by
+//! `eval`, `value`, `vars` and `random`).
 //!
 //! `Display` renders the text that follows `pgbench: error: `. It may span lines (the offending
 //! command text and a caret line) and never ends with a newline: the caller prints
 //! `pgbench: error: {err}\n`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// A script error: either pgbench's `syntax_error()` layout or a one-line message
@@ -102,6 +105,51 @@ impl fmt::Display for ScriptError {
 }
 
 impl std::error::Error for ScriptError {}
+
+/// A run-time evaluation error. `Display` is pgbench's message (what follows `pgbench: error: `).
+///
+/// One case has no message: a variable holding the empty string (e.g. from `\gset` of a NULL or
+/// empty column) fails to convert silently in pgbench; [`EvalError::is_silent`] is then true and
+/// the runner prints only the `client N aborted in command ...` line.
+///
+/// The message is boxed so that `Result<Value, EvalError>` is 16 bytes and returned in registers
+/// (errors are rare: they abort the client).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalError {
+    message: Box<Cow<'static, str>>,
+}
+
+impl EvalError {
+    #[cold]
+    pub fn msg(m: &'static str) -> Self {
+        EvalError {
+            message: Box::new(Cow::Borrowed(m)),
+        }
+    }
+    #[cold]
+    pub fn text(m: String) -> Self {
+        EvalError {
+            message: Box::new(Cow::Owned(m)),
+        }
+    }
+    pub fn silent() -> Self {
+        Self::msg("")
+    }
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+    pub fn is_silent(&self) -> bool {
+        self.message.is_empty()
+    }
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for EvalError {}
 
 #[cfg(test)]
 mod tests {

@@ -9,10 +9,8 @@
 //! outside 0..63; on x86-64 the hardware uses the count modulo 64 (verified with pgbench 15.18:
 //! `1 << 64` = 1, `1 << -1` = i64::MIN, `-8 >> 70` = -1, `5 >> -63` = 2), which is what we do.
 
-use std::borrow::Cow;
-use std::fmt;
-
 use crate::ast::{Expr, Func};
+pub use crate::error::EvalError;
 use crate::format::G15;
 use crate::prng::Prng;
 use crate::random;
@@ -21,51 +19,6 @@ use crate::vars::{VarId, VarTable, Vars};
 
 /// Maximum number of evaluated arguments of one function call (pgbench's `MAX_FARGS`).
 pub const MAX_FARGS: usize = 16;
-
-/// A run-time evaluation error. `Display` is pgbench's message (what follows `pgbench: error: `).
-///
-/// One case has no message: a variable holding the empty string (e.g. from `\gset` of a NULL or
-/// empty column) fails to convert silently in pgbench; [`EvalError::is_silent`] is then true and
-/// the runner prints only the `client N aborted in command ...` line.
-///
-/// The message is boxed so that `Result<Value, EvalError>` is 16 bytes and returned in registers
-/// (errors are rare: they abort the client).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvalError {
-    message: Box<Cow<'static, str>>,
-}
-
-impl EvalError {
-    #[cold]
-    pub fn msg(m: &'static str) -> Self {
-        EvalError {
-            message: Box::new(Cow::Borrowed(m)),
-        }
-    }
-    #[cold]
-    pub fn text(m: String) -> Self {
-        EvalError {
-            message: Box::new(Cow::Owned(m)),
-        }
-    }
-    pub fn silent() -> Self {
-        Self::msg("")
-    }
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-    pub fn is_silent(&self) -> bool {
-        self.message.is_empty()
-    }
-}
-
-impl fmt::Display for EvalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for EvalError {}
 
 /// Everything an evaluation needs from the client executing it.
 pub struct EvalCtx<'a> {
@@ -223,45 +176,19 @@ fn apply(func: Func, a: &[Value], ctx: &mut EvalCtx<'_>) -> Result<Value, EvalEr
         }
         BitAnd | BitOr | BitXor | Lshift | Rshift => {
             let [l, r] = arg::<2>(a)?;
-            let (x, y) = (l.to_int()?, r.to_int()?);
-            Ok(Value::Int(match func {
-                BitAnd => x & y,
-                BitOr => x | y,
-                BitXor => x ^ y,
-                // count modulo 64, as x86-64's shl/sar (see the module comment)
-                Lshift => x.wrapping_shl(y as u32),
-                _ => x.wrapping_shr(y as u32),
-            }))
+            bitwise(func, *l, *r)
         }
         Not => Ok(Value::Bool(!arg::<1>(a)?[0].to_bool()?)),
         Is => {
             let [l, r] = arg::<2>(a)?;
-            Ok(Value::Bool(match (l, r) {
-                (Value::Null, Value::Null) => true,
-                (Value::Bool(x), Value::Bool(y)) => x == y,
-                (Value::Int(x), Value::Int(y)) => x == y,
-                (Value::Double(x), Value::Double(y)) => x.to_bits() == y.to_bits(),
-                _ => false,
-            }))
+            Ok(Value::Bool(is_same(*l, *r)))
         }
         Debug => {
             let v = arg::<1>(a)?[0];
             (ctx.debug)(&v);
             Ok(v)
         }
-        Abs => match arg::<1>(a)?[0] {
-            // C negation: abs(INT64_MIN) wraps to itself
-            Value::Int(i) => Ok(Value::Int(if i < 0 { i.wrapping_neg() } else { i })),
-            // pgbench reads the value union as a double without a type check. For a boolean
-            // that is the byte 0/1 over (usually) zero bytes: 0 or the smallest subnormal.
-            // (For computed booleans pgbench reads uninitialised bytes; we cannot mimic that.)
-            Value::Bool(b) => Ok(Value::Double(f64::from_bits(u64::from(b)))),
-            // `d < 0.0 ? -d : d`: abs(-0.0) stays -0.0
-            v => {
-                let d = v.to_double()?;
-                Ok(Value::Double(if d < 0.0 { -d } else { d }))
-            }
-        },
+        Abs => abs(arg::<1>(a)?[0]),
         Double => Ok(Value::Double(arg::<1>(a)?[0].to_double()?)),
         Int => Ok(Value::Int(arg::<1>(a)?[0].to_int()?)),
         Exp => Ok(Value::Double(arg::<1>(a)?[0].to_double()?.exp())),
@@ -277,27 +204,75 @@ fn apply(func: Func, a: &[Value], ctx: &mut EvalCtx<'_>) -> Result<Value, EvalEr
         }
         Greatest | Least => extremum(func == Least, a),
         Random | RandomExponential | RandomGaussian | RandomZipfian => random_fn(func, a, ctx),
-        HashMurmur2 | HashFnv1a => {
-            let [v, s] = arg::<2>(a)?;
-            let (v, s) = (v.to_int()?, s.to_int()?);
-            Ok(Value::Int(if func == HashMurmur2 {
-                random::hash_murmur2(v, s)
-            } else {
-                random::hash_fnv1a(v, s)
-            }))
-        }
-        Permute => {
-            let [v, n, s] = arg::<3>(a)?;
-            let (v, n, s) = (v.to_int()?, n.to_int()?, s.to_int()?);
-            if n <= 0 {
-                return Err(EvalError::msg(
-                    "permute size parameter must be greater than zero",
-                ));
-            }
-            Ok(Value::Int(random::permute(v, n, s)))
-        }
+        HashMurmur2 | HashFnv1a | Permute => hash_fn(func, a),
         And | Or | Case => Err(bad_arity()),
     }
+}
+
+/// `& | # << >>` on integers.
+#[inline]
+fn bitwise(func: Func, l: Value, r: Value) -> Result<Value, EvalError> {
+    let (x, y) = (l.to_int()?, r.to_int()?);
+    Ok(Value::Int(match func {
+        Func::BitAnd => x & y,
+        Func::BitOr => x | y,
+        Func::BitXor => x ^ y,
+        // count modulo 64, as x86-64's shl/sar (see the module comment)
+        Func::Lshift => x.wrapping_shl(y as u32),
+        _ => x.wrapping_shr(y as u32),
+    }))
+}
+
+/// `IS`: same type and value (doubles bit for bit), NULL IS NULL.
+#[inline]
+fn is_same(l: Value, r: Value) -> bool {
+    match (l, r) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Double(x), Value::Double(y)) => x.to_bits() == y.to_bits(),
+        _ => false,
+    }
+}
+
+/// `abs()`, as pgbench computes it.
+#[inline]
+fn abs(v: Value) -> Result<Value, EvalError> {
+    match v {
+        // C negation: abs(INT64_MIN) wraps to itself
+        Value::Int(i) => Ok(Value::Int(if i < 0 { i.wrapping_neg() } else { i })),
+        // pgbench reads the value union as a double without a type check. For a boolean
+        // that is the byte 0/1 over (usually) zero bytes: 0 or the smallest subnormal.
+        // (For computed booleans pgbench reads uninitialised bytes; we cannot mimic that.)
+        Value::Bool(b) => Ok(Value::Double(f64::from_bits(u64::from(b)))),
+        // `d < 0.0 ? -d : d`: abs(-0.0) stays -0.0
+        v => {
+            let d = v.to_double()?;
+            Ok(Value::Double(if d < 0.0 { -d } else { d }))
+        }
+    }
+}
+
+/// `hash_murmur2`, `hash_fnv1a`, `permute`.
+#[inline]
+fn hash_fn(func: Func, a: &[Value]) -> Result<Value, EvalError> {
+    if func == Func::Permute {
+        let [v, n, s] = arg::<3>(a)?;
+        let (v, n, s) = (v.to_int()?, n.to_int()?, s.to_int()?);
+        if n <= 0 {
+            return Err(EvalError::msg(
+                "permute size parameter must be greater than zero",
+            ));
+        }
+        return Ok(Value::Int(random::permute(v, n, s)));
+    }
+    let [v, s] = arg::<2>(a)?;
+    let (v, s) = (v.to_int()?, s.to_int()?);
+    Ok(Value::Int(if func == Func::HashMurmur2 {
+        random::hash_murmur2(v, s)
+    } else {
+        random::hash_fnv1a(v, s)
+    }))
 }
 
 /// `+ - * /` (double if either side is double) and `%` (always int, doubles `rint`-ed).

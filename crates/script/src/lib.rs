@@ -1,7 +1,7 @@
 //! pgbench's script language, exactly: splitting scripts into commands, parsing meta-commands and
 //! expressions, typed variables, evaluation, and pg_prng-compatible randomness.
 //!
-//! Pure: no sockets, no threads, no printing. Scripts are compiled once ([`parse::parse_script`]) into
+//! Pure: no sockets, no threads, no printing; the one I/O is reading a script file ([`file`]). Scripts are compiled once ([`parse::parse_script`]) into
 //! [`command::Script`]s whose variables are resolved to slots ([`vars::VarId`]) so the runner executes
 //! them without string lookups.
 
@@ -11,6 +11,7 @@ pub mod bytes;
 pub mod command;
 pub mod error;
 pub mod eval;
+pub mod file;
 pub mod format;
 pub mod lexer;
 pub mod parse;
@@ -22,8 +23,8 @@ pub mod vars;
 
 pub use ast::{Expr, Func};
 pub use command::{Command, CommandKind, QueryMode, Script, SqlCommand};
-pub use error::ScriptError;
-pub use eval::{eval, EvalCtx, EvalError};
+pub use error::{EvalError, ScriptError};
+pub use eval::{eval, EvalCtx};
 pub use prng::Prng;
 pub use value::Value;
 pub use vars::{VarId, VarTable, Vars};

@@ -5,7 +5,7 @@
 //! C's `(int64)` casts of doubles are reproduced as x86-64 performs them ([`c_double_to_i64`]),
 //! and int64 arithmetic that is undefined in C but wraps in practice wraps here.
 
-use crate::eval::EvalError;
+use crate::error::EvalError;
 use crate::prng::{leftmost_one_pos64, Prng};
 use crate::value::c_double_to_i64;
 

@@ -1,7 +1,7 @@
 //! Typed values of the expression language (NULL, boolean, int64, double) and their coercions,
 //! with pgbench's rules and error messages (reference §6.3).
 
-use crate::eval::EvalError;
+use crate::error::EvalError;
 use crate::format::{push_i64_bytes, write_g15, write_i64, ByteWriter, F6};
 
 /// A typed value. Strings never appear here: string variables are converted lazily by [`crate::vars`].

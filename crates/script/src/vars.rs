@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::eval::EvalError;
+use crate::error::EvalError;
 use crate::value::Value;
 
 mod convert;

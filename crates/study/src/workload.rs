@@ -307,13 +307,11 @@ impl WorkloadSpec {
         }
         let mut out = Vec::new();
         for f in files {
-            let (name, weight) = match f.rsplit_once('@') {
-                Some((n, w)) if w.parse::<i64>().is_ok() => (n, w.parse().unwrap_or(1)),
-                _ => (f.as_str(), 1),
-            };
+            let (name, weight) =
+                pgrig_script::builtin::parse_weight(f).map_err(|e| format!("{f}: {e}"))?;
             let path = base_dir.join(name);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("could not read script \"{}\": {e}", path.display()))?;
+            let text = pgrig_script::file::read_path(&path)
+                .map_err(|e| format!("could not read script \"{}\": {}", path.display(), e.io()))?;
             out.push(ScriptSource::File {
                 path: path.display().to_string(),
                 text,
@@ -406,6 +404,26 @@ mod tests {
         let w2 = effective(&table("scripts = [\"a.sql@2\"]\nduration = \"3s\""), &[]).unwrap();
         assert!(w2.scripts.is_some());
         assert_eq!(WORKLOAD_KEYS.len(), 29);
+    }
+
+    #[test]
+    fn script_files_keep_their_bytes_and_weights() {
+        let dir = std::env::temp_dir().join(format!("pgrig-wl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("latin1.sql"), b"select 'caf\xe9';\n").unwrap();
+        let w = effective(&table("scripts = [\"latin1.sql@3\"]"), &[]).unwrap();
+        let sources = w.script_sources(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        match sources.unwrap().as_slice() {
+            [ScriptSource::File { text, weight, .. }] => {
+                assert_eq!(pgrig_script::bytes::encode(text), b"select 'caf\xe9';\n");
+                assert_eq!(*weight, 3);
+            }
+            other => panic!("{other:?}"),
+        }
+        let w = effective(&table("scripts = [\"a.sql@x\"]"), &[]).unwrap();
+        let e = w.script_sources(&dir).unwrap_err();
+        assert_eq!(e, "a.sql@x: invalid weight specification: @x");
     }
 
     #[test]

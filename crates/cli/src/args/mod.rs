@@ -22,7 +22,7 @@ mod state;
 mod system;
 
 pub use help::help_text;
-pub use scripts::{builtin_catalog, builtin_list_lines};
+pub use scripts::builtin_list_lines;
 
 use pgrig_engine::config::{BenchConfig, InitConfig};
 

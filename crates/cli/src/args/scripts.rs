@@ -1,31 +1,16 @@
-//! Script selection options: `NAME@WEIGHT` splitting, builtin-name lookup by prefix, the builtin
-//! list (`-b list`), and reading `-f` files (`-` = stdin) with pgbench's messages.
-//!
-//! Builtin names and descriptions are resolved through [`builtin_catalog`] only, so the table can
-//! later come from `pgrig_script::builtin` without touching the callers.
-
-use std::io::Read;
+//! Script selection options: `NAME@WEIGHT` and builtin names resolved through
+//! `pgrig_script::builtin` (the one catalogue and weight parser) with pgbench's messages, and
+//! reading `-f` files (`-` = stdin, `pgrig_script::file`) with pgbench's messages.
 
 /// pgbench's `MAX_SCRIPTS`.
 pub const MAX_SCRIPTS: usize = 128;
 
-/// `(name, description)` of every builtin script, in pgbench's order.
-pub fn builtin_catalog() -> &'static [(&'static str, &'static str)] {
-    &[
-        ("tpcb-like", "<builtin: TPC-B (sort of)>"),
-        ("simple-update", "<builtin: simple update>"),
-        ("select-only", "<builtin: select only>"),
-    ]
-}
-
 /// What `listAvailableScripts()` prints (to stderr), one entry per line, blank line at the end.
 pub fn builtin_list_lines() -> Vec<String> {
-    let mut lines = vec!["Available builtin scripts:".to_string()];
-    for (name, desc) in builtin_catalog() {
-        lines.push(format!("{name:>15}: {desc}"));
-    }
-    lines.push(String::new());
-    lines
+    pgrig_script::builtin::list_text()
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 /// The full builtin name for a prefix, or the error lines pgbench prints (message + list).
@@ -34,42 +19,21 @@ pub fn find_builtin(
     prefix: &str,
     err: &dyn Fn(&str) -> String,
 ) -> Result<&'static str, Vec<String>> {
-    let found: Vec<&str> = builtin_catalog()
-        .iter()
-        .map(|(name, _)| *name)
-        .filter(|name| name.starts_with(prefix))
-        .collect();
-    let first = match found.len() {
-        1 => return Ok(found[0]),
-        0 => err(&format!("no builtin script found for name \"{prefix}\"")),
-        n => err(&format!(
-            "ambiguous builtin name: {n} builtin scripts found for prefix \"{prefix}\""
-        )),
-    };
-    let mut lines = vec![first];
-    lines.extend(builtin_list_lines());
-    Err(lines)
+    match pgrig_script::builtin::lookup(prefix) {
+        Ok(b) => Ok(b.name),
+        Err(e) => {
+            let mut lines = vec![err(&e.to_string())];
+            lines.extend(builtin_list_lines());
+            Err(lines)
+        }
+    }
 }
 
-/// `parseScriptWeight()`: split at the last `@`; the weight is a `strtol` over the whole rest,
-/// in 0..=INT_MAX. Returns the script part and the weight, or the error message.
+/// `parseScriptWeight()`: the script part and the weight, or the error message.
 pub fn parse_weight(option: &str) -> Result<(String, i64), String> {
-    let Some(at) = option.rfind('@') else {
-        return Ok((option.to_string(), 1));
-    };
-    let spec = &option[at + 1..];
-    let r = super::numeric::strtol(spec);
-    if r.erange || r.end == 0 || r.end != spec.len() {
-        return Err(format!("invalid weight specification: {}", &option[at..]));
-    }
-    if r.value > i64::from(i32::MAX) || r.value < 0 {
-        return Err(format!(
-            "weight specification out of range (0 .. {}): {}",
-            i32::MAX,
-            r.value
-        ));
-    }
-    Ok((option[..at].to_string(), r.value))
+    pgrig_script::builtin::parse_weight(option)
+        .map(|(name, weight)| (name.to_string(), weight))
+        .map_err(|e| e.to_string())
 }
 
 /// `strerror()` text of an I/O error (Rust appends " (os error N)", which C does not).
@@ -81,28 +45,18 @@ pub fn strerror(e: &std::io::Error) -> String {
     }
 }
 
-/// Reads a `-f` script: `-` is stdin. Like pgbench, which reads the file into a C string, the
-/// script ends at its first NUL byte; bytes that are not UTF-8 are kept as they are
-/// (`pgrig_script::bytes`), so the server gets the file's bytes.
+/// Reads a `-f` script (`-` is stdin) through `pgrig_script::file`, with pgbench's messages.
 pub fn read_script_file(path: &str) -> Result<String, String> {
-    let mut bytes = Vec::new();
-    if path == "-" {
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("could not read file \"{path}\": {}", strerror(&e)))?;
+    use pgrig_script::file::{self, ReadError};
+    let read = if path == "-" {
+        file::read_stdin()
     } else {
-        use std::os::unix::ffi::OsStrExt;
-        let os_path = std::ffi::OsStr::from_bytes(&pgrig_script::bytes::encode(path)).to_owned();
-        let mut file = std::fs::File::open(os_path)
-            .map_err(|e| format!("could not open file \"{path}\": {}", strerror(&e)))?;
-        file.read_to_end(&mut bytes)
-            .map_err(|e| format!("could not read file \"{path}\": {}", strerror(&e)))?;
-    }
-    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
-        bytes.truncate(nul);
-    }
-    Ok(pgrig_script::bytes::decode(&bytes).into_owned())
+        file::read_path(&file::path_of(path))
+    };
+    read.map_err(|e| match e {
+        ReadError::Open(e) => format!("could not open file \"{path}\": {}", strerror(&e)),
+        ReadError::Read(e) => format!("could not read file \"{path}\": {}", strerror(&e)),
+    })
 }
 
 #[cfg(test)]

@@ -64,38 +64,9 @@ pub(crate) fn parse_meta(
         name: cmd.text,
     };
     let lower = cmd.text.to_ascii_lowercase();
-
     if matches!(lower.as_str(), "set" | "if" | "elif") {
-        let var = if lower == "set" {
-            match next_word(text, &mut pos) {
-                Some(w) => Some(w.text),
-                None => return Err(cx.error(false, "missing argument", None, None)),
-            }
-        } else {
-            None
-        };
-        let lexer = ExprLexer::new(text, pos, chunk.newline);
-        let expr = ExprParser::new(lexer, vars)
-            .parse_all()
-            .map_err(|e| cx.error(true, e.message, e.more.as_deref(), Some(e.column)))?;
-        let kind = match (lower.as_str(), var) {
-            ("set", Some(v)) => CommandKind::Set {
-                var: vars.intern(v),
-                expr,
-            },
-            ("if", _) => CommandKind::If {
-                cond: expr,
-                next: 0,
-            },
-            _ => CommandKind::Elif {
-                cond: expr,
-                next: 0,
-                end: 0,
-            },
-        };
-        return Ok(Some(Meta::Command(kind)));
+        return expression_command(&cx, &lower, pos, vars).map(|k| Some(Meta::Command(k)));
     }
-
     let mut args: Vec<Word<'_>> = Vec::new();
     while let Some(w) = next_word(text, &mut pos) {
         if args.len() + 1 >= MAX_ARGS {
@@ -103,32 +74,81 @@ pub(crate) fn parse_meta(
         }
         args.push(w);
     }
+    word_command(&cx, &lower, &args, vars).map(Some)
+}
+
+/// `\set VAR EXPR`, `\if EXPR`, `\elif EXPR`: the rest of the command from `pos` is an
+/// expression.
+fn expression_command(
+    cx: &Ctx<'_>,
+    lower: &str,
+    mut pos: usize,
+    vars: &mut VarTable,
+) -> Result<CommandKind, ScriptError> {
+    let text = cx.chunk.text;
+    let var = if lower == "set" {
+        match next_word(text, &mut pos) {
+            Some(w) => Some(w.text),
+            None => return Err(cx.error(false, "missing argument", None, None)),
+        }
+    } else {
+        None
+    };
+    let lexer = ExprLexer::new(text, pos, cx.chunk.newline);
+    let expr = ExprParser::new(lexer, vars)
+        .parse_all()
+        .map_err(|e| cx.error(true, e.message, e.more.as_deref(), Some(e.column)))?;
+    Ok(match (lower, var) {
+        ("set", Some(v)) => CommandKind::Set {
+            var: vars.intern(v),
+            expr,
+        },
+        ("if", _) => CommandKind::If {
+            cond: expr,
+            next: 0,
+        },
+        _ => CommandKind::Elif {
+            cond: expr,
+            next: 0,
+            end: 0,
+        },
+    })
+}
+
+/// The meta-commands made of words: `\sleep`, `\shell`, `\setshell`, `\gset`/`\aset`, the ones
+/// without arguments, and the removed `\setrandom`.
+fn word_command(
+    cx: &Ctx<'_>,
+    lower: &str,
+    args: &[Word<'_>],
+    vars: &mut VarTable,
+) -> Result<Meta, ScriptError> {
     let no_args = |kind: CommandKind| {
         if args.is_empty() {
-            Ok(Some(Meta::Command(kind)))
+            Ok(Meta::Command(kind))
         } else {
             Err(cx.error(true, "unexpected argument", None, None))
         }
     };
-    match lower.as_str() {
-        "sleep" => sleep(&cx, &args, vars).map(|k| Some(Meta::Command(k))),
+    match lower {
+        "sleep" => sleep(cx, args, vars).map(Meta::Command),
         "setshell" => {
             if args.len() < 2 {
                 return Err(cx.error(true, "missing argument", None, None));
             }
             let var = vars.intern(args[0].text);
-            Ok(Some(Meta::Command(CommandKind::SetShell {
+            Ok(Meta::Command(CommandKind::SetShell {
                 var,
                 args: shell_args(&args[1..], vars),
-            })))
+            }))
         }
         "shell" => {
             if args.is_empty() {
                 return Err(cx.error(true, "missing command", None, None));
             }
-            Ok(Some(Meta::Command(CommandKind::Shell {
-                args: shell_args(&args, vars),
-            })))
+            Ok(Meta::Command(CommandKind::Shell {
+                args: shell_args(args, vars),
+            }))
         }
         "else" => no_args(CommandKind::Else { end: 0 }),
         "endif" => no_args(CommandKind::EndIf),
@@ -140,12 +160,12 @@ pub(crate) fn parse_meta(
                 return Err(cx.error(true, "too many arguments", None, None));
             }
             let prefix = args.first().map(|w| w.text.to_owned()).unwrap_or_default();
-            Ok(Some(Meta::Gset(Gset {
+            Ok(Meta::Gset(Gset {
                 prefix,
                 all: lower == "aset",
-            })))
+            }))
         }
-        "setrandom" => setrandom(&cx, &args, vars).map(|k| Some(Meta::Command(k))),
+        "setrandom" => setrandom(cx, args, vars).map(Meta::Command),
         _ => Err(cx.error(true, "invalid command", None, None)),
     }
 }

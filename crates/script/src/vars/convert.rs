@@ -2,7 +2,7 @@
 //! as pgbench's `makeVariableValue` does it (reference §5.2), with C's `strtoi64`/`strtod`/`atoi`
 //! number syntax re-implemented (glibc behaviour: hex floats, `inf`/`nan(...)`, ERANGE).
 
-use crate::eval::EvalError;
+use crate::error::EvalError;
 use crate::value::Value;
 
 /// C `isspace` in the "C" locale.
@@ -33,21 +33,26 @@ fn is_an_int(s: &[u8]) -> bool {
     p.iter().all(|b| b.is_ascii_digit())
 }
 
+/// Takes a leading `-` or `+` off `p`; true for `-`.
+fn take_sign(p: &mut &[u8]) -> bool {
+    match p.first() {
+        Some(b'-') => {
+            *p = &p[1..];
+            true
+        }
+        Some(b'+') => {
+            *p = &p[1..];
+            false
+        }
+        _ => false,
+    }
+}
+
 /// C `strtoi64` on the whole string: `Ok(v)`, or `Err(true)` on overflow (ERANGE), `Err(false)` on
 /// a syntax error (no digits, trailing characters).
 pub fn c_strtoi64(s: &str) -> Result<i64, bool> {
     let mut p = skip_space(s.as_bytes());
-    let neg = match p.first() {
-        Some(b'-') => {
-            p = &p[1..];
-            true
-        }
-        Some(b'+') => {
-            p = &p[1..];
-            false
-        }
-        _ => false,
-    };
+    let neg = take_sign(&mut p);
     let ndig = p.iter().take_while(|b| b.is_ascii_digit()).count();
     if ndig == 0 {
         return Err(false);
@@ -79,17 +84,7 @@ pub fn c_strtoi64(s: &str) -> Result<i64, bool> {
 /// first other character; out-of-range longs clamp, then keep the low 32 bits.
 pub fn c_atoi(s: &str) -> i32 {
     let mut p = skip_space(s.as_bytes());
-    let neg = match p.first() {
-        Some(b'-') => {
-            p = &p[1..];
-            true
-        }
-        Some(b'+') => {
-            p = &p[1..];
-            false
-        }
-        _ => false,
-    };
+    let neg = take_sign(&mut p);
     let mut acc: i128 = 0;
     for &b in p.iter().take_while(|b| b.is_ascii_digit()) {
         acc = (acc * 10 + i128::from(b - b'0')).min(1 << 64);
