@@ -7,17 +7,7 @@
 use pgrig_script::QueryMode;
 
 /// Where to connect: libpq-style inputs, resolved by `pgrig_wire` (env vars, conninfo, .pgpass).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ConnArgs {
-    /// `-h/--host`
-    pub host: Option<String>,
-    /// `-p/--port`
-    pub port: Option<String>,
-    /// `-U/--username`
-    pub user: Option<String>,
-    /// `-d/--dbname` or the first positional argument; may be a conninfo string or URI.
-    pub dbname: Option<String>,
-}
+pub use pgrig_wire::ConnArgs;
 
 /// A script source as given on the command line.
 #[derive(Clone, Debug, PartialEq)]

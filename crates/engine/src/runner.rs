@@ -44,16 +44,8 @@ pub fn run_bench(
     stop: &StopHandle,
 ) -> Result<RunResult, EngineError> {
     let compiled = compile(&cfg)?;
-    let mut wire = pgrig_wire::Config::from_args(
-        &pgrig_wire::ConnArgs {
-            host: cfg.conn.host.clone(),
-            port: cfg.conn.port.clone(),
-            user: cfg.conn.user.clone(),
-            dbname: cfg.conn.dbname.clone(),
-        },
-        "pgbench",
-    )
-    .map_err(|e| EngineError::fatal(e.to_string()))?;
+    let mut wire = pgrig_wire::Config::from_args(&cfg.conn, "pgbench")
+        .map_err(|e| EngineError::fatal(e.to_string()))?;
 
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -65,13 +65,7 @@ pub struct WireConnector {
 
 impl WireConnector {
     pub fn new(conn: &ConnArgs) -> DbResult<Self> {
-        let args = pgrig_wire::ConnArgs {
-            host: conn.host.clone(),
-            port: conn.port.clone(),
-            user: conn.user.clone(),
-            dbname: conn.dbname.clone(),
-        };
-        let config = pgrig_wire::Config::from_args(&args, "pgbench").map_err(failure)?;
+        let config = pgrig_wire::Config::from_args(conn, "pgbench").map_err(failure)?;
         Ok(WireConnector {
             config,
             cancels: Cancels::default(),
