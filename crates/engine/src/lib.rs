@@ -27,12 +27,3 @@ mod worker;
 pub use error::EngineError;
 pub use runner::run_bench;
 pub use stop::StopHandle;
-
-/// `strerror`-like text of an I/O error, without Rust's " (os error N)" suffix.
-pub fn os_error(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_owned(),
-        None => s,
-    }
-}

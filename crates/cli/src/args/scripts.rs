@@ -72,14 +72,7 @@ pub fn parse_weight(option: &str) -> Result<(String, i64), String> {
     Ok((option[..at].to_string(), r.value))
 }
 
-/// `strerror()` text of an I/O error (Rust appends " (os error N)", which C does not).
-pub fn strerror(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(cut) if text.ends_with(')') => text[..cut].to_string(),
-        _ => text,
-    }
-}
+pub use pgrig_wire::strerror;
 
 /// Reads a `-f` script: `-` is stdin. Like pgbench, which reads the file into a C string, the
 /// script ends at its first NUL byte; bytes that are not UTF-8 are kept as they are
