@@ -163,7 +163,7 @@ pub fn main(args: &[String]) -> i32 {
         conn,
         scripts,
         clients: a.clients,
-        threads: a.threads.min(a.clients).max(1),
+        threads: pgrig_engine::config::clamp_threads(a.threads, a.clients),
         duration: Duration::Seconds(a.duration),
         mode,
         progress: Some(1),

@@ -39,6 +39,12 @@ pub enum SeedOption {
     Value(u64),
 }
 
+/// The worker threads of a run: `-j` clamped to `-c` as pgbench does (a thread without clients
+/// would idle), and at least one.
+pub fn clamp_threads(threads: u32, clients: u32) -> u32 {
+    threads.min(clients).max(1)
+}
+
 /// Everything `pgrig bench` needs for a benchmark run (pgbench's benchmark mode).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchConfig {
@@ -46,7 +52,7 @@ pub struct BenchConfig {
     pub scripts: Vec<ScriptSource>,
     /// `-c`
     pub clients: u32,
-    /// `-j` (already clamped to `clients`)
+    /// `-j` (already clamped to `clients`: [`clamp_threads`])
     pub threads: u32,
     pub duration: Duration,
     /// `-M`

@@ -61,7 +61,7 @@ pub fn run_bench(
 
     let seed = base_seed(cfg.random_seed);
     let nclients = cfg.clients as usize;
-    let nthreads = (cfg.threads.max(1) as usize).min(nclients.max(1));
+    let nthreads = crate::config::clamp_threads(cfg.threads, cfg.clients) as usize;
     let default_seed_defined = cfg.defines.iter().any(|(n, _)| n == "default_seed");
     let seeds =
         pgrig_script::seeding::seed_states_with(seed, nclients, nthreads, default_seed_defined);

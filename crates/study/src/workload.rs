@@ -292,7 +292,7 @@ impl WorkloadSpec {
         BenchConfig {
             scripts,
             clients: self.clients,
-            threads: self.threads.min(self.clients).max(1),
+            threads: pgrig_engine::config::clamp_threads(self.threads, self.clients),
             duration,
             mode: self.mode().unwrap_or(QueryMode::Simple),
             connect_per_tx: self.connect,
