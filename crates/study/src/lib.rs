@@ -4,6 +4,7 @@
 //! ([`collect`]; setup files split by [`setup_sql`]), and every finished run ([`record`]) goes into the results [`store`].
 //! [`summary`] renders what people read.
 
+pub mod checked;
 pub mod collect;
 pub mod dataset;
 pub mod db;
@@ -23,6 +24,7 @@ pub mod summary;
 pub mod target;
 pub mod workload;
 
+pub use checked::{check, Checked};
 pub use error::StudyError;
 pub use runner::{run_study, Control, Outcome, Reporter};
 pub use store::Store;

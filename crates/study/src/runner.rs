@@ -18,6 +18,7 @@ use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::Sink;
 use pgrig_engine::StopHandle;
 
+use crate::checked::Checked;
 use crate::collect::host::host_info;
 use crate::collect::sampler::{proc_usage, WaitSampler};
 use crate::collect::stats::{relation_sizes, StatsSnapshot};
@@ -25,7 +26,7 @@ use crate::dataset::Dataset;
 use crate::db::Db;
 use crate::error::StudyError;
 use crate::managed::{cpu_set, CpuPick, Managed};
-use crate::plan::{expand, Plan, PlannedRun, Point};
+use crate::plan::{Plan, PlannedRun, Point};
 use crate::record::{build, scripts_json, Collected};
 use crate::spec::{CollectSpec, Study};
 use crate::store::Store;
@@ -63,6 +64,8 @@ struct Ctx<'a> {
     study: &'a Study,
     plan: &'a Plan,
     dataset: &'a Dataset,
+    /// Each point's scripts.
+    scripts: &'a [Vec<ScriptSource>],
     base_dir: &'a Path,
     sink: Arc<dyn Sink>,
     reporter: &'a dyn Reporter,
@@ -87,27 +90,25 @@ struct TargetState {
     settings: Value,
 }
 
-/// Runs (or resumes) `study`, storing into `store`.
+/// Runs (or resumes) the checked study, storing into `store`.
 pub fn run_study(
-    study: &Study,
-    base_dir: &Path,
+    checked: &Checked,
     store: &mut Store,
     sink: Arc<dyn Sink>,
     reporter: &dyn Reporter,
     control: &Control,
 ) -> Result<Outcome, StudyError> {
-    let plan = expand(study)?;
-    let dataset = Dataset::resolve(study, &plan, base_dir)?;
-    crate::plan::check_files(study, &plan, base_dir)?;
-    let mut progress = resume(study, &plan, store, reporter)?;
+    let plan = &checked.plan;
+    let mut progress = resume(&checked.study, plan, store, reporter)?;
     if progress.outcome.already_stored == progress.outcome.total {
         return Ok(progress.outcome);
     }
     let ctx = Ctx {
-        study,
-        plan: &plan,
-        dataset: &dataset,
-        base_dir,
+        study: &checked.study,
+        plan,
+        dataset: &checked.dataset,
+        scripts: &checked.scripts,
+        base_dir: &checked.base_dir,
         sink,
         reporter,
         control,
@@ -226,10 +227,7 @@ fn run_repetition(
             .create(&state.managed.endpoint, &*ctx.sink, &ctx.control.stop)?;
         state.data_ready = true;
     }
-    let scripts = point
-        .workload
-        .script_sources(ctx.base_dir)
-        .map_err(StudyError::Refused)?;
+    let scripts = &ctx.scripts[first.point];
     let warm = point.workload.warmup_seconds();
     if warm > 0 {
         let mut cfg = point.workload.bench_config(scripts.clone(), None);
@@ -238,7 +236,7 @@ fn run_repetition(
         run_bench(ctx, &state.managed, point, cfg)?;
     }
     for &run in group {
-        run_and_store(ctx, progress, state, run, &scripts)?;
+        run_and_store(ctx, progress, state, run, scripts)?;
     }
     Ok(())
 }

@@ -251,8 +251,12 @@ impl WorkloadSpec {
         self.scripts.is_none()
     }
 
-    /// The scripts, files read relative to `base_dir`.
-    pub fn script_sources(&self, base_dir: &Path) -> Result<Vec<ScriptSource>, String> {
+    /// The scripts, files read by `read` relative to `base_dir`.
+    pub fn script_sources(
+        &self,
+        base_dir: &Path,
+        read: &mut dyn FnMut(&Path) -> std::io::Result<String>,
+    ) -> Result<Vec<ScriptSource>, String> {
         let Some(files) = &self.scripts else {
             let name = self.builtin.as_deref().unwrap_or("tpcb-like");
             let b = pgrig_script::builtin::lookup(name).map_err(|e| e.to_string())?;
@@ -271,7 +275,7 @@ impl WorkloadSpec {
                 _ => (f.as_str(), 1),
             };
             let path = base_dir.join(name);
-            let text = std::fs::read_to_string(&path)
+            let text = read(&path)
                 .map_err(|e| format!("could not read script \"{}\": {e}", path.display()))?;
             out.push(ScriptSource::File {
                 path: path.display().to_string(),
