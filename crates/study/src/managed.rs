@@ -30,7 +30,9 @@ pub struct Managed {
 
 impl Managed {
     /// Starts a throwaway server for `t`, or connects to its URL; applies the target settings.
-    pub fn open(t: &TargetPlan, max_connections: u32) -> Result<Managed, StudyError> {
+    /// A throwaway server takes `max_clients` benchmark clients plus 20 connections for
+    /// pgrig's own sessions (at least PostgreSQL's default 100).
+    pub fn open(t: &TargetPlan, max_clients: u32) -> Result<Managed, StudyError> {
         match &t.url {
             Some(url) => {
                 let mut m = Managed {
@@ -50,7 +52,7 @@ impl Managed {
                 let mut opts = ServerOptions::default()
                     .fast(t.fast)
                     .tcp(t.tcp)
-                    .max_connections(max_connections.max(100));
+                    .max_connections((max_clients + 20).max(100));
                 if let Some(dir) = &t.bin_dir {
                     opts.bin_dir = Some(dir.into());
                 }

@@ -21,6 +21,20 @@ pub struct TargetPlan {
     pub tcp: bool,
 }
 
+impl TargetPlan {
+    /// A throwaway local server with PostgreSQL's settings (what `pgrig run` starts).
+    pub fn throwaway(name: &str, tcp: bool) -> TargetPlan {
+        TargetPlan {
+            name: name.into(),
+            url: None,
+            settings: Vec::new(),
+            fast: false,
+            bin_dir: None,
+            tcp,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
     pub index: usize,

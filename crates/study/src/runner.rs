@@ -184,7 +184,7 @@ fn run_target(ctx: &Ctx, progress: &mut Progress, ti: usize) -> Result<(), Study
         .max()
         .unwrap_or(1);
     let mut state = TargetState {
-        managed: Managed::open(target, max_clients + 20)?,
+        managed: Managed::open(target, max_clients)?,
         data_ready: false,
         current_point: None,
         settings: Value::Null,
