@@ -90,6 +90,9 @@ pub struct BenchConfig {
     pub random_seed: Option<SeedOption>,
     /// `--debug`
     pub debug: bool,
+    /// CPUs (numbers as the kernel counts them) the worker threads may run on; `None`: any
+    /// (a study's `client_cpus`).
+    pub client_cpus: Option<Vec<usize>>,
 }
 
 impl Default for BenchConfig {
@@ -122,6 +125,7 @@ impl Default for BenchConfig {
             aggregate_interval: None,
             random_seed: None,
             debug: false,
+            client_cpus: None,
         }
     }
 }

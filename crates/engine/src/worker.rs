@@ -55,9 +55,16 @@ pub(crate) fn run_worker(
     tx: Sender<Report>,
 ) -> WorkerOut {
     let counts: Vec<usize> = sh.scripts.iter().map(|s| s.commands.len()).collect();
-    // A log file that cannot be opened ends the run before it starts (exit 1), as in pgbench.
-    let mut log_error = None;
-    let log = if sh.cfg.log {
+    // CPUs that cannot be used, or a log file that cannot be opened, end the run before it
+    // starts (exit 1), as in pgbench.
+    let mut log_error = match &sh.cfg.client_cpus {
+        Some(cpus) => crate::cpu::pin_thread(cpus).err(),
+        None => None,
+    };
+    if log_error.is_some() {
+        connect_failed.store(true, Ordering::SeqCst);
+    }
+    let log = if sh.cfg.log && log_error.is_none() {
         match TxLog::open(&sh, tid) {
             Ok(l) => Some(RefCell::new(l)),
             Err(e) => {

@@ -269,10 +269,10 @@ pub fn allowed_cpus() -> Vec<usize> {
 }
 
 /// `n` of the allowed CPUs (from the start or the end of the list), or all for `None`.
-pub fn cpu_set(n: Option<u32>, pick: CpuPick) -> Result<CpuSet, StudyError> {
+pub fn cpu_list(n: Option<u32>, pick: CpuPick) -> Result<Vec<usize>, StudyError> {
     let all = allowed_cpus();
-    let chosen: Vec<usize> = match n {
-        None => all.clone(),
+    Ok(match n {
+        None => all,
         Some(n) if n as usize > all.len() => {
             return Err(StudyError::Refused(format!(
                 "{n} CPUs asked for, but only {} are available to pgrig",
@@ -283,9 +283,13 @@ pub fn cpu_set(n: Option<u32>, pick: CpuPick) -> Result<CpuSet, StudyError> {
             CpuPick::First => all[..n as usize].to_vec(),
             CpuPick::Last => all[all.len() - n as usize..].to_vec(),
         },
-    };
+    })
+}
+
+/// [`cpu_list`] as a set for `sched_setaffinity`.
+fn cpu_set(n: Option<u32>, pick: CpuPick) -> Result<CpuSet, StudyError> {
     let mut set = CpuSet::new();
-    for c in chosen {
+    for c in cpu_list(n, pick)? {
         set.set(c)
             .map_err(|e| StudyError::Other(format!("CPU {c}: {e}")))?;
     }

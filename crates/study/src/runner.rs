@@ -25,7 +25,7 @@ use crate::collect::stats::{relation_sizes, StatsSnapshot};
 use crate::dataset::Dataset;
 use crate::db::Db;
 use crate::error::StudyError;
-use crate::managed::{cpu_set, CpuPick, Managed};
+use crate::managed::{cpu_list, CpuPick, Managed};
 use crate::plan::{Plan, PlannedRun, Point};
 use crate::record::{build, scripts_json, Collected};
 use crate::spec::{CollectSpec, Study};
@@ -302,21 +302,12 @@ fn run_bench(
     mut cfg: BenchConfig,
 ) -> Result<RunResult, StudyError> {
     cfg.conn = m.endpoint.conn_args(point.workload.isolation.as_deref())?;
-    let pin = point.workload.client_cpus;
-    if pin.is_some() {
-        // worker threads inherit the affinity of the thread that creates them
-        let set = cpu_set(pin, CpuPick::Last)?;
-        nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).map_err(|e| {
-            StudyError::Other(format!("could not set the client's CPU affinity: {e}"))
-        })?;
-    }
-    let r = pgrig_engine::run_bench(cfg, ctx.sink.clone(), &ctx.control.stop);
-    if pin.is_some() {
-        if let Ok(all) = cpu_set(None, CpuPick::First) {
-            let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &all);
-        }
-    }
-    let r = r?;
+    // the last CPUs, away from the server's (which takes the first ones)
+    cfg.client_cpus = match point.workload.client_cpus {
+        Some(n) => Some(cpu_list(Some(n), CpuPick::Last)?),
+        None => None,
+    };
+    let r = pgrig_engine::run_bench(cfg, ctx.sink.clone(), &ctx.control.stop)?;
     if (ctx.control.interrupted)() {
         return Err(StudyError::Interrupted);
     }

@@ -193,5 +193,6 @@ fn bench_config(st: &State) -> BenchConfig {
         aggregate_interval: positive(st.agg_interval),
         random_seed: st.random_seed.map(SeedOption::Value),
         debug: st.debug,
+        client_cpus: None,
     }
 }
