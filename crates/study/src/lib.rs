@@ -20,6 +20,7 @@ pub mod spec;
 mod sqlite_store;
 pub mod store;
 mod store_lock;
+mod store_schema;
 pub mod summary;
 pub mod target;
 pub mod workload;
