@@ -47,7 +47,7 @@ impl ProcessId {
 /// A live `postgres` owned by `uid` serving `data`, as named by its `postmaster.pid` (only ever
 /// used to decide not to delete a directory, never to signal).
 pub(crate) fn serving_postmaster(uid: u32, data: &Path) -> Option<u32> {
-    let pid = super::process::pid_from_file(data)?;
+    let pid = crate::process::pid_from_file(data)?;
     let id = ProcessId::of(pid)?;
     id.is_postmaster_of(uid, data).then_some(pid)
 }

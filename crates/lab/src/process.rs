@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use super::binaries::PgBinaries;
-use super::cluster_dir::ClusterDir;
-use super::error::{file_tail, read_private, tail_lines, LabError};
-use super::identity::{ProcessId, Stat};
-use super::runas::{die_with_parent, RunAs};
-use super::watchdog::Watchdog;
+use crate::binaries::PgBinaries;
+use crate::cluster_dir::ClusterDir;
+use crate::error::{file_tail, read_private, tail_lines, LabError};
+use crate::identity::{ProcessId, Stat};
+use crate::runas::{die_with_parent, RunAs};
+use crate::watchdog::Watchdog;
 
 const POLL: Duration = Duration::from_millis(5);
 

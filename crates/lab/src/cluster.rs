@@ -4,18 +4,18 @@ use std::path::Path;
 use std::process::Child;
 use std::time::Duration;
 
-use super::binaries::PgBinaries;
-use super::cluster_dir::{default_base_dir, sweep_stale, ClusterDir};
-use super::error::LabError;
-use super::identity::ProcessId;
-use super::info::ServerInfo;
-use super::initdb::run_initdb;
-use super::options::ServerOptions;
-use super::process::{self, StartError, StopMode};
-use super::runas::RunAs;
-use super::secret::Secret;
-use super::template::data_dir_from_template;
-use super::watchdog::Watchdog;
+use crate::binaries::PgBinaries;
+use crate::cluster_dir::{default_base_dir, sweep_stale, ClusterDir};
+use crate::error::LabError;
+use crate::identity::ProcessId;
+use crate::info::ServerInfo;
+use crate::initdb::run_initdb;
+use crate::options::ServerOptions;
+use crate::process::{self, StartError, StopMode};
+use crate::runas::RunAs;
+use crate::secret::Secret;
+use crate::template::data_dir_from_template;
+use crate::watchdog::Watchdog;
 
 const PORT_ATTEMPTS: usize = 8;
 const STOP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -233,7 +233,7 @@ impl Server {
     }
 
     /// Hands the running server over to whoever keeps the returned info: no watchdog, no
-    /// cleanup on drop. Stop it later with [`super::stop`]-style code using the info.
+    /// cleanup on drop. Stop it later with [`crate::stop`]-style code using the info.
     pub fn into_detached(mut self) -> ServerInfo {
         let info = self.info();
         self.kept = true;
