@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::binaries::PgBinaries;
 use crate::cluster_dir::{default_base_dir, sweep_stale, ClusterDir};
 use crate::error::LabError;
-use crate::identity::ProcessId;
+use crate::identity::{is_postgres_alive, ProcessId};
 use crate::info::ServerInfo;
 use crate::initdb::run_initdb;
 use crate::options::ServerOptions;
@@ -194,8 +194,7 @@ impl Server {
 
     /// True while the postmaster runs.
     pub fn is_running(&self) -> bool {
-        self.postmaster_pid()
-            .is_some_and(process::is_postgres_alive)
+        self.postmaster_pid().is_some_and(is_postgres_alive)
     }
 
     /// The postmaster's pid, while it runs.
@@ -207,7 +206,7 @@ impl Server {
     /// e.g. for CPU-affinity control. Empty when the server is stopped.
     pub fn pids(&self) -> Vec<u32> {
         match self.postmaster_pid() {
-            Some(pid) if process::is_postgres_alive(pid) => process::process_tree(pid),
+            Some(pid) if is_postgres_alive(pid) => process::process_tree(pid),
             _ => Vec::new(),
         }
     }

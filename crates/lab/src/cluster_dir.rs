@@ -191,8 +191,8 @@ pub(crate) fn sweep_stale(base: &Path, kind: &str) {
             Err(nix::errno::Errno::ESRCH)
         );
         let path = entry.path();
-        let serving = crate::process::pid_from_file(&path.join("data"))
-            .is_some_and(crate::process::is_postgres_alive);
+        let serving = crate::identity::pid_from_file(&path.join("data"))
+            .is_some_and(crate::identity::is_postgres_alive);
         let recent = entry
             .metadata()
             .and_then(|m| m.modified())
