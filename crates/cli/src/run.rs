@@ -114,12 +114,9 @@ fn default_scale(clients: u32) -> i32 {
 }
 
 pub fn main(args: &[String]) -> i32 {
-    let a = match RunArgs::try_parse_from(args) {
+    let a: RunArgs = match crate::own_args::parse(args) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
-        }
+        Err(code) => return code,
     };
     let (mode, scripts) = match workload(&a) {
         Ok(w) => w,

@@ -43,12 +43,9 @@ struct StartArgs {
 /// Runs `pgrig server`; `args[0]` is the program, `args[1]` `server`. Returns the exit status.
 pub fn main(args: &[String]) -> i32 {
     let argv = std::iter::once("pgrig server".to_string()).chain(args.iter().skip(2).cloned());
-    let a = match ServerArgs::try_parse_from(argv) {
+    let a: ServerArgs = match crate::own_args::parse(argv) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
-        }
+        Err(code) => return code,
     };
     let dir = pgrig_lab::default_state_dir();
     match a.command {

@@ -98,12 +98,9 @@ impl Reporter for Terminal {
 }
 
 pub fn main(args: &[String]) -> i32 {
-    let a = match StudyArgs::try_parse_from(args) {
+    let a: StudyArgs = match pgrig_cli::own_args::parse(args) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
-        }
+        Err(code) => return code,
     };
     match run(&a) {
         Ok(code) => code,
