@@ -110,13 +110,7 @@ impl Server {
 
     fn first_start(&mut self) -> Result<(), LabError> {
         for attempt in 1..=PORT_ATTEMPTS {
-            match process::start_postmaster(
-                &self.bins,
-                &self.runas,
-                &self.dir,
-                self.opts.start_timeout,
-                self.watchdog.as_mut(),
-            ) {
+            match self.start_postmaster() {
                 Ok(child) => {
                     self.started(child);
                     return self.write_passfile();
@@ -141,19 +135,24 @@ impl Server {
     /// same port. Settings changed with `ALTER SYSTEM` take effect.
     pub fn restart(&mut self) -> Result<(), LabError> {
         self.stop_with(StopMode::Fast);
-        match process::start_postmaster(
-            &self.bins,
-            &self.runas,
-            &self.dir,
-            self.opts.start_timeout,
-            self.watchdog.as_mut(),
-        ) {
+        match self.start_postmaster() {
             Ok(child) => {
                 self.started(child);
                 Ok(())
             }
             Err(StartError::PortInUse(e) | StartError::Other(e)) => Err(e),
         }
+    }
+
+    /// Starts the postmaster on the cluster as it is configured now.
+    fn start_postmaster(&mut self) -> Result<Child, StartError> {
+        process::start_postmaster(
+            &self.bins,
+            &self.runas,
+            &self.dir,
+            self.opts.start_timeout,
+            self.watchdog.as_mut(),
+        )
     }
 
     /// Records the postmaster just started.
