@@ -5,13 +5,12 @@ pub mod config;
 pub mod cpu;
 pub mod document;
 pub mod error;
-pub mod init;
 pub mod result;
 pub mod sink;
 pub mod stats;
 pub mod stop;
 
-mod ask;
+pub mod ask;
 mod client;
 mod compile;
 mod debug;

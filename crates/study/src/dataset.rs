@@ -160,11 +160,11 @@ impl Dataset {
             conn,
             ..init.clone()
         };
-        let opts = pgrig_engine::init::InitOptions {
+        let opts = pgrig_init::InitOptions {
             stop: stop.clone(),
             ..Default::default()
         };
-        pgrig_engine::init::run_init_with(&cfg, sink, &opts)
+        pgrig_init::run_init_with(&cfg, sink, &opts)
     }
 
     /// Runs the setup files' statements in order.

@@ -3,15 +3,15 @@
 
 use std::time::Instant;
 
-use super::dataset::Dataset;
-use super::db::{Connector, InitDb};
-use super::ddl;
-use super::load;
-use super::pgbench::Pgbench;
-use super::progress::Meter;
-use crate::config::InitConfig;
-use crate::error::EngineError;
-use crate::sink::{InitProgress, Level, Sink};
+use crate::dataset::Dataset;
+use crate::db::{Connector, InitDb};
+use crate::ddl;
+use crate::load;
+use crate::pgbench::Pgbench;
+use crate::progress::Meter;
+use pgrig_engine::config::InitConfig;
+use pgrig_engine::error::EngineError;
+use pgrig_engine::sink::{InitProgress, Level, Sink};
 
 /// Everything a step needs besides the connection.
 pub struct StepCtx<'a> {

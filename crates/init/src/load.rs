@@ -18,15 +18,15 @@
 
 use std::cell::RefCell;
 
-use super::dataset::{CopyFormat, Dataset, RowSource, BINARY_HEADER, BINARY_TRAILER};
-use super::db::{Connector, InitDb};
-use super::ddl;
-use super::parallel::{self, chunk_jobs, partition_jobs, Job};
-use super::pgbench::Pgbench;
-use super::progress::Meter;
-use super::steps::{exec, query_failed, StepCtx};
-use crate::error::EngineError;
-use crate::sink::{InitProgress, Level};
+use crate::dataset::{CopyFormat, Dataset, RowSource, BINARY_HEADER, BINARY_TRAILER};
+use crate::db::{Connector, InitDb};
+use crate::ddl;
+use crate::parallel::{self, chunk_jobs, partition_jobs, Job};
+use crate::pgbench::Pgbench;
+use crate::progress::Meter;
+use crate::steps::{exec, query_failed, StepCtx};
+use pgrig_engine::error::EngineError;
+use pgrig_engine::sink::{InitProgress, Level};
 
 /// Bytes of COPY data collected before a chunk is sent.
 pub const CHUNK: usize = 128 * 1024;

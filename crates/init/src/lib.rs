@@ -24,10 +24,10 @@ mod wire_db;
 
 use std::time::Duration;
 
-use crate::config::InitConfig;
-use crate::error::EngineError;
-use crate::sink::{InitProgress, Level, Sink};
-use crate::stop::StopHandle;
+use pgrig_engine::config::InitConfig;
+use pgrig_engine::error::EngineError;
+use pgrig_engine::sink::{InitProgress, Level, Sink};
+use pgrig_engine::stop::StopHandle;
 
 pub use ddl::SCALE_32BIT_THRESHOLD;
 
