@@ -14,12 +14,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
+use crate::copy::{copy_format, copy_rows};
+use crate::ctx::{exec, query_failed, StepCtx};
 use crate::dataset::{CopyFormat, RowSource};
 use crate::db::{Connector, InitDb};
 use crate::ddl::quote_ident;
-use crate::load::{copy_format, copy_rows};
 use crate::progress::Meter;
-use crate::steps::{exec, query_failed, StepCtx};
 use pgrig_engine::error::EngineError;
 
 /// Futures run side by side on the current task.
