@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use pgrig_engine::config::BenchConfig;
 use pgrig_engine::document::RunDocument;
-use pgrig_engine::init::InitOptions;
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
+use pgrig_init::InitOptions;
 
 use crate::args::{self, Action, OutputOptions};
 use crate::json::JsonOut;
@@ -54,7 +54,7 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
             let sink = StderrSink::simple(prefix);
             let opts = InitOptions::default();
             crate::interrupt::on_interrupt(opts.stop.clone());
-            match pgrig_engine::init::run_init_with(&cfg, &sink, &opts) {
+            match pgrig_init::run_init_with(&cfg, &sink, &opts) {
                 Ok(()) => 0,
                 Err(e) => e.report(&sink),
             }

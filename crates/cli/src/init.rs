@@ -3,7 +3,7 @@
 //! and messages), plus the pgrig-only `--load-jobs=N` (connections used to load and build
 //! keys; 1 = pgbench's statements in pgbench's order; default: chosen from the client's and the server's cores).
 
-use pgrig_engine::init::{run_init_with, InitOptions};
+use pgrig_init::{run_init_with, InitOptions};
 
 use crate::args::{self, Action};
 use crate::sink::StderrSink;

@@ -41,7 +41,7 @@ impl JsonOut {
             .map_err(|e| {
                 format!(
                     "could not open JSON result file \"{path}\": {}",
-                    pgrig_engine::os_error(&e)
+                    pgrig_wire::strerror(&e)
                 )
             })?;
         Ok(JsonOut::File {
@@ -63,7 +63,7 @@ impl JsonOut {
             JsonOut::Stdout => crate::sink::write_stdout(&text).map_err(|e| {
                 format!(
                     "could not write the JSON result to standard output: {}",
-                    pgrig_engine::os_error(&e)
+                    pgrig_wire::strerror(&e)
                 )
             }),
             JsonOut::File { path, mut file, .. } => {
@@ -79,7 +79,7 @@ impl JsonOut {
                 r.map_err(|e| {
                     format!(
                         "could not write JSON result to \"{path}\": {}",
-                        pgrig_engine::os_error(&e)
+                        pgrig_wire::strerror(&e)
                     )
                 })
             }

@@ -1,7 +1,8 @@
 //! Library side of the `pgrig` binary: the pieces `main.rs` and the tests use.
 //! `args`: pgbench-compatible command-line parsing for `pgrig bench`; `bench`, `run`, `server`,
 //! `html_report` (`pgrig report`): the subcommands; `report`, `json`, `sink`, `interrupt`,
-//! `prompt`: their output, signal plumbing and the password prompt.
+//! `prompt`: their output, signal plumbing and the password prompt; `own_args`: how pgrig's own
+//! commands parse their arguments (clap).
 
 // First: its macros take the place of std's print macros in every module below.
 #[macro_use]
@@ -13,6 +14,7 @@ pub mod html_report;
 pub mod init;
 pub mod interrupt;
 pub mod json;
+pub mod own_args;
 pub mod prompt;
 pub mod report;
 pub mod run;

@@ -65,12 +65,9 @@ enum Cmd {
 }
 
 pub fn main(args: &[String]) -> i32 {
-    let a = match ResultsArgs::try_parse_from(args) {
+    let a: ResultsArgs = match pgrig_cli::own_args::parse(args) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
-        }
+        Err(code) => return code,
     };
     match run(a.cmd) {
         Ok(()) => 0,

@@ -8,12 +8,15 @@ use std::sync::Arc;
 
 use clap::Parser;
 
-use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, InitConfig, ScriptSource};
+use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, ScriptSource};
 use pgrig_engine::document::RunDocument;
-use pgrig_engine::init::InitOptions;
 use pgrig_engine::sink::{Level, Progress, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_script::QueryMode;
+use pgrig_study::dataset::Dataset;
+use pgrig_study::managed::Managed;
+use pgrig_study::plan::TargetPlan;
+use pgrig_study::StudyError;
 
 use crate::json::JsonOut;
 use crate::sink::StderrSink;
@@ -111,12 +114,9 @@ fn default_scale(clients: u32) -> i32 {
 }
 
 pub fn main(args: &[String]) -> i32 {
-    let a = match RunArgs::try_parse_from(args) {
+    let a: RunArgs = match crate::own_args::parse(args) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
-        }
+        Err(code) => return code,
     };
     let (mode, scripts) = match workload(&a) {
         Ok(w) => w,
@@ -163,7 +163,7 @@ pub fn main(args: &[String]) -> i32 {
         conn,
         scripts,
         clients: a.clients,
-        threads: a.threads.min(a.clients).max(1),
+        threads: pgrig_engine::config::clamp_threads(a.threads, a.clients),
         duration: Duration::Seconds(a.duration),
         mode,
         progress: Some(1),
@@ -224,9 +224,9 @@ fn workload(a: &RunArgs) -> Result<(QueryMode, Vec<ScriptSource>), String> {
     Ok((mode, scripts))
 }
 
-/// Where to connect: `--target`, the environment, or a throwaway server started here (returned
-/// too: dropping it removes it).
-fn target(a: &RunArgs) -> Result<(ConnArgs, Option<pgrig_lab::Server>), i32> {
+/// Where to connect: `--target`, the environment, or a throwaway server started here as a
+/// study starts one (returned too: dropping it removes it).
+fn target(a: &RunArgs) -> Result<(ConnArgs, Option<Managed>), i32> {
     let use_env = std::env::var_os("PGHOST").is_some() || std::env::var_os("PGDATABASE").is_some();
     match (&a.target, use_env) {
         (Some(t), _) => Ok((
@@ -240,39 +240,42 @@ fn target(a: &RunArgs) -> Result<(ConnArgs, Option<pgrig_lab::Server>), i32> {
         (None, false) => {
             ensure_server_binaries()?;
             eprintln!("pgrig: starting a throwaway PostgreSQL server...");
-            let opts = pgrig_lab::ServerOptions::default()
-                .fast(false)
-                .tcp(a.tcp)
-                .max_connections((a.clients + 20).max(100));
-            match pgrig_lab::Server::start(opts) {
-                Ok(s) => {
-                    eprintln!(
-                        "pgrig: PostgreSQL {} on {}port {} in {} (removed when the run ends)",
-                        pgrig_lab::release_of(s.version()),
-                        if a.tcp { "127.0.0.1 " } else { "" },
-                        s.port(),
-                        s.root_dir().display()
-                    );
-                    let c = if a.tcp {
-                        ConnArgs {
-                            dbname: Some(s.tcp_conninfo("postgres")),
-                            ..Default::default()
-                        }
-                    } else {
-                        ConnArgs {
-                            host: Some(s.socket_dir().display().to_string()),
-                            port: Some(s.port().to_string()),
-                            user: Some(s.user().to_string()),
-                            dbname: Some("postgres".into()),
-                        }
-                    };
-                    Ok((c, Some(s)))
-                }
+            let m = match Managed::open(&TargetPlan::throwaway("run", a.tcp), a.clients) {
+                Ok(m) => m,
                 Err(e) => {
+                    let e = match e {
+                        StudyError::Server(e) => e,
+                        e => e.to_string(),
+                    };
                     eprintln!("pgrig: error: could not start a throwaway PostgreSQL server: {e}");
-                    Err(1)
+                    return Err(1);
                 }
-            }
+            };
+            let Some(s) = &m.server else {
+                return Err(1);
+            };
+            eprintln!(
+                "pgrig: PostgreSQL {} on {}port {} in {} (removed when the run ends)",
+                pgrig_lab::release_of(s.version()),
+                if a.tcp { "127.0.0.1 " } else { "" },
+                s.port(),
+                s.root_dir().display()
+            );
+            let c = if a.tcp {
+                ConnArgs {
+                    dbname: Some(m.endpoint.conninfo.clone()),
+                    ..Default::default()
+                }
+            } else {
+                // over the socket as -h -p -U, which `--json` echoes as for `pgrig bench`
+                ConnArgs {
+                    host: Some(s.socket_dir().display().to_string()),
+                    port: Some(s.port().to_string()),
+                    user: Some(s.user().to_string()),
+                    dbname: Some("postgres".into()),
+                }
+            };
+            Ok((c, Some(m)))
         }
     }
 }
@@ -291,17 +294,8 @@ fn initialise(
         return Err(130);
     }
     let scale = a.scale.unwrap_or_else(|| default_scale(a.clients));
-    let init = InitConfig {
-        conn: conn.clone(),
-        scale,
-        ..Default::default()
-    };
     eprintln!("pgrig: initialising pgbench tables at scale {scale}...");
-    let opts = InitOptions {
-        stop: stop.clone(),
-        ..Default::default()
-    };
-    let Err(e) = pgrig_engine::init::run_init_with(&init, sink, &opts) else {
+    let Err(e) = Dataset::pgbench(scale).init_tables(conn.clone(), sink, stop) else {
         return Ok(());
     };
     let interrupted = stop.requested();

@@ -21,7 +21,7 @@ pub fn out(text: &str) {
     if let Err(e) = write_stdout(text) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             if let Ok(mut first) = STDOUT_ERROR.lock() {
-                first.get_or_insert_with(|| pgrig_engine::os_error(&e));
+                first.get_or_insert_with(|| pgrig_wire::strerror(&e));
             }
         }
     }

@@ -9,7 +9,9 @@ use clap::Parser;
 
 use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, Sink};
 use pgrig_engine::StopHandle;
-use pgrig_study::{overrides, plan, spec, summary, Control, Reporter, Store, StudyError};
+use pgrig_study::{
+    check, overrides, plan, spec, summary, Checked, Control, Reporter, Store, StudyError,
+};
 
 use pgrig_cli::sink::StderrSink;
 
@@ -96,12 +98,9 @@ impl Reporter for Terminal {
 }
 
 pub fn main(args: &[String]) -> i32 {
-    let a = match StudyArgs::try_parse_from(args) {
+    let a: StudyArgs = match pgrig_cli::own_args::parse(args) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
-        }
+        Err(code) => return code,
     };
     match run(&a) {
         Ok(code) => code,
@@ -119,23 +118,11 @@ pub fn main(args: &[String]) -> i32 {
     }
 }
 
-/// Everything a run checks before it starts: keys, values, URLs, files.
-fn check(study: &spec::Study, base_dir: &std::path::Path) -> Result<plan::Plan, StudyError> {
-    let p = plan::expand(study)?;
-    pgrig_study::dataset::Dataset::resolve(study, &p, base_dir)?;
-    plan::check_files(study, &p, base_dir)?;
-    Ok(p)
-}
-
-/// The study file with its `--set` overrides applied, and its plan, checked.
-fn load(
-    a: &StudyArgs,
-    base_dir: &std::path::Path,
-) -> Result<(spec::Study, plan::Plan), StudyError> {
+/// The study file with its `--set` overrides applied, checked.
+fn load(a: &StudyArgs, base_dir: &std::path::Path) -> Result<Checked, StudyError> {
     let file = spec::load(&a.file)?;
     if a.sets.is_empty() {
-        let p = check(&file, base_dir)?;
-        return Ok((file, p));
+        return check(file, base_dir);
     }
     let sets = a
         .sets
@@ -145,7 +132,7 @@ fn load(
     let text = overrides::apply(&file.file, &file.text, &sets)?;
     let label = format!("{} with --set {}", file.file, a.sets.join(" --set "));
     spec::parse(&file.file, &text)
-        .and_then(|merged| check(&merged, base_dir).map(|p| (merged, p)))
+        .and_then(|merged| check(merged, base_dir))
         .map_err(|e| placed_or_named(&file, base_dir, &label, e))
 }
 
@@ -161,7 +148,7 @@ fn placed_or_named(
     let StudyError::Invalid { message, .. } = e else {
         return e;
     };
-    match check(file, base_dir) {
+    match check(file.clone(), base_dir) {
         Err(StudyError::Invalid {
             file,
             line,
@@ -179,7 +166,8 @@ fn placed_or_named(
 
 fn run(a: &StudyArgs) -> Result<i32, StudyError> {
     let base_dir = plan::base_dir(&a.file);
-    let (study, p) = load(a, &base_dir)?;
+    let checked = load(a, &base_dir)?;
+    let (study, p) = (&checked.study, &checked.plan);
     if a.dry_run {
         Store::check(&a.store)?;
         let mut text = format!(
@@ -212,7 +200,7 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
         stop,
         interrupted: Box::new(pgrig_cli::interrupt::interrupted),
     };
-    let outcome = pgrig_study::run_study(&study, &base_dir, &mut store, sink, &Terminal, &control)?;
+    let outcome = pgrig_study::run_study(&checked, &mut store, sink, &Terminal, &control)?;
     let docs = store.export_study(outcome.study_id)?;
     let shown = pgrig_wire::mask_passwords(&a.store);
     out(&format!(

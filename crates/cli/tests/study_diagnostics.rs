@@ -32,7 +32,7 @@ fn workload_errors_name_the_line_of_the_key() {
         &[],
     );
     assert!(
-        e.contains("s.toml:5:12: workload `protocol`: invalid query mode"),
+        e.contains("s.toml:5:12: workload `protocol`: invalid query mode \"fast\""),
         "{e}"
     );
     let e = dry_run_error(

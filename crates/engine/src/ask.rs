@@ -8,10 +8,7 @@ use crate::sink::Sink;
 
 /// Connects with `wire`; when the server wanted a password and none was known (none given, or
 /// an empty one, `PGPASSWORD=` too), asks and retries once, keeping the answer in `wire`.
-pub(crate) async fn connect_asking(
-    wire: &mut Config,
-    sink: &dyn Sink,
-) -> Result<Connection, Error> {
+pub async fn connect_asking(wire: &mut Config, sink: &dyn Sink) -> Result<Connection, Error> {
     match Connection::connect(wire).await {
         Err(e) if e.needs_password() => {
             let Some(answer) = sink.password() else {

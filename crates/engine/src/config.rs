@@ -7,17 +7,7 @@
 use pgrig_script::QueryMode;
 
 /// Where to connect: libpq-style inputs, resolved by `pgrig_wire` (env vars, conninfo, .pgpass).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ConnArgs {
-    /// `-h/--host`
-    pub host: Option<String>,
-    /// `-p/--port`
-    pub port: Option<String>,
-    /// `-U/--username`
-    pub user: Option<String>,
-    /// `-d/--dbname` or the first positional argument; may be a conninfo string or URI.
-    pub dbname: Option<String>,
-}
+pub use pgrig_wire::ConnArgs;
 
 /// A script source as given on the command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,6 +39,12 @@ pub enum SeedOption {
     Value(u64),
 }
 
+/// The worker threads of a run: `-j` clamped to `-c` as pgbench does (a thread without clients
+/// would idle), and at least one.
+pub fn clamp_threads(threads: u32, clients: u32) -> u32 {
+    threads.min(clients).max(1)
+}
+
 /// Everything `pgrig bench` needs for a benchmark run (pgbench's benchmark mode).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchConfig {
@@ -56,7 +52,7 @@ pub struct BenchConfig {
     pub scripts: Vec<ScriptSource>,
     /// `-c`
     pub clients: u32,
-    /// `-j` (already clamped to `clients`)
+    /// `-j` (already clamped to `clients`: [`clamp_threads`])
     pub threads: u32,
     pub duration: Duration,
     /// `-M`
@@ -94,6 +90,9 @@ pub struct BenchConfig {
     pub random_seed: Option<SeedOption>,
     /// `--debug`
     pub debug: bool,
+    /// CPUs (numbers as the kernel counts them) the worker threads may run on; `None`: any
+    /// (a study's `client_cpus`).
+    pub client_cpus: Option<Vec<usize>>,
 }
 
 impl Default for BenchConfig {
@@ -126,6 +125,7 @@ impl Default for BenchConfig {
             aggregate_interval: None,
             random_seed: None,
             debug: false,
+            client_cpus: None,
         }
     }
 }

@@ -1,5 +1,25 @@
-//! The client's own CPU use: user and system time of the calling thread (`RUSAGE_THREAD`), and
-//! the time it was ready to run but waited for a CPU (`/proc/thread-self/schedstat`).
+//! The client's own CPU: user and system time of the calling thread (`RUSAGE_THREAD`), the time
+//! it was ready to run but waited for a CPU (`/proc/thread-self/schedstat`), and the CPUs a
+//! worker thread may run on (`BenchConfig::client_cpus`).
+
+/// Lets the calling thread run only on `cpus`.
+pub fn pin_thread(cpus: &[usize]) -> Result<(), String> {
+    let fail = |why: String| format!("could not set the client's CPU affinity: {why}");
+    // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET writes inside it (index checked).
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        if c >= libc::CPU_SETSIZE as usize {
+            return Err(fail(format!("CPU {c} is out of range")));
+        }
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: the set is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc != 0 {
+        return Err(fail(pgrig_wire::strerror(&std::io::Error::last_os_error())));
+    }
+    Ok(())
+}
 
 /// (user seconds, system seconds) consumed so far by the calling thread.
 pub fn thread_cpu_seconds() -> (f64, f64) {
@@ -24,6 +44,45 @@ pub fn thread_wait_seconds() -> f64 {
 
 #[cfg(test)]
 mod tests {
+    /// The CPUs the calling thread may run on.
+    fn affinity() -> Vec<usize> {
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let rc =
+            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+        assert_eq!(rc, 0);
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+            .collect()
+    }
+
+    #[test]
+    fn a_pinned_thread_runs_only_on_its_cpus_and_others_keep_theirs() {
+        let before = affinity();
+        let last = *before.last().unwrap();
+        let pinned = std::thread::spawn(move || {
+            super::pin_thread(&[last]).unwrap();
+            affinity()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(pinned, vec![last]);
+        assert_eq!(affinity(), before);
+    }
+
+    #[test]
+    fn cpus_that_cannot_be_used_are_an_error() {
+        let e = std::thread::spawn(|| super::pin_thread(&[libc::CPU_SETSIZE as usize - 1]))
+            .join()
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            e.starts_with("could not set the client's CPU affinity: "),
+            "{e}"
+        );
+        let e = super::pin_thread(&[1 << 20]).unwrap_err();
+        assert!(e.contains("CPU 1048576 is out of range"), "{e}");
+    }
+
     /// Spins until the thread's user time has grown by 20 ms (a loaded machine only makes that
     /// take longer; it fails only when no growth shows within 20 s).
     #[test]

@@ -5,13 +5,12 @@ pub mod config;
 pub mod cpu;
 pub mod document;
 pub mod error;
-pub mod init;
 pub mod result;
 pub mod sink;
 pub mod stats;
 pub mod stop;
 
-mod ask;
+pub mod ask;
 mod client;
 mod client_state;
 mod compile;
@@ -29,12 +28,3 @@ mod worker;
 pub use error::EngineError;
 pub use runner::run_bench;
 pub use stop::StopHandle;
-
-/// `strerror`-like text of an I/O error, without Rust's " (os error N)" suffix.
-pub fn os_error(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_owned(),
-        None => s,
-    }
-}

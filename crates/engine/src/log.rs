@@ -61,8 +61,12 @@ impl TxLog {
             &pgrig_script::bytes::encode(&name),
         )
         .to_owned();
-        let f = File::create(path)
-            .map_err(|e| format!("could not open logfile \"{name}\": {}", crate::os_error(&e)))?;
+        let f = File::create(path).map_err(|e| {
+            format!(
+                "could not open logfile \"{name}\": {}",
+                pgrig_wire::strerror(&e)
+            )
+        })?;
         let agg = cfg.aggregate_interval.map(|s| Aggregate {
             interval_us: s as i64 * 1_000_000,
             start_us: -1,

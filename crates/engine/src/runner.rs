@@ -48,7 +48,7 @@ pub fn run_bench(
     let (wire, setup) = connect_and_set_up(&cfg, &sink, compiled.uses_builtin)?;
     let seed = base_seed(cfg.random_seed);
     let nclients = cfg.clients as usize;
-    let nthreads = (cfg.threads.max(1) as usize).min(nclients.max(1));
+    let nthreads = crate::config::clamp_threads(cfg.threads, cfg.clients) as usize;
     let default_seed_defined = cfg.defines.iter().any(|(n, _)| n == "default_seed");
     let seeds =
         pgrig_script::seeding::seed_states_with(seed, nclients, nthreads, default_seed_defined);
@@ -90,16 +90,8 @@ fn connect_and_set_up(
     sink: &Arc<dyn Sink>,
     uses_builtin: bool,
 ) -> Result<(pgrig_wire::Config, crate::setup::SetupInfo), EngineError> {
-    let mut wire = pgrig_wire::Config::from_args(
-        &pgrig_wire::ConnArgs {
-            host: cfg.conn.host.clone(),
-            port: cfg.conn.port.clone(),
-            user: cfg.conn.user.clone(),
-            dbname: cfg.conn.dbname.clone(),
-        },
-        "pgbench",
-    )
-    .map_err(|e| EngineError::fatal(e.to_string()))?;
+    let mut wire = pgrig_wire::Config::from_args(&cfg.conn, "pgbench")
+        .map_err(|e| EngineError::fatal(e.to_string()))?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -56,7 +56,7 @@ impl StopHandle {
     }
 
     /// Resolves once a stop is requested (checked every 50 ms).
-    pub(crate) async fn requested_async(&self) {
+    pub async fn requested_async(&self) {
         while !self.requested() {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }

@@ -57,10 +57,14 @@ pub(crate) fn run_worker(
     tx: Sender<Report>,
 ) -> WorkerOut {
     let counts: Vec<usize> = sh.scripts.iter().map(|s| s.commands.len()).collect();
-    // A log file that cannot be opened ends the run before it starts (exit 1), as in pgbench.
-    let (log, log_error) = match sh.cfg.log {
-        false => (None, None),
-        true => match TxLog::open(&sh.cfg, sh.start_wall, tid, rngs.sample) {
+    // CPUs that cannot be used, or a log file that cannot be opened, end the run before it
+    // starts (exit 1), as in pgbench.
+    let pin_error =
+        (sh.cfg.client_cpus.as_deref()).and_then(|cpus| crate::cpu::pin_thread(cpus).err());
+    let (log, log_error) = match (sh.cfg.log, pin_error) {
+        (_, Some(e)) => (None, Some(e)),
+        (false, None) => (None, None),
+        (true, None) => match TxLog::open(&sh.cfg, sh.start_wall, tid, rngs.sample) {
             Ok(l) => (Some(RefCell::new(l)), None),
             Err(e) => (None, Some(e)),
         },

@@ -7,9 +7,9 @@ use std::time::{Duration as StdDuration, Instant};
 
 use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, InitConfig, ScriptSource, SeedOption};
 use pgrig_engine::document::{RunDocument, SCHEMA_VERSION};
-use pgrig_engine::init::{run_init_with, InitOptions};
 use pgrig_engine::sink::NullSink;
 use pgrig_engine::{run_bench, StopHandle};
+use pgrig_init::{run_init_with, InitOptions};
 use pgrig_script::QueryMode;
 use pgrig_testkit::TestDb;
 

@@ -1,11 +1,41 @@
 //! Everything around benchmark runs. So far: throwaway PostgreSQL clusters ([`Server`]) started
 //! with `initdb`/`postgres` as an unprivileged user, plus a detached-server manager for
-//! `pgrig server start|stop|status` (see [`server`]).
+//! `pgrig server start|stop|status`.
+//!
+//! [`Server::start`] finds the binaries ([`PgBinaries`]), creates `<base>/pgrig-cluster-*/`
+//! (data dir, socket dir, log), fills the data dir from a cached initdb template, writes
+//! settings/hba/extra files, runs bootstrap SQL in single-user mode if asked, and starts the
+//! postmaster on a free port, listening on its private unix socket (and on 127.0.0.1 with a
+//! generated password when asked). When we are root, all server processes run as an
+//! unprivileged account (see `runas`). A watchdog removes everything if the owning process dies.
+//! Who can reach what is described in docs/architecture.md, "Security model".
+//! [`start_detached`]/[`stop`]/[`status`] manage one long-lived server for `pgrig server`.
 
-pub mod server;
+pub mod binaries;
+mod cluster;
+mod cluster_access;
+mod cluster_dir;
+mod conn;
+mod detached;
+mod error;
+mod identity;
+mod info;
+mod initdb;
+mod options;
+mod options_check;
+mod process;
+mod psql;
+mod runas;
+mod secret;
+mod state_file;
+mod template;
+mod watchdog;
 
-pub use server::{
-    binaries::release_of, check_setting, default_state_dir, quote_ident, quote_literal,
-    start_detached, status, stop, LabError, PgBinaries, ProcessId, Server, ServerInfo,
-    ServerOptions, ServerStatus, TlsFiles,
-};
+pub use binaries::{release_of, PgBinaries};
+pub use cluster::Server;
+pub use detached::{default_state_dir, start_detached, status, stop, ServerStatus};
+pub use error::LabError;
+pub use identity::ProcessId;
+pub use info::ServerInfo;
+pub use options::{quote_ident, quote_literal, ServerOptions, TlsFiles};
+pub use options_check::check_setting;

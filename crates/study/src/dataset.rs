@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
-use pgrig_engine::config::{InitConfig, PartitionMethod};
+use pgrig_engine::config::{ConnArgs, InitConfig, PartitionMethod};
 use pgrig_engine::sink::Sink;
+use pgrig_engine::{EngineError, StopHandle};
 
 use crate::db::Db;
 use crate::error::StudyError;
@@ -120,24 +121,54 @@ impl Dataset {
         Ok(Dataset { init, setup })
     }
 
+    /// pgbench's tables at `scale`, made as `pgbench -i` makes them, with its progress
+    /// (`pgrig run`'s data).
+    pub fn pgbench(scale: i32) -> Dataset {
+        Dataset {
+            init: Some(InitConfig {
+                scale,
+                ..Default::default()
+            }),
+            setup: Vec::new(),
+        }
+    }
+
     /// (Re)creates the data on `endpoint`; `stop` (Ctrl-C) cancels the initialisation.
     pub fn create(
         &self,
         endpoint: &Endpoint,
         sink: &dyn Sink,
-        stop: &pgrig_engine::StopHandle,
+        stop: &StopHandle,
     ) -> Result<(), StudyError> {
-        if let Some(init) = &self.init {
-            let cfg = InitConfig {
-                conn: endpoint.conn_args(None)?,
-                ..init.clone()
-            };
-            let opts = pgrig_engine::init::InitOptions {
-                stop: stop.clone(),
-                ..Default::default()
-            };
-            pgrig_engine::init::run_init_with(&cfg, sink, &opts)?;
-        }
+        self.init_tables(endpoint.conn_args(None)?, sink, stop)?;
+        self.run_setup(endpoint)
+    }
+
+    /// Creates the tables of the engine's initialisation (when the dataset has them) through
+    /// `conn`; `stop` (Ctrl-C) cancels it. Its errors are the engine's (levelled lines and
+    /// pgbench's exit status).
+    pub fn init_tables(
+        &self,
+        conn: ConnArgs,
+        sink: &dyn Sink,
+        stop: &StopHandle,
+    ) -> Result<(), EngineError> {
+        let Some(init) = &self.init else {
+            return Ok(());
+        };
+        let cfg = InitConfig {
+            conn,
+            ..init.clone()
+        };
+        let opts = pgrig_init::InitOptions {
+            stop: stop.clone(),
+            ..Default::default()
+        };
+        pgrig_init::run_init_with(&cfg, sink, &opts)
+    }
+
+    /// Runs the setup files' statements in order.
+    fn run_setup(&self, endpoint: &Endpoint) -> Result<(), StudyError> {
         if !self.setup.is_empty() {
             let mut db = Db::connect(&endpoint.conninfo, "the target")?;
             for f in &self.setup {

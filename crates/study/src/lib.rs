@@ -5,6 +5,7 @@
 //! [`summary`] renders what people read. A workload of queries instead of scripts is a query
 //! study ([`query`]: measured executions with EXPLAIN, parallel degree, cold cache).
 
+pub mod checked;
 pub mod collect;
 pub mod dataset;
 pub mod db;
@@ -21,10 +22,12 @@ pub mod spec;
 mod sqlite_store;
 pub mod store;
 mod store_lock;
+mod store_schema;
 pub mod summary;
 pub mod target;
 pub mod workload;
 
+pub use checked::{check, Checked};
 pub use error::StudyError;
 pub use runner::{run_study, Control, Outcome, Reporter};
 pub use store::Store;

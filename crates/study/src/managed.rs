@@ -30,7 +30,9 @@ pub struct Managed {
 
 impl Managed {
     /// Starts a throwaway server for `t`, or connects to its URL; applies the target settings.
-    pub fn open(t: &TargetPlan, max_connections: u32) -> Result<Managed, StudyError> {
+    /// A throwaway server takes `max_clients` benchmark clients plus 20 connections for
+    /// pgrig's own sessions (at least PostgreSQL's default 100).
+    pub fn open(t: &TargetPlan, max_clients: u32) -> Result<Managed, StudyError> {
         match &t.url {
             Some(url) => {
                 let mut m = Managed {
@@ -50,7 +52,7 @@ impl Managed {
                 let mut opts = ServerOptions::default()
                     .fast(t.fast)
                     .tcp(t.tcp)
-                    .max_connections(max_connections.max(100));
+                    .max_connections((max_clients + 20).max(100));
                 if let Some(dir) = &t.bin_dir {
                     opts.bin_dir = Some(dir.into());
                 }
@@ -278,10 +280,10 @@ pub fn allowed_cpus() -> Vec<usize> {
 }
 
 /// `n` of the allowed CPUs (from the start or the end of the list), or all for `None`.
-pub fn cpu_set(n: Option<u32>, pick: CpuPick) -> Result<CpuSet, StudyError> {
+pub fn cpu_list(n: Option<u32>, pick: CpuPick) -> Result<Vec<usize>, StudyError> {
     let all = allowed_cpus();
-    let chosen: Vec<usize> = match n {
-        None => all.clone(),
+    Ok(match n {
+        None => all,
         Some(n) if n as usize > all.len() => {
             return Err(StudyError::Refused(format!(
                 "{n} CPUs asked for, but only {} are available to pgrig",
@@ -292,9 +294,13 @@ pub fn cpu_set(n: Option<u32>, pick: CpuPick) -> Result<CpuSet, StudyError> {
             CpuPick::First => all[..n as usize].to_vec(),
             CpuPick::Last => all[all.len() - n as usize..].to_vec(),
         },
-    };
+    })
+}
+
+/// [`cpu_list`] as a set for `sched_setaffinity`.
+fn cpu_set(n: Option<u32>, pick: CpuPick) -> Result<CpuSet, StudyError> {
     let mut set = CpuSet::new();
-    for c in chosen {
+    for c in cpu_list(n, pick)? {
         set.set(c)
             .map_err(|e| StudyError::Other(format!("CPU {c}: {e}")))?;
     }

@@ -12,7 +12,7 @@ use pgrig_wire::{Config, ConnArgs, Connection, QueryResult};
 use serde_json::Value;
 
 use crate::error::StudyError;
-use crate::store::{check_version, text_hash, RunRecord, RunRow, SCHEMA_VERSION};
+use crate::store_schema::{check_version, text_hash, RunRecord, RunRow, SCHEMA_VERSION};
 
 const SCHEMA: &str = "
 SET standard_conforming_strings = on;

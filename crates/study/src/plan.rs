@@ -21,6 +21,20 @@ pub struct TargetPlan {
     pub tcp: bool,
 }
 
+impl TargetPlan {
+    /// A throwaway local server with PostgreSQL's settings (what `pgrig run` starts).
+    pub fn throwaway(name: &str, tcp: bool) -> TargetPlan {
+        TargetPlan {
+            name: name.into(),
+            url: None,
+            settings: Vec::new(),
+            fast: false,
+            bin_dir: None,
+            tcp,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
     pub index: usize,
@@ -257,48 +271,6 @@ pub fn is_matrix_key(key: &str) -> bool {
     key == "repetitions" || key.starts_with("settings.") || WORKLOAD_KEYS.contains(&key)
 }
 
-/// Checks what the plan needs from disk, so a missing file fails before any run (or in
-/// `--dry-run`): every script file of every point (the error points at the `scripts` key that
-/// names it) and the `bin_dir` of throwaway targets.
-pub fn check_files(study: &Study, plan: &Plan, base_dir: &Path) -> Result<(), StudyError> {
-    for p in &plan.points {
-        let checked = match p.workload.is_query() {
-            true => p.workload.query_sources(base_dir).map(drop),
-            false => p.workload.script_sources(base_dir).map(drop),
-        };
-        if let Err(m) = checked {
-            let key = match (p.workload.is_query(), p.workload.query.is_some()) {
-                (true, true) => "query",
-                (true, false) => "queries",
-                _ if p.workload.scripts.is_some() => "scripts",
-                _ => "builtin",
-            };
-            let at = match study.spec.matrix.get(key) {
-                Some((_, v)) => v.span().start,
-                None => study.spec.workload_value_offset(key),
-            };
-            return Err(study.error_at(at, format!("workload `{key}`: {m}")));
-        }
-    }
-    crate::query::check_machine(study, plan)?;
-    for (i, t) in plan.targets.iter().enumerate() {
-        let Some(dir) = t.bin_dir.as_deref().filter(|_| t.url.is_none()) else {
-            continue;
-        };
-        let missing: Vec<&str> = ["initdb", "postgres"]
-            .into_iter()
-            .filter(|b| !Path::new(dir).join(b).is_file())
-            .collect();
-        if !missing.is_empty() {
-            return Err(study.error_at(
-                target_at(study, i, "bin_dir"),
-                format!("bin_dir \"{dir}\" has no {}", missing.join(" and ")),
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// All index combinations of lists with these lengths, first list outermost.
 pub fn cartesian(lens: &[usize]) -> Vec<Vec<usize>> {
     let mut out = vec![Vec::new()];
@@ -357,7 +329,8 @@ pub fn base_dir(study_file: &Path) -> std::path::PathBuf {
 
 #[path = "plan_targets.rs"]
 mod targets;
-use targets::{check_setting_name, setting_text, target_at, targets};
+pub(crate) use targets::target_at;
+use targets::{check_setting_name, setting_text, targets};
 
 #[cfg(test)]
 #[path = "plan_tests.rs"]

@@ -118,7 +118,7 @@ pub(super) fn setting_text(v: &toml::Value) -> Result<String, String> {
 }
 
 /// Where `key` of target `i` (`[target]` or the i-th `[[targets]]`) was written.
-pub(super) fn target_at(study: &Study, i: usize, key: &str) -> usize {
+pub(crate) fn target_at(study: &Study, i: usize, key: &str) -> usize {
     match study.spec.targets {
         Some(_) => study.at(&["targets", &i.to_string(), key]),
         None => study.at(&["target", key]),

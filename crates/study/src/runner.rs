@@ -5,26 +5,28 @@
 //! skipped; one that stopped half-way is replayed from its first round (so its data evolves as
 //! before) and only the missing rounds are stored.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use pgrig_engine::config::{BenchConfig, Duration as BenchDuration};
+use pgrig_engine::config::{BenchConfig, Duration as BenchDuration, ScriptSource};
 use pgrig_engine::document::RunDocument;
 use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::Sink;
 use pgrig_engine::StopHandle;
 
+use crate::checked::Checked;
 use crate::collect::host::host_info;
 use crate::collect::sampler::{proc_usage, WaitSampler};
 use crate::collect::stats::{relation_sizes, StatsSnapshot};
 use crate::dataset::Dataset;
 use crate::db::Db;
 use crate::error::StudyError;
-use crate::managed::{cpu_set, CpuPick, Managed};
-use crate::plan::{expand, Plan, PlannedRun, Point};
+use crate::managed::{cpu_list, CpuPick, Managed};
+use crate::plan::{Plan, PlannedRun, Point};
 use crate::record::{build, scripts_json, Collected};
 use crate::spec::{CollectSpec, Study};
 use crate::store::Store;
@@ -61,192 +63,276 @@ fn now_unix() -> f64 {
 struct Ctx<'a> {
     study: &'a Study,
     plan: &'a Plan,
+    dataset: &'a Dataset,
+    /// Each point's scripts.
+    scripts: &'a [Vec<ScriptSource>],
     base_dir: &'a Path,
     sink: Arc<dyn Sink>,
+    reporter: &'a dyn Reporter,
     control: &'a Control,
     host: Value,
 }
 
-/// Runs (or resumes) `study`, storing into `store`.
+/// What is stored so far, and where new runs go.
+struct Progress<'s> {
+    store: &'s mut Store,
+    finished: BTreeSet<usize>,
+    outcome: Outcome,
+    started: Instant,
+}
+
+/// One target's server and what is in force on it.
+struct TargetState {
+    managed: Managed,
+    data_ready: bool,
+    current_point: Option<usize>,
+    /// The server's non-default settings (recorded with every run of the current point).
+    settings: Value,
+}
+
+/// Runs (or resumes) the checked study, storing into `store`.
 pub fn run_study(
-    study: &Study,
-    base_dir: &Path,
+    checked: &Checked,
     store: &mut Store,
     sink: Arc<dyn Sink>,
     reporter: &dyn Reporter,
     control: &Control,
 ) -> Result<Outcome, StudyError> {
-    let plan = expand(study)?;
-    let dataset = Dataset::resolve(study, &plan, base_dir)?;
-    crate::plan::check_files(study, &plan, base_dir)?;
+    let plan = &checked.plan;
+    let mut progress = resume(&checked.study, plan, store, reporter)?;
+    if progress.outcome.already_stored == progress.outcome.total {
+        return Ok(progress.outcome);
+    }
+    let ctx = Ctx {
+        study: &checked.study,
+        plan,
+        dataset: &checked.dataset,
+        scripts: &checked.scripts,
+        base_dir: &checked.base_dir,
+        sink,
+        reporter,
+        control,
+        host: host_info(),
+    };
+    for ti in 0..plan.targets.len() {
+        run_target(&ctx, &mut progress, ti)?;
+    }
+    Ok(progress.outcome)
+}
+
+/// The study's entry in the store and the runs it already holds (said when there are some).
+fn resume<'s>(
+    study: &Study,
+    plan: &Plan,
+    store: &'s mut Store,
+    reporter: &dyn Reporter,
+) -> Result<Progress<'s>, StudyError> {
     // the study text is kept with the results (the store masks its passwords)
     let study_id = store.study_id(&study.spec.name, &study.file, &study.text)?;
-    let mut finished = store.finished(study_id)?;
+    let finished = store.finished(study_id)?;
     let total = plan.runs.len();
     let already_stored = plan
         .runs
         .iter()
         .filter(|r| finished.contains(&r.index))
         .count();
-    let mut outcome = Outcome {
-        study_id,
-        total,
-        ran: 0,
-        already_stored,
-    };
     if already_stored == total {
         reporter.info(&format!(
             "all {total} runs of study \"{}\" are already stored",
             study.spec.name
         ));
-        return Ok(outcome);
-    }
-    if already_stored > 0 {
+    } else if already_stored > 0 {
         reporter.info(&format!(
             "resuming: {already_stored} of {total} runs already stored"
         ));
     }
-    let ctx = Ctx {
-        study,
-        plan: &plan,
-        base_dir,
-        sink,
-        control,
-        host: host_info(),
-    };
+    Ok(Progress {
+        store,
+        finished,
+        outcome: Outcome {
+            study_id,
+            total,
+            ran: 0,
+            already_stored,
+        },
+        started: Instant::now(),
+    })
+}
+
+/// The runs of target `ti` not stored yet, on its server, group by group.
+fn run_target(ctx: &Ctx, progress: &mut Progress, ti: usize) -> Result<(), StudyError> {
+    let plan = ctx.plan;
+    let target = &plan.targets[ti];
+    let runs: Vec<&PlannedRun> = plan
+        .runs
+        .iter()
+        .filter(|r| plan.points[r.point].target == ti)
+        .collect();
+    if runs.iter().all(|r| progress.finished.contains(&r.index)) {
+        return Ok(());
+    }
+    if target.url.is_none() {
+        ctx.reporter.info(&format!(
+            "starting a throwaway PostgreSQL server for target \"{}\"",
+            target.name
+        ));
+    }
     let max_clients = plan
         .points
         .iter()
         .map(|p| p.workload.clients)
         .max()
         .unwrap_or(1);
-    let started = Instant::now();
-    for (ti, target) in plan.targets.iter().enumerate() {
-        let runs: Vec<&PlannedRun> = plan
-            .runs
-            .iter()
-            .filter(|r| plan.points[r.point].target == ti)
-            .collect();
-        if runs.iter().all(|r| finished.contains(&r.index)) {
+    let mut state = TargetState {
+        managed: Managed::open(target, max_clients)?,
+        data_ready: false,
+        current_point: None,
+        settings: Value::Null,
+    };
+    for group in runs.chunk_by(|a, b| a.point == b.point && a.repetition == b.repetition) {
+        if group.iter().all(|r| progress.finished.contains(&r.index)) {
             continue;
         }
-        if target.url.is_none() {
-            reporter.info(&format!(
-                "starting a throwaway PostgreSQL server for target \"{}\"",
-                target.name
-            ));
+        if (ctx.control.interrupted)() {
+            return Err(StudyError::Interrupted);
         }
-        let mut managed = Managed::open(target, max_clients + 20)?;
-        let mut data_ready = false;
-        let mut current_point = None;
-        let mut settings_json = Value::Null;
-        let mut i = 0;
-        while i < runs.len() {
-            let first = runs[i];
-            let group: Vec<&PlannedRun> = runs[i..]
-                .iter()
-                .take_while(|r| r.point == first.point && r.repetition == first.repetition)
-                .copied()
-                .collect();
-            i += group.len();
-            if group.iter().all(|r| finished.contains(&r.index)) {
-                continue;
-            }
-            if (control.interrupted)() {
-                return Err(StudyError::Interrupted);
-            }
-            let point = &plan.points[first.point];
-            if current_point != Some(point.index) {
-                managed.apply_settings(&point.settings)?;
-                managed.set_cpus(point.workload.server_cpus)?;
-                crate::query::prepare_point(&mut managed, point)?;
-                settings_json = non_default_settings(&managed)?;
-                current_point = Some(point.index);
-            }
-            if first.reinit || !data_ready {
-                reporter.info(&format!(
-                    "initialising the dataset on target \"{}\"",
-                    target.name
-                ));
-                dataset.create(&managed.endpoint, &*ctx.sink, &control.stop)?;
-                data_ready = true;
-            }
-            if point.workload.is_query() {
-                // a query study: measured executions instead of benchmark rounds
-                let q = crate::query::run::QueryRun {
-                    study,
-                    plan: &plan,
-                    base_dir,
-                    host: &ctx.host,
-                    server: &settings_json,
-                    stop: &control.stop,
-                    interrupted: &*control.interrupted,
-                };
-                for run in group {
-                    let rec = crate::query::run::run(&q, &mut managed, point, run)?;
-                    if finished.contains(&run.index) {
-                        reporter.info(&format!("replayed run {} (already stored)", run.index + 1));
-                        continue;
-                    }
-                    store.save_run(study_id, &rec)?;
-                    finished.insert(run.index);
-                    outcome.ran += 1;
-                    let eta = (started.elapsed() / outcome.ran as u32)
-                        .checked_mul((total - finished.len()) as u32);
-                    let line = crate::query::summary::run_line(&rec.result);
-                    reporter.run_done(finished.len(), total, eta, &line);
-                }
-                continue;
-            }
-            let scripts = point
-                .workload
-                .script_sources(base_dir)
-                .map_err(StudyError::Refused)?;
-            let warm = point.workload.warmup_seconds();
-            if warm > 0 {
-                let mut cfg = point.workload.bench_config(scripts.clone(), None);
-                cfg.duration = BenchDuration::Seconds(warm);
-                cfg.report_per_command = false;
-                run_bench(&ctx, &managed, point, cfg)?;
-            }
-            for run in group {
-                let cfg = point
-                    .workload
-                    .bench_config(scripts.clone(), point.workload.seed);
-                let t0 = now_unix();
-                let (result, collected) =
-                    run_round(&ctx, &managed, point, cfg, &study.spec.collect)?;
-                let t1 = now_unix();
-                let doc = RunDocument::of(&result);
-                if finished.contains(&run.index) {
-                    reporter.info(&format!("replayed run {} (already stored)", run.index + 1));
-                    continue;
-                }
-                let provenance =
-                    provenance(&ctx, &managed, point, run, &doc, &scripts, &settings_json);
-                let rec = build(
-                    &study.spec.name,
-                    &target.name,
-                    point,
-                    run,
-                    &doc,
-                    &collected,
-                    provenance,
-                    t0,
-                    t1,
-                );
-                store.save_run(study_id, &rec)?;
-                finished.insert(run.index);
-                outcome.ran += 1;
-                let done = finished.len();
-                let per_run = started.elapsed() / outcome.ran as u32;
-                let eta = per_run.checked_mul((total - done) as u32);
-                reporter.run_done(done, total, eta, &crate::summary::run_line(&rec.result));
-            }
-        }
-        managed.close();
+        run_repetition(ctx, progress, &mut state, group)?;
     }
-    Ok(outcome)
+    state.managed.close();
+    Ok(())
+}
+
+/// One repetition of a point: its settings and CPUs, the data (re-)initialised when due, the
+/// warm-up, then its rounds.
+fn run_repetition(
+    ctx: &Ctx,
+    progress: &mut Progress,
+    state: &mut TargetState,
+    group: &[&PlannedRun],
+) -> Result<(), StudyError> {
+    let first = group[0];
+    let point = &ctx.plan.points[first.point];
+    if state.current_point != Some(point.index) {
+        state.managed.apply_settings(&point.settings)?;
+        state.managed.set_cpus(point.workload.server_cpus)?;
+        crate::query::prepare_point(&mut state.managed, point)?;
+        state.settings = non_default_settings(&state.managed)?;
+        state.current_point = Some(point.index);
+    }
+    if first.reinit || !state.data_ready {
+        ctx.reporter.info(&format!(
+            "initialising the dataset on target \"{}\"",
+            state.managed.name
+        ));
+        ctx.dataset
+            .create(&state.managed.endpoint, &*ctx.sink, &ctx.control.stop)?;
+        state.data_ready = true;
+    }
+    if point.workload.is_query() {
+        // a query study: measured executions instead of benchmark rounds
+        return run_queries(ctx, progress, state, group);
+    }
+    let scripts = &ctx.scripts[first.point];
+    let warm = point.workload.warmup_seconds();
+    if warm > 0 {
+        let mut cfg = point.workload.bench_config(scripts.clone(), None);
+        cfg.duration = BenchDuration::Seconds(warm);
+        cfg.report_per_command = false;
+        run_bench(ctx, &state.managed, point, cfg)?;
+    }
+    for &run in group {
+        run_and_store(ctx, progress, state, run, scripts)?;
+    }
+    Ok(())
+}
+
+/// A query point's runs: measured executions of its queries, each run stored.
+fn run_queries(
+    ctx: &Ctx,
+    progress: &mut Progress,
+    state: &mut TargetState,
+    group: &[&PlannedRun],
+) -> Result<(), StudyError> {
+    let point = &ctx.plan.points[group[0].point];
+    let q = crate::query::run::QueryRun {
+        study: ctx.study,
+        plan: ctx.plan,
+        base_dir: ctx.base_dir,
+        host: &ctx.host,
+        server: &state.settings,
+        stop: &ctx.control.stop,
+        interrupted: &*ctx.control.interrupted,
+    };
+    for &run in group {
+        let rec = crate::query::run::run(&q, &mut state.managed, point, run)?;
+        if progress.finished.contains(&run.index) {
+            ctx.reporter
+                .info(&format!("replayed run {} (already stored)", run.index + 1));
+            continue;
+        }
+        progress.store.save_run(progress.outcome.study_id, &rec)?;
+        progress.finished.insert(run.index);
+        progress.outcome.ran += 1;
+        let (done, total) = (progress.finished.len(), progress.outcome.total);
+        let per_run = progress.started.elapsed() / progress.outcome.ran as u32;
+        let eta = per_run.checked_mul((total - done) as u32);
+        let line = crate::query::summary::run_line(&rec.result);
+        ctx.reporter.run_done(done, total, eta, &line);
+    }
+    Ok(())
+}
+
+/// One round with its collectors, stored unless an earlier attempt stored it (then it only
+/// replays, so the data evolves as before).
+fn run_and_store(
+    ctx: &Ctx,
+    progress: &mut Progress,
+    state: &TargetState,
+    run: &PlannedRun,
+    scripts: &[ScriptSource],
+) -> Result<(), StudyError> {
+    let point = &ctx.plan.points[run.point];
+    let cfg = point
+        .workload
+        .bench_config(scripts.to_vec(), point.workload.seed);
+    let t0 = now_unix();
+    let (result, collected) = run_round(ctx, &state.managed, point, cfg, &ctx.study.spec.collect)?;
+    let t1 = now_unix();
+    let doc = RunDocument::of(&result);
+    if progress.finished.contains(&run.index) {
+        ctx.reporter
+            .info(&format!("replayed run {} (already stored)", run.index + 1));
+        return Ok(());
+    }
+    let provenance = provenance(
+        ctx,
+        &state.managed,
+        point,
+        run,
+        &doc,
+        scripts,
+        &state.settings,
+    );
+    let rec = build(
+        &ctx.study.spec.name,
+        &state.managed.name,
+        point,
+        run,
+        &doc,
+        &collected,
+        provenance,
+        t0,
+        t1,
+    );
+    progress.store.save_run(progress.outcome.study_id, &rec)?;
+    progress.finished.insert(run.index);
+    progress.outcome.ran += 1;
+    let (done, total) = (progress.finished.len(), progress.outcome.total);
+    let per_run = progress.started.elapsed() / progress.outcome.ran as u32;
+    let eta = per_run.checked_mul((total - done) as u32);
+    ctx.reporter
+        .run_done(done, total, eta, &crate::summary::run_line(&rec.result));
+    Ok(())
 }
 
 /// Runs the engine with the point's isolation and client CPUs; fails on interruption.
@@ -257,21 +343,12 @@ fn run_bench(
     mut cfg: BenchConfig,
 ) -> Result<RunResult, StudyError> {
     cfg.conn = m.endpoint.conn_args(point.workload.isolation.as_deref())?;
-    let pin = point.workload.client_cpus;
-    if pin.is_some() {
-        // worker threads inherit the affinity of the thread that creates them
-        let set = cpu_set(pin, CpuPick::Last)?;
-        nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).map_err(|e| {
-            StudyError::Other(format!("could not set the client's CPU affinity: {e}"))
-        })?;
-    }
-    let r = pgrig_engine::run_bench(cfg, ctx.sink.clone(), &ctx.control.stop);
-    if pin.is_some() {
-        if let Ok(all) = cpu_set(None, CpuPick::First) {
-            let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &all);
-        }
-    }
-    let r = r?;
+    // the last CPUs, away from the server's (which takes the first ones)
+    cfg.client_cpus = match point.workload.client_cpus {
+        Some(n) => Some(cpu_list(Some(n), CpuPick::Last)?),
+        None => None,
+    };
+    let r = pgrig_engine::run_bench(cfg, ctx.sink.clone(), &ctx.control.stop)?;
     if (ctx.control.interrupted)() {
         return Err(StudyError::Interrupted);
     }
@@ -350,7 +427,7 @@ fn provenance(
     point: &Point,
     run: &PlannedRun,
     doc: &RunDocument,
-    scripts: &[pgrig_engine::config::ScriptSource],
+    scripts: &[ScriptSource],
     server: &Value,
 ) -> Value {
     json!({

@@ -11,8 +11,10 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde_json::Value;
 
 use crate::error::StudyError;
-use crate::store::{check_version, create_private, text_hash, RunRecord, RunRow, SCHEMA_VERSION};
 use crate::store_lock::StudyLock;
+use crate::store_schema::{
+    check_version, create_private, text_hash, RunRecord, RunRow, SCHEMA_VERSION,
+};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

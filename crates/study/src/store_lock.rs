@@ -31,7 +31,7 @@ impl StudyLock {
     /// Takes study `id` of the store at `store` for this process, or says who has it.
     pub fn acquire(store: &str, study: &str, id: i64) -> Result<StudyLock, StudyError> {
         let path = format!("{store}.lock");
-        crate::store::create_private(std::path::Path::new(&path))
+        crate::store_schema::create_private(std::path::Path::new(&path))
             .map_err(|e| StudyError::store(store, format!("could not create \"{path}\": {e}")))?;
         let file = std::fs::OpenOptions::new()
             .read(true)

@@ -292,8 +292,12 @@ impl WorkloadSpec {
         self.scripts.is_none()
     }
 
-    /// The scripts, files read relative to `base_dir`.
-    pub fn script_sources(&self, base_dir: &Path) -> Result<Vec<ScriptSource>, String> {
+    /// The scripts, files read by `read` relative to `base_dir`.
+    pub fn script_sources(
+        &self,
+        base_dir: &Path,
+        read: &mut dyn FnMut(&Path) -> std::io::Result<String>,
+    ) -> Result<Vec<ScriptSource>, String> {
         let Some(files) = &self.scripts else {
             let name = self.builtin.as_deref().unwrap_or("tpcb-like");
             let b = pgrig_script::builtin::lookup(name).map_err(|e| e.to_string())?;
@@ -310,8 +314,8 @@ impl WorkloadSpec {
             let (name, weight) =
                 pgrig_script::builtin::parse_weight(f).map_err(|e| format!("{f}: {e}"))?;
             let path = base_dir.join(name);
-            let text = pgrig_script::file::read_path(&path)
-                .map_err(|e| format!("could not read script \"{}\": {}", path.display(), e.io()))?;
+            let text = read(&path)
+                .map_err(|e| format!("could not read script \"{}\": {e}", path.display()))?;
             out.push(ScriptSource::File {
                 path: path.display().to_string(),
                 text,
@@ -331,7 +335,7 @@ impl WorkloadSpec {
         BenchConfig {
             scripts,
             clients: self.clients,
-            threads: self.threads.min(self.clients).max(1),
+            threads: pgrig_engine::config::clamp_threads(self.threads, self.clients),
             duration,
             mode: self.mode().unwrap_or(QueryMode::Simple),
             connect_per_tx: self.connect,
@@ -381,6 +385,13 @@ pub fn effective(
 mod query;
 pub use query::{CacheState, ExplainMode, QuerySource};
 
+/// Reads a script file as bench does: its bytes as they are (a Latin-1 script stays Latin-1).
+pub fn read_script_file(path: &Path) -> std::io::Result<String> {
+    pgrig_script::file::read_path(path).map_err(|e| match e {
+        pgrig_script::file::ReadError::Open(e) | pgrig_script::file::ReadError::Read(e) => e,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,7 +423,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("latin1.sql"), b"select 'caf\xe9';\n").unwrap();
         let w = effective(&table("scripts = [\"latin1.sql@3\"]"), &[]).unwrap();
-        let sources = w.script_sources(&dir);
+        let sources = w.script_sources(&dir, &mut read_script_file);
         std::fs::remove_dir_all(&dir).unwrap();
         match sources.unwrap().as_slice() {
             [ScriptSource::File { text, weight, .. }] => {
@@ -422,7 +433,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let w = effective(&table("scripts = [\"a.sql@x\"]"), &[]).unwrap();
-        let e = w.script_sources(&dir).unwrap_err();
+        let e = w.script_sources(&dir, &mut read_script_file).unwrap_err();
         assert_eq!(e, "a.sql@x: invalid weight specification: @x");
     }
 

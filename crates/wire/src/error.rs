@@ -93,7 +93,7 @@ impl fmt::Display for Error {
             Error::Config(m) | Error::Usage(m) => f.write_str(m),
             Error::Connect { message, .. } => f.write_str(message),
             Error::Db(e) => fmt::Display::fmt(e, f),
-            Error::Io(e) => write!(f, "could not communicate with server: {}", os_error_text(e)),
+            Error::Io(e) => write!(f, "could not communicate with server: {}", strerror(e)),
             Error::Closed => f.write_str(
                 "server closed the connection unexpectedly\n\
                  \tThis probably means the server terminated abnormally\n\
@@ -131,8 +131,9 @@ impl From<DbError> for Error {
     }
 }
 
-/// An OS error's text the way C's `strerror` prints it (without Rust's ` (os error N)` suffix).
-pub(crate) fn os_error_text(e: &io::Error) -> String {
+/// An OS error's text the way C's `strerror` prints it (without Rust's ` (os error N)` suffix):
+/// the one such helper of the workspace.
+pub fn strerror(e: &io::Error) -> String {
     let s = e.to_string();
     match s.rfind(" (os error ") {
         Some(i) if s.ends_with(')') => s[..i].to_string(),
@@ -145,9 +146,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn os_error_text_drops_rust_suffix() {
+    fn strerror_drops_rust_suffix() {
         let e = io::Error::from_raw_os_error(libc::ECONNREFUSED);
-        assert_eq!(os_error_text(&e), "Connection refused");
+        assert_eq!(strerror(&e), "Connection refused");
     }
 
     #[test]

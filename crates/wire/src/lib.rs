@@ -16,7 +16,7 @@ pub use config::{mask_passwords, Config, ConnArgs, Environment, Host, ProcessEnv
 pub use conn::{
     Addr, CancelToken, Connection, CopyIn, NoticeHandler, Notices, QueryResult, SimpleRow,
 };
-pub use error::Error;
+pub use error::{strerror, Error};
 pub use proto::{
     Backend, DataRow, DbError, ErrorFields, ParamWriter, RowDescription, TransactionStatus,
 };

@@ -38,9 +38,6 @@ pub fn finish(st: &mut State, positionals: &[String]) -> Result<Action, Lines> {
     if total_weight == 0 && !st.is_init {
         return Err(fatal("total script weight must not be zero"));
     }
-    if st.threads > st.clients {
-        st.threads = st.clients;
-    }
 
     let mut rest = positionals.iter();
     if st.conn.dbname.is_none() {
@@ -172,7 +169,7 @@ fn bench_config(st: &State) -> BenchConfig {
         conn: st.conn.clone(),
         scripts: st.scripts.clone(),
         clients: st.clients as u32,
-        threads: st.threads as u32,
+        threads: pgrig_engine::config::clamp_threads(st.threads as u32, st.clients as u32),
         duration,
         mode: st.mode,
         connect_per_tx: st.connect,
@@ -196,5 +193,6 @@ fn bench_config(st: &State) -> BenchConfig {
         aggregate_interval: positive(st.agg_interval),
         random_seed: st.random_seed.map(SeedOption::Value),
         debug: st.debug,
+        client_cpus: None,
     }
 }

@@ -36,14 +36,7 @@ pub fn parse_weight(option: &str) -> Result<(String, i64), String> {
         .map_err(|e| e.to_string())
 }
 
-/// `strerror()` text of an I/O error (Rust appends " (os error N)", which C does not).
-pub fn strerror(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(cut) if text.ends_with(')') => text[..cut].to_string(),
-        _ => text,
-    }
-}
+pub use pgrig_wire::strerror;
 
 /// Reads a `-f` script (`-` is stdin) through `pgrig_script::file`, with pgbench's messages.
 pub fn read_script_file(path: &str) -> Result<String, String> {

@@ -34,9 +34,13 @@ pub const DEFAULT_PORT: u16 = 5432;
 /// positional), each possibly a conninfo string/URI in the case of `dbname`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConnArgs {
+    /// `-h/--host`
     pub host: Option<String>,
+    /// `-p/--port`
     pub port: Option<String>,
+    /// `-U/--username`
     pub user: Option<String>,
+    /// `-d/--dbname` or the first positional argument; may be a conninfo string or URI.
     pub dbname: Option<String>,
 }
 

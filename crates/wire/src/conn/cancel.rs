@@ -5,7 +5,7 @@ use std::time::Duration;
 use bytes::BytesMut;
 
 use super::stream::{Addr, Stream};
-use crate::error::{os_error_text, Error};
+use crate::error::{strerror, Error};
 use crate::proto::frontend;
 
 /// How long to wait for the server to acknowledge (close) a cancel connection.
@@ -37,7 +37,7 @@ impl CancelToken {
     /// delivered, not that a query was cancelled.
     pub async fn cancel(&self) -> Result<(), Error> {
         let fail = |e: std::io::Error| Error::Connect {
-            message: format!("could not send cancel request: {}", os_error_text(&e)),
+            message: format!("could not send cancel request: {}", strerror(&e)),
             db: None,
         };
         let run = async {

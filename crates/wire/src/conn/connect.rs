@@ -9,7 +9,7 @@ use tokio_rustls::TlsConnector;
 use super::stream::{Addr, Stream};
 use super::{tls, Connection};
 use crate::config::{pgpass_lookup, read_pgpass_file, Config, Host, SslMode, Target};
-use crate::error::{os_error_text, Error};
+use crate::error::{strerror, Error};
 use crate::proto::backend::parse;
 use crate::proto::frontend;
 use crate::proto::{Startup, Step};
@@ -84,7 +84,7 @@ async fn addresses(target: &Target) -> Result<Vec<Addr>, Error> {
 }
 
 fn lookup_error_text(e: &std::io::Error) -> String {
-    let s = os_error_text(e);
+    let s = strerror(e);
     // std reports "failed to lookup address information: Name or service not known".
     match s.split_once(": ") {
         Some((prefix, rest)) if prefix.starts_with("failed to lookup") => rest.to_string(),
@@ -228,7 +228,7 @@ fn socket_error(e: &std::io::Error, addr: &Addr) -> Error {
         Addr::Tcp(_) => "Is the server running on that host and accepting TCP/IP connections?",
     };
     Error::Connect {
-        message: format!("{}\n\t{hint}", os_error_text(e)),
+        message: format!("{}\n\t{hint}", strerror(e)),
         db: None,
     }
 }

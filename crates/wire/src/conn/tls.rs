@@ -152,7 +152,7 @@ pub(crate) fn describe_tls_error(e: &std::io::Error, host: &str) -> String {
             format!("SSL error: certificate verify failed: {c:?}")
         }
         Some(other) => format!("SSL error: {other}"),
-        None => format!("SSL error: {}", crate::error::os_error_text(e)),
+        None => format!("SSL error: {}", crate::error::strerror(e)),
     }
 }
 

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use nix::unistd::Uid;
 
-use super::error::LabError;
-use super::info::ServerInfo;
+use crate::error::LabError;
+use crate::info::ServerInfo;
 
 const STATE_FILE: &str = "server.json";
 

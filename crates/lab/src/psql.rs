@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::error::{tail_lines, LabError};
+use crate::error::{tail_lines, LabError};
 
 /// Runs `sql` via `psql -X -q -At -v ON_ERROR_STOP=1 -f -` with exactly the given `PG*` env
 /// (all other `PG*` variables of this process removed). Returns stdout without the final newline.

@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use super::binaries::PgBinaries;
-use super::cluster_dir::ClusterDir;
-use super::error::{file_tail, read_private, tail_lines, LabError};
-use super::identity::{ProcessId, Stat};
-use super::runas::{die_with_parent, RunAs};
-use super::watchdog::Watchdog;
+use crate::binaries::PgBinaries;
+use crate::cluster_dir::ClusterDir;
+use crate::error::{file_tail, read_private, tail_lines, LabError};
+use crate::identity::{ProcessId, Stat};
+use crate::runas::{die_with_parent, RunAs};
+use crate::watchdog::Watchdog;
 
 const POLL: Duration = Duration::from_millis(5);
 
@@ -121,13 +121,6 @@ fn is_ready(pid_file: &Path, pid: u32) -> bool {
     lines.len() >= 8 && lines[0].trim() == pid.to_string() && lines[7].trim() == "ready"
 }
 
-/// The postmaster pid recorded in the data directory, if any.
-pub(crate) fn pid_from_file(data: &Path) -> Option<u32> {
-    let bytes = read_private(&data.join("postmaster.pid")).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    text.lines().next()?.trim().parse().ok()
-}
-
 /// How to shut down: `Immediate` = SIGQUIT (no checkpoint), `Fast` = SIGINT (clean).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum StopMode {
@@ -193,11 +186,6 @@ pub(crate) fn stop_pid(
         std::thread::sleep(Duration::from_millis(10));
     }
     true
-}
-
-/// True if `pid` is a live (not zombie) process named `postgres`.
-pub(crate) fn is_postgres_alive(pid: u32) -> bool {
-    Stat::read(pid).is_some_and(|s| s.comm == "postgres" && s.state != 'Z' && s.state != 'X')
 }
 
 /// `postmaster` followed by its live child processes (backends and auxiliary processes).

@@ -4,18 +4,18 @@ use std::path::Path;
 use std::process::Child;
 use std::time::Duration;
 
-use super::binaries::PgBinaries;
-use super::cluster_dir::{default_base_dir, sweep_stale, ClusterDir};
-use super::error::LabError;
-use super::identity::ProcessId;
-use super::info::ServerInfo;
-use super::initdb::run_initdb;
-use super::options::ServerOptions;
-use super::process::{self, StartError, StopMode};
-use super::runas::RunAs;
-use super::secret::Secret;
-use super::template::data_dir_from_template;
-use super::watchdog::Watchdog;
+use crate::binaries::PgBinaries;
+use crate::cluster_dir::{default_base_dir, sweep_stale, ClusterDir};
+use crate::error::LabError;
+use crate::identity::{is_postgres_alive, ProcessId};
+use crate::info::ServerInfo;
+use crate::initdb::run_initdb;
+use crate::options::ServerOptions;
+use crate::process::{self, StartError, StopMode};
+use crate::runas::RunAs;
+use crate::secret::Secret;
+use crate::template::data_dir_from_template;
+use crate::watchdog::Watchdog;
 
 const PORT_ATTEMPTS: usize = 8;
 const STOP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -110,13 +110,7 @@ impl Server {
 
     fn first_start(&mut self) -> Result<(), LabError> {
         for attempt in 1..=PORT_ATTEMPTS {
-            match process::start_postmaster(
-                &self.bins,
-                &self.runas,
-                &self.dir,
-                self.opts.start_timeout,
-                self.watchdog.as_mut(),
-            ) {
+            match self.start_postmaster() {
                 Ok(child) => {
                     self.started(child);
                     return self.write_passfile();
@@ -141,19 +135,24 @@ impl Server {
     /// same port. Settings changed with `ALTER SYSTEM` take effect.
     pub fn restart(&mut self) -> Result<(), LabError> {
         self.stop_with(StopMode::Fast);
-        match process::start_postmaster(
-            &self.bins,
-            &self.runas,
-            &self.dir,
-            self.opts.start_timeout,
-            self.watchdog.as_mut(),
-        ) {
+        match self.start_postmaster() {
             Ok(child) => {
                 self.started(child);
                 Ok(())
             }
             Err(StartError::PortInUse(e) | StartError::Other(e)) => Err(e),
         }
+    }
+
+    /// Starts the postmaster on the cluster as it is configured now.
+    fn start_postmaster(&mut self) -> Result<Child, StartError> {
+        process::start_postmaster(
+            &self.bins,
+            &self.runas,
+            &self.dir,
+            self.opts.start_timeout,
+            self.watchdog.as_mut(),
+        )
     }
 
     /// Records the postmaster just started.
@@ -194,8 +193,7 @@ impl Server {
 
     /// True while the postmaster runs.
     pub fn is_running(&self) -> bool {
-        self.postmaster_pid()
-            .is_some_and(process::is_postgres_alive)
+        self.postmaster_pid().is_some_and(is_postgres_alive)
     }
 
     /// The postmaster's pid, while it runs.
@@ -207,7 +205,7 @@ impl Server {
     /// e.g. for CPU-affinity control. Empty when the server is stopped.
     pub fn pids(&self) -> Vec<u32> {
         match self.postmaster_pid() {
-            Some(pid) if process::is_postgres_alive(pid) => process::process_tree(pid),
+            Some(pid) if is_postgres_alive(pid) => process::process_tree(pid),
             _ => Vec::new(),
         }
     }
@@ -233,7 +231,7 @@ impl Server {
     }
 
     /// Hands the running server over to whoever keeps the returned info: no watchdog, no
-    /// cleanup on drop. Stop it later with [`super::stop`]-style code using the info.
+    /// cleanup on drop. Stop it later with [`crate::stop`]-style code using the info.
     pub fn into_detached(mut self) -> ServerInfo {
         let info = self.info();
         self.kept = true;

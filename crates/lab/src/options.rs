@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::error::LabError;
+use crate::error::LabError;
 
 /// PEM-encoded server certificate and key (and optionally a CA for client certificates).
 #[derive(Clone, Default)]
@@ -62,7 +62,7 @@ pub struct ServerOptions {
     /// The bootstrap superuser. Default `postgres`.
     pub superuser: String,
     /// Password for the superuser (hashed per `password_encryption` in `settings`). With
-    /// `tcp` and no password given, a random one is made (see [`super::Server::passfile`]).
+    /// `tcp` and no password given, a random one is made (see [`crate::Server::passfile`]).
     pub superuser_password: Option<String>,
     /// Also listen on 127.0.0.1 (same port). Default false: the server listens only on its
     /// unix socket. With the default `hba`, TCP connections need the superuser's password
@@ -87,7 +87,7 @@ pub struct ServerOptions {
     /// to traverse all its parents). Default: `PGRIG_CLUSTER_DIR`, else `/dev/shm` for `fast`
     /// clusters when it is a roomy tmpfs, else `/tmp` (root) or the system temp dir.
     pub base_dir: Option<PathBuf>,
-    /// Directory holding initdb/postgres. Default: discovered (see [`super::PgBinaries`]).
+    /// Directory holding initdb/postgres. Default: discovered (see [`crate::PgBinaries`]).
     pub bin_dir: Option<PathBuf>,
     /// Copy a cached initdb'ed template instead of running initdb every time. Default true
     /// (unless `PGRIG_NO_TEMPLATE` is set).

@@ -1,7 +1,7 @@
 //! [`Secret`]: a password pgrig makes for a server's TCP access: 32 random alphanumeric
 //! characters (nothing to escape in a password file or an SQL literal), never shown by `Debug`.
 
-use super::error::LabError;
+use crate::error::LabError;
 
 const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const LEN: usize = 32;

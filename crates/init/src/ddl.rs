@@ -1,8 +1,8 @@
 //! The SQL text pgbench's initialisation sends, spelled exactly like pgbench: table DDL (32/64-bit `aid`, fillfactor, tablespace, unlogged, partitioning), partitions with
 //! their bounds, primary and foreign keys, truncation, server-side generation and vacuum.
 
-use super::dataset::CopyFormat;
-use crate::config::{InitConfig, PartitionMethod};
+use crate::dataset::CopyFormat;
+use pgrig_engine::config::{InitConfig, PartitionMethod};
 
 /// Scale from which `aid` columns become `bigint` (pgbench's `SCALE_32BIT_THRESHOLD`).
 pub const SCALE_32BIT_THRESHOLD: i32 = 20000;

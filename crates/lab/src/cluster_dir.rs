@@ -14,9 +14,9 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::error::LabError;
-use super::options::ServerOptions;
-use super::runas::RunAs;
+use crate::error::LabError;
+use crate::options::ServerOptions;
+use crate::runas::RunAs;
 
 /// Name of the settings file pgrig writes (and rewrites) inside the data directory.
 pub(crate) const PGRIG_CONF: &str = "pgrig.conf";
@@ -191,8 +191,8 @@ pub(crate) fn sweep_stale(base: &Path, kind: &str) {
             Err(nix::errno::Errno::ESRCH)
         );
         let path = entry.path();
-        let serving = super::process::pid_from_file(&path.join("data"))
-            .is_some_and(super::process::is_postgres_alive);
+        let serving = crate::identity::pid_from_file(&path.join("data"))
+            .is_some_and(crate::identity::is_postgres_alive);
         let recent = entry
             .metadata()
             .and_then(|m| m.modified())

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::sink::{InitProgress, PhaseDisplay, Sink};
+use pgrig_engine::sink::{InitProgress, PhaseDisplay, Sink};
 
 /// Where one phase's progress goes.
 pub enum Meter {

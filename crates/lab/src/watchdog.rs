@@ -15,8 +15,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 
-use super::error::LabError;
-use super::identity::ProcessId;
+use crate::error::LabError;
+use crate::identity::ProcessId;
 
 const SCRIPT: &str = r#"
 pid=; start=

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use super::binaries::PgBinaries;
-use super::cluster::Server;
-use super::error::{file_tail, LabError};
-use super::options::ServerOptions;
-use super::{conn, psql};
+use crate::binaries::PgBinaries;
+use crate::cluster::Server;
+use crate::error::{file_tail, LabError};
+use crate::options::ServerOptions;
+use crate::{conn, psql};
 
 impl Server {
     /// Directory holding the unix socket.

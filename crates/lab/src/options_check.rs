@@ -2,8 +2,8 @@
 //! (setting names that are not identifiers, values or hba lines with line breaks) or cannot work
 //! (`host` hba lines without TCP, a superuser name a password file cannot hold).
 
-use super::error::LabError;
-use super::options::ServerOptions;
+use crate::error::LabError;
+use crate::options::ServerOptions;
 
 impl ServerOptions {
     /// Checks what would break the configuration files or cannot work: setting names that are

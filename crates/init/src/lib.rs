@@ -1,16 +1,20 @@
-//! `pgbench -i`: initialisation mode. Runs the steps of `InitConfig::steps` (`d t g G v p f`)
-//! with pgbench's SQL, DDL, rows and stderr messages, ending with `done in ... (...)`.
-//!
+//! Datasets and their loaders (`pgrig init`, `pgbench -i`). So far pgbench's: runs the steps of
+//! `InitConfig::steps` (`d t g G v p f`) with pgbench's SQL, DDL, rows and stderr messages,
+//! ending with `done in ... (...)`.
 //!
 //! * [`dataset`]: the loading shape (dataset → tables → row sources → keys) other datasets can
 //!   reuse; [`pgbench`]: pgbench's tables in that shape; [`ddl`]: the exact SQL texts;
 //!   [`rows`]: COPY rows (text and binary).
 //! * [`steps`]: the step loop; [`load`]: `g`, `G`, `v`, `p` (pgbench's way with
 //!   `--load-jobs 1`, faster by default with identical results); [`parallel`]: the job queue
-//!   over several connections; [`progress`]: pgbench's progress lines, or the sink's displays.
+//!   over several connections; [`copy`]: COPY's format and chunks; [`ctx`]: what every step
+//!   works with (and pgbench's `executeStatement`); [`progress`]: pgbench's progress lines, or
+//!   the sink's displays.
 //! * [`db`]: the small connection trait the steps use; `wire_db` implements it on `pgrig_wire`
 //!   and keeps the cancel keys Ctrl-C uses.
 
+mod copy;
+mod ctx;
 mod dataset;
 mod db;
 mod ddl;
@@ -24,10 +28,10 @@ mod wire_db;
 
 use std::time::Duration;
 
-use crate::config::InitConfig;
-use crate::error::EngineError;
-use crate::sink::{InitProgress, Level, Sink};
-use crate::stop::StopHandle;
+use pgrig_engine::config::InitConfig;
+use pgrig_engine::error::EngineError;
+use pgrig_engine::sink::{InitProgress, Level, Sink};
+use pgrig_engine::stop::StopHandle;
 
 pub use ddl::SCALE_32BIT_THRESHOLD;
 
@@ -76,7 +80,7 @@ pub fn run_init_with(
             n => n as usize,
         };
         let progress = sink.init_progress();
-        let ctx = steps::StepCtx {
+        let ctx = ctx::StepCtx {
             cfg,
             sink,
             progress,

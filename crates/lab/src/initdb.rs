@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::binaries::PgBinaries;
-use super::error::{tail_lines, LabError};
-use super::runas::{die_with_parent, RunAs};
+use crate::binaries::PgBinaries;
+use crate::error::{tail_lines, LabError};
+use crate::runas::{die_with_parent, RunAs};
 
 /// Runs `initdb` into `data_dir`, which is created first (mode 0700, owned by `runas`).
 pub(crate) fn run_initdb(

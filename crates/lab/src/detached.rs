@@ -13,14 +13,14 @@ use std::time::Duration;
 
 use nix::unistd::Uid;
 
-use super::cluster::Server;
-use super::error::LabError;
-use super::identity::serving_postmaster;
-use super::info::ServerInfo;
-use super::options::ServerOptions;
-use super::process::{self, StopMode};
-use super::runas::RunAs;
-use super::state_file::{ensure_state_dir, read_state, state_path, write_state};
+use crate::cluster::Server;
+use crate::error::LabError;
+use crate::identity::serving_postmaster;
+use crate::info::ServerInfo;
+use crate::options::ServerOptions;
+use crate::process::{self, StopMode};
+use crate::runas::RunAs;
+use crate::state_file::{ensure_state_dir, read_state, state_path, write_state};
 
 /// A detached server and whether its postmaster is alive.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use super::error::LabError;
+use crate::error::LabError;
 
 /// A directory holding a matching `initdb` and `postgres`, and the version they report.
 #[derive(Debug, Clone, PartialEq, Eq)]

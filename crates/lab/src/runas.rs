@@ -15,7 +15,7 @@ use std::process::Command;
 
 use nix::unistd::{Gid, Uid, User};
 
-use super::error::LabError;
+use crate::error::LabError;
 
 /// The account the server processes run as.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use pgrig_wire::{Addr, Backend, CancelToken, Connection};
 
-use super::db::{Connector, DbFailure, DbResult, InitDb};
-use crate::config::ConnArgs;
+use crate::db::{Connector, DbFailure, DbResult, InitDb};
+use pgrig_wire::ConnArgs;
 
 /// CopyData messages are flushed to the socket once this much is queued.
 const SEND_AT: usize = 64 * 1024;
@@ -65,13 +65,7 @@ pub struct WireConnector {
 
 impl WireConnector {
     pub fn new(conn: &ConnArgs) -> DbResult<Self> {
-        let args = pgrig_wire::ConnArgs {
-            host: conn.host.clone(),
-            port: conn.port.clone(),
-            user: conn.user.clone(),
-            dbname: conn.dbname.clone(),
-        };
-        let config = pgrig_wire::Config::from_args(&args, "pgbench").map_err(failure)?;
+        let config = pgrig_wire::Config::from_args(conn, "pgbench").map_err(failure)?;
         Ok(WireConnector {
             config,
             cancels: Cancels::default(),
@@ -82,8 +76,8 @@ impl WireConnector {
 impl WireConnector {
     /// The first connection: like pgbench, asks for a password if the server wants one and
     /// none is known; the answer serves the later connections.
-    pub async fn connect_first(&mut self, sink: &dyn crate::sink::Sink) -> DbResult<WireDb> {
-        let conn = crate::ask::connect_asking(&mut self.config, sink)
+    pub async fn connect_first(&mut self, sink: &dyn pgrig_engine::sink::Sink) -> DbResult<WireDb> {
+        let conn = pgrig_engine::ask::connect_asking(&mut self.config, sink)
             .await
             .map_err(failure)?;
         Ok(self.wrap(conn))

@@ -3,8 +3,8 @@
 //! server blank-pads), and COPY binary format for accounts (the same values: an empty `char(84)`
 //! value is blank-padded by the server exactly like the text one).
 
-use super::dataset::{CopyFormat, RowSource};
-use super::ddl::{NACCOUNTS, NBRANCHES, NTELLERS};
+use crate::dataset::{CopyFormat, RowSource};
+use crate::ddl::{NACCOUNTS, NBRANCHES, NTELLERS};
 
 /// One of the three tables the `g` step fills, in loading order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

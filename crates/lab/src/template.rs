@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 
 use nix::unistd::{Gid, Uid};
 
-use super::binaries::PgBinaries;
-use super::error::LabError;
-use super::initdb::run_initdb;
-use super::runas::RunAs;
-use super::watchdog::Watchdog;
+use crate::binaries::PgBinaries;
+use crate::error::LabError;
+use crate::initdb::run_initdb;
+use crate::runas::RunAs;
+use crate::watchdog::Watchdog;
 
 const COMPLETE_MARKER: &str = "pgrig-template-complete";
 
@@ -63,8 +63,8 @@ fn ensure_template(
         // too; if it cannot be removed, the check after the build below fails clearly.)
         let _ = std::fs::remove_dir_all(&dir);
     }
-    super::cluster_dir::sweep_stale(&root, "build");
-    let tmp = super::cluster_dir::unique_dir(&root, "build")?;
+    crate::cluster_dir::sweep_stale(&root, "build");
+    let tmp = crate::cluster_dir::unique_dir(&root, "build")?;
     let watchdog = Watchdog::spawn(&tmp)?;
     let result = build(bins, runas, &tmp, superuser).and_then(|()| {
         match std::fs::rename(&tmp, &dir) {

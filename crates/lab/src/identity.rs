@@ -8,6 +8,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::read_private;
+
 /// A process as the kernel knows it: pid and start time (clock ticks after boot, field 22 of
 /// `/proc/<pid>/stat`). A reused pid has a later start time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,9 +49,21 @@ impl ProcessId {
 /// A live `postgres` owned by `uid` serving `data`, as named by its `postmaster.pid` (only ever
 /// used to decide not to delete a directory, never to signal).
 pub(crate) fn serving_postmaster(uid: u32, data: &Path) -> Option<u32> {
-    let pid = super::process::pid_from_file(data)?;
+    let pid = pid_from_file(data)?;
     let id = ProcessId::of(pid)?;
     id.is_postmaster_of(uid, data).then_some(pid)
+}
+
+/// The postmaster pid recorded in the data directory, if any.
+pub(crate) fn pid_from_file(data: &Path) -> Option<u32> {
+    let bytes = read_private(&data.join("postmaster.pid")).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines().next()?.trim().parse().ok()
+}
+
+/// True if `pid` is a live (not zombie) process named `postgres`.
+pub(crate) fn is_postgres_alive(pid: u32) -> bool {
+    Stat::read(pid).is_some_and(|s| s.comm == "postgres" && s.state != 'Z' && s.state != 'X')
 }
 
 /// True if the command line of `pid` is `... -D <data> ...`.

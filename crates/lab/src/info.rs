@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::conn::Target;
-use super::identity::ProcessId;
+use crate::conn::Target;
+use crate::identity::ProcessId;
 
 /// Where a cluster lives and how to reach it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,7 +59,7 @@ impl ServerInfo {
 
     /// libpq keyword/value string for `db` over the unix socket.
     pub fn conninfo(&self, db: &str) -> String {
-        super::conn::conninfo(
+        crate::conn::conninfo(
             Target {
                 passfile: None,
                 ..self.target(&self.socket_dir.display().to_string())
@@ -70,17 +70,17 @@ impl ServerInfo {
 
     /// libpq keyword/value string for `db` over TCP to 127.0.0.1 (with `passfile`).
     pub fn tcp_conninfo(&self, db: &str) -> String {
-        super::conn::conninfo(self.target("127.0.0.1"), db)
+        crate::conn::conninfo(self.target("127.0.0.1"), db)
     }
 
     /// `postgresql://` URI for `db` over TCP to 127.0.0.1 (with `passfile`).
     pub fn tcp_url(&self, db: &str) -> String {
-        super::conn::url(self.target("127.0.0.1"), db)
+        crate::conn::url(self.target("127.0.0.1"), db)
     }
 
     /// `PG*` environment for `db` over the unix socket (with `PGPASSFILE` when there is TCP).
     pub fn env(&self, db: &str) -> Vec<(String, String)> {
-        super::conn::env(self.target(&self.socket_dir.display().to_string()), db)
+        crate::conn::env(self.target(&self.socket_dir.display().to_string()), db)
     }
 
     /// The password file, if the server has one.

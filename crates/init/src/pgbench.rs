@@ -1,10 +1,10 @@
 //! pgbench's tables as a [`Dataset`]: branches, tellers and accounts rows, the three primary
 //! keys and the five foreign keys, all spelled like pgbench.
 
-use super::dataset::{Dataset, RowSource};
-use super::ddl;
-use super::rows::{Rows, Table};
-use crate::config::InitConfig;
+use crate::dataset::{Dataset, RowSource};
+use crate::ddl;
+use crate::rows::{Rows, Table};
+use pgrig_engine::config::InitConfig;
 
 pub struct Pgbench<'a> {
     cfg: &'a InitConfig,

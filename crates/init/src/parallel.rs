@@ -14,13 +14,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
-use super::dataset::{CopyFormat, RowSource};
-use super::db::{Connector, InitDb};
-use super::ddl::quote_ident;
-use super::load::{copy_format, copy_rows};
-use super::progress::Meter;
-use super::steps::{exec, query_failed, StepCtx};
-use crate::error::EngineError;
+use crate::copy::{copy_format, copy_rows};
+use crate::ctx::{exec, query_failed, StepCtx};
+use crate::dataset::{CopyFormat, RowSource};
+use crate::db::{Connector, InitDb};
+use crate::ddl::quote_ident;
+use crate::progress::Meter;
+use pgrig_engine::error::EngineError;
 
 /// Futures run side by side on the current task.
 type Futs<'a, E> = Vec<Pin<Box<dyn Future<Output = Result<(), E>> + 'a>>>;
@@ -176,7 +176,7 @@ pub async fn run_jobs<C: Connector>(
 async fn connect<C: Connector>(connector: &C) -> Result<C::Db, EngineError> {
     connector.connect().await.map_err(|e| {
         EngineError::fatal(e.message.trim_end().to_string()).with(
-            crate::sink::Level::Error,
+            pgrig_engine::sink::Level::Error,
             "could not create connection for initialization",
         )
     })
@@ -206,7 +206,7 @@ async fn run_job<D: InitDb>(
             } else {
                 copy_format(db, target, source).await?
             };
-            let copy = super::ddl::copy_statement(target, false, format);
+            let copy = crate::ddl::copy_statement(target, false, format);
             copy_rows(ctx, db, source, &copy, format, *from, *to, |_| {
                 let mut m = meter.borrow_mut();
                 m.0 += 1;

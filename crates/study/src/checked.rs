@@ -1,0 +1,104 @@
+//! A study checked before anything runs (and by `--dry-run`): its plan expanded once, its data
+//! resolved (setup files read and split), every point's scripts read — each script file once —
+//! and the `bin_dir` of throwaway targets looked at, so a missing file fails before the first run
+//! and the runner reads nothing again.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use pgrig_engine::config::ScriptSource;
+
+use crate::dataset::Dataset;
+use crate::error::StudyError;
+use crate::plan::{expand, target_at, Plan};
+use crate::spec::Study;
+
+/// A study ready to run.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub study: Study,
+    /// The directory the study's relative paths are resolved against.
+    pub base_dir: PathBuf,
+    pub plan: Plan,
+    pub dataset: Dataset,
+    /// Each point's scripts, by point index.
+    pub scripts: Vec<Vec<ScriptSource>>,
+}
+
+/// Checks everything a run needs: keys, values, URLs, the dataset, files.
+pub fn check(study: Study, base_dir: &Path) -> Result<Checked, StudyError> {
+    let plan = expand(&study)?;
+    let dataset = Dataset::resolve(&study, &plan, base_dir)?;
+    let scripts = read_scripts(&study, &plan, base_dir)?;
+    crate::query::check_machine(&study, &plan)?;
+    check_bin_dirs(&study, &plan)?;
+    Ok(Checked {
+        study,
+        base_dir: base_dir.to_path_buf(),
+        plan,
+        dataset,
+        scripts,
+    })
+}
+
+/// Every point's scripts; an error points at the `scripts` (or `builtin`) key that names them.
+fn read_scripts(
+    study: &Study,
+    plan: &Plan,
+    base_dir: &Path,
+) -> Result<Vec<Vec<ScriptSource>>, StudyError> {
+    let mut texts: HashMap<PathBuf, String> = HashMap::new();
+    let mut read = |path: &Path| -> std::io::Result<String> {
+        if let Some(text) = texts.get(path) {
+            return Ok(text.clone());
+        }
+        let text = crate::workload::read_script_file(path)?;
+        texts.insert(path.to_path_buf(), text.clone());
+        Ok(text)
+    };
+    let mut all = Vec::with_capacity(plan.points.len());
+    for p in &plan.points {
+        // a query point runs queries, not scripts: its files are checked here, read by `query`
+        let read_point = match p.workload.is_query() {
+            true => p.workload.query_sources(base_dir).map(|_| Vec::new()),
+            false => p.workload.script_sources(base_dir, &mut read),
+        };
+        match read_point {
+            Ok(scripts) => all.push(scripts),
+            Err(m) => {
+                let key = match (p.workload.is_query(), p.workload.query.is_some()) {
+                    (true, true) => "query",
+                    (true, false) => "queries",
+                    _ if p.workload.scripts.is_some() => "scripts",
+                    _ => "builtin",
+                };
+                let at = match study.spec.matrix.get(key) {
+                    Some((_, v)) => v.span().start,
+                    None => study.spec.workload_value_offset(key),
+                };
+                return Err(study.error_at(at, format!("workload `{key}`: {m}")));
+            }
+        }
+    }
+    Ok(all)
+}
+
+/// A throwaway target's `bin_dir` holds `initdb` and `postgres`.
+fn check_bin_dirs(study: &Study, plan: &Plan) -> Result<(), StudyError> {
+    for (i, t) in plan.targets.iter().enumerate() {
+        let Some(dir) = t.bin_dir.as_deref().filter(|_| t.url.is_none()) else {
+            continue;
+        };
+        let missing: Vec<&str> = ["initdb", "postgres"]
+            .into_iter()
+            .filter(|b| !Path::new(dir).join(b).is_file())
+            .collect();
+        if !missing.is_empty() {
+            return Err(study.error_at(
+                target_at(study, i, "bin_dir"),
+                format!("bin_dir \"{dir}\" has no {}", missing.join(" and ")),
+            ));
+        }
+    }
+    Ok(())
+}
