@@ -9,7 +9,9 @@ use serde_json::{json, Value};
 use pgrig_engine::config::ScriptSource;
 use pgrig_engine::document::RunDocument;
 
-use crate::plan::{PlannedRun, Point};
+use crate::managed::Managed;
+use crate::plan::{Plan, PlannedRun, Point};
+use crate::spec::Study;
 use crate::store::RunRecord;
 
 /// What the collectors gathered around one run.
@@ -122,4 +124,45 @@ pub fn scripts_json(scripts: &[ScriptSource]) -> Value {
             })
             .collect(),
     )
+}
+
+/// Where a run comes from: the study, its plan and base directory, the host and the server's
+/// version and non-default settings.
+pub struct Origin<'a> {
+    pub study: &'a Study,
+    pub plan: &'a Plan,
+    pub base_dir: &'a std::path::Path,
+    pub host: &'a Value,
+    /// `version` and non-default `settings` of the server
+    pub server: &'a Value,
+}
+
+/// What every stored run's provenance holds (a script run adds its scripts and seed, a query
+/// run its queries).
+pub fn provenance(
+    o: &Origin,
+    m: &Managed,
+    point: &Point,
+    run: &PlannedRun,
+) -> serde_json::Map<String, Value> {
+    let v = json!({
+        "pgrig_version": env!("CARGO_PKG_VERSION"),
+        "server_version": o.server["version"],
+        "server_settings": o.server["settings"],
+        "target": m.provenance(),
+        "host": o.host,
+        "study": {"name": o.study.spec.name, "file": o.study.file,
+                  "base_dir": o.base_dir.display().to_string(), "points": o.plan.points.len(),
+                  "repetitions": o.plan.repetitions},
+        "point": point_json(point),
+        "repetition": run.repetition,
+        "round": run.round,
+        "run_index": run.index,
+        "workload": serde_json::to_value(&point.workload).unwrap_or(Value::Null),
+        "server_cpu_list": m.server_cpu_list(),
+    });
+    match v {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
 }

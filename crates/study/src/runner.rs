@@ -270,15 +270,27 @@ fn run_queries(
                 .info(&format!("replayed run {} (already stored)", run.index + 1));
             continue;
         }
-        progress.store.save_run(progress.outcome.study_id, &rec)?;
-        progress.finished.insert(run.index);
-        progress.outcome.ran += 1;
-        let (done, total) = (progress.finished.len(), progress.outcome.total);
-        let per_run = progress.started.elapsed() / progress.outcome.ran as u32;
-        let eta = per_run.checked_mul((total - done) as u32);
         let line = crate::query::summary::run_line(&rec.result);
-        ctx.reporter.run_done(done, total, eta, &line);
+        store_run(ctx, progress, run, &rec, &line)?;
     }
+    Ok(())
+}
+
+/// Stores a finished run and reports it with the study's progress and time left.
+fn store_run(
+    ctx: &Ctx,
+    progress: &mut Progress,
+    run: &PlannedRun,
+    rec: &crate::store::RunRecord,
+    line: &str,
+) -> Result<(), StudyError> {
+    progress.store.save_run(progress.outcome.study_id, rec)?;
+    progress.finished.insert(run.index);
+    progress.outcome.ran += 1;
+    let (done, total) = (progress.finished.len(), progress.outcome.total);
+    let per_run = progress.started.elapsed() / progress.outcome.ran as u32;
+    let eta = per_run.checked_mul((total - done) as u32);
+    ctx.reporter.run_done(done, total, eta, line);
     Ok(())
 }
 
@@ -324,15 +336,13 @@ fn run_and_store(
         t0,
         t1,
     );
-    progress.store.save_run(progress.outcome.study_id, &rec)?;
-    progress.finished.insert(run.index);
-    progress.outcome.ran += 1;
-    let (done, total) = (progress.finished.len(), progress.outcome.total);
-    let per_run = progress.started.elapsed() / progress.outcome.ran as u32;
-    let eta = per_run.checked_mul((total - done) as u32);
-    ctx.reporter
-        .run_done(done, total, eta, &crate::summary::run_line(&rec.result));
-    Ok(())
+    store_run(
+        ctx,
+        progress,
+        run,
+        &rec,
+        &crate::summary::run_line(&rec.result),
+    )
 }
 
 /// Runs the engine with the point's isolation and client CPUs; fails on interruption.
@@ -430,22 +440,15 @@ fn provenance(
     scripts: &[ScriptSource],
     server: &Value,
 ) -> Value {
-    json!({
-        "pgrig_version": env!("CARGO_PKG_VERSION"),
-        "server_version": server["version"],
-        "server_settings": server["settings"],
-        "target": m.provenance(),
-        "host": ctx.host,
-        "study": {"name": ctx.study.spec.name, "file": ctx.study.file,
-                  "base_dir": ctx.base_dir.display().to_string(), "points": ctx.plan.points.len(),
-                  "repetitions": ctx.plan.repetitions},
-        "point": crate::record::point_json(point),
-        "repetition": run.repetition,
-        "round": run.round,
-        "run_index": run.index,
-        "workload": serde_json::to_value(&point.workload).unwrap_or(Value::Null),
-        "scripts": scripts_json(scripts),
-        "seed": doc.options.random_seed,
-        "server_cpu_list": m.server_cpu_list(),
-    })
+    let origin = crate::record::Origin {
+        study: ctx.study,
+        plan: ctx.plan,
+        base_dir: ctx.base_dir,
+        host: &ctx.host,
+        server,
+    };
+    let mut p = crate::record::provenance(&origin, m, point, run);
+    p.insert("scripts".into(), scripts_json(scripts));
+    p.insert("seed".into(), json!(doc.options.random_seed));
+    Value::Object(p)
 }

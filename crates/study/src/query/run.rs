@@ -218,21 +218,17 @@ fn provenance(
     run: &PlannedRun,
     sources: &[QuerySource],
 ) -> Value {
-    json!({
-        "pgrig_version": env!("CARGO_PKG_VERSION"),
-        "server_version": q.server["version"],
-        "server_settings": q.server["settings"],
-        "target": m.provenance(),
-        "host": q.host,
-        "study": {"name": q.study.spec.name, "file": q.study.file,
-                  "base_dir": q.base_dir.display().to_string(), "points": q.plan.points.len(),
-                  "repetitions": q.plan.repetitions},
-        "point": crate::record::point_json(point),
-        "repetition": run.repetition,
-        "round": run.round,
-        "run_index": run.index,
-        "workload": serde_json::to_value(&point.workload).unwrap_or(Value::Null),
-        "queries": sources.iter().map(|s| json!({"name": s.name, "sql": s.sql})).collect::<Vec<_>>(),
-        "server_cpu_list": m.server_cpu_list(),
-    })
+    let origin = crate::record::Origin {
+        study: q.study,
+        plan: q.plan,
+        base_dir: q.base_dir,
+        host: q.host,
+        server: q.server,
+    };
+    let mut p = crate::record::provenance(&origin, m, point, run);
+    let queries = sources
+        .iter()
+        .map(|s| json!({"name": s.name, "sql": s.sql}));
+    p.insert("queries".into(), Value::Array(queries.collect()));
+    Value::Object(p)
 }
