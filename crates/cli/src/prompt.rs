@@ -23,25 +23,26 @@ extern "C" fn restore_and_exit(_: libc::c_int) {
     unsafe { libc::_exit(130) };
 }
 
-/// Asks for a password; an empty answer (or end of input) gives `""`.
+/// Asks for a password; an empty answer (or end of input) gives `""`. On a terminal, echo is
+/// turned off before the prompt is shown (as libpq's `simple_prompt` does), so an answer typed
+/// as soon as the prompt appears is never flushed away.
 pub fn read_password(prompt: &str) -> String {
     let tty = OpenOptions::new()
         .read(true)
         .write(true)
         .open("/dev/tty")
         .ok();
-    let mut out: Box<dyn Write> = match tty.as_ref().and_then(|t| t.try_clone().ok()) {
-        Some(t) => Box::new(t),
-        None => Box::new(std::io::stderr()),
-    };
-    let _ = out.write_all(prompt.as_bytes());
-    let _ = out.flush();
     let line = match &tty {
-        Some(t) => read_without_echo(t),
-        None => read_line(&mut std::io::stdin().lock()),
+        Some(t) => read_without_echo(t, prompt),
+        None => {
+            let mut err = std::io::stderr();
+            let _ = err.write_all(prompt.as_bytes());
+            let _ = err.flush();
+            let line = read_line(&mut std::io::stdin().lock());
+            let _ = err.write_all(b"\n");
+            line
+        }
     };
-    let _ = out.write_all(b"\n");
-    let _ = out.flush();
     line
 }
 
@@ -54,7 +55,8 @@ fn read_line(input: &mut dyn BufRead) -> String {
     line
 }
 
-fn read_without_echo(tty: &File) -> String {
+/// Echo off, the prompt, the answer, echo back on, the line ended.
+fn read_without_echo(tty: &File, prompt: &str) -> String {
     let fd = tty.as_raw_fd();
     // SAFETY: termios is plain data; tcgetattr fills it for a valid descriptor.
     let mut t: libc::termios = unsafe { std::mem::zeroed() };
@@ -74,6 +76,9 @@ fn read_without_echo(tty: &File) -> String {
         // SAFETY: valid descriptor and settings derived from its own.
         unsafe { libc::tcsetattr(fd, libc::TCSAFLUSH, &quiet) };
     }
+    let mut out = tty;
+    let _ = out.write_all(prompt.as_bytes());
+    let _ = out.flush();
     let line = match tty.try_clone() {
         Ok(f) => read_line(&mut BufReader::new(f)),
         Err(_) => String::new(),
@@ -87,5 +92,7 @@ fn read_without_echo(tty: &File) -> String {
             unsafe { libc::signal(libc::SIGINT, h) };
         }
     }
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
     line
 }

@@ -77,7 +77,20 @@ fn on_a_terminal(db: &TestDb, dir: &std::path::Path, program: &std::path::Path) 
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(format!("{SECRET}\n").as_bytes()).unwrap();
     stdin.flush().unwrap();
-    let status = child.wait().unwrap();
+    // a program that lost the answer waits for ever: fail instead of hanging the suite
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!(
+                "no exit 60 s after the answer: {}",
+                String::from_utf8_lossy(&shown.lock().unwrap())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     drop(stdin);
     reader.join().unwrap();
     let text = String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
