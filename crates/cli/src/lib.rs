@@ -15,6 +15,7 @@ pub mod interrupt;
 pub mod json;
 pub mod prompt;
 pub mod report;
+pub mod report_compare;
 pub mod run;
 pub mod server;
 pub mod sink;
