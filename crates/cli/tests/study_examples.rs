@@ -246,6 +246,10 @@ fn parallel_scan_example_launches_every_degree_and_derives_speedup() {
         dir.path(),
         "parallel_scan.toml",
         &[
+            "parallel-scan-speedup",
+            "parallel-scan-efficiency",
+            "parallel-scan-plan-nodes",
+            "parallel-scan-plan-tree",
             "parallel-scan-tps-by-parallel-workers",
             "parallel-scan-latency-percentiles",
         ],

@@ -1,0 +1,80 @@
+//! Query runs (`workload = "query"`, a `query` section per run): each query's plan from its
+//! representative execution (`nodes`), and a study's per-point figures — speedup and efficiency
+//! come from `pgrig_study::query::summary::figures`, the one definition of them.
+
+use serde_json::Value;
+
+use crate::model::{PlanNode, QueryPlan, QueryPoint};
+
+fn list(v: &Value) -> &[Value] {
+    v.as_array().map(Vec::as_slice).unwrap_or(&[])
+}
+
+/// The successful execution with server figures whose client time is the median (else the
+/// plan execution): the one whose plan is shown.
+fn representative(q: &Value) -> Option<&Value> {
+    let mut with: Vec<&Value> = list(&q["executions"])
+        .iter()
+        .filter(|e| e["ok"] == true && e["server"]["nodes"].is_array())
+        .collect();
+    with.sort_by(|a, b| {
+        let x = a["client_ms"].as_f64().unwrap_or(0.0);
+        x.total_cmp(&b["client_ms"].as_f64().unwrap_or(0.0))
+    });
+    match with.len() {
+        0 => Some(&q["plan_execution"]).filter(|p| p["server"]["nodes"].is_array()),
+        n => Some(with[(n - 1) / 2]),
+    }
+}
+
+fn node(n: &Value) -> PlanNode {
+    let kind = n["node_type"].as_str().unwrap_or("?");
+    let label = match n["relation"].as_str() {
+        Some(r) => format!("{kind} on {r}"),
+        None => kind.to_string(),
+    };
+    let f = |k: &str| n[k].as_f64().unwrap_or(0.0);
+    PlanNode {
+        id: n["id"].as_u64().unwrap_or(0),
+        depth: n["depth"].as_u64().unwrap_or(0) as u32,
+        label,
+        inclusive_ms: f("inclusive_ms"),
+        self_ms: f("self_ms"),
+        rows: f("rows_total"),
+        loops: f("loops"),
+    }
+}
+
+/// Each query of a run document with its representative plan (empty for script runs).
+pub fn plans(v: &Value) -> Vec<QueryPlan> {
+    list(&v["query"]["queries"])
+        .iter()
+        .map(|q| {
+            let rep = representative(q);
+            QueryPlan {
+                name: q["name"].as_str().unwrap_or("query").to_string(),
+                client_ms: rep.and_then(|e| e["client_ms"].as_f64()),
+                nodes: rep
+                    .map(|e| list(&e["server"]["nodes"]).iter().map(node).collect())
+                    .unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// The per-point figures of a study's run documents (empty without query runs).
+pub fn points(docs: &[Value]) -> Vec<QueryPoint> {
+    pgrig_study::query::summary::figures(docs)
+        .into_iter()
+        .map(|f| QueryPoint {
+            query: f.query,
+            target: f.target,
+            rest: f.rest,
+            degree: f.degree.map(|d| d as f64),
+            median_ms: f.median_ms,
+            speedup: f.speedup,
+            ideal: f.ideal,
+            efficiency: f.efficiency,
+        })
+        .collect()
+}
