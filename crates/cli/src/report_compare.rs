@@ -72,3 +72,49 @@ fn html(store: &str, a: &str, b: &str) -> Result<String, CompareError> {
     })?;
     Ok(render::render(&c, Format::Html))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pgrig_report::model::Run;
+
+    fn run(target: &str, point: &[(&str, f64)]) -> Run {
+        Run {
+            target: target.into(),
+            point: point
+                .iter()
+                .map(|(k, v)| {
+                    let value = pgrig_report::input::doc::point_value(&serde_json::json!(v));
+                    (k.to_string(), value)
+                })
+                .collect(),
+            ..Run::default()
+        }
+    }
+
+    #[test]
+    fn only_one_key_over_two_values_or_two_targets_is_compared() {
+        let two = [run("a", &[("clients", 1.0)]), run("a", &[("clients", 4.0)])];
+        assert_eq!(
+            two_points("s", &two),
+            Some(("s[clients=1.0]".into(), "s[clients=4.0]".into()))
+        );
+        let targets = [run("a", &[]), run("b", &[]), run("a", &[])];
+        assert_eq!(
+            two_points("s", &targets),
+            Some(("s[target=a]".into(), "s[target=b]".into()))
+        );
+        let three = [
+            run("a", &[("clients", 1.0)]),
+            run("a", &[("clients", 2.0)]),
+            run("a", &[("clients", 4.0)]),
+        ];
+        assert_eq!(two_points("s", &three), None);
+        let keys = [
+            run("a", &[("clients", 1.0), ("jobs", 1.0)]),
+            run("a", &[("clients", 4.0), ("jobs", 2.0)]),
+        ];
+        assert_eq!(two_points("s", &keys), None);
+        assert_eq!(two_points("s", &[run("a", &[])]), None);
+    }
+}

@@ -78,3 +78,31 @@ pub fn points(docs: &[Value]) -> Vec<QueryPoint> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn exec(ms: f64, ok: bool, scan_ms: f64) -> Value {
+        json!({"ok": ok, "client_ms": ms, "server": {"nodes": [
+            {"id": 0, "depth": 0, "node_type": "Seq Scan", "relation": "public.t",
+             "inclusive_ms": scan_ms, "self_ms": scan_ms, "rows_total": 5, "loops": 1}]}})
+    }
+
+    #[test]
+    fn the_plan_shown_is_the_median_successful_execution_else_the_plan_execution() {
+        let v = json!({"query": {"queries": [
+            {"name": "q1", "executions": [exec(30.0, true, 3.0), exec(10.0, true, 1.0),
+                exec(20.0, true, 2.0), exec(1.0, false, 9.0)]},
+            {"name": "q2", "executions": [{"ok": true, "client_ms": 5.0, "server": null}],
+             "plan_execution": exec(6.0, true, 4.0)},
+            {"name": "q3", "executions": []}]}});
+        let p = plans(&v);
+        assert_eq!((p[0].client_ms, p[0].nodes[0].self_ms), (Some(20.0), 2.0));
+        assert_eq!(p[0].nodes[0].label, "Seq Scan on public.t");
+        assert_eq!(p[1].nodes[0].inclusive_ms, 4.0);
+        assert!(p[2].nodes.is_empty());
+        assert!(plans(&json!({"tps": 1.0})).is_empty());
+    }
+}
