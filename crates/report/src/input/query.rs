@@ -28,10 +28,14 @@ fn representative(q: &Value) -> Option<&Value> {
 }
 
 fn node(n: &Value) -> PlanNode {
-    let kind = n["node_type"].as_str().unwrap_or("?");
+    // as EXPLAIN's text format names it: `Parallel Seq Scan`
+    let kind = match (n["node_type"].as_str().unwrap_or("?"), &n["parallel_aware"]) {
+        (k, Value::Bool(true)) => format!("Parallel {k}"),
+        (k, _) => k.to_string(),
+    };
     let label = match n["relation"].as_str() {
         Some(r) => format!("{kind} on {r}"),
-        None => kind.to_string(),
+        None => kind,
     };
     let f = |k: &str| n[k].as_f64().unwrap_or(0.0);
     PlanNode {
@@ -96,12 +100,14 @@ mod tests {
             {"name": "q1", "executions": [exec(30.0, true, 3.0), exec(10.0, true, 1.0),
                 exec(20.0, true, 2.0), exec(1.0, false, 9.0)]},
             {"name": "q2", "executions": [{"ok": true, "client_ms": 5.0, "server": null}],
-             "plan_execution": exec(6.0, true, 4.0)},
+             "plan_execution": {"server": {"nodes": [{"node_type": "Seq Scan",
+                 "parallel_aware": true, "inclusive_ms": 4.0}]}}},
             {"name": "q3", "executions": []}]}});
         let p = plans(&v);
         assert_eq!((p[0].client_ms, p[0].nodes[0].self_ms), (Some(20.0), 2.0));
         assert_eq!(p[0].nodes[0].label, "Seq Scan on public.t");
         assert_eq!(p[1].nodes[0].inclusive_ms, 4.0);
+        assert_eq!(p[1].nodes[0].label, "Parallel Seq Scan");
         assert!(p[2].nodes.is_empty());
         assert!(plans(&json!({"tps": 1.0})).is_empty());
     }
