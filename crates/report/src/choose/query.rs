@@ -25,6 +25,36 @@ fn group(p: &QueryPoint, many: bool) -> String {
     parts.join(" · ")
 }
 
+/// The numbers of the speedup and efficiency charts.
+fn scaling_table(pts: &[&QueryPoint], many: bool) -> Table {
+    let mut table = Table::new(
+        "speedup = median client time at degree 0 ÷ at this degree; efficiency = speedup ÷ ideal",
+        &[
+            "degree",
+            "series",
+            "median ms",
+            "speedup",
+            "ideal",
+            "efficiency",
+        ],
+    );
+    for p in pts {
+        let o = |v: Option<f64>| v.map(fmt).unwrap_or_else(|| "-".into());
+        table.push(
+            p.degree.unwrap_or(f64::NAN),
+            vec![
+                o(p.degree),
+                group(p, many),
+                o(p.median_ms),
+                o(p.speedup),
+                o(p.ideal),
+                o(p.efficiency),
+            ],
+        );
+    }
+    table
+}
+
 /// Speedup and efficiency against `parallel_workers`, each with its ideal line.
 pub fn scaling(id: &str, s: &Study) -> Vec<Chart> {
     let pts: Vec<&QueryPoint> = s
@@ -36,14 +66,10 @@ pub fn scaling(id: &str, s: &Study) -> Vec<Chart> {
         return Vec::new();
     }
     let mut names: Vec<String> = Vec::new();
-    let all: Vec<String> = pts.iter().map(|p| group(p, true)).collect();
-    let many = {
-        let mut u = all.clone();
-        u.dedup();
-        u.sort();
-        u.dedup();
-        u.len() > 1
-    };
+    let mut all: Vec<String> = pts.iter().map(|p| group(p, true)).collect();
+    all.sort();
+    all.dedup();
+    let many = all.len() > 1;
     for p in &pts {
         let g = group(p, many);
         if !names.contains(&g) {
@@ -70,31 +96,7 @@ pub fn scaling(id: &str, s: &Study) -> Vec<Chart> {
             })
             .collect()
     };
-    let mut table = Table::new(
-        "speedup = median client time at degree 0 ÷ at this degree; efficiency = speedup ÷ ideal",
-        &[
-            "degree",
-            "series",
-            "median ms",
-            "speedup",
-            "ideal",
-            "efficiency",
-        ],
-    );
-    for p in &pts {
-        let o = |v: Option<f64>| v.map(fmt).unwrap_or_else(|| "-".into());
-        table.push(
-            p.degree.unwrap_or(f64::NAN),
-            vec![
-                o(p.degree),
-                group(p, many),
-                o(p.median_ms),
-                o(p.speedup),
-                o(p.ideal),
-                o(p.efficiency),
-            ],
-        );
-    }
+    let table = scaling_table(&pts, many);
     let mut speedup = line(&|p| p.speedup);
     speedup.push(Series {
         name: "ideal (degree + leader)".into(),
