@@ -1,5 +1,5 @@
 //! `pgrig report [--store PATH] [STUDY | RUN-ID | FILE ...] [-o report.html] [--svg DIR]
-//! [--metric NAME]`: charts as one self-contained HTML page (and SVG files) through
+//! [--metric NAME] [--compare A B]`: charts as one self-contained HTML page (and SVG files) through
 //! `pgrig-report`; also the `--report FILE` of `pgrig run` and `pgrig study`.
 
 use std::path::{Path, PathBuf};
@@ -8,6 +8,8 @@ use clap::Parser;
 use serde_json::Value;
 
 use pgrig_report::{model::Model, Options, Report, ReportError};
+
+use crate::report_compare;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -32,6 +34,11 @@ struct ReportArgs {
     /// max, client_cpu, server_cpu, wal_bytes_per_tx, checkpoints, retries, failed.
     #[arg(long, default_value = "tps")]
     metric: String,
+    /// Put the comparison of two selections in the page (as `pgrig compare A B` takes them:
+    /// run ids, STUDY, STUDY[key=value,...]). Without it, a single study that sweeps one key
+    /// over two values gets the comparison of those two points.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    compare: Option<Vec<String>>,
 }
 
 /// Fails early (before any reading) when the page cannot be written where asked.
@@ -81,11 +88,16 @@ fn run(a: &ReportArgs) -> Result<(), ReportError> {
             ),
         });
     }
+    let model = pgrig_report::input::load(&a.store, &a.inputs)?;
+    let compare_html = match a.compare.as_deref() {
+        Some([x, y]) => Some(report_compare::explicit(&a.store, x, y)?),
+        _ => report_compare::automatic(&a.store, &model),
+    };
     let opts = Options {
         metric,
-        ..Options::default()
+        compare_html,
     };
-    let r = pgrig_report::from_inputs(&a.store, &a.inputs, &opts)?;
+    let r = pgrig_report::build(&model, &opts)?;
     write(&r, &a.output, a.svg.as_deref())
 }
 
@@ -121,6 +133,11 @@ pub fn of_run_document(doc: &Value, output: &Path) -> Result<(), ReportError> {
 /// `pgrig study --report FILE`: the report of a study (every stored version of its text).
 pub fn of_study(store: &str, name: &str, output: &Path) -> Result<(), ReportError> {
     check_output(output)?;
-    let r = pgrig_report::from_inputs(store, &[name.to_string()], &Options::default())?;
+    let model = pgrig_report::input::load(store, &[name.to_string()])?;
+    let opts = Options {
+        compare_html: report_compare::automatic(store, &model),
+        ..Options::default()
+    };
+    let r = pgrig_report::build(&model, &opts)?;
     write(&r, output, None)
 }

@@ -17,6 +17,7 @@ pub mod json;
 pub mod own_args;
 pub mod prompt;
 pub mod report;
+pub mod report_compare;
 pub mod run;
 pub mod server;
 pub mod sink;

@@ -120,6 +120,11 @@ fn report_of_a_stored_study_is_a_private_page_with_svgs_that_open_in_a_browser()
         &art.join("cli-sweep.png"),
     );
     assert!(browser::check_svgs(&dir.path().join("svg"), &art.join("cli-sweep-svg")) >= 4);
+    // one key over two values: the two points compared without asking
+    assert!(
+        browser::compare_rows(&html) >= 2,
+        "compare view has no rows"
+    );
     // --metric and a run picked by id
     let out = pgrig(
         dir.path(),
@@ -139,6 +144,57 @@ fn report_of_a_stored_study_is_a_private_page_with_svgs_that_open_in_a_browser()
     assert!(std::fs::read_to_string(dir.path().join("one.html"))
         .unwrap()
         .contains("run 1 (sweep)"));
+}
+
+#[test]
+fn report_compare_puts_the_comparison_of_two_selections_in_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store(dir.path());
+    let out = pgrig(
+        dir.path(),
+        &[
+            "report",
+            "--store",
+            &db,
+            "sweep",
+            "--compare",
+            "1,2",
+            "3,4",
+            "-o",
+            "c.html",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let html = dir.path().join("c.html");
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        text.contains("<section id=\"compare\">"),
+        "no compare section"
+    );
+    assert!(
+        text.contains("1,2") && text.contains("3,4"),
+        "sides not named"
+    );
+    assert!(
+        browser::compare_rows(&html) >= 2,
+        "compare view has no rows"
+    );
+    // a selection that names nothing is refused, naming the option
+    let out = pgrig(
+        dir.path(),
+        &[
+            "report",
+            "--store",
+            &db,
+            "--compare",
+            "sweep[clients=9]",
+            "1",
+            "-o",
+            "d.html",
+        ],
+    );
+    fails_with(&out, "--compare:");
+    assert!(!dir.path().join("d.html").exists());
 }
 
 #[test]

@@ -165,10 +165,12 @@ fn two_targets_example_runs_the_same_workload_on_each() {
     let runs = study(
         dir.path(),
         "two_targets.toml",
-        &["workload.duration=1s", "repetitions=1", "dataset.scale=2"],
+        &["workload.duration=1s", "repetitions=2", "dataset.scale=2"],
     );
-    let targets: Vec<&str> = runs.iter().map(|r| r["target"].as_str().unwrap()).collect();
+    let mut targets: Vec<&str> = runs.iter().map(|r| r["target"].as_str().unwrap()).collect();
+    targets.dedup();
     assert_eq!(targets, ["small", "roomy"]);
+    assert_eq!(runs.len(), 4);
     for r in &runs {
         assert!(r["tps"].as_f64().unwrap() > 0.0);
         assert!(
@@ -185,6 +187,12 @@ fn two_targets_example_runs_the_same_workload_on_each() {
             "two-targets-latency-percentiles",
         ],
     );
+    // two targets: the page compares them without being asked
+    let html = dir.path().join("two_targets.toml.html");
+    assert!(browser::compare_rows(&html) >= 2, "no compare rows");
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("two-targets[target=small]"));
 }
 
 #[test]
@@ -246,6 +254,10 @@ fn parallel_scan_example_launches_every_degree_and_derives_speedup() {
         dir.path(),
         "parallel_scan.toml",
         &[
+            "parallel-scan-speedup",
+            "parallel-scan-efficiency",
+            "parallel-scan-plan-nodes",
+            "parallel-scan-plan-tree",
             "parallel-scan-tps-by-parallel-workers",
             "parallel-scan-latency-percentiles",
         ],

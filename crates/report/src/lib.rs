@@ -70,6 +70,9 @@ pub fn build(model: &Model, opts: &Options) -> Result<Report, ReportError> {
         html::section(&mut body, s, &rendered);
         toc.push((s.id.clone(), s.title.clone()));
     }
+    if opts.compare_html.is_some() {
+        toc.push(("compare".into(), "Compare".into()));
+    }
     let title = match sections.as_slice() {
         [one] => format!("pgrig report: {}", one.title),
         _ => "pgrig report".to_string(),

@@ -17,6 +17,45 @@ pub struct Study {
     pub name: String,
     pub text: String,
     pub runs: Vec<Run>,
+    /// query studies: each point's query figures as the study's summary derives them
+    pub query: Vec<QueryPoint>,
+}
+
+/// One query at one point of a query study: median client time, and speedup and efficiency
+/// against the degree-0 point as `pgrig_study::query::summary` derives them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueryPoint {
+    pub query: String,
+    pub target: String,
+    /// the point's other values (without `parallel_workers`)
+    pub rest: String,
+    pub degree: Option<f64>,
+    pub median_ms: Option<f64>,
+    pub speedup: Option<f64>,
+    pub ideal: Option<f64>,
+    pub efficiency: Option<f64>,
+}
+
+/// One node of an executed plan (depth-first order), from EXPLAIN ANALYZE.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlanNode {
+    pub id: u64,
+    pub depth: u32,
+    /// `Seq Scan on public.pgbench_accounts`
+    pub label: String,
+    pub inclusive_ms: f64,
+    pub self_ms: f64,
+    pub rows: f64,
+    pub loops: f64,
+}
+
+/// A query of a query run with the plan of its representative execution (the successful one
+/// with the median client time among those with server figures, else the plan execution).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueryPlan {
+    pub name: String,
+    pub client_ms: Option<f64>,
+    pub nodes: Vec<PlanNode>,
 }
 
 /// A value of a matrix key: its text, and its number when it is one (then the axis is numeric).
@@ -120,6 +159,8 @@ pub struct Run {
     pub distributions: Vec<Distribution>,
     /// provenance flattened to `key.path = value` lines
     pub provenance: Vec<(String, String)>,
+    /// query runs: each query's plan
+    pub query: Vec<QueryPlan>,
 }
 
 impl Run {

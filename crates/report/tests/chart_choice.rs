@@ -140,3 +140,20 @@ fn the_same_study_exported_from_two_stores_lines_up_point_by_point() {
     assert_eq!(names, ["iso", "iso (host-b.json)"]);
     snapshot("two_exports", &describe(&sections(&m, &metric::METRICS[0])));
 }
+
+#[test]
+fn query_study_gets_speedup_efficiency_plan_nodes_and_plan_tree() {
+    let m = fixtures::model(vec![fixtures::query_study()], vec![]);
+    let s = sections(&m, &metric::METRICS[0]);
+    snapshot("query_study", &describe(&s));
+    // the figures are the study summary's: the median client time at degree 0 (82 ms) over
+    // degree 4's (26 ms) = 3.154,
+    // efficiency ÷ (4 + the leader)
+    let speedup = s[0]
+        .charts
+        .iter()
+        .find(|c| c.id == "parallel-speedup")
+        .unwrap();
+    let row = speedup.table.rows.iter().find(|r| r[0] == "4").unwrap();
+    assert_eq!(row[3..], ["3.154", "5", "0.6308"]);
+}

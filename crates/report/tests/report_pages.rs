@@ -53,6 +53,23 @@ fn matrix_and_rounds_studies_open_in_a_browser_with_every_chart() {
     interact(&html);
 }
 
+#[test]
+fn query_study_shows_speedup_efficiency_and_plans_in_a_browser() {
+    let m = fixtures::model(vec![fixtures::query_study()], vec![]);
+    let html = page(
+        "fixture-query-study",
+        &m,
+        &[
+            "parallel-speedup",
+            "parallel-efficiency",
+            "parallel-plan-nodes",
+            "parallel-plan-tree",
+        ],
+    );
+    assert!(html.contains("ideal (degree + leader)"));
+    assert!(html.contains("· · · Parallel Seq Scan on public.pgbench_accounts"));
+}
+
 /// Hover, series toggle and zoom work in the browser (see `browser::check_interaction`).
 fn interact(html: &str) {
     let dir = tempfile::tempdir().unwrap();

@@ -2,11 +2,14 @@
 //! matrix gets the headline metric against each swept key (`matrix`); rounds get the metric,
 //! relation sizes and statement latencies per round (`rounds`); runs with a per-second series get
 //! TPS and latency over time with ramp-up and tail marked (`time`); latency distributions become
-//! percentile curves (`latency`); wait-event samples a stacked bar per point (`server`).
+//! percentile curves (`latency`); wait-event samples a stacked bar per point (`server`); query
+//! studies speedup and efficiency against the degree, time per plan node and the plan tree
+//! (`query`).
 //! Several runs side by side (two targets, several files) are overlaid.
 
 mod latency;
 mod matrix;
+mod query;
 mod rounds;
 mod server;
 mod time;
@@ -185,13 +188,16 @@ fn study(s: &Study, metric: &Metric) -> Section {
             metric.label
         ));
     }
-    let mut charts = matrix::charts(&id, &s.runs, &swept, metric);
+    let mut charts = query::scaling(&id, s);
+    charts.extend(matrix::charts(&id, &s.runs, &swept, metric));
     if rounds > 1 {
         charts.extend(rounds::charts(&id, &s.runs, metric));
     }
     charts.extend(time::overlaid(&id, &s.runs, metric));
     charts.extend(latency::overlaid(&id, &s.runs, metric));
     charts.extend(server::wait_events(&id, &s.runs));
+    charts.extend(query::node_times(&id, &s.runs, metric));
+    charts.extend(query::plan_trees(&id, &s.runs, metric));
     Section {
         id,
         title: format!("Study \"{}\"", s.name),
@@ -228,10 +234,12 @@ fn loose(runs: &[Run], metric: &Metric) -> Section {
         charts.extend(time::single("run", r));
         charts.extend(latency::single("run", r));
         charts.extend(latency::statements("run", r));
+        charts.extend(query::plan_trees("run", runs, metric));
     } else {
         charts.extend(matrix::per_run("runs", runs, metric));
         charts.extend(time::side_by_side("runs", runs));
         charts.extend(latency::side_by_side("runs", runs));
+        charts.extend(query::node_times("runs", runs, metric));
     }
     Section {
         id: "runs".into(),

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::input::curve;
+use crate::input::{curve, query};
 use crate::model::{Distribution, Latency, PointValue, Run, Second, Server, Sizes, Statement};
 
 fn num(v: &Value) -> Option<f64> {
@@ -236,12 +236,15 @@ pub fn run(id: String, v: &Value) -> Run {
         distributions: distributions(v, &lat),
         latency: lat,
         provenance,
+        query: query::plans(v),
     }
 }
 
-/// Whether a JSON object looks like a run document at all.
+/// Whether a JSON object looks like a run document at all (query runs have no `transactions`).
 pub fn is_run(v: &Value) -> bool {
-    v.is_object() && v.get("tps").is_some() && v.get("transactions").is_some()
+    v.is_object()
+        && v.get("tps").is_some()
+        && (v.get("transactions").is_some() || v["workload"] == "query")
 }
 
 #[cfg(test)]

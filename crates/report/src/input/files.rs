@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::error::ReportError;
-use crate::input::doc;
+use crate::input::{doc, query};
 use crate::model::{Run, Study};
 
 /// What one file contributed.
@@ -59,6 +59,7 @@ fn json(name: &str, v: &Value) -> Result<Loaded, ReportError> {
                 )));
             }
             let mut studies: Vec<Study> = Vec::new();
+            let mut docs: Vec<Vec<Value>> = Vec::new();
             for (i, item) in items.iter().enumerate() {
                 if !doc::is_run(item) {
                     return Err(not_a_run(name, &format!("element {}", i + 1)));
@@ -69,14 +70,23 @@ fn json(name: &str, v: &Value) -> Result<Loaded, ReportError> {
                 };
                 let study = item["study"].as_str().unwrap_or(name).to_string();
                 let run = doc::run(id, item);
-                match studies.iter_mut().find(|s| s.name == study) {
-                    Some(s) => s.runs.push(run),
-                    None => studies.push(Study {
-                        name: study,
-                        text: String::new(),
-                        runs: vec![run],
-                    }),
+                match studies.iter().position(|s| s.name == study) {
+                    Some(s) => {
+                        studies[s].runs.push(run);
+                        docs[s].push(item.clone());
+                    }
+                    None => {
+                        studies.push(Study {
+                            name: study,
+                            runs: vec![run],
+                            ..Study::default()
+                        });
+                        docs.push(vec![item.clone()]);
+                    }
                 }
+            }
+            for (s, d) in studies.iter_mut().zip(&docs) {
+                s.query = query::points(d);
             }
             Ok(Loaded::Studies(studies))
         }

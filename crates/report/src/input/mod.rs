@@ -6,6 +6,7 @@ pub mod curve;
 pub mod doc;
 pub mod files;
 pub mod pgbench_log;
+pub mod query;
 pub mod store;
 
 use std::collections::BTreeMap;

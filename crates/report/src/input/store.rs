@@ -6,7 +6,7 @@
 use pgrig_study::Store;
 
 use crate::error::ReportError;
-use crate::input::doc;
+use crate::input::{doc, query};
 use crate::model::{Run, Study};
 
 /// What to take from the store.
@@ -91,18 +91,29 @@ fn study(
         )));
     }
     let mut out: Vec<Study> = Vec::new();
+    let mut docs: Vec<Vec<serde_json::Value>> = Vec::new();
     for id in ids {
         let Some(v) = store.show(id)? else { continue };
         let text = v["study_text"].as_str().unwrap_or("").to_string();
         let run = doc::run(format!("run {id}"), &v);
-        match out.iter_mut().find(|s| s.text == text) {
-            Some(s) => s.runs.push(run),
-            None => out.push(Study {
-                name: name.to_string(),
-                text,
-                runs: vec![run],
-            }),
+        match out.iter().position(|s| s.text == text) {
+            Some(s) => {
+                out[s].runs.push(run);
+                docs[s].push(v);
+            }
+            None => {
+                out.push(Study {
+                    name: name.to_string(),
+                    text,
+                    runs: vec![run],
+                    ..Study::default()
+                });
+                docs.push(vec![v]);
+            }
         }
+    }
+    for (s, d) in out.iter_mut().zip(&docs) {
+        s.query = query::points(d);
     }
     if out.len() > 1 {
         let n = out.len();

@@ -324,3 +324,28 @@ pub fn check_interaction(html: &Path) {
         );
     }
 }
+
+/// The rows of the compare view's tables (`<section id="compare">`) in the page as the browser
+/// shows it; panics when the section is missing.
+pub fn compare_rows(html: &Path) -> usize {
+    let profile = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", html.canonicalize().unwrap().display());
+    let (dom, _) = run_chromium(profile.path(), &["--dump-dom".into()], &url);
+    let start = dom
+        .find("<section id=\"compare\"")
+        .unwrap_or_else(|| panic!("{}: no compare section", html.display()));
+    let end = dom[start..]
+        .find("</section>")
+        .map_or(dom.len(), |e| e + start);
+    let body = &dom[start..end];
+    body.split("<tbody>")
+        .skip(1)
+        .map(|t| {
+            t.split("</tbody>")
+                .next()
+                .unwrap_or("")
+                .matches("<tr")
+                .count()
+        })
+        .sum()
+}

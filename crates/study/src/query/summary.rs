@@ -77,6 +77,7 @@ struct Row<'a> {
     label: String,
     /// The point's values without `parallel_workers` (what the baseline shares).
     rest: String,
+    rest_label: String,
     query: String,
     degree: Option<u64>,
     leader: bool,
@@ -129,6 +130,7 @@ fn rows(docs: &[Value]) -> Vec<Row<'_>> {
                         target,
                         label,
                         rest: rest.to_string(),
+                        rest_label: point_label(&rest),
                         query,
                         degree: d["query"]["parallel_workers"].as_u64(),
                         leader,
@@ -165,7 +167,7 @@ pub fn table(docs: &[Value]) -> String {
     for r in &rows {
         let median = r.median_ms();
         let speedup = r.speedup(&rows);
-        let ideal = r.degree.map(|d| (d + u64::from(r.leader)).max(1) as f64);
+        let ideal = r.ideal();
         let workers = match (
             r.server(&["workers_launched"]),
             r.server(&["workers_planned"]),
@@ -200,7 +202,52 @@ pub fn table(docs: &[Value]) -> String {
     out
 }
 
+/// The derived figures of one point's query: what the table's client ms, speedup and
+/// efficiency columns show (for charts: the report draws these, it does not derive them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures {
+    pub target: String,
+    /// the point's values, and those without `parallel_workers`
+    pub point: String,
+    pub rest: String,
+    pub query: String,
+    pub degree: Option<u64>,
+    pub median_ms: Option<f64>,
+    pub speedup: Option<f64>,
+    /// the speedup a perfect scaling would give: the processes scanning (degree + the leader)
+    pub ideal: Option<f64>,
+    pub efficiency: Option<f64>,
+}
+
+/// The figures per point and query of a study's query runs, in the table's order.
+pub fn figures(docs: &[Value]) -> Vec<Figures> {
+    let rows = rows(docs);
+    rows.iter()
+        .map(|r| {
+            let speedup = r.speedup(&rows);
+            let ideal = r.ideal();
+            Figures {
+                target: r.target.clone(),
+                point: r.label.clone(),
+                rest: r.rest_label.clone(),
+                query: r.query.clone(),
+                degree: r.degree,
+                median_ms: r.median_ms(),
+                speedup,
+                ideal,
+                efficiency: speedup.zip(ideal).map(|(s, i)| s / i),
+            }
+        })
+        .collect()
+}
+
 impl Row<'_> {
+    /// Speedup at perfect scaling: the degree plus the leader when it takes part.
+    fn ideal(&self) -> Option<f64> {
+        self.degree
+            .map(|d| (d + u64::from(self.leader)).max(1) as f64)
+    }
+
     fn median_ms(&self) -> Option<f64> {
         let client = self.client_ms();
         (!client.is_empty()).then(|| spread(&client).0)
@@ -280,5 +327,11 @@ parallel_workers=4  query     1      1       0       40.0       39.0     2.50   
         assert_eq!(t, expected);
         assert!(run_line(&doc(1, 50.0, 1, 0)).contains("workers 1/1"));
         assert_eq!(table(&[json!({"tps": 1.0})]), "");
+        let f = figures(&[doc(0, 100.0, 0, 0), doc(4, 40.0, 2, 500)]);
+        assert_eq!((f[1].speedup, f[1].ideal), (Some(2.5), Some(5.0)));
+        assert_eq!(
+            (f[1].efficiency, f[1].rest.as_str()),
+            (Some(0.5), "(single point)")
+        );
     }
 }
