@@ -13,6 +13,7 @@ pub mod html_report;
 pub mod init;
 pub mod interrupt;
 pub mod json;
+pub mod profile;
 pub mod prompt;
 pub mod report;
 pub mod run;

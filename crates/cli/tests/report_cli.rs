@@ -186,10 +186,7 @@ fn a_store_of_another_schema_is_refused_with_the_store_named() {
     .unwrap();
     drop(c);
     let out = pgrig(dir.path(), &["report", "--store", old.to_str().unwrap()]);
-    fails_with(
-        &out,
-        "written by an older pgrig",
-    );
+    fails_with(&out, "written by an older pgrig");
     std::fs::write(
         dir.path().join("junk.db"),
         "not a database at all, just text\n".repeat(100),

@@ -31,6 +31,8 @@ pub struct Recording {
     child: Child,
     dir: tempfile::TempDir,
     started: Instant,
+    /// Set by [`Recording::stop`]: perf's exit status and the seconds it sampled
+    stopped: Option<(std::process::ExitStatus, f64)>,
 }
 
 impl Recording {
@@ -90,6 +92,7 @@ impl Recording {
             child,
             dir,
             started: Instant::now(),
+            stopped: None,
         };
         ctl_f
             .write_all(b"enable\n")
@@ -127,8 +130,12 @@ impl Recording {
         }
     }
 
-    /// Stops perf and folds what it recorded; no samples is an error.
-    pub fn finish(mut self) -> Result<Profile, ProfileError> {
+    /// Stops sampling (perf writes its recording and exits). Stop every recording of a run
+    /// before finishing any, so no recording samples another one's `perf script`.
+    pub fn stop(&mut self) -> Result<(), ProfileError> {
+        if self.stopped.is_some() {
+            return Ok(());
+        }
         let seconds = self.started.elapsed().as_secs_f64();
         let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
         let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
@@ -136,6 +143,16 @@ impl Recording {
             .child
             .wait()
             .map_err(|e| ProfileError::io(&self.perf, e))?;
+        self.stopped = Some((status, seconds));
+        Ok(())
+    }
+
+    /// Stops perf if still running and folds what it recorded; no samples is an error.
+    pub fn finish(mut self) -> Result<Profile, ProfileError> {
+        self.stop()?;
+        let Some((status, seconds)) = self.stopped else {
+            return Err(self.failure("not stopped"));
+        };
         let data = self.dir.path().join("perf.data");
         // perf exits with 130 (or by SIGINT) when stopped that way
         let stopped = status.success()

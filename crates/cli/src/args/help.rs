@@ -81,6 +81,9 @@ const PGRIG_EXTRAS: &str = "\
 pgrig extras:
   --json=FILE              also write the results as JSON to FILE (\"-\" for stdout)
   --percentiles            report latency percentiles
+  --profile=DIR            profile the server with perf during the run: DIR/server.folded, .svg
+  --profile-pid=PID        the server to profile: its postmaster (default: from the unix socket)
+  --profile-client         with --profile, also profile pgrig itself: DIR/client.folded, .svg
 ";
 
 const FOOTER: &str = "\nReport bugs to the pgrig project (they are not PostgreSQL's bugs).\n";
