@@ -14,6 +14,19 @@ pub(crate) fn fold(perf_script: impl std::io::BufRead) -> Result<String, Profile
     String::from_utf8(out).map_err(|e| ProfileError::Render(e.to_string()))
 }
 
+/// Several profiles' folded stacks as one (counts of the same stack summed), sorted by stack.
+pub fn merge<'a>(profiles: impl IntoIterator<Item = &'a str>) -> String {
+    let mut sums: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for line in profiles.into_iter().flat_map(str::lines) {
+        if let Some((stack, n)) = line.rsplit_once(' ') {
+            if let Ok(n) = n.trim().parse::<u64>() {
+                *sums.entry(stack).or_default() += n;
+            }
+        }
+    }
+    sums.iter().map(|(s, n)| format!("{s} {n}\n")).collect()
+}
+
 /// The sum of the counts ending the folded lines.
 pub(crate) fn count_samples(folded: &str) -> u64 {
     folded
@@ -37,5 +50,11 @@ mod tests {
         let folded = fold(script.as_bytes()).unwrap();
         assert_eq!(folded.trim(), "postgres;ExecScan;heapgettup 2");
         assert_eq!(count_samples(&folded), 2);
+    }
+
+    #[test]
+    fn merged_profiles_sum_the_counts_of_each_stack() {
+        let m = merge(["a;b 2\na;c 1\n", "a;b 3\n"]);
+        assert_eq!(m, "a;b 5\na;c 1\n");
     }
 }

@@ -9,6 +9,7 @@ mod record;
 mod svg;
 
 pub use error::ProfileError;
+pub use fold::merge;
 pub use record::{perf_binary, Recording};
 pub use svg::{diff_svg, flame_svg};
 

@@ -194,8 +194,11 @@ pub fn run_study(
                     reporter.info(&format!("replayed run {} (already stored)", run.index + 1));
                     continue;
                 }
-                let provenance =
+                let mut provenance =
                     provenance(&ctx, &managed, point, run, &doc, &scripts, &settings_json);
+                if !collected.profiles.is_null() {
+                    provenance["profiles"] = collected.profiles.clone();
+                }
                 let rec = build(
                     &study.spec.name,
                     &target.name,
@@ -279,12 +282,17 @@ fn run_round(
     } else {
         None
     };
+    let profiling = crate::collect::profile::start(m, collect)?;
     let t0 = Instant::now();
     let result = run_bench(ctx, m, point, cfg);
     let wall = t0.elapsed().as_secs_f64();
     let waits = sampler.map(WaitSampler::finish);
+    let profiles = profiling.map(|p| p.finish());
     let result = result?;
     let mut c = Collected::default();
+    if let Some(p) = profiles {
+        c.profiles = p?;
+    }
     if let (Some(b), Some(a)) = (proc_before, procs(m)) {
         c.server_processes = a.delta_json(&b, wall);
     }
