@@ -27,12 +27,16 @@ pub struct Written {
 impl Profiler {
     /// Starts perf on the server whose postmaster is `postmaster` (and on pgrig with `client`).
     pub fn start(dir: &Path, postmaster: u32, client: bool) -> Result<Profiler, String> {
-        let pids = pgrig_lab::server::postgres_tree(postmaster).ok_or_else(|| {
-            format!("--profile: process {postmaster} is not a running PostgreSQL server (postgres)")
-        })?;
-        let server = Recording::start("the server's processes", &pids).map_err(text)?;
+        if pgrig_lab::server::postgres_tree(postmaster).is_none() {
+            return Err(format!(
+                "--profile: process {postmaster} is not a running PostgreSQL server (postgres)"
+            ));
+        }
+        let tree = || pgrig_lab::server::postgres_tree(postmaster).unwrap_or_default();
+        let server = Recording::start("the server's processes", tree).map_err(text)?;
         let client = if client {
-            Some(Recording::start("pgrig's own process", &[std::process::id()]).map_err(text)?)
+            let me = || vec![std::process::id()];
+            Some(Recording::start("pgrig's own process", me).map_err(text)?)
         } else {
             None
         };

@@ -36,9 +36,22 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// Starts sampling `pids` (and what they start from now on); `what` names them in messages
-    /// ("the server's processes"). Returns once samples are being taken.
-    pub fn start(what: &str, pids: &[u32]) -> Result<Recording, ProfileError> {
+    /// Starts sampling the processes `pids` lists (and what they start from now on); `what`
+    /// names them in messages ("the server's processes"). Returns once samples are being
+    /// taken. A process that exits while perf attaches makes perf fail: the list is taken
+    /// again and perf restarted, a few times.
+    pub fn start(what: &str, pids: impl Fn() -> Vec<u32>) -> Result<Recording, ProfileError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match Recording::start_once(what, &pids()) {
+                Err(ProfileError::Failed { .. }) if tries < 4 => continue,
+                r => return r,
+            }
+        }
+    }
+
+    fn start_once(what: &str, pids: &[u32]) -> Result<Recording, ProfileError> {
         if pids.is_empty() {
             return Err(ProfileError::Target(format!("{what}: no processes")));
         }
@@ -72,7 +85,7 @@ impl Recording {
             .join(",");
         let perf = perf_binary();
         let child = Command::new(&perf)
-            .args(["record", "-g", "-F", FREQUENCY, "--delay=-1", "-q"])
+            .args(["record", "-g", "-F", FREQUENCY, "--delay=-1"])
             .arg(format!(
                 "--control=fifo:{},{}",
                 ctl.display(),

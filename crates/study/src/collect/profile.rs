@@ -30,9 +30,10 @@ pub fn start(m: &Managed, collect: &CollectSpec) -> Result<Option<Profiling>, St
         ))
     })?;
     let fail = |e: pgrig_profile::ProfileError| StudyError::Other(e.to_string());
-    let server = Recording::start("the server's processes", &server.pids()).map_err(fail)?;
+    let server = Recording::start("the server's processes", || server.pids()).map_err(fail)?;
     let client = if collect.profile_client {
-        Some(Recording::start("pgrig's own process", &[std::process::id()]).map_err(fail)?)
+        let me = || vec![std::process::id()];
+        Some(Recording::start("pgrig's own process", me).map_err(fail)?)
     } else {
         None
     };
