@@ -1,12 +1,17 @@
-//! `--profile DIR` of `pgrig bench` and `pgrig run`: perf samples the server's processes (and
-//! pgrig's own with `--profile-client`) from just before the benchmark to its end, then writes
+//! `--profile DIR` of `pgrig bench` and `pgrig run`: perf follows the server's processes (and
+//! pgrig's own with `--profile-client`) from before the benchmark and samples them from the
+//! engine's `Sink::measuring` (setup and vacuum done, clients about to connect) to the end of
+//! the run (through [`Measured`], a sink passing everything else on), then writes
 //! `DIR/server.folded`, `DIR/server.svg` (and `client.*`). The server is a throwaway one's
 //! postmaster, `--profile-pid`, or the postmaster named by the unix socket's lock file
 //! (`<socket dir>/.s.PGSQL.<port>.lock`, first line).
 
 use std::path::{Path, PathBuf};
 
+use std::sync::{Arc, Mutex};
+
 use pgrig_engine::config::ConnArgs;
+use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, Sink};
 use pgrig_profile::{Profile, ProfileError, Recording};
 
 use crate::args::ProfileOptions;
@@ -45,6 +50,15 @@ impl Profiler {
             server,
             client,
         })
+    }
+
+    /// Turns sampling on.
+    fn enable(&mut self) -> Result<(), String> {
+        self.server.enable().map_err(text)?;
+        if let Some(c) = self.client.as_mut() {
+            c.enable().map_err(text)?;
+        }
+        Ok(())
     }
 
     /// Stops perf and writes the profiles; an empty profile is an error.
@@ -147,4 +161,64 @@ pub fn bench_postmaster(opts: &ProfileOptions, conn: &ConnArgs) -> Result<u32, S
             lock.display()
         )
     })
+}
+
+/// The engine's sink during a profiled benchmark: everything goes to `inner`; `measuring`
+/// turns the profiler's sampling on.
+pub struct Measured {
+    inner: Arc<dyn Sink>,
+    profiler: Mutex<Option<Profiler>>,
+    enabled: Mutex<Option<Result<(), String>>>,
+}
+
+impl Measured {
+    pub fn new(inner: Arc<dyn Sink>, profiler: Profiler) -> Measured {
+        Measured {
+            inner,
+            profiler: Mutex::new(Some(profiler)),
+            enabled: Mutex::new(None),
+        }
+    }
+
+    /// After the run: stops perf and writes the profiles (`None`: the benchmark never started
+    /// measuring, nothing was sampled).
+    pub fn finish(&self) -> Option<Result<Vec<Written>, String>> {
+        let profiler = self.profiler.lock().ok()?.take()?;
+        let enabled = self.enabled.lock().ok()?.take()?;
+        Some(enabled.and_then(|()| profiler.finish()))
+    }
+}
+
+impl Sink for Measured {
+    fn message(&self, level: Level, text: &str) {
+        self.inner.message(level, text)
+    }
+    fn stdout(&self, text: &str) {
+        self.inner.stdout(text)
+    }
+    fn progress(&self, p: &Progress) {
+        self.inner.progress(p)
+    }
+    fn banner(&self, server_version: &str) {
+        self.inner.banner(server_version)
+    }
+    fn measuring(&self) {
+        let (Ok(mut profiler), Ok(mut enabled)) = (self.profiler.lock(), self.enabled.lock())
+        else {
+            return;
+        };
+        if let Some(p) = profiler.as_mut() {
+            *enabled = Some(p.enable());
+        }
+        self.inner.measuring()
+    }
+    fn init_progress(&self) -> InitProgress {
+        self.inner.init_progress()
+    }
+    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
+        self.inner.phase(label, rows)
+    }
+    fn password(&self) -> Option<String> {
+        self.inner.password()
+    }
 }

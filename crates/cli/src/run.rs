@@ -189,8 +189,13 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     };
-    let r = pgrig_engine::run_bench(cfg, sink.clone(), &stop);
-    let profiled = profiler.map(crate::profile::Profiler::finish);
+    let measured = profiler.map(|p| Arc::new(crate::profile::Measured::new(sink.clone(), p)));
+    let engine_sink: Arc<dyn Sink> = match &measured {
+        Some(m) => m.clone(),
+        None => sink.clone(),
+    };
+    let r = pgrig_engine::run_bench(cfg, engine_sink, &stop);
+    let profiled = measured.as_ref().and_then(|m| m.finish());
     let r = match r {
         Ok(r) => r,
         Err(e) => {

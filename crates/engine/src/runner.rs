@@ -135,6 +135,7 @@ pub fn run_bench(
     });
     stop.attach(&sh);
 
+    sink.measuring();
     // Deal clients to threads in contiguous blocks, as pgbench does.
     let barrier = Arc::new(Barrier::new(nthreads));
     let connect_failed = Arc::new(AtomicBool::new(false));

@@ -1,8 +1,8 @@
 //! One `perf record -g` session on a set of processes. perf follows the processes named and
 //! every process or thread they start after it attached (perf's inheritance), so a postmaster's
-//! later backends and parallel workers are sampled too. perf starts with its events disabled and
-//! is enabled through its control FIFO; its acknowledgement is the moment sampling began, so a
-//! recording is known to run before the caller's measured window starts.
+//! later backends and parallel workers are sampled too. perf starts with its events disabled (and
+//! following the processes); [`Recording::enable`] turns sampling on through perf's control FIFO
+//! when the measured window starts, and perf's acknowledgement is the moment sampling began.
 
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
@@ -30,15 +30,19 @@ pub struct Recording {
     perf: PathBuf,
     child: Child,
     dir: tempfile::TempDir,
-    started: Instant,
+    /// perf's control and acknowledgement FIFOs
+    ctl: File,
+    ack: File,
+    /// When sampling was enabled (`None`: not yet)
+    started: Option<Instant>,
     /// Set by [`Recording::stop`]: perf's exit status and the seconds it sampled
     stopped: Option<(std::process::ExitStatus, f64)>,
 }
 
 impl Recording {
-    /// Starts sampling the processes `pids` lists (and what they start from now on); `what`
-    /// names them in messages ("the server's processes"). Returns once samples are being
-    /// taken. A process that exits while perf attaches makes perf fail: the list is taken
+    /// Starts perf on the processes `pids` lists (and what they start from now on), sampling
+    /// not yet enabled; `what` names them in messages ("the server's processes"). Returns once
+    /// perf follows them (so a refusal is known before anything runs). A process that exits while perf attaches makes perf fail: the list is taken
     /// again and perf restarted, a few times.
     pub fn start(what: &str, pids: impl Fn() -> Vec<u32>) -> Result<Recording, ProfileError> {
         let mut tries = 0;
@@ -75,7 +79,7 @@ impl Recording {
                 .open(p)
                 .map_err(|e| ProfileError::io(p, e))
         };
-        let (mut ctl_f, ack_f) = (open(&ctl)?, open(&ack)?);
+        let (ctl_f, ack_f) = (open(&ctl)?, open(&ack)?);
         let err = File::create(dir.path().join("perf.err"))
             .map_err(|e| ProfileError::io(dir.path(), e))?;
         let pid_list = pids
@@ -104,32 +108,42 @@ impl Recording {
             perf,
             child,
             dir,
-            started: Instant::now(),
+            ctl: ctl_f,
+            ack: ack_f,
+            started: None,
             stopped: None,
         };
-        ctl_f
-            .write_all(b"enable\n")
-            .map_err(|e| ProfileError::io(&ctl, e))?;
-        rec.wait_ack(ack_f)?;
-        rec.started = Instant::now();
+        rec.command("ping")?;
         Ok(rec)
     }
 
-    /// Waits for perf's `ack` (events enabled); a perf that exits instead is explained.
-    fn wait_ack(&mut self, ack: File) -> Result<(), ProfileError> {
+    /// Turns sampling on; returns once perf has acknowledged it.
+    pub fn enable(&mut self) -> Result<(), ProfileError> {
+        self.command("enable")?;
+        self.started = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Sends a control command and waits for perf's `ack`; a perf that exits instead is
+    /// explained.
+    fn command(&mut self, cmd: &str) -> Result<(), ProfileError> {
         use std::os::fd::AsFd;
+        if let Err(e) = self.ctl.write_all(format!("{cmd}\n").as_bytes()) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            return Err(self.failure(&format!("control FIFO: {e}")));
+        }
         let deadline = Instant::now() + Duration::from_secs(30);
-        let mut ack = ack;
         loop {
             let mut fds = [nix::poll::PollFd::new(
-                ack.as_fd(),
+                self.ack.as_fd(),
                 nix::poll::PollFlags::POLLIN,
             )];
             let ready =
                 nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(100u16)).unwrap_or(0);
             if ready > 0 {
-                let mut buf = [0u8; 16];
-                let _ = ack.read(&mut buf);
+                let mut buf = [0u8; 4];
+                let _ = self.ack.read_exact(&mut buf);
                 return Ok(());
             }
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -149,7 +163,7 @@ impl Recording {
         if self.stopped.is_some() {
             return Ok(());
         }
-        let seconds = self.started.elapsed().as_secs_f64();
+        let seconds = self.started.map_or(0.0, |t| t.elapsed().as_secs_f64());
         let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
         let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
         let status = self

@@ -30,13 +30,17 @@ pub fn start(m: &Managed, collect: &CollectSpec) -> Result<Option<Profiling>, St
         ))
     })?;
     let fail = |e: pgrig_profile::ProfileError| StudyError::Other(e.to_string());
-    let server = Recording::start("the server's processes", || server.pids()).map_err(fail)?;
-    let client = if collect.profile_client {
+    let mut server = Recording::start("the server's processes", || server.pids()).map_err(fail)?;
+    let mut client = if collect.profile_client {
         let me = || vec![std::process::id()];
         Some(Recording::start("pgrig's own process", me).map_err(fail)?)
     } else {
         None
     };
+    server.enable().map_err(fail)?;
+    if let Some(c) = client.as_mut() {
+        c.enable().map_err(fail)?;
+    }
     Ok(Some(Profiling { server, client }))
 }
 
