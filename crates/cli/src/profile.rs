@@ -38,10 +38,10 @@ impl Profiler {
             ));
         }
         let tree = || pgrig_lab::server::postgres_tree(postmaster).unwrap_or_default();
-        let server = Recording::start("the server's processes", tree).map_err(text)?;
+        let server = Recording::start("the server's processes", tree, true).map_err(text)?;
         let client = if client {
             let me = || vec![std::process::id()];
-            Some(Recording::start("pgrig's own process", me).map_err(text)?)
+            Some(Recording::start("pgrig's own process", me, false).map_err(text)?)
         } else {
             None
         };

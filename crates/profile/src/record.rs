@@ -1,8 +1,11 @@
-//! One `perf record -g` session on a set of processes. perf follows the processes named and
-//! every process or thread they start after it attached (perf's inheritance), so a postmaster's
-//! later backends and parallel workers are sampled too. perf starts with its events disabled (and
-//! following the processes); [`Recording::enable`] turns sampling on through perf's control FIFO
-//! when the measured window starts, and perf's acknowledgement is the moment sampling began.
+//! One `perf record -g` session for a set of processes. perf samples every CPU (`-a`: per-task
+//! counters inherited into each new backend cost a third of a context-switch-heavy server's
+//! throughput, CPU-wide sampling a few per cent); the samples kept are those of the processes
+//! named and of every process they fork during the recording (perf's task events, see
+//! `fold::keep_tree`), so a postmaster's later backends and parallel workers are included. perf
+//! starts with its events disabled; [`Recording::enable`] turns sampling on through perf's
+//! control FIFO when the measured window starts, and perf's acknowledgement is the moment
+//! sampling began.
 
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
@@ -29,6 +32,10 @@ pub struct Recording {
     what: String,
     perf: PathBuf,
     child: Child,
+    /// The processes whose samples are kept
+    roots: Vec<u32>,
+    /// Their children's too (the server's backends; not pgrig's own perf processes)
+    children: bool,
     dir: tempfile::TempDir,
     /// perf's control and acknowledgement FIFOs
     ctl: File,
@@ -44,18 +51,23 @@ impl Recording {
     /// not yet enabled; `what` names them in messages ("the server's processes"). Returns once
     /// perf follows them (so a refusal is known before anything runs). A process that exits while perf attaches makes perf fail: the list is taken
     /// again and perf restarted, a few times.
-    pub fn start(what: &str, pids: impl Fn() -> Vec<u32>) -> Result<Recording, ProfileError> {
+    /// With `children`, the samples of the processes they fork are kept too.
+    pub fn start(
+        what: &str,
+        pids: impl Fn() -> Vec<u32>,
+        children: bool,
+    ) -> Result<Recording, ProfileError> {
         let mut tries = 0;
         loop {
             tries += 1;
-            match Recording::start_once(what, &pids()) {
+            match Recording::start_once(what, &pids(), children) {
                 Err(ProfileError::Failed { .. }) if tries < 4 => continue,
                 r => return r,
             }
         }
     }
 
-    fn start_once(what: &str, pids: &[u32]) -> Result<Recording, ProfileError> {
+    fn start_once(what: &str, pids: &[u32], children: bool) -> Result<Recording, ProfileError> {
         if pids.is_empty() {
             return Err(ProfileError::Target(format!("{what}: no processes")));
         }
@@ -82,11 +94,6 @@ impl Recording {
         let (ctl_f, ack_f) = (open(&ctl)?, open(&ack)?);
         let err = File::create(dir.path().join("perf.err"))
             .map_err(|e| ProfileError::io(dir.path(), e))?;
-        let pid_list = pids
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
         let perf = perf_binary();
         let child = Command::new(&perf)
             .args(["record", "-g", "-F", FREQUENCY, "--delay=-1"])
@@ -97,7 +104,7 @@ impl Recording {
             ))
             .arg("-o")
             .arg(dir.path().join("perf.data"))
-            .args(["-p", &pid_list])
+            .arg("-a")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(err)
@@ -107,6 +114,8 @@ impl Recording {
             what: what.to_string(),
             perf,
             child,
+            roots: pids.to_vec(),
+            children,
             dir,
             ctl: ctl_f,
             ack: ack_f,
@@ -204,12 +213,13 @@ impl Recording {
         let text = self.dir.path().join("perf.script");
         let out = File::create(&text).map_err(|e| ProfileError::io(&text, e))?;
         let status = Command::new(&self.perf)
-            // no period field: each sample counts once
+            // no period field: each sample counts once; task events: what forked what
             .args([
                 "script",
                 "--force",
+                "--show-task-events",
                 "-F",
-                "comm,pid,tid,time,ip,sym,dso",
+                "comm,pid,tid,time,event,ip,sym,dso",
                 "-i",
             ])
             .arg(data)
@@ -226,7 +236,10 @@ impl Recording {
             });
         }
         let f = File::open(&text).map_err(|e| ProfileError::io(&text, e))?;
-        crate::fold::fold(BufReader::new(f))
+        let mut kept = Vec::new();
+        crate::fold::keep_tree(BufReader::new(f), &self.roots, self.children, &mut kept)
+            .map_err(|e| ProfileError::io(&text, e))?;
+        crate::fold::fold(kept.as_slice())
     }
 
     /// The error for a perf that stopped early, from what it printed.
