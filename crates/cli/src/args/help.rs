@@ -81,9 +81,9 @@ const PGRIG_EXTRAS: &str = "\
 pgrig extras:
   --json=FILE              also write the results as JSON to FILE (\"-\" for stdout)
   --percentiles            report latency percentiles
-  --profile=DIR            profile the server with perf during the run: DIR/server.folded, .svg
-  --profile-pid=PID        the server to profile: its postmaster (default: from the unix socket)
-  --profile-client         with --profile, also profile pgrig itself: DIR/client.folded, .svg
+  --profile=DIR            perf profile of the server: DIR/server.folded, .svg
+  --profile-pid=PID        with --profile: the server's postmaster (default: socket)
+  --profile-client         with --profile: also profile pgrig (DIR/client.*)
 ";
 
 const FOOTER: &str = "\nReport bugs to the pgrig project (they are not PostgreSQL's bugs).\n";
