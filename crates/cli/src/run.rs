@@ -494,22 +494,6 @@ pub fn summary(r: &RunDocument) -> String {
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::parse_duration;
-
-    #[test]
-    fn duration_takes_the_study_syntax_in_whole_seconds() {
-        assert_eq!(parse_duration("10s"), Ok(10));
-        assert_eq!(parse_duration("2m"), Ok(120));
-        assert_eq!(parse_duration("1500ms"), Ok(2));
-        assert_eq!(parse_duration("7"), Ok(7));
-        assert!(parse_duration("500ms").is_err());
-        assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("soon").is_err());
-    }
-}
-
 /// `--profile`: perf on the throwaway server (or the target's postmaster) and on pgrig.
 fn start_profile(
     a: &RunArgs,
@@ -529,4 +513,20 @@ fn start_profile(
         _ => crate::profile::bench_postmaster(&opts, conn)?,
     };
     crate::profile::Profiler::start(dir, postmaster, a.profile_client).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+
+    #[test]
+    fn duration_takes_the_study_syntax_in_whole_seconds() {
+        assert_eq!(parse_duration("10s"), Ok(10));
+        assert_eq!(parse_duration("2m"), Ok(120));
+        assert_eq!(parse_duration("1500ms"), Ok(2));
+        assert_eq!(parse_duration("7"), Ok(7));
+        assert!(parse_duration("500ms").is_err());
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("soon").is_err());
+    }
 }
