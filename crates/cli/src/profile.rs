@@ -32,16 +32,13 @@ pub struct Written {
 impl Profiler {
     /// Starts perf on the server whose postmaster is `postmaster` (and on pgrig with `client`).
     pub fn start(dir: &Path, postmaster: u32, client: bool) -> Result<Profiler, String> {
-        if pgrig_lab::server::postgres_tree(postmaster).is_none() {
-            return Err(format!(
-                "--profile: process {postmaster} is not a running PostgreSQL server (postgres)"
-            ));
-        }
-        let tree = || pgrig_lab::server::postgres_tree(postmaster).unwrap_or_default();
-        let server = Recording::start("the server's processes", tree, true).map_err(text)?;
+        let tree = pgrig_lab::server::postgres_tree(postmaster).ok_or_else(|| {
+            format!("--profile: process {postmaster} is not a running PostgreSQL server (postgres)")
+        })?;
+        let server = Recording::start("the server's processes", &tree, true).map_err(text)?;
         let client = if client {
-            let me = || vec![std::process::id()];
-            Some(Recording::start("pgrig's own process", me, false).map_err(text)?)
+            let me = [std::process::id()];
+            Some(Recording::start("pgrig's own process", &me, false).map_err(text)?)
         } else {
             None
         };

@@ -47,27 +47,10 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// Starts perf on the processes `pids` lists (and what they start from now on), sampling
-    /// not yet enabled; `what` names them in messages ("the server's processes"). Returns once
-    /// perf follows them (so a refusal is known before anything runs). A process that exits while perf attaches makes perf fail: the list is taken
-    /// again and perf restarted, a few times.
-    /// With `children`, the samples of the processes they fork are kept too.
-    pub fn start(
-        what: &str,
-        pids: impl Fn() -> Vec<u32>,
-        children: bool,
-    ) -> Result<Recording, ProfileError> {
-        let mut tries = 0;
-        loop {
-            tries += 1;
-            match Recording::start_once(what, &pids(), children) {
-                Err(ProfileError::Failed { .. }) if tries < 4 => continue,
-                r => return r,
-            }
-        }
-    }
-
-    fn start_once(what: &str, pids: &[u32], children: bool) -> Result<Recording, ProfileError> {
+    /// Starts perf for the processes `pids` (with `children`, also what they fork from now on),
+    /// sampling not yet enabled; `what` names them in messages ("the server's processes").
+    /// Returns once perf runs, so a refusal is known before anything is measured.
+    pub fn start(what: &str, pids: &[u32], children: bool) -> Result<Recording, ProfileError> {
         if pids.is_empty() {
             return Err(ProfileError::Target(format!("{what}: no processes")));
         }

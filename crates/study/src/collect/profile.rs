@@ -31,10 +31,10 @@ pub fn start(m: &Managed, collect: &CollectSpec) -> Result<Option<Profiling>, St
     })?;
     let fail = |e: pgrig_profile::ProfileError| StudyError::Other(e.to_string());
     let mut server =
-        Recording::start("the server's processes", || server.pids(), true).map_err(fail)?;
+        Recording::start("the server's processes", &server.pids(), true).map_err(fail)?;
     let mut client = if collect.profile_client {
-        let me = || vec![std::process::id()];
-        Some(Recording::start("pgrig's own process", me, false).map_err(fail)?)
+        let me = [std::process::id()];
+        Some(Recording::start("pgrig's own process", &me, false).map_err(fail)?)
     } else {
         None
     };
