@@ -93,7 +93,22 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
     let exit_on_abort = cfg.exit_on_abort;
-    let result = match pgrig_engine::run_bench(cfg, sink.clone(), &stop) {
+    let profiler = match start_profile(output.profile.as_ref(), &cfg) {
+        Ok(p) => p,
+        Err(e) => {
+            sink.message(Level::Error, &e);
+            crate::json::abandon(json);
+            return 1;
+        }
+    };
+    let measured = profiler.map(|p| Arc::new(crate::profile::Measured::new(sink.clone(), p)));
+    let engine_sink: Arc<dyn Sink> = match &measured {
+        Some(m) => m.clone(),
+        None => sink.clone(),
+    };
+    let result = pgrig_engine::run_bench(cfg, engine_sink, &stop);
+    let profiled = measured.as_ref().and_then(|m| m.finish());
+    let result = match result {
         Ok(r) => r,
         Err(e) => {
             let code = e.report(&*sink);
@@ -117,6 +132,19 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
     // pgrig's self-check. Invoked as `pgbench`, stderr holds only what pgbench prints, so
     // the warnings go to the JSON result alone (the run document's `self_check`).
     let mut code = 0;
+    if let (Some(p), Some(done)) = (&output.profile, profiled) {
+        match done {
+            Ok(written) => {
+                for l in crate::profile::written_lines(&p.dir, &written) {
+                    sink.message(Level::Info, &l);
+                }
+            }
+            Err(e) => {
+                sink.message(Level::Error, &e);
+                code = 1;
+            }
+        }
+    }
     if let Some(json) = json {
         if let Err(e) = json.write(&doc) {
             sink.message(Level::Error, &e);
@@ -146,4 +174,16 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
         return 2;
     }
     code
+}
+
+/// `--profile`: perf on the server (and pgrig) from before the benchmark's connections on.
+fn start_profile(
+    opts: Option<&args::ProfileOptions>,
+    cfg: &BenchConfig,
+) -> Result<Option<crate::profile::Profiler>, String> {
+    let Some(opts) = opts else {
+        return Ok(None);
+    };
+    let postmaster = crate::profile::bench_postmaster(opts, &cfg.conn)?;
+    crate::profile::Profiler::start(&opts.dir, postmaster, opts.client).map(Some)
 }

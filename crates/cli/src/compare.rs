@@ -37,6 +37,13 @@ struct CompareArgs {
     /// Compare runs of different workloads anyway (with a warning).
     #[arg(long)]
     force: bool,
+    /// Instead of the metrics: a differential flame graph (SVG) of the stored server profiles,
+    /// B's frames coloured by how their share changed from A (`[collect] profile = true`).
+    #[arg(long)]
+    flame: bool,
+    /// With --flame: the client's (pgrig's) profiles instead of the server's.
+    #[arg(long, requires = "flame")]
+    client: bool,
 }
 
 fn after_help() -> String {
@@ -81,8 +88,13 @@ fn run(a: CompareArgs) -> Result<(), String> {
         metrics: a.metric,
         force: a.force,
     };
-    let c = pgrig_compare::run(&opts).map_err(|e| e.to_string())?;
-    let text = render::render(&c, format);
+    let text = if a.flame {
+        let which = if a.client { "client" } else { "server" };
+        pgrig_compare::flame::flame(&opts, which).map_err(|e| e.to_string())?
+    } else {
+        let c = pgrig_compare::run(&opts).map_err(|e| e.to_string())?;
+        render::render(&c, format)
+    };
     match a.output {
         Some(p) => write_private(&p, &text).map_err(|e| {
             CompareError::Output {

@@ -15,6 +15,7 @@ pub mod init;
 pub mod interrupt;
 pub mod json;
 pub mod own_args;
+pub mod profile;
 pub mod prompt;
 pub mod report;
 pub mod report_compare;

@@ -48,6 +48,23 @@ enum Cmd {
         #[arg(long, default_value = "pgrig.db")]
         store: String,
     },
+    /// A stored run's profile as a flame graph (SVG), or its folded stacks.
+    Flame {
+        /// The run id (see `results list`).
+        id: i64,
+        /// Results store: a SQLite file or postgresql://… URL.
+        #[arg(long, default_value = "pgrig.db")]
+        store: String,
+        /// The client's (pgrig's) profile instead of the server's.
+        #[arg(long)]
+        client: bool,
+        /// Write the folded stacks instead of the SVG.
+        #[arg(long)]
+        folded: bool,
+        /// Write to FILE instead of standard output.
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
     /// All runs (or one study's) as JSON or CSV.
     Export {
         /// Results store: a SQLite file or postgresql://… URL.
@@ -118,11 +135,24 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
         Cmd::Show { id, store } => {
             let mut s = Store::open_existing(&store)?;
             match s.show(id)? {
-                Some(v) => out(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n")),
+                Some(mut v) => {
+                    pgrig_study::collect::profile::summarise(&mut v, id);
+                    out(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"))
+                }
                 None => Err(StudyError::Other(format!(
                     "no run with id {id} in \"{store}\""
                 ))),
             }
+        }
+        Cmd::Flame {
+            id,
+            store,
+            client,
+            folded,
+            output,
+        } => {
+            let text = flame(&store, id, client, folded)?;
+            to_output(output, &text)
         }
         Cmd::Export {
             store,
@@ -143,14 +173,40 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
                     )))
                 }
             };
-            match output {
-                Some(p) => write_private(&p, &text).map_err(|e| {
-                    StudyError::Other(format!("could not write \"{}\": {e}", p.display()))
-                }),
-                None => out(&text),
-            }
+            to_output(output, &text)
         }
     }
+}
+
+/// `-o FILE` (private) or standard output.
+fn to_output(output: Option<PathBuf>, text: &str) -> Result<(), StudyError> {
+    match output {
+        Some(p) => write_private(&p, text)
+            .map_err(|e| StudyError::Other(format!("could not write \"{}\": {e}", p.display()))),
+        None => out(text),
+    }
+}
+
+/// `results flame`: the stored profile of run `id` drawn (or its folded stacks).
+fn flame(store: &str, id: i64, client: bool, folded: bool) -> Result<String, StudyError> {
+    let mut s = Store::open_existing(store)?;
+    let run = s
+        .show(id)?
+        .ok_or_else(|| StudyError::Other(format!("no run with id {id} in \"{store}\"")))?;
+    let which = if client { "client" } else { "server" };
+    let stacks =
+        pgrig_study::collect::profile::stored(&run, which).ok_or_else(|| {
+            StudyError::Other(format!(
+            "run {id} has no {which} profile (profile a study's runs with `[collect] profile = \
+             true`{})",
+            if client { " and `profile_client = true`" } else { "" }
+        ))
+        })?;
+    if folded {
+        return Ok(stacks.to_string());
+    }
+    let title = format!("{which} profile of run {id}");
+    pgrig_profile::flame_svg(stacks, &title).map_err(|e| StudyError::Other(e.to_string()))
 }
 
 /// Writes to standard output: a closed pipe (`| head`) ends the output quietly; any other

@@ -67,6 +67,15 @@ pub struct RunArgs {
     /// password) instead of its unix socket.
     #[arg(long)]
     pub tcp: bool,
+    /// Profile the server with perf during the run: DIR/server.folded and DIR/server.svg.
+    #[arg(long, value_name = "DIR")]
+    pub profile: Option<std::path::PathBuf>,
+    /// With --target: the server's postmaster to profile (default: from the unix socket).
+    #[arg(long, value_name = "PID", requires = "profile")]
+    pub profile_pid: Option<u32>,
+    /// With --profile: also profile pgrig itself (DIR/client.folded, DIR/client.svg).
+    #[arg(long, requires = "profile")]
+    pub profile_client: bool,
 }
 
 /// `--duration`: the study file's duration syntax (`10s`, `1500ms`, `2m`, `1h`, bare seconds) and
@@ -172,7 +181,26 @@ pub fn main(args: &[String]) -> i32 {
         no_vacuum: false,
         ..Default::default()
     };
-    let r = match pgrig_engine::run_bench(cfg, sink.clone(), &stop) {
+    let profiler = match start_profile(
+        &a,
+        &cfg.conn,
+        server.as_ref().and_then(|m| m.server.as_ref()),
+    ) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("pgrig: error: {e}");
+            crate::json::abandon(json);
+            return 1;
+        }
+    };
+    let measured = profiler.map(|p| Arc::new(crate::profile::Measured::new(sink.clone(), p)));
+    let engine_sink: Arc<dyn Sink> = match &measured {
+        Some(m) => m.clone(),
+        None => sink.clone(),
+    };
+    let r = pgrig_engine::run_bench(cfg, engine_sink, &stop);
+    let profiled = measured.as_ref().and_then(|m| m.finish());
+    let r = match r {
         Ok(r) => r,
         Err(e) => {
             let code = e.report(&*sink);
@@ -185,6 +213,21 @@ pub fn main(args: &[String]) -> i32 {
     }
     let doc = RunDocument::of(&r);
     let mut code = report(&doc, json, &sink);
+    if let (Some(dir), Some(done)) = (&a.profile, profiled) {
+        match done {
+            Ok(written) => {
+                for l in crate::profile::written_lines(dir, &written) {
+                    eprintln!("pgrig: {l}");
+                }
+            }
+            Err(e) => {
+                eprintln!("pgrig: error: {e}");
+                if code == 0 {
+                    code = 1;
+                }
+            }
+        }
+    }
     if let Some(path) = &a.report {
         let value = serde_json::to_value(&doc).unwrap_or_default();
         if let Err(e) = crate::html_report::of_run_document(&value, path) {
@@ -444,6 +487,27 @@ pub fn summary(r: &RunDocument) -> String {
         per_tx
     );
     s
+}
+
+/// `--profile`: perf on the throwaway server (or the target's postmaster) and on pgrig.
+fn start_profile(
+    a: &RunArgs,
+    conn: &ConnArgs,
+    server: Option<&pgrig_lab::Server>,
+) -> Result<Option<crate::profile::Profiler>, String> {
+    let Some(dir) = &a.profile else {
+        return Ok(None);
+    };
+    let opts = crate::args::ProfileOptions {
+        dir: dir.clone(),
+        pid: a.profile_pid,
+        client: a.profile_client,
+    };
+    let postmaster = match server.and_then(pgrig_lab::Server::postmaster_pid) {
+        Some(pid) if a.profile_pid.is_none() => pid,
+        _ => crate::profile::bench_postmaster(&opts, conn)?,
+    };
+    crate::profile::Profiler::start(dir, postmaster, a.profile_client).map(Some)
 }
 
 #[cfg(test)]

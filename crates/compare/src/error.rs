@@ -15,6 +15,9 @@ pub enum CompareError {
     },
     #[error(transparent)]
     Store(#[from] StudyError),
+    /// `--flame`: a run without the profile, or one that cannot be drawn.
+    #[error("{0}")]
+    Profile(String),
     #[error("the results store \"{0}\" holds no runs (run a study first, or give --store PATH)")]
     EmptyStore(String),
     #[error("no study named \"{name}\" in \"{store}\"; its studies: {}", known.join(", "))]

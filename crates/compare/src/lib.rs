@@ -4,12 +4,14 @@
 //! and flags. [`model`] compares the sides per metric — medians with order-statistic
 //! confidence intervals ([`median_ci`]) and the Mann–Whitney U test ([`mann_whitney`]) — into
 //! a plain [`Comparison`] that [`render`] writes as a terminal table, markdown, JSON or an HTML
-//! table fragment (for the report). Metrics and their names: [`metric`].
+//! table fragment (for the report). Metrics and their names: [`metric`]. `--flame`: [`flame`],
+//! a differential flame graph of the two sides' stored profiles.
 //!
 //! Embedding (the report): build each side with [`select::Side::from_docs`] from stored run
 //! documents, call [`compare_sides`], and write the result with [`render::render`].
 
 pub mod error;
+pub mod flame;
 pub mod mann_whitney;
 pub mod median_ci;
 pub mod metric;

@@ -44,10 +44,7 @@ pub fn resolve(
     text: &str,
     sel: &Selector,
 ) -> Result<Side, CompareError> {
-    let ids = match sel {
-        Selector::Runs(ids) => ids.clone(),
-        Selector::Study { name, filters } => study_runs(store, path, name, filters)?,
-    };
+    let ids = run_ids(store, path, sel)?;
     let mut samples = Vec::with_capacity(ids.len());
     for id in ids {
         let doc = store.show(id)?.ok_or_else(|| match store.list(None) {
@@ -66,6 +63,14 @@ pub fn resolve(
     };
     one_round(&side)?;
     Ok(side)
+}
+
+/// The ids of the runs `sel` names.
+pub fn run_ids(store: &mut Store, path: &str, sel: &Selector) -> Result<Vec<i64>, CompareError> {
+    match sel {
+        Selector::Runs(ids) => Ok(ids.clone()),
+        Selector::Study { name, filters } => study_runs(store, path, name, filters),
+    }
 }
 
 /// Run ids of a study's runs matching every filter.

@@ -193,6 +193,8 @@ fn start_workers(
     client_id: Option<VarId>,
 ) -> Result<(Vec<JoinHandle<WorkerOut>>, mpsc::Receiver<Report>), EngineError> {
     let nclients = sh.cfg.clients as usize;
+    // the measured window starts now (a profiler attached by the front end begins sampling)
+    sh.sink.measuring();
     let barrier = Arc::new(Barrier::new(nthreads));
     let connect_failed = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();

@@ -68,6 +68,9 @@ pub trait Sink: Send + Sync {
     /// The version line pgbench prints once connected (`pgbench (15.4, server 16.1)`); pgrig
     /// names itself and the server. Default: nothing.
     fn banner(&self, _server_version: &str) {}
+    /// Called once per benchmark when setup (scale detection, vacuum) is done, right before the
+    /// clients connect and run (e.g. to start a profiler). Default: nothing.
+    fn measuring(&self) {}
     /// How initialisation shows progress. Default: pgbench's lines.
     fn init_progress(&self) -> InitProgress {
         InitProgress::Lines { terminal: false }

@@ -32,6 +32,12 @@ mod template;
 mod watchdog;
 
 pub use binaries::{release_of, PgBinaries};
+
+/// The processes of the PostgreSQL server whose postmaster is `pid` (it first, then its live
+/// children), or `None` when `pid` is not a running `postgres` process (e.g. for profiling).
+pub fn postgres_tree(pid: u32) -> Option<Vec<u32>> {
+    identity::is_postgres_alive(pid).then(|| process::process_tree(pid))
+}
 pub use cluster::Server;
 pub use detached::{default_state_dir, start_detached, status, stop, ServerStatus};
 pub use error::LabError;

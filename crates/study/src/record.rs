@@ -23,6 +23,8 @@ pub struct Collected {
     pub relation_sizes: Value,
     /// share of sampled sessions waiting on locks
     pub lock_share: f64,
+    /// `[collect] profile`: the provenance's `profiles` (null when not profiled)
+    pub profiles: Value,
 }
 
 /// Matrix values of a point as a JSON object.

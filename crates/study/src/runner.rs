@@ -316,7 +316,7 @@ fn run_and_store(
             .info(&format!("replayed run {} (already stored)", run.index + 1));
         return Ok(());
     }
-    let provenance = provenance(
+    let mut provenance = provenance(
         ctx,
         &state.managed,
         point,
@@ -325,6 +325,9 @@ fn run_and_store(
         scripts,
         &state.settings,
     );
+    if !collected.profiles.is_null() {
+        provenance["profiles"] = collected.profiles.clone();
+    }
     let rec = build(
         &ctx.study.spec.name,
         &state.managed.name,
@@ -394,12 +397,17 @@ fn run_round(
     } else {
         None
     };
+    let profiling = crate::collect::profile::start(m, collect)?;
     let t0 = Instant::now();
     let result = run_bench(ctx, m, point, cfg);
     let wall = t0.elapsed().as_secs_f64();
     let waits = sampler.map(WaitSampler::finish);
+    let profiles = profiling.map(|p| p.finish());
     let result = result?;
     let mut c = Collected::default();
+    if let Some(p) = profiles {
+        c.profiles = p?;
+    }
     if let (Some(b), Some(a)) = (proc_before, procs(m)) {
         c.server_processes = a.delta_json(&b, wall);
     }

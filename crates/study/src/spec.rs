@@ -167,6 +167,12 @@ pub struct CollectSpec {
     /// CPU and I/O of the throwaway server's processes, from /proc.
     #[serde(default = "yes")]
     pub server_processes: bool,
+    /// perf profile (folded stacks) of the throwaway server's processes during every run.
+    #[serde(default)]
+    pub profile: bool,
+    /// With `profile`: pgrig's own process profiled too.
+    #[serde(default)]
+    pub profile_client: bool,
 }
 
 impl Default for CollectSpec {
@@ -177,6 +183,8 @@ impl Default for CollectSpec {
             wait_events: true,
             sample_interval_ms: sample_ms(),
             server_processes: true,
+            profile: false,
+            profile_client: false,
         }
     }
 }

@@ -81,6 +81,9 @@ const PGRIG_EXTRAS: &str = "\
 pgrig extras:
   --json=FILE              also write the results as JSON to FILE (\"-\" for stdout)
   --percentiles            report latency percentiles
+  --profile=DIR            perf profile of the server: DIR/server.folded, .svg
+  --profile-pid=PID        with --profile: the server's postmaster (default: socket)
+  --profile-client         with --profile: also profile pgrig (DIR/client.*)
 ";
 
 const FOOTER: &str = "\nReport bugs to the pgrig project (they are not PostgreSQL's bugs).\n";

@@ -51,6 +51,19 @@ pub struct OutputOptions {
     pub json: Option<String>,
     /// `--percentiles`: latency percentile lines in the text report
     pub percentiles: bool,
+    /// `--profile DIR`, `--profile-pid PID`, `--profile-client`: perf profiles of the run
+    pub profile: Option<ProfileOptions>,
+}
+
+/// Where a benchmark's profiles go and what is profiled (`--profile` and its companions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileOptions {
+    /// `DIR/server.folded` and `DIR/server.svg` (and `client.*`)
+    pub dir: std::path::PathBuf,
+    /// The server's postmaster; `None`: found through the unix socket's lock file
+    pub pid: Option<u32>,
+    /// Profile pgrig's own process too
+    pub client: bool,
 }
 
 /// A successful parse.
@@ -209,12 +222,21 @@ pub fn parse_pgbench_args(
         }
     }
     let positionals = scan.positionals().to_vec();
+    if st.profile.is_none() && (st.profile_pid.is_some() || st.profile_client) {
+        let msg = rep.error("--profile-pid and --profile-client need --profile DIR");
+        return Err(fail(&st, vec![msg, rep.try_help()]));
+    }
     match finish::finish(&mut st, &positionals) {
         Ok(action) => Ok(Parsed {
             action,
             output: OutputOptions {
                 json: st.json.clone(),
                 percentiles: st.percentiles,
+                profile: st.profile.as_ref().map(|dir| ProfileOptions {
+                    dir: dir.into(),
+                    pid: st.profile_pid,
+                    client: st.profile_client,
+                }),
             },
             notices: st.notices,
         }),

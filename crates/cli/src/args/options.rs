@@ -56,6 +56,9 @@ pub enum Opt {
     // ---- pgrig extras ----
     Json,
     Percentiles,
+    Profile,
+    ProfilePid,
+    ProfileClient,
 }
 
 use HasArg::{No, Required as Req};
@@ -149,6 +152,9 @@ const LONG: &[LongOpt<Opt>] = &[
 const EXTRA_LONG: &[LongOpt<Opt>] = &[
     l("json", Req, Opt::Json),
     l("percentiles", No, Opt::Percentiles),
+    l("profile", Req, Opt::Profile),
+    l("profile-pid", Req, Opt::ProfilePid),
+    l("profile-client", No, Opt::ProfileClient),
 ];
 
 /// The getopt tables for pgbench's command line.

@@ -61,6 +61,9 @@ pub struct State {
     pub random_seed: Option<u64>,
     pub json: Option<String>,
     pub percentiles: bool,
+    pub profile: Option<String>,
+    pub profile_pid: Option<u32>,
+    pub profile_client: bool,
 }
 
 type Lines = Vec<String>;
@@ -113,6 +116,9 @@ impl State {
             random_seed: None,
             json: None,
             percentiles: false,
+            profile: None,
+            profile_pid: None,
+            profile_client: false,
         }
     }
 
@@ -303,6 +309,12 @@ impl State {
             Opt::ContinueOnError => self.continue_on_error = true,
             Opt::Json => self.json = Some(arg),
             Opt::Percentiles => self.percentiles = true,
+            Opt::Profile => self.profile = Some(arg),
+            Opt::ProfilePid => match arg.trim().parse::<u32>() {
+                Ok(pid) if pid > 0 => self.profile_pid = Some(pid),
+                _ => return Err(self.err(&format!("invalid --profile-pid: \"{arg}\""))),
+            },
+            Opt::ProfileClient => self.profile_client = true,
         }
         Ok(None)
     }

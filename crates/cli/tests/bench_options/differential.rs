@@ -327,7 +327,10 @@ fn help_is_pg15_help_plus_the_documented_later_changes() {
              -d, --dbname=DBNAME      database name to connect to\n",
         )
         + "pgrig extras:\n  --json=FILE              also write the results as JSON to FILE (\"-\" for stdout)\n  \
-           --percentiles            report latency percentiles\n\n\
+           --percentiles            report latency percentiles\n  \
+           --profile=DIR            perf profile of the server: DIR/server.folded, .svg\n  \
+           --profile-pid=PID        with --profile: the server's postmaster (default: socket)\n  \
+           --profile-client         with --profile: also profile pgrig (DIR/client.*)\n\n\
            Report bugs to the pgrig project (they are not PostgreSQL's bugs).\n";
     assert_eq!(pgrig_cli::args::help_text("pgbench"), expected);
 }
