@@ -41,6 +41,9 @@ pub struct Case {
     #[serde(default)]
     pub serial: bool,
     pub awaiting: Option<String>,
+    /// The case provokes a server race (the reason): a failing attempt is repeated, up to three
+    /// attempts on fresh databases, for either tool.
+    pub races: Option<String>,
     pub newer: Option<String>,
     pub newer_client: Option<String>,
     /// 002's cases run against no database (the suite runs without a server).

@@ -33,6 +33,18 @@ const TIMEOUT: Duration = Duration::from_secs(90);
 /// Runs `case` with `tool`: its own database (from the template when the case needs pgbench's
 /// tables) and directory, the command `runs` times, then the checks.
 pub fn run_case(ctx: &Context, case: &Case, tool: &Tool) -> Outcome {
+    let attempts = if case.races.is_some() { 3 } else { 1 };
+    let mut outcome = None;
+    for _ in 0..attempts {
+        outcome = run_once(ctx, case, tool);
+        if outcome.is_none() {
+            break;
+        }
+    }
+    outcome
+}
+
+fn run_once(ctx: &Context, case: &Case, tool: &Tool) -> Outcome {
     let dir = tempfile::tempdir().expect("case directory");
     let db = CaseDb::create(ctx, case);
     if case.tablespace {
