@@ -101,13 +101,7 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
             return 1;
         }
     };
-    let measured = profiler.map(|p| Arc::new(crate::profile::Measured::new(sink.clone(), p)));
-    let engine_sink: Arc<dyn Sink> = match &measured {
-        Some(m) => m.clone(),
-        None => sink.clone(),
-    };
-    let result = pgrig_engine::run_bench(cfg, engine_sink, &stop);
-    let profiled = measured.as_ref().and_then(|m| m.finish());
+    let (result, profiled) = crate::profile::run_bench_profiled(profiler, sink.clone(), cfg, &stop);
     let result = match result {
         Ok(r) => r,
         Err(e) => {

@@ -162,6 +162,28 @@ pub fn bench_postmaster(opts: &ProfileOptions, conn: &ConnArgs) -> Result<u32, S
 
 /// The engine's sink during a profiled benchmark: everything goes to `inner`; `measuring`
 /// turns the profiler's sampling on.
+/// What the engine returned for a run.
+pub type BenchOutcome = Result<pgrig_engine::result::RunResult, pgrig_engine::EngineError>;
+/// The profile's files, or why there is none.
+pub type ProfileOutcome = Result<Vec<Written>, String>;
+
+/// Runs the benchmark, profiled when a profiler is given (it samples from the moment the engine
+/// says the measured window starts); returns the run and the profile's files or its error.
+pub fn run_bench_profiled(
+    profiler: Option<Profiler>,
+    sink: Arc<dyn Sink>,
+    cfg: pgrig_engine::config::BenchConfig,
+    stop: &pgrig_engine::StopHandle,
+) -> (BenchOutcome, Option<ProfileOutcome>) {
+    let measured = profiler.map(|p| Arc::new(Measured::new(sink.clone(), p)));
+    let engine_sink: Arc<dyn Sink> = match &measured {
+        Some(m) => m.clone(),
+        None => sink,
+    };
+    let result = pgrig_engine::run_bench(cfg, engine_sink, stop);
+    (result, measured.as_ref().and_then(|m| m.finish()))
+}
+
 pub struct Measured {
     inner: Arc<dyn Sink>,
     profiler: Mutex<Option<Profiler>>,

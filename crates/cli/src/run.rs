@@ -193,13 +193,7 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     };
-    let measured = profiler.map(|p| Arc::new(crate::profile::Measured::new(sink.clone(), p)));
-    let engine_sink: Arc<dyn Sink> = match &measured {
-        Some(m) => m.clone(),
-        None => sink.clone(),
-    };
-    let r = pgrig_engine::run_bench(cfg, engine_sink, &stop);
-    let profiled = measured.as_ref().and_then(|m| m.finish());
+    let (r, profiled) = crate::profile::run_bench_profiled(profiler, sink.clone(), cfg, &stop);
     let r = match r {
         Ok(r) => r,
         Err(e) => {
