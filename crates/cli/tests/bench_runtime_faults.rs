@@ -59,7 +59,10 @@ fn sessions_sql(state: &str, pattern: &str) -> String {
 /// pattern is that select's own text, so initialisation's backend, which may still be listed
 /// for a moment after `pgbench -i` exits, never counts).
 fn wait_for_a_transaction(mut psql: impl FnMut(&str) -> String) {
-    let sql = sessions_sql("idle", "SELECT abalance FROM pgbench_accounts WHERE aid = %");
+    let sql = sessions_sql(
+        "idle",
+        "SELECT abalance FROM pgbench_accounts WHERE aid = %",
+    );
     wait_until("a transaction has finished", || {
         psql(&sql).trim().parse::<u32>().unwrap_or(0) > 0
     });
