@@ -93,6 +93,8 @@ pub struct BenchConfig {
     /// CPUs (numbers as the kernel counts them) the worker threads may run on; `None`: any
     /// (a study's `client_cpus`).
     pub client_cpus: Option<Vec<usize>>,
+    /// A native workload (sysbench, YCSB, TPC-C) instead of `scripts`.
+    pub native: Option<crate::workload::NativeWorkload>,
 }
 
 impl Default for BenchConfig {
@@ -126,6 +128,7 @@ impl Default for BenchConfig {
             random_seed: None,
             debug: false,
             client_cpus: None,
+            native: None,
         }
     }
 }

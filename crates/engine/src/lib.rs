@@ -9,6 +9,7 @@ pub mod result;
 pub mod sink;
 pub mod stats;
 pub mod stop;
+pub mod workload;
 
 pub mod ask;
 mod client;

@@ -18,7 +18,7 @@ pub enum CopyFormat {
 /// Rows of one table, addressable by their 0-based number.
 pub trait RowSource: Sync {
     /// The table the rows go into (its partitions may be loaded directly).
-    fn table(&self) -> &'static str;
+    fn table(&self) -> &str;
     /// Number of rows.
     fn rows(&self) -> i64;
     /// Appends row `k` in `format`.
@@ -28,8 +28,11 @@ pub trait RowSource: Sync {
     fn binary_columns(&self) -> Option<&'static [&'static str]> {
         None
     }
-    /// Rows `from..to` whose key lies in `[lo, hi)` (for loading range partitions directly).
-    fn rows_for_keys(&self, lo: i64, hi: i64) -> (i64, i64);
+    /// Rows `from..to` whose key lies in `[lo, hi)` (for loading range partitions directly);
+    /// by default none (the source's tables are not loaded by partition).
+    fn rows_for_keys(&self, _lo: i64, _hi: i64) -> (i64, i64) {
+        (0, 0)
+    }
 }
 
 /// A loadable dataset (its tables are created by its own `t` step, which has its messages).

@@ -10,14 +10,17 @@
 //!   over several connections; [`copy`]: COPY's format and chunks; [`ctx`]: what every step
 //!   works with (and pgbench's `executeStatement`); [`progress`]: pgbench's progress lines, or
 //!   the sink's displays.
+//! * [`generic`]: any other dataset ([`generic::LoadPlan`]: statements, row sources, keys)
+//!   loaded through the same parallel COPY and concurrent key builds.
 //! * [`db`]: the small connection trait the steps use; `wire_db` implements it on `pgrig_wire`
 //!   and keeps the cancel keys Ctrl-C uses.
 
 mod copy;
 mod ctx;
-mod dataset;
+pub mod dataset;
 mod db;
 mod ddl;
+pub mod generic;
 mod load;
 mod parallel;
 mod pgbench;

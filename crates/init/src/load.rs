@@ -226,7 +226,7 @@ pub async fn generate_server_side<C: Connector>(
 }
 
 /// pgbench prints no progress for `G`: a bar only on a terminal.
-fn server_side_meter(ctx: &StepCtx<'_>, table: &'static str, total: i64) -> Meter {
+fn server_side_meter(ctx: &StepCtx<'_>, table: &str, total: i64) -> Meter {
     match ctx.progress {
         InitProgress::Displays => Meter::rows(table, total, false, ctx.progress, ctx.sink),
         InitProgress::Lines { .. } => Meter::Off,

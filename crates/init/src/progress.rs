@@ -22,7 +22,7 @@ pub enum Meter {
 impl Meter {
     /// A phase that loads `total` rows of `table`.
     pub fn rows(
-        table: &'static str,
+        table: &str,
         total: i64,
         quiet: bool,
         mode: InitProgress,
@@ -89,7 +89,7 @@ impl Meter {
 const LOG_STEP_SECONDS: f64 = 5.0;
 
 pub struct Progress {
-    table: &'static str,
+    table: String,
     total: i64,
     quiet: bool,
     tty: bool,
@@ -100,9 +100,9 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn new(table: &'static str, total: i64, quiet: bool, tty: bool, start: Instant) -> Self {
+    pub fn new(table: &str, total: i64, quiet: bool, tty: bool, start: Instant) -> Self {
         Progress {
-            table,
+            table: table.to_string(),
             total,
             quiet,
             tty,

@@ -69,7 +69,7 @@ pub struct Rows {
 const ACCOUNTS_BINARY: [&str; 4] = ["key", "integer", "integer", "character"];
 
 impl RowSource for Rows {
-    fn table(&self) -> &'static str {
+    fn table(&self) -> &str {
         self.table.name()
     }
 
