@@ -194,5 +194,6 @@ fn bench_config(st: &State) -> BenchConfig {
         random_seed: st.random_seed.map(SeedOption::Value),
         debug: st.debug,
         client_cpus: None,
+        native: None,
     }
 }
