@@ -164,6 +164,11 @@ pub trait TxProgram: Send {
     fn choose(&mut self) -> Option<usize> {
         None
     }
+    /// How long to wait before transaction `tx` starts, in µs (TPC-C's keying and think
+    /// times): not counted in its latency. Called once per transaction, after the choice.
+    fn delay_us(&mut self, _tx: usize) -> u64 {
+        0
+    }
     /// A transaction of type `tx` begins; `retry`: the previous attempt of the same transaction
     /// failed with a retryable error and was rolled back (replay the same inputs).
     fn begin(&mut self, tx: usize, retry: bool);
