@@ -254,6 +254,6 @@ fn options_are_checked_as_sysbench_checks_them() {
     assert_eq!(s.point_selects, 1);
     assert!(s.ps_disabled);
     let names: Vec<&str> = sysbench::options_for(sysbench::Test::OltpReadWrite).iter().map(|o| o.name).collect();
-    assert_eq!(names.len(), 18 + 9);
+    assert_eq!(names.len(), 18 + 10);
     assert!(names.starts_with(&["auto_inc", "create_secondary", "delete_inserts"]));
 }

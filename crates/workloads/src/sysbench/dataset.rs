@@ -2,8 +2,9 @@
 //! `CREATE TABLE` (so existing tables fail the same way), rows as sysbench generates them (ids
 //! `1..table_size`, `k` from the `--rand-type` distribution over `1..table_size`, random
 //! `c`/`pad` digit groups) through binary COPY, then the keys: the primary key (dropped while
-//! the rows load) rebuilt as a unique index alongside `k_N` and ANALYZE, all concurrently, then
-//! made the primary key; the SERIAL sequence is moved past the loaded ids. Each row's values
+//! the rows load) rebuilt as a unique index alongside `k_N` (and, with pgrig's `analyze=on`,
+//! ANALYZE: sysbench leaves statistics to autovacuum), all concurrently, then made the
+//! primary key; the SERIAL sequence is moved past the loaded ids. Each row's values
 //! come from its own stream (seed, table, row), so any row range loads on any connection.
 //! bulk_insert's `prepare` creates one empty table per thread.
 
@@ -144,7 +145,9 @@ pub fn load_plan(s: &Settings) -> LoadPlan {
                 plan.after.push(format!("SELECT setval('sbtest{t}_id_seq', {rows})"));
             }
         }
-        analyze.push(format!("ANALYZE sbtest{t}"));
+        if s.analyze {
+            analyze.push(format!("ANALYZE sbtest{t}"));
+        }
     }
     // keys first, then the k indexes, then ANALYZE (each waits for its table's index builds)
     plan.keys.extend(indexes);

@@ -101,7 +101,7 @@ const fn general(name: &'static str, default: &'static str, help: &'static str, 
 }
 
 /// The general options the workloads read (random numbers, prepared statements, threads).
-pub const GENERAL_OPTIONS: [OptionSpec; 9] = [
+pub const GENERAL_OPTIONS: [OptionSpec; 10] = [
     general("rand-type", "special", "random numbers distribution {uniform,gaussian,special,pareto} [zipfian: pgrig, as sysbench 1.1]", Str, OptionGroup::Rand, false),
     general("rand-spec-iter", "12", "number of iterations used for numbers generation", Int, OptionGroup::Rand, false),
     general("rand-spec-pct", "1", "percentage of values to be treated as 'special' (for special distribution)", Int, OptionGroup::Rand, false),
@@ -110,6 +110,7 @@ pub const GENERAL_OPTIONS: [OptionSpec; 9] = [
     general("rand-pareto-h", "0.2", "parameter h for pareto distribution", Float, OptionGroup::Rand, false),
     general("rand-zipfian-exp", "0.8", "shape parameter (exponent, theta) for the Zipfian distribution (sysbench 1.1)", Float, OptionGroup::Rand, true),
     general("db-ps-mode", "auto", "prepared statements usage mode {auto, disable}", Str, OptionGroup::Db, false),
+    general("analyze", "off", "pgrig: ANALYZE the tables at the end of prepare (sysbench leaves them to autovacuum)", Bool, OptionGroup::Db, true),
     general("threads", "1", "number of threads to use (bulk_insert's tables, select_random_*'s slices)", Int, OptionGroup::Db, false),
 ];
 
@@ -158,6 +159,8 @@ pub struct Settings {
     /// client-side emulation sends them).
     pub ps_disabled: bool,
     pub dist: Dist,
+    /// pgrig's `analyze`: ANALYZE the tables at the end of `prepare`.
+    pub analyze: bool,
     /// `--rand-seed` (0 = the run's seed, or the clock for `prepare`).
     pub rand_seed: u64,
 }
@@ -216,6 +219,7 @@ impl Settings {
             threads: int("threads", 1)?.max(1),
             ps_disabled: options.choice("db-ps-mode", "auto", &["auto", "disable"])? == "disable",
             dist,
+            analyze: options.bool("analyze", false)?,
             rand_seed: options.u64("rand-seed", 0)?,
         };
         if test == Test::OltpPointSelect {
