@@ -2,8 +2,8 @@
 //! `CREATE TABLE` (so existing tables fail the same way), rows as sysbench generates them (ids
 //! `1..table_size`, `k` from the `--rand-type` distribution over `1..table_size`, random
 //! `c`/`pad` digit groups) through binary COPY, then the keys: the primary key (dropped while
-//! the rows load) rebuilt as a unique index alongside `k_N` (and, with pgrig's `analyze=on`,
-//! ANALYZE: sysbench leaves statistics to autovacuum), all concurrently, then made the
+//! the rows load) rebuilt as a unique index alongside `k_N` and ANALYZE (pgrig's `analyze=off`
+//! leaves statistics to autovacuum, as sysbench does), all concurrently, then made the
 //! primary key; the SERIAL sequence is moved past the loaded ids. Each row's values
 //! come from its own stream (seed, table, row), so any row range loads on any connection.
 //! bulk_insert's `prepare` creates one empty table per thread.
@@ -126,12 +126,17 @@ pub fn load_plan(s: &Settings) -> LoadPlan {
     let rows = s.rows_per_table();
     let (mut indexes, mut analyze) = (Vec::new(), Vec::new());
     for t in 1..=s.tables {
-        plan.create.push(sql::create_table(t, s.auto_inc, s.secondary));
+        plan.create
+            .push(sql::create_table(t, s.auto_inc, s.secondary));
         if !s.secondary {
             // The key is built after the load as a plain unique index (which, unlike ADD
             // PRIMARY KEY, builds alongside k_N), then made the primary key.
-            plan.create.push(format!("ALTER TABLE sbtest{t} DROP CONSTRAINT sbtest{t}_pkey"));
-            plan.keys.push(format!("CREATE UNIQUE INDEX sbtest{t}_pkey ON sbtest{t}(id)"));
+            plan.create.push(format!(
+                "ALTER TABLE sbtest{t} DROP CONSTRAINT sbtest{t}_pkey"
+            ));
+            plan.keys.push(format!(
+                "CREATE UNIQUE INDEX sbtest{t}_pkey ON sbtest{t}(id)"
+            ));
             plan.after.push(format!(
                 "ALTER TABLE sbtest{t} ADD CONSTRAINT sbtest{t}_pkey PRIMARY KEY USING INDEX sbtest{t}_pkey"
             ));
@@ -140,9 +145,16 @@ pub fn load_plan(s: &Settings) -> LoadPlan {
             indexes.push(format!("CREATE INDEX k_{t} ON sbtest{t}(k)"));
         }
         if rows > 0 {
-            plan.sources.push(Box::new(SbRows::new(t, rows, s.table_size, seed, s.dist.clone())));
+            plan.sources.push(Box::new(SbRows::new(
+                t,
+                rows,
+                s.table_size,
+                seed,
+                s.dist.clone(),
+            )));
             if s.auto_inc {
-                plan.after.push(format!("SELECT setval('sbtest{t}_id_seq', {rows})"));
+                plan.after
+                    .push(format!("SELECT setval('sbtest{t}_id_seq', {rows})"));
             }
         }
         if s.analyze {
@@ -157,6 +169,12 @@ pub fn load_plan(s: &Settings) -> LoadPlan {
 
 /// `cleanup`: sysbench's `DROP TABLE IF EXISTS` per table (bulk_insert: per thread).
 pub fn cleanup(s: &Settings) -> Vec<String> {
-    let n = if s.test == Test::BulkInsert { s.threads } else { s.tables };
-    (1..=n).map(|t| format!("DROP TABLE IF EXISTS sbtest{t}")).collect()
+    let n = if s.test == Test::BulkInsert {
+        s.threads
+    } else {
+        s.tables
+    };
+    (1..=n)
+        .map(|t| format!("DROP TABLE IF EXISTS sbtest{t}"))
+        .collect()
 }
