@@ -2,8 +2,8 @@
 //! `CREATE TABLE` (so existing tables fail the same way), rows as sysbench generates them (ids
 //! `1..table_size`, `k` from the `--rand-type` distribution over `1..table_size`, random
 //! `c`/`pad` digit groups) through binary COPY, then the keys: the primary key (dropped while
-//! the rows load) rebuilt as a unique index alongside `k_N` and ANALYZE (pgrig's `analyze=off`
-//! leaves statistics to autovacuum, as sysbench does), all concurrently, then made the
+//! the rows load) rebuilt as a unique index alongside `k_N` (and ANALYZE with pgrig's `analyze=on`;
+//! by default statistics are left to autovacuum, as sysbench leaves them), all concurrently, then made the
 //! primary key; the SERIAL sequence is moved past the loaded ids. Each row's values
 //! come from its own stream (seed, table, row), so any row range loads on any connection.
 //! bulk_insert's `prepare` creates one empty table per thread.

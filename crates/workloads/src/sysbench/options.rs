@@ -131,7 +131,7 @@ pub const GENERAL_OPTIONS: [OptionSpec; 10] = [
     general("rand-pareto-h", "0.2", "parameter h for pareto distribution", Float, OptionGroup::Rand, false),
     general("rand-zipfian-exp", "0.8", "shape parameter (exponent, theta) for the Zipfian distribution (sysbench 1.1)", Float, OptionGroup::Rand, true),
     general("db-ps-mode", "auto", "prepared statements usage mode {auto, disable}", Str, OptionGroup::Db, false),
-    general("analyze", "on", "pgrig: ANALYZE the tables at the end of prepare (off: leave them to autovacuum, as sysbench does)", Bool, OptionGroup::Db, true),
+    general("analyze", "off", "pgrig: ANALYZE the tables at the end of prepare (off: leave them to autovacuum, as sysbench does)", Bool, OptionGroup::Db, true),
     general("threads", "1", "number of threads to use (bulk_insert's tables, select_random_*'s slices)", Int, OptionGroup::Db, false),
 ];
 
@@ -180,7 +180,8 @@ pub struct Settings {
     /// client-side emulation sends them).
     pub ps_disabled: bool,
     pub dist: Dist,
-    /// pgrig's `analyze` (default on): ANALYZE the tables at the end of `prepare`.
+    /// pgrig's `analyze` (default off, sysbench's end state): ANALYZE the tables at the end
+    /// of `prepare`.
     pub analyze: bool,
     /// `--rand-seed` (0 = the run's seed, or the clock for `prepare`).
     pub rand_seed: u64,
@@ -248,7 +249,7 @@ impl Settings {
             threads: int("threads", 1)?.max(1),
             ps_disabled: options.choice("db-ps-mode", "auto", &["auto", "disable"])? == "disable",
             dist,
-            analyze: options.bool("analyze", true)?,
+            analyze: options.bool("analyze", false)?,
             rand_seed: options.u64("rand-seed", 0)?,
         };
         if test == Test::OltpPointSelect {
