@@ -14,6 +14,7 @@ pub mod html_report;
 pub mod init;
 pub mod interrupt;
 pub mod json;
+pub mod metrics;
 pub mod own_args;
 pub mod profile;
 pub mod prompt;

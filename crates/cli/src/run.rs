@@ -76,6 +76,17 @@ pub struct RunArgs {
     /// With --profile: also profile pgrig itself (DIR/client.folded, DIR/client.svg).
     #[arg(long, requires = "profile")]
     pub profile_client: bool,
+    /// Serve live OpenMetrics at http://HOST:PORT/metrics while the run lasts.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metrics_addr: Option<String>,
+    /// After the run, serve the final figures until scraped once, at most SEC seconds.
+    #[arg(
+        long,
+        value_name = "SEC",
+        default_value_t = 0,
+        requires = "metrics_addr"
+    )]
+    pub metrics_linger: u32,
 }
 
 /// `--duration`: the study file's duration syntax (`10s`, `1500ms`, `2m`, `1h`, bare seconds) and
@@ -168,7 +179,7 @@ pub fn main(args: &[String]) -> i32 {
             return code;
         }
     }
-    let cfg = BenchConfig {
+    let mut cfg = BenchConfig {
         conn,
         scripts,
         clients: a.clients,
@@ -193,10 +204,29 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     };
-    let (r, profiled) = crate::profile::run_bench_profiled(profiler, sink.clone(), cfg, &stop);
+    let metrics_opts = a
+        .metrics_addr
+        .clone()
+        .map(|addr| crate::args::MetricsOptions {
+            addr,
+            linger_s: a.metrics_linger,
+        });
+    let (metrics, engine_sink) =
+        match crate::metrics::Metrics::around(metrics_opts.as_ref(), &mut cfg, sink.clone()) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("pgrig: error: {e}");
+                crate::json::abandon(json);
+                return 1;
+            }
+        };
+    let (r, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, &stop);
     let r = match r {
         Ok(r) => r,
         Err(e) => {
+            if let Some(m) = metrics {
+                m.finish(None);
+            }
             let code = e.report(&*sink);
             crate::json::abandon(json);
             return code;
@@ -207,6 +237,9 @@ pub fn main(args: &[String]) -> i32 {
     }
     let doc = RunDocument::of(&r);
     let mut code = report(&doc, json, &sink);
+    if let Some(m) = metrics {
+        m.finish(Some(&r));
+    }
     if let (Some(dir), Some(done)) = (&a.profile, profiled) {
         match done {
             Ok(written) => {
