@@ -59,6 +59,9 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
                 Err(e) => e.report(&sink),
             }
         }
+        Action::Bench(cfg) if parsed.output.segments.is_some() => {
+            crate::coordinator::main(prefix, args, cfg, parsed.output)
+        }
         Action::Bench(cfg) => run_bench(prefix, cfg, parsed.output),
     }
 }
@@ -129,7 +132,7 @@ fn run_bench(prefix: &str, mut cfg: BenchConfig, output: OutputOptions) -> i32 {
 }
 
 /// pgbench's report of a finished run, the profiles, `--json`, the self-check; the exit status.
-fn report_bench(
+pub(crate) fn report_bench(
     prefix: &str,
     sink: &StderrSink,
     result: &pgrig_engine::result::RunResult,

@@ -10,6 +10,7 @@ mod print;
 
 pub mod args;
 pub mod bench;
+pub mod coordinator;
 pub mod html_report;
 pub mod init;
 pub mod interrupt;
@@ -23,3 +24,4 @@ pub mod report_compare;
 pub mod run;
 pub mod server;
 pub mod sink;
+pub mod worker;
