@@ -15,6 +15,7 @@ pub mod html_report;
 pub mod init;
 pub mod interrupt;
 pub mod json;
+pub mod k8s;
 pub mod metrics;
 pub mod own_args;
 pub mod profile;
