@@ -340,6 +340,7 @@ impl Coordinator<'_> {
             ..StderrSink::simple(&self.sink.prog)
         });
         let prefix = self.sink.prog.clone();
+        sink.banner(&merged.server_version);
         let code = crate::bench::report_bench(&prefix, &sink, merged, output, json, None);
         for w in ws {
             self.sink.message(

@@ -64,6 +64,10 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     let mut db = Db::connect(&a.coordinator)?;
     let run = wait_for_run(&mut db, a)?;
     let cfg = segment_config(&run, seg)?;
+    if seg.index == 0 && !cfg.1 {
+        pre_run_vacuum(&cfg.0)?;
+    }
+    let cfg = cfg.0;
     let offset = clock::measure(&mut db, 8)?;
     let me = Registration {
         segment: seg.index,
@@ -123,8 +127,20 @@ fn wait_for_run(db: &mut Db, a: &WorkerArgs) -> Result<RunRow, ScaleError> {
     }
 }
 
-/// The whole run's configuration from its stored arguments, cut to this segment.
-fn segment_config(run: &RunRow, seg: SegmentId) -> Result<BenchConfig, ScaleError> {
+/// pgbench's vacuum before the run (segment 0, before it registers), with pgbench's messages.
+fn pre_run_vacuum(cfg: &BenchConfig) -> Result<(), ScaleError> {
+    eprint!("starting vacuum...");
+    for e in pgrig_scale::vacuum::pre_run(cfg)? {
+        eprintln!("pgrig: error: {e}");
+        eprintln!("pgrig: detail: (ignoring this error and continuing anyway)");
+    }
+    eprintln!("end.");
+    Ok(())
+}
+
+/// The whole run's configuration from its stored arguments, cut to this segment, and whether
+/// the run asked for no vacuum (`-n`).
+fn segment_config(run: &RunRow, seg: SegmentId) -> Result<(BenchConfig, bool), ScaleError> {
     let mut argv = vec!["pgrig worker".to_string()];
     argv.extend(run.args.iter().cloned());
     let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
@@ -136,7 +152,8 @@ fn segment_config(run: &RunRow, seg: SegmentId) -> Result<BenchConfig, ScaleErro
     cfg.random_seed = Some(SeedOption::Value(run.seed));
     cfg.progress = Some((run.interval_ms / 1000).max(1));
     cfg.progress_timestamp = false;
-    pgrig_scale::share::segment_config(cfg, seg)
+    let no_vacuum = cfg.no_vacuum;
+    Ok((pgrig_scale::share::segment_config(cfg, seg)?, no_vacuum))
 }
 
 /// Waits for the shared start instant (database clock, corrected by this host's offset); false

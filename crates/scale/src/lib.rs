@@ -14,6 +14,7 @@ pub mod merge;
 pub mod protocol;
 pub mod schema;
 pub mod share;
+pub mod vacuum;
 
 /// What went wrong, said for the user (connection strings masked).
 #[derive(Debug, Clone, PartialEq, Eq)]
