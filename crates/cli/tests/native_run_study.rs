@@ -53,11 +53,11 @@ fn run_refuses_unknown_native_options_naming_the_closest() {
         dir.path(),
         &["run", "-w", "oltp_point_select", "-o", "tabels=2", "-T", "1"],
     );
-    assert_eq!(out.status, Some(1), "{}", out.stderr);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert!(out.stderr.contains("\"tabels\""), "{}", out.stderr);
     assert!(out.stderr.contains("did you mean \"tables\""), "{}", out.stderr);
     let out = pgrig(dir.path(), &["run", "-w", "tpcb-like", "-o", "tables=2", "-T", "1"]);
-    assert_eq!(out.status, Some(1));
+    assert_eq!(out.code, Some(1));
     assert!(out.stderr.contains("applies to native workloads"), "{}", out.stderr);
 }
 
