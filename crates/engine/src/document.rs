@@ -199,7 +199,8 @@ pub struct CommandDoc {
     pub latency_ms_mean: f64,
     pub failures: u64,
     pub retries: u64,
-    /// the statement's latency distribution (native workloads; scripts' `-r` has means only)
+    /// the command's latency distribution (native workload statements; script commands under
+    /// `-r`)
     #[serde(default)]
     pub latency_ms: Option<LatencyMs>,
 }

@@ -164,8 +164,8 @@ pub struct ScriptStats {
     pub snap: Snapshot,
     pub histogram: Histogram<u64>,
     pub commands: Vec<CommandStats>,
-    /// per command, its latency distribution (native workloads' statements; empty for
-    /// scripts, whose `-r` figures are means)
+    /// per command, its latency distribution (native workloads' statements, script commands
+    /// under `-r`; empty until the first one is recorded)
     pub command_histograms: Vec<Histogram<u64>>,
 }
 
