@@ -45,6 +45,10 @@ pub struct RunDocument {
     /// `-C`: connect and disconnect time summed over all transactions, ms
     #[serde(default)]
     pub connection_time_ms: f64,
+    /// connections a native workload closed and opened again between transactions
+    /// (sysbench's `--reconnect`)
+    #[serde(default)]
+    pub reconnects: u64,
     /// latency of successful transactions
     pub latency_ms: LatencyMs,
     /// `-R`: how late transactions started against their schedule
@@ -278,6 +282,7 @@ impl RunDocument {
             duration_s: r.bench_duration_s,
             initial_connection_ms: r.initial_conn_ms,
             connection_time_ms: r.stats.conn_time_us / 1000.0,
+            reconnects: r.stats.reconnects,
             latency_ms: latency(&total.latency, &histogram),
             schedule_lag_ms: Lag {
                 mean: total.lag.mean() / 1000.0,
