@@ -77,7 +77,7 @@ fn version_line(prefix: &str) -> String {
     }
 }
 
-fn run_bench(prefix: &str, mut cfg: BenchConfig, output: OutputOptions) -> i32 {
+fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
     let json = match output.json.as_deref().map(JsonOut::open).transpose() {
         Ok(j) => j,
         Err(e) => {
@@ -104,7 +104,7 @@ fn run_bench(prefix: &str, mut cfg: BenchConfig, output: OutputOptions) -> i32 {
         }
     };
     let (metrics, engine_sink) =
-        match crate::metrics::Metrics::around(output.metrics.as_ref(), &mut cfg, sink.clone()) {
+        match crate::metrics::Metrics::around(output.metrics.as_ref(), sink.clone()) {
             Ok(m) => m,
             Err(e) => {
                 sink.message(Level::Error, &e);
@@ -113,7 +113,7 @@ fn run_bench(prefix: &str, mut cfg: BenchConfig, output: OutputOptions) -> i32 {
             }
         };
     let (result, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, &stop);
-    let mut result = match result {
+    let result = match result {
         Ok(r) => r,
         Err(e) => {
             let code = e.report(&*sink);
@@ -121,9 +121,6 @@ fn run_bench(prefix: &str, mut cfg: BenchConfig, output: OutputOptions) -> i32 {
             return code;
         }
     };
-    if let Some(m) = &metrics {
-        m.restore(&mut result);
-    }
     let code = report_bench(prefix, &sink, &result, &output, json, profiled);
     if let Some(m) = metrics {
         m.finish(Some(&result));

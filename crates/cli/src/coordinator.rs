@@ -147,6 +147,7 @@ fn coordinate(
         sink,
         last_interval: 0,
         silent: BTreeMap::new(),
+        failed: Default::default(),
     };
     let outcome = c.follow();
     let code = c.finish(outcome, cfg, output, json);
@@ -176,6 +177,8 @@ struct Coordinator<'a> {
     last_interval: i64,
     /// segments marked silent, with the seconds they had been
     silent: BTreeMap<u32, f64>,
+    /// segments whose failure was reported
+    failed: std::collections::BTreeSet<u32>,
 }
 
 impl Coordinator<'_> {
@@ -212,6 +215,19 @@ impl Coordinator<'_> {
             self.read_intervals()?;
             let ws = protocol::workers(&mut self.db, self.run)?;
             let grace = started.elapsed().as_millis() as u32 > LEAD_MS + 2 * INTERVAL_MS;
+            for w in ws.iter().filter(|w| w.state == "failed") {
+                if self.failed.insert(w.segment) {
+                    self.sink.message(
+                        Level::Error,
+                        &format!(
+                            "segment {} on {} failed: {}",
+                            w.segment,
+                            w.host,
+                            w.error.as_deref().unwrap_or("")
+                        ),
+                    );
+                }
+            }
             for w in &ws {
                 let running = w.state == "running" || w.state == "registered";
                 let limit = 2.0 * INTERVAL_MS as f64 / 1000.0 + 0.5;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use pgrig_engine::result::RunResult;
-use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, Sink};
+use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
 
 /// Upper bounds of the latency histogram's buckets, seconds (`+Inf` follows).
 pub const BOUNDS_S: [f64; 16] = [
@@ -343,29 +343,11 @@ fn answer(mut conn: TcpStream, live: &Live) -> bool {
     sent && ok
 }
 
-/// A sink passing everything on to `inner` and adding each progress report to the figures.
-/// `interval_s` is the seconds between reports; `forward_progress`: whether `inner` gets the
-/// progress reports too (the user asked for `-P`).
+/// A sink passing everything on to `inner` and adding each second of the benchmark (its counts
+/// and latency histogram, [`Sink::second`]) to the figures.
 pub struct MetricsSink {
     pub inner: Arc<dyn Sink>,
     pub live: Arc<Live>,
-    pub interval_s: f64,
-    pub forward_progress: bool,
-}
-
-impl MetricsSink {
-    fn observe(&self, p: &Progress) {
-        let ok = (p.tps * self.interval_s).round() as u64;
-        self.live.update(|f| {
-            f.state = RunState::Running;
-            f.ok += ok;
-            f.failed += p.failed;
-            f.skipped += p.skipped;
-            f.retried += p.retried;
-            f.retries += p.retries;
-            f.latency_sum_s += p.latency_ms / 1000.0 * ok as f64;
-        });
-    }
 }
 
 impl Sink for MetricsSink {
@@ -376,10 +358,21 @@ impl Sink for MetricsSink {
         self.inner.stdout(text)
     }
     fn progress(&self, p: &Progress) {
-        self.observe(p);
-        if self.forward_progress {
-            self.inner.progress(p)
-        }
+        self.inner.progress(p)
+    }
+    fn second(&self, s: &SecondReport<'_>) {
+        let c = &s.delta.counts;
+        self.live.update(|f| {
+            f.state = RunState::Running;
+            f.ok += c.ok;
+            f.failed += c.failed();
+            f.skipped += c.skipped;
+            f.retried += c.retried;
+            f.retries += c.retries;
+            f.latency_sum_s += s.delta.latency.sum / 1e6;
+            f.add_histogram(s.histogram);
+        });
+        self.inner.second(s)
     }
     fn banner(&self, v: &str) {
         self.inner.banner(v)
@@ -403,29 +396,23 @@ impl Sink for MetricsSink {
 pub struct Metrics {
     pub server: Server,
     pub linger: Duration,
-    /// whether `-P` was given (else the engine's every-second progress was ours alone)
-    asked_progress: bool,
 }
 
 impl Metrics {
     /// With `opts`: starts serving and returns the sink for the engine (else `inner` as it is).
     pub fn around(
         opts: Option<&crate::args::MetricsOptions>,
-        cfg: &mut pgrig_engine::config::BenchConfig,
         inner: Arc<dyn Sink>,
     ) -> Result<(Option<Metrics>, Arc<dyn Sink>), String> {
         match opts {
             None => Ok((None, inner)),
-            Some(o) => Metrics::start(o, cfg, inner).map(|(m, s)| (Some(m), s)),
+            Some(o) => Metrics::start(o, inner).map(|(m, s)| (Some(m), s)),
         }
     }
 
-    /// Starts serving at `addr` and says where on stderr. Makes the engine report progress
-    /// every second when `-P` did not ask for it (`cfg.progress`; the run's echo of the
-    /// configuration is put back by [`Metrics::finish`]).
+    /// Starts serving at `addr` and says where on stderr.
     pub fn start(
         opts: &crate::args::MetricsOptions,
-        cfg: &mut pgrig_engine::config::BenchConfig,
         inner: Arc<dyn Sink>,
     ) -> Result<(Metrics, Arc<dyn Sink>), String> {
         let live = Arc::new(Live::default());
@@ -434,28 +421,12 @@ impl Metrics {
             Level::Info,
             &format!("serving OpenMetrics on http://{}/metrics", server.addr),
         );
-        let forward_progress = cfg.progress.is_some();
-        let interval = *cfg.progress.get_or_insert(1);
-        let sink = Arc::new(MetricsSink {
-            inner,
-            live,
-            interval_s: interval as f64,
-            forward_progress,
-        });
+        let sink = Arc::new(MetricsSink { inner, live });
         let m = Metrics {
             server,
             linger: Duration::from_secs(opts.linger_s as u64),
-            asked_progress: forward_progress,
         };
         Ok((m, sink))
-    }
-
-    /// The run is over: takes back the progress reports `-P` did not ask for from the result's
-    /// configuration, so its echo is the user's.
-    pub fn restore(&self, r: &mut RunResult) {
-        if !self.asked_progress {
-            r.config.progress = None;
-        }
     }
 
     /// The run is over: its final figures from the result, served until scraped or lingered.

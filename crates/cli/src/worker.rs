@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use pgrig_engine::config::{BenchConfig, SeedOption};
-use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, Sink};
+use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_scale::db::Db;
 use pgrig_scale::protocol::{self, Interval, Registration, RunRow};
@@ -77,9 +77,9 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
         offset_ms: offset.offset_ms,
         error_ms: offset.error_ms,
     };
-    protocol::register(&mut db, run.id, &me)?;
-    if let Err(e) = clock::check(offset, a.max_clock_offset) {
-        let _ = protocol::finish(&mut db, run.id, seg.index, Err(&e.0));
+    let refused = clock::check(offset, a.max_clock_offset).err();
+    protocol::register(&mut db, run.id, &me, refused.as_ref().map(|e| e.0.as_str()))?;
+    if let Some(e) = refused {
         return Err(e);
     }
     let (first, total) = pgrig_engine::config::segment_clients(&cfg);
@@ -150,8 +150,6 @@ fn segment_config(run: &RunRow, seg: SegmentId) -> Result<(BenchConfig, bool), S
         return Err(ScaleError::new("the run's arguments are not a benchmark"));
     };
     cfg.random_seed = Some(SeedOption::Value(run.seed));
-    cfg.progress = Some((run.interval_ms / 1000).max(1));
-    cfg.progress_timestamp = false;
     let no_vacuum = cfg.no_vacuum;
     Ok((pgrig_scale::share::segment_config(cfg, seg)?, no_vacuum))
 }
@@ -197,12 +195,9 @@ fn run_segment(db: Db, run: &RunRow, seg: SegmentId, cfg: BenchConfig) -> Result
     crate::interrupt::on_interrupt(stop.clone());
     let inner = Arc::new(StderrSink::simple("pgrig"));
     let (tx, rx) = channel();
-    let interval_s = cfg.progress.unwrap_or(1) as f64;
     let sink = Arc::new(WorkerSink {
         inner,
         tx: Mutex::new(tx),
-        seq: Mutex::new(0),
-        interval_s,
         segment: seg.index,
     });
     let done = Arc::new(AtomicBool::new(false));
@@ -280,12 +275,11 @@ fn report_loop(
     }
 }
 
-/// The engine's sink for a worker: messages to stderr, each progress report an interval row.
+/// The engine's sink for a worker: messages and `-P` lines to stderr, each second of the
+/// benchmark (counts and latency histogram) an interval row.
 struct WorkerSink {
     inner: Arc<StderrSink>,
     tx: Mutex<Sender<Interval>>,
-    seq: Mutex<u32>,
-    interval_s: f64,
     segment: u32,
 }
 
@@ -298,22 +292,21 @@ impl Sink for WorkerSink {
         let _ = text;
     }
     fn progress(&self, p: &Progress) {
-        let ok = (p.tps * self.interval_s).round() as u64;
-        let seq = self.seq.lock().map_or(0, |mut s| {
-            *s += 1;
-            *s
-        });
+        self.inner.progress(p)
+    }
+    fn second(&self, s: &SecondReport<'_>) {
+        let c = &s.delta.counts;
         let row = Interval {
             segment: self.segment,
-            seq,
-            ok,
-            failed: p.failed,
-            skipped: p.skipped,
-            retried: p.retried,
-            retries: p.retries,
-            latency_sum_us: p.latency_ms * 1000.0 * ok as f64,
+            seq: s.second as u32,
+            ok: c.ok,
+            failed: c.failed(),
+            skipped: c.skipped,
+            retried: c.retried,
+            retries: c.retries,
+            latency_sum_us: s.delta.latency.sum,
             cpu_s: crate::metrics::process_cpu_seconds(),
-            histogram: None,
+            histogram: Some(pgrig_scale::codec::histogram_text(s.histogram)),
         };
         if let Ok(tx) = self.tx.lock() {
             let _ = tx.send(row);

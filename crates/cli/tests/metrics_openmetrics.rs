@@ -140,3 +140,70 @@ fn metrics_addr_that_cannot_be_bound_is_a_clear_error() {
         out.stderr
     );
 }
+
+#[test]
+fn coordinator_serves_the_merged_segments_as_openmetrics() {
+    let db = fresh_db("metrics_coordinator");
+    common::pgbench_init(&db, 1);
+    let mut coord = common::pgrig_cmd(&db);
+    coord
+        .args(["bench", "--segments", "2", "--coordinator", &db.url()])
+        .args(["-n", "-S", "-c", "4", "-j", "2", "-T", "4"])
+        .args(["--metrics-addr", "127.0.0.1:0", "--metrics-linger", "30"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut coord = coord.spawn().expect("coordinator");
+    let (tx, rx) = mpsc::channel();
+    let stderr = coord.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(at) = line.split("serving OpenMetrics on ").nth(1) {
+                let _ = tx.send(at.to_string());
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    let workers: Vec<_> = (0..2)
+        .map(|i| {
+            let mut w = common::pgrig_cmd(&db);
+            w.args([
+                "worker",
+                "--segment",
+                &format!("{i}/2"),
+                "--coordinator",
+                &db.url(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+            w.spawn().expect("worker")
+        })
+        .collect();
+    let url = rx.recv_timeout(Duration::from_secs(30)).expect("address");
+    let (mut segments_seen, mut final_scrape) = (0, None);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        let m = scrape(&url).expect("an OpenMetrics exposition");
+        let cpu = m.keys().filter(|k| k.contains("host=segment-")).count();
+        segments_seen = segments_seen.max(cpu);
+        if m["pgrig_run_state{pgrig_run_state=finished}"] == 1.0 {
+            final_scrape = Some(m);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    for mut w in workers {
+        assert!(w.wait().unwrap().success());
+    }
+    let out = coord.wait_with_output().unwrap();
+    let stderr = reader.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let m = final_scrape.expect("a scrape of the finished run");
+    let processed = field(&stdout, "number of transactions actually processed: ");
+    assert_eq!(m["pgrig_transactions_total{outcome=ok}"], processed as f64);
+    assert_eq!(m["pgrig_latency_seconds_bucket{le=+Inf}"], processed as f64);
+    assert_eq!(segments_seen, 2, "client CPU of each segment while running");
+}

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::Histogram;
 use pgrig_engine::config::BenchConfig;
-use pgrig_engine::result::{RunResult, ScriptInfo, ThreadCpu};
+use pgrig_engine::result::{ClientTally, RunResult, ScriptInfo, ThreadCpu};
 use pgrig_engine::stats::{CommandStats, Counts, Moments, ScriptStats, Snapshot, ThreadStats};
 use serde_json::{json, Value};
 
@@ -48,7 +48,8 @@ fn counts(c: &Counts) -> Value {
         c.other_failures,
         c.retried,
         c.retries,
-        c.late
+        c.late,
+        c.rollbacks
     ])
 }
 
@@ -67,6 +68,8 @@ pub fn encode(r: &RunResult) -> String {
             json!({
                 "desc": info.desc, "weight": info.weight, "command_texts": info.command_texts,
                 "snap": snapshot(&st.snap), "histogram": histogram_text(&st.histogram),
+                "command_histograms": st.command_histograms.iter().map(histogram_text)
+                    .collect::<Vec<_>>(),
                 "commands": st.commands.iter()
                     .map(|c| json!([moments(&c.latency), c.failures, c.retries]))
                     .collect::<Vec<_>>(),
@@ -79,6 +82,9 @@ pub fn encode(r: &RunResult) -> String {
     json!({
         "server_version": r.server_version, "scale": r.scale, "partitions": r.partitions,
         "scripts": scripts, "conn_time_us": r.stats.conn_time_us,
+        "reconnects": r.stats.reconnects,
+        "clients": r.clients.iter().map(|c| json!([c.id, c.transactions, c.busy_s]))
+            .collect::<Vec<_>>(),
         "bench_duration_s": r.bench_duration_s, "initial_conn_ms": r.initial_conn_ms,
         "threads_cpu": cpu, "series": r.series.iter().map(snapshot).collect::<Vec<_>>(),
         "aborted_clients": r.aborted_clients, "seed": r.seed.to_string(),
@@ -119,6 +125,7 @@ fn counts_of(v: &Value) -> Counts {
         retried: u(v, 5),
         retries: u(v, 6),
         late: u(v, 7),
+        rollbacks: u(v, 8),
     }
 }
 
@@ -153,10 +160,14 @@ fn script_of(v: &Value) -> Result<(ScriptInfo, ScriptStats), ScaleError> {
     })
     .collect();
     let hist = histogram_of(v["histogram"].as_str().ok_or_else(|| bad("histogram"))?)?;
+    let command_histograms = (v["command_histograms"].as_array().into_iter().flatten())
+        .map(|h| histogram_of(h.as_str().unwrap_or("")))
+        .collect::<Result<Vec<_>, _>>()?;
     let stats = ScriptStats {
         snap: snapshot_of(&v["snap"]),
         histogram: hist,
         commands,
+        command_histograms,
     };
     Ok((info, stats))
 }
@@ -187,6 +198,7 @@ pub fn decode(text: &str) -> Result<RunResult, ScaleError> {
         stats: ThreadStats {
             scripts: stats,
             conn_time_us: v["conn_time_us"].as_f64().unwrap_or(0.0),
+            reconnects: v["reconnects"].as_u64().unwrap_or(0),
         },
         bench_duration_s: v["bench_duration_s"].as_f64().unwrap_or(0.0),
         initial_conn_ms: v["initial_conn_ms"].as_f64().unwrap_or(0.0),
@@ -200,6 +212,13 @@ pub fn decode(text: &str) -> Result<RunResult, ScaleError> {
             .collect(),
         series: list("series").iter().map(snapshot_of).collect(),
         aborted_clients: v["aborted_clients"].as_u64().unwrap_or(0) as u32,
+        clients: (list("clients").iter())
+            .map(|c| ClientTally {
+                id: u(c, 0) as u32,
+                transactions: u(c, 1),
+                busy_s: f(c, 2),
+            })
+            .collect(),
         seed: v["seed"].as_str().and_then(|s| s.parse().ok()).unwrap_or(0),
         interrupted: v["interrupted"].as_bool().unwrap_or(false),
     })

@@ -1,6 +1,7 @@
 //! The segments' results merged into the whole run's: counters and moments added, HDR
 //! histograms added (exact: a merged percentile is the percentile of all transactions), per
-//! second series added second by second, every thread's CPU kept.
+//! second series added second by second, every thread's CPU and every client's tally kept
+//! (client ids are global, so the tallies of the segments do not overlap).
 
 use pgrig_engine::config::BenchConfig;
 use pgrig_engine::result::RunResult;
@@ -22,8 +23,10 @@ pub fn merge(cfg: BenchConfig, parts: Vec<RunResult>) -> Option<RunResult> {
             a.merge(b);
         }
         all.aborted_clients += p.aborted_clients;
+        all.clients.extend(p.clients);
         all.interrupted |= p.interrupted;
     }
+    all.clients.sort_by_key(|c| c.id);
     all.config = cfg;
     Some(all)
 }

@@ -190,12 +190,19 @@ pub struct Registration {
     pub error_ms: f64,
 }
 
-/// Registers a worker; an error when its segment already has one.
-pub fn register(db: &mut Db, run: i64, w: &Registration) -> Result<(), ScaleError> {
+/// Registers a worker (already `failed` with `refused`: the coordinator learns why); an error
+/// when its segment already has one.
+pub fn register(
+    db: &mut Db,
+    run: i64,
+    w: &Registration,
+    refused: Option<&str>,
+) -> Result<(), ScaleError> {
+    let (state, error) = refused.map_or(("registered", "NULL".into()), |e| ("failed", lit(e)));
     let done = db.value(&format!(
         "INSERT INTO pgrig_scale.workers (run_id, segment, host, cores, version, \
-         clock_offset_ms, clock_error_ms) VALUES ({run}, {}, {}, {}, {}, {}, {}) \
-         ON CONFLICT DO NOTHING RETURNING segment",
+         clock_offset_ms, clock_error_ms, state, error) VALUES ({run}, {}, {}, {}, {}, {}, {}, \
+         '{state}', {error}) ON CONFLICT DO NOTHING RETURNING segment",
         w.segment,
         lit(&w.host),
         w.cores,
