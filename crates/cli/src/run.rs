@@ -91,6 +91,13 @@ pub struct RunArgs {
         requires = "metrics_addr"
     )]
     pub metrics_linger: u32,
+    /// Coordinate N `pgrig worker` segments (one per client host) instead of running clients
+    /// here; needs --coordinator and a target other than a throwaway server.
+    #[arg(long, value_name = "N", requires = "coordinator")]
+    pub segments: Option<u32>,
+    /// The database holding the coordination schema pgrig_scale (with --segments).
+    #[arg(long, value_name = "URL", requires = "segments")]
+    pub coordinator: Option<String>,
 }
 
 /// `--duration`: the study file's duration syntax (`10s`, `1500ms`, `2m`, `1h`, bare seconds) and
@@ -149,6 +156,9 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     };
+    if let (Some(n), Some(url)) = (a.segments, &a.coordinator) {
+        return crate::coordinator::from_run(&a, n, url, &scripts, native.is_some());
+    }
     // Checked before anything runs: a result that cannot be written is found first.
     let json = match a.json.as_deref().map(JsonOut::open).transpose() {
         Ok(j) => j,

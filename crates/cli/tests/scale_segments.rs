@@ -321,3 +321,53 @@ fn a_clock_offset_beyond_the_limit_is_refused() {
     assert!(coord.stderr.contains("segment 0 on"), "{}", coord.stderr);
     assert!(coord.stderr.contains("clock offset"), "{}", coord.stderr);
 }
+
+#[test]
+fn run_with_segments_coordinates_workers_and_reports_the_whole_run() {
+    let db = fresh_db("scale_run");
+    common::pgbench_init(&db, 1);
+    let mut c = pgrig(&db);
+    c.args(["run", "--segments", "2", "--coordinator", &db.url()])
+        .args([
+            "--target",
+            &db.url(),
+            "-w",
+            "select-only",
+            "-c",
+            "3",
+            "-T",
+            "2",
+        ]);
+    let coord = c.spawn().unwrap();
+    let workers: Vec<Child> = (0..2).map(|i| worker(&db, i, 2, &[])).collect();
+    for w in workers.into_iter().map(wait) {
+        assert_eq!(w.code, Some(0), "{}", w.stderr);
+    }
+    let coord = wait(coord);
+    assert_eq!(coord.code, Some(0), "{}", coord.stderr);
+    assert!(
+        coord.stdout.contains("number of clients: 3"),
+        "{}",
+        coord.stdout
+    );
+    assert!(
+        coord.stdout.contains("<builtin: select only>"),
+        "{}",
+        coord.stdout
+    );
+    assert!(coord.stderr.contains("segment 1 on"), "{}", coord.stderr);
+}
+
+#[test]
+fn run_with_segments_refuses_a_throwaway_server() {
+    let db = fresh_db("scale_run_refused");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    for v in ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE"] {
+        c.env_remove(v);
+    }
+    c.args(["run", "--segments", "2", "--coordinator", &db.url()]);
+    let out = c.output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a throwaway server"), "{err}");
+}
