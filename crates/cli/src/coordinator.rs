@@ -240,23 +240,8 @@ struct Coordinator<'a> {
 impl Coordinator<'_> {
     /// Registration, the start, then the run until every worker ended or went silent.
     fn follow(&mut self) -> Result<Outcome, ScaleError> {
-        loop {
-            let ws = protocol::workers(&mut self.db, self.run)?;
-            if let Some(w) = ws.iter().find(|w| w.state == "failed") {
-                return Err(ScaleError::new(format!(
-                    "segment {} on {} failed: {}",
-                    w.segment,
-                    w.host,
-                    w.error.as_deref().unwrap_or("")
-                )));
-            }
-            if self.stop.requested() {
-                return Ok(Outcome::StoppedEarly);
-            }
-            if ws.len() as u32 == self.count {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(200));
+        if !self.wait_for_all()? {
+            return Ok(Outcome::StoppedEarly);
         }
         protocol::set_state(&mut self.db, self.run, "running", Some(LEAD_MS))?;
         self.live.update(|f| f.state = RunState::Running);
@@ -271,35 +256,7 @@ impl Coordinator<'_> {
             self.read_intervals()?;
             let ws = protocol::workers(&mut self.db, self.run)?;
             let grace = started.elapsed().as_millis() as u32 > LEAD_MS + 2 * INTERVAL_MS;
-            for w in ws.iter().filter(|w| w.state == "failed") {
-                if self.failed.insert(w.segment) {
-                    self.sink.message(
-                        Level::Error,
-                        &format!(
-                            "segment {} on {} failed: {}",
-                            w.segment,
-                            w.host,
-                            w.error.as_deref().unwrap_or("")
-                        ),
-                    );
-                }
-            }
-            for w in &ws {
-                let running = w.state == "running" || w.state == "registered";
-                let limit = 2.0 * INTERVAL_MS as f64 / 1000.0 + 0.5;
-                if grace && running && w.silent_s > limit && !self.silent.contains_key(&w.segment) {
-                    self.sink.message(
-                        Level::Error,
-                        &format!(
-                            "segment {} on {} has not reported for {:.1} s: the run is incomplete",
-                            w.segment, w.host, w.silent_s
-                        ),
-                    );
-                    self.silent.insert(w.segment, w.silent_s);
-                    self.live.update(|f| f.state = RunState::Incomplete);
-                    protocol::set_state(&mut self.db, self.run, "incomplete", None)?;
-                }
-            }
+            self.check(&ws, grace)?;
             let ended = ws.iter().all(|w| {
                 w.state == "done" || w.state == "failed" || self.silent.contains_key(&w.segment)
             });
@@ -307,6 +264,51 @@ impl Coordinator<'_> {
                 return Ok(Outcome::Ended(ws));
             }
         }
+    }
+
+    /// Waits until every segment registered (false: Ctrl-C first); a failed worker is the
+    /// run's error.
+    fn wait_for_all(&mut self) -> Result<bool, ScaleError> {
+        loop {
+            let ws = protocol::workers(&mut self.db, self.run)?;
+            if let Some(w) = ws.iter().find(|w| w.state == "failed") {
+                return Err(ScaleError::new(failure(w)));
+            }
+            if self.stop.requested() {
+                return Ok(false);
+            }
+            if ws.len() as u32 == self.count {
+                return Ok(true);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Reports failed workers once, and marks the run incomplete when a running worker has
+    /// been silent for two intervals (after the start's `grace`).
+    fn check(&mut self, ws: &[WorkerRow], grace: bool) -> Result<(), ScaleError> {
+        for w in ws.iter().filter(|w| w.state == "failed") {
+            if self.failed.insert(w.segment) {
+                self.sink.message(Level::Error, &failure(w));
+            }
+        }
+        let limit = 2.0 * INTERVAL_MS as f64 / 1000.0 + 0.5;
+        for w in ws {
+            let running = w.state == "running" || w.state == "registered";
+            if grace && running && w.silent_s > limit && !self.silent.contains_key(&w.segment) {
+                self.sink.message(
+                    Level::Error,
+                    &format!(
+                        "segment {} on {} has not reported for {:.1} s: the run is incomplete",
+                        w.segment, w.host, w.silent_s
+                    ),
+                );
+                self.silent.insert(w.segment, w.silent_s);
+                self.live.update(|f| f.state = RunState::Incomplete);
+                protocol::set_state(&mut self.db, self.run, "incomplete", None)?;
+            }
+        }
+        Ok(())
     }
 
     /// New interval rows into the live figures.
@@ -434,6 +436,12 @@ impl Coordinator<'_> {
         }
         code
     }
+}
+
+/// `segment I on HOST failed: WHY`.
+fn failure(w: &WorkerRow) -> String {
+    let why = w.error.as_deref().unwrap_or("");
+    format!("segment {} on {} failed: {why}", w.segment, w.host)
 }
 
 fn live_state(r: &RunResult, incomplete: bool) -> RunState {

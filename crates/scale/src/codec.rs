@@ -223,3 +223,79 @@ pub fn decode(text: &str) -> Result<RunResult, ScaleError> {
         interrupted: v["interrupted"].as_bool().unwrap_or(false),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result() -> RunResult {
+        let mut st = ScriptStats::new(2);
+        for us in [120u64, 450, 451, 9_000, 2_500_000] {
+            st.histogram.record(us).unwrap();
+            st.snap.latency.add(us as f64);
+            st.snap.counts.ok += 1;
+            st.record_command(1, us as f64 / 2.0);
+        }
+        st.snap.counts.deadlock_failures = 2;
+        st.snap.counts.rollbacks = 1;
+        RunResult {
+            config: BenchConfig::default(),
+            scripts: vec![ScriptInfo {
+                desc: "<builtin: select only>".into(),
+                weight: 1,
+                command_texts: vec!["\\set aid".into(), "SELECT 1".into()],
+            }],
+            server_version: "15.18".into(),
+            scale: 4,
+            partitions: Some(("range".into(), 3)),
+            stats: ThreadStats {
+                scripts: vec![st],
+                conn_time_us: 12.5,
+                reconnects: 3,
+            },
+            bench_duration_s: 2.5,
+            initial_conn_ms: 4.25,
+            threads_cpu: vec![ThreadCpu {
+                user_s: 0.5,
+                sys_s: 0.25,
+                wait_s: 0.125,
+                wall_s: 2.5,
+            }],
+            series: vec![Snapshot::default(); 3],
+            aborted_clients: 1,
+            clients: vec![ClientTally {
+                id: 7,
+                transactions: 5,
+                busy_s: 0.5,
+            }],
+            seed: u64::MAX - 1,
+            interrupted: true,
+        }
+    }
+
+    #[test]
+    fn a_result_survives_the_round_trip() {
+        let r = result();
+        let back = decode(&encode(&r)).unwrap();
+        let (a, b) = (&r.stats.scripts[0], &back.stats.scripts[0]);
+        assert_eq!(a.snap, b.snap);
+        assert_eq!(a.histogram, b.histogram);
+        assert_eq!(a.commands, b.commands);
+        assert_eq!(a.command_histograms, b.command_histograms);
+        assert_eq!(back.scripts[0].command_texts, r.scripts[0].command_texts);
+        assert_eq!(back.threads_cpu, r.threads_cpu);
+        assert_eq!(back.clients, r.clients);
+        assert_eq!(back.series, r.series);
+        assert_eq!(
+            (back.seed, back.interrupted, back.aborted_clients, back.partitions),
+            (r.seed, r.interrupted, r.aborted_clients, r.partitions.clone())
+        );
+        assert_eq!(back.stats.reconnects, 3);
+    }
+
+    #[test]
+    fn a_damaged_histogram_is_an_error() {
+        assert!(histogram_of("not base64!").is_err());
+        assert!(histogram_of("AAAA").is_err());
+    }
+}
