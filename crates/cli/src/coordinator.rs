@@ -367,9 +367,14 @@ impl Coordinator<'_> {
         };
         let mut parts = Vec::new();
         let mut missing = Vec::new();
+        let mut cpu = BTreeMap::new();
         for w in &ws {
             match w.result.as_deref().filter(|_| w.state == "done") {
-                Some(text) => parts.push(pgrig_scale::codec::decode(text)?),
+                Some(text) => {
+                    let r = pgrig_scale::codec::decode(text)?;
+                    cpu.insert(w.segment, host_cpu(&r.threads_cpu));
+                    parts.push(r);
+                }
                 None => missing.push(w.segment),
             }
         }
@@ -385,7 +390,7 @@ impl Coordinator<'_> {
             *f = crate::metrics::Figures::of_result(&merged, live_state(&merged, incomplete));
             f.cpu = cpu;
         });
-        let code = self.report(&merged, &ws, output, json);
+        let code = self.report(&merged, &ws, &cpu, output, json);
         if incomplete {
             let list: Vec<String> = missing.iter().map(u32::to_string).collect();
             self.sink.message(
@@ -406,6 +411,7 @@ impl Coordinator<'_> {
         &self,
         merged: &RunResult,
         ws: &[WorkerRow],
+        cpu: &BTreeMap<u32, String>,
         output: &OutputOptions,
         json: Option<crate::json::JsonOut>,
     ) -> i32 {
@@ -427,15 +433,32 @@ impl Coordinator<'_> {
                     w.version,
                     w.offset_ms,
                     w.error_ms,
-                    match w.state.as_str() {
-                        "done" => "done".to_string(),
-                        s => format!("{s}, not merged"),
+                    match (w.state.as_str(), cpu.get(&w.segment)) {
+                        ("done", Some(c)) => c.clone(),
+                        (s, _) => format!("{s}, not merged"),
                     }
                 ),
             );
         }
         code
     }
+}
+
+/// One host's client CPU: its threads' CPU seconds, the busiest thread, and whether the host
+/// was saturated (a thread busy 90 % of at least half a second, the self-check's rule).
+fn host_cpu(threads: &[pgrig_engine::result::ThreadCpu]) -> String {
+    let secs: f64 = threads.iter().map(|t| t.user_s + t.sys_s).sum();
+    let busiest = threads.iter().map(|t| t.busy()).fold(0.0, f64::max);
+    let saturated = threads.iter().any(|t| t.wall_s >= 0.5 && t.busy() >= 0.9);
+    let flag = if saturated {
+        " — client host saturated"
+    } else {
+        ""
+    };
+    format!(
+        "client CPU {secs:.2} s, busiest thread {:.0}%{flag}",
+        busiest * 100.0
+    )
 }
 
 /// `segment I on HOST failed: WHY`.

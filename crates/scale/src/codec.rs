@@ -287,8 +287,18 @@ mod tests {
         assert_eq!(back.clients, r.clients);
         assert_eq!(back.series, r.series);
         assert_eq!(
-            (back.seed, back.interrupted, back.aborted_clients, back.partitions),
-            (r.seed, r.interrupted, r.aborted_clients, r.partitions.clone())
+            (
+                back.seed,
+                back.interrupted,
+                back.aborted_clients,
+                back.partitions
+            ),
+            (
+                r.seed,
+                r.interrupted,
+                r.aborted_clients,
+                r.partitions.clone()
+            )
         );
         assert_eq!(back.stats.reconnects, 3);
     }
