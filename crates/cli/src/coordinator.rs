@@ -253,6 +253,7 @@ impl Coordinator<'_> {
                 protocol::set_state(&mut self.db, self.run, "stopping", None)?;
                 stopping = true;
             }
+            protocol::coordinator_alive(&mut self.db, self.run)?;
             self.read_intervals()?;
             let ws = protocol::workers(&mut self.db, self.run)?;
             let grace = started.elapsed().as_millis() as u32 > LEAD_MS + 2 * INTERVAL_MS;
@@ -270,6 +271,7 @@ impl Coordinator<'_> {
     /// run's error.
     fn wait_for_all(&mut self) -> Result<bool, ScaleError> {
         loop {
+            protocol::coordinator_alive(&mut self.db, self.run)?;
             let ws = protocol::workers(&mut self.db, self.run)?;
             if let Some(w) = ws.iter().find(|w| w.state == "failed") {
                 return Err(ScaleError::new(failure(w)));

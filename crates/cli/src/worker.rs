@@ -164,8 +164,11 @@ fn wait_for_start(
 ) -> Result<bool, ScaleError> {
     let until = Instant::now() + Duration::from_secs(wait);
     loop {
-        let (state, start) = protocol::run_state(db, run.id)?;
-        match (state.as_str(), start) {
+        let rs = protocol::run_state(db, run.id)?;
+        if rs.coordinator_silent_s > protocol::COORDINATOR_SILENCE_S {
+            return Err(coordinator_gone(run.id, rs.coordinator_silent_s));
+        }
+        match (rs.state.as_str(), rs.start_ms) {
             ("running", Some(start_ms)) => {
                 let local = start_ms - offset_ms;
                 let ahead = local - clock::now_ms();
@@ -253,9 +256,16 @@ fn report_loop(
         let finished = done.load(Ordering::SeqCst);
         pending.extend(rx.try_iter());
         match protocol::report(&mut db, run, segment, &pending) {
-            Ok(state) => {
+            Ok(rs) => {
                 pending.clear();
-                if state == "stopping" || state == "failed" {
+                if rs.state == "stopping" || rs.state == "failed" {
+                    stop.stop();
+                }
+                if rs.coordinator_silent_s > protocol::COORDINATOR_SILENCE_S && !stop.requested() {
+                    eprintln!(
+                        "pgrig: error: {}",
+                        coordinator_gone(run, rs.coordinator_silent_s)
+                    );
                     stop.stop();
                 }
             }
@@ -273,6 +283,13 @@ fn report_loop(
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+fn coordinator_gone(run: i64, silent_s: f64) -> ScaleError {
+    ScaleError::new(format!(
+        "the coordinator of run {run} has not been seen for {silent_s:.0} s: stopping (nobody \
+         would merge this segment's work)"
+    ))
 }
 
 /// The engine's sink for a worker: messages and `-P` lines to stderr, each second of the

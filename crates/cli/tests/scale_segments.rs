@@ -371,3 +371,25 @@ fn run_with_segments_refuses_a_throwaway_server() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not a throwaway server"), "{err}");
 }
+
+#[test]
+fn workers_stop_when_the_coordinator_is_gone() {
+    let db = fresh_db("scale_coordinator_gone");
+    common::pgbench_init(&db, 1);
+    let mut coord = coordinator(&db, 2, &["-n", "-S", "-c", "2", "-T", "120"]);
+    let w0 = worker(&db, 0, 2, &[]);
+    let mut w1 = worker(&db, 1, 2, &[]);
+    stderr_until(&mut w1, "segment 1/2 of run");
+    std::thread::sleep(Duration::from_secs(3));
+    coord.kill().unwrap();
+    let _ = coord.wait();
+    let t0 = Instant::now();
+    let (w0, w1) = (wait(w0), wait(w1));
+    assert!(t0.elapsed() < Duration::from_secs(30), "workers ran on");
+    for w in [&w0, &w1] {
+        assert_eq!(w.code, Some(130), "{}", w.stderr);
+        assert!(w.stderr.contains("has not been seen for"), "{}", w.stderr);
+    }
+    let states = db.psql("SELECT state FROM pgrig_scale.workers ORDER BY segment");
+    assert_eq!(states.trim(), "done\ndone", "their results are kept");
+}

@@ -224,16 +224,45 @@ pub fn register(
     Ok(())
 }
 
-/// The run's state and, once set, its start instant (database clock, ms since the epoch).
-pub fn run_state(db: &mut Db, run: i64) -> Result<(String, Option<f64>), ScaleError> {
-    let rows = db.rows(&format!(
-        "SELECT state, extract(epoch FROM start_at) * 1000 FROM pgrig_scale.runs WHERE id = {run}"
-    ))?;
+/// Seconds without a sign of the coordinator after which workers stop (it died or lost the
+/// database: nobody would merge their work).
+pub const COORDINATOR_SILENCE_S: f64 = 10.0;
+
+/// The run as a worker follows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunState {
+    pub state: String,
+    /// the start instant once set (database clock, ms since the epoch)
+    pub start_ms: Option<f64>,
+    /// seconds since the coordinator's last sign of life
+    pub coordinator_silent_s: f64,
+}
+
+const RUN_STATE: &str = "SELECT state, extract(epoch FROM start_at) * 1000, \
+     extract(epoch FROM clock_timestamp() - coordinator_seen) FROM pgrig_scale.runs WHERE id = ";
+
+fn run_state_of(rows: Vec<Vec<Option<String>>>, run: i64) -> Result<RunState, ScaleError> {
     let r = rows.into_iter().next().ok_or_else(|| {
         ScaleError::new(format!("run {run} is gone from the coordination schema"))
     })?;
-    let start = r[1].as_deref().and_then(|s| s.parse().ok());
-    Ok((r[0].clone().unwrap_or_default(), start))
+    Ok(RunState {
+        state: r[0].clone().unwrap_or_default(),
+        start_ms: r[1].as_deref().and_then(|s| s.parse().ok()),
+        coordinator_silent_s: parse(r[2].as_deref(), "coordinator heartbeat")?,
+    })
+}
+
+/// The run's state.
+pub fn run_state(db: &mut Db, run: i64) -> Result<RunState, ScaleError> {
+    let rows = db.rows(&format!("{RUN_STATE}{run}"))?;
+    run_state_of(rows, run)
+}
+
+/// The coordinator's sign of life (workers stop after [`COORDINATOR_SILENCE_S`] without one).
+pub fn coordinator_alive(db: &mut Db, run: i64) -> Result<(), ScaleError> {
+    db.exec(&format!(
+        "UPDATE pgrig_scale.runs SET coordinator_seen = clock_timestamp() WHERE id = {run}"
+    ))
 }
 
 /// One transaction: the worker's new intervals and its heartbeat; then the run's state.
@@ -242,7 +271,7 @@ pub fn report(
     run: i64,
     segment: u32,
     rows: &[Interval],
-) -> Result<String, ScaleError> {
+) -> Result<RunState, ScaleError> {
     let mut sql = String::from("BEGIN;");
     for i in rows {
         sql.push_str(&format!(
@@ -263,9 +292,10 @@ pub fn report(
     sql.push_str(&format!(
         "UPDATE pgrig_scale.workers SET last_seen = clock_timestamp(), state = 'running' \
          WHERE run_id = {run} AND segment = {segment} AND state <> 'done'; COMMIT; \
-         SELECT state FROM pgrig_scale.runs WHERE id = {run}"
+         {RUN_STATE}{run}"
     ));
-    Ok(db.value(&sql)?.unwrap_or_default())
+    let rows = db.rows(&sql)?;
+    run_state_of(rows, run)
 }
 
 /// The worker's end: its result (state `done`) or what went wrong (state `failed`).

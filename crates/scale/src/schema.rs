@@ -14,8 +14,11 @@ CREATE TABLE IF NOT EXISTS pgrig_scale.runs (
     state text NOT NULL DEFAULT 'waiting'
         CHECK (state IN ('waiting', 'running', 'stopping', 'finished', 'incomplete', 'failed')),
     start_at timestamptz,
+    coordinator_seen timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
+ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS
+    coordinator_seen timestamptz NOT NULL DEFAULT clock_timestamp();
 CREATE TABLE IF NOT EXISTS pgrig_scale.workers (
     run_id bigint NOT NULL REFERENCES pgrig_scale.runs ON DELETE CASCADE,
     segment integer NOT NULL,
