@@ -9,6 +9,7 @@
 //!   A–F), `tpcc` (TPC-C).
 
 pub mod options;
+pub mod ycsb;
 
 use std::sync::Arc;
 
@@ -39,7 +40,10 @@ struct Family {
 }
 
 /// Every family, in the order `names` lists them.
-const FAMILIES: &[Family] = &[];
+const FAMILIES: &[Family] = &[Family {
+    names: ycsb::names,
+    build: ycsb::build,
+}];
 
 /// Every native workload name.
 pub fn names() -> Vec<&'static str> {
