@@ -19,7 +19,10 @@ use pgrig_engine::{run_bench, StopHandle};
 use pgrig_script::QueryMode;
 
 fn env_u64(key: &str, default: u64) -> u64 {
-    std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// User + system CPU seconds of this process so far (clock ticks of 1/100 s).
@@ -67,7 +70,12 @@ fn client_cpu_per_operation() {
         let process = process_cpu_s() - before;
         let doc = RunDocument::of(&r);
         let ops = doc.transactions.ok as f64;
-        let workers: f64 = doc.client_cpu.threads.iter().map(|t| t.user_s + t.sys_s).sum();
+        let workers: f64 = doc
+            .client_cpu
+            .threads
+            .iter()
+            .map(|t| t.user_s + t.sys_s)
+            .sum();
         println!(
             "| {name} | {:.0} | {:.2} | {:.2} | {} |",
             doc.tps,

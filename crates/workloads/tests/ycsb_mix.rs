@@ -216,3 +216,37 @@ fn bad_options_are_errors_naming_the_option() {
         e.message
     );
 }
+
+#[test]
+fn single_field_reads_and_writes_pick_their_fields_independently() {
+    let native = build("ycsb-f", &["readallfields=false"]);
+    let cat = native.workload.catalogue().clone();
+    let mut c = Client::new(native.workload, 0, 1, 13);
+    let (mut rmw, mut differ) = (0, 0);
+    let mut read_fields = std::collections::HashSet::new();
+    for _ in 0..2_000 {
+        let op = c.operation();
+        let sql: Vec<&str> = op
+            .ran
+            .iter()
+            .map(|r| cat.statements[r.stmt as usize].sql.as_str())
+            .collect();
+        let field = |s: &str| s.split("FIELD").nth(1).unwrap()[..1].to_string();
+        assert!(sql[0].starts_with("SELECT FIELD"), "{}", sql[0]);
+        read_fields.insert(field(sql[0]));
+        if c.tx_name(op.tx) == "READ-MODIFY-WRITE" {
+            rmw += 1;
+            assert!(
+                sql[1].starts_with("UPDATE usertable SET FIELD"),
+                "{}",
+                sql[1]
+            );
+            differ += usize::from(field(sql[0]) != field(sql[1]));
+        }
+    }
+    assert_eq!(read_fields.len(), 10, "every field gets read");
+    assert!(
+        differ > rmw / 2,
+        "YCSB draws the read and the written field separately: {differ} of {rmw}"
+    );
+}

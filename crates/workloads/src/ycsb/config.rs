@@ -174,7 +174,7 @@ impl Config {
             table: table_name(o)?,
             recordcount: at_least(o, "recordcount", 1000, 1)?,
             operationcount: at_least(o, "operationcount", 1000, 0)?,
-            fieldcount: at_least(o, "fieldcount", 10, 1)?.min(1600) as usize,
+            fieldcount: bounded(o, "fieldcount", 10, 1, 1599)? as usize,
             fieldlength: at_least(o, "fieldlength", 100, 0)?,
             minfieldlength: at_least(o, "minfieldlength", 1, 0)?,
             fieldlengthdistribution: length_distribution(o, "fieldlengthdistribution", true)?,
@@ -184,7 +184,7 @@ impl Config {
             requestdistribution: distribution(o, p.distribution)?,
             zipfianconstant: zipfian_constant(o)?,
             hashed: o.choice("insertorder", "hashed", &["hashed", "ordered"])? == "hashed",
-            zeropadding: at_least(o, "zeropadding", 1, 0)?.min(64) as usize,
+            zeropadding: bounded(o, "zeropadding", 1, 0, 64)? as usize,
             minscanlength: at_least(o, "minscanlength", 1, 1)?,
             maxscanlength: at_least(o, "maxscanlength", p.maxscanlength, 1)?,
             scanlengthdistribution: length_distribution(o, "scanlengthdistribution", false)?,
@@ -245,6 +245,17 @@ fn at_least(o: &Options, key: &str, default: u64, min: u64) -> Result<i64, Optio
     if v < min || v > i64::MAX as u64 / 4 {
         return Err(OptionError::new(format!(
             "invalid value \"{v}\" for option \"{key}\": expected an integer of at least {min}"
+        )));
+    }
+    Ok(v as i64)
+}
+
+/// An integer option within `min..=max` (a table has at most 1600 columns; keys stay short).
+fn bounded(o: &Options, key: &str, default: u64, min: u64, max: u64) -> Result<i64, OptionError> {
+    let v = o.u64(key, default)?;
+    if !(min..=max).contains(&v) {
+        return Err(OptionError::new(format!(
+            "invalid value \"{v}\" for option \"{key}\": expected an integer from {min} to {max}"
         )));
     }
     Ok(v as i64)

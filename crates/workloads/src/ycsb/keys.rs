@@ -44,11 +44,6 @@ impl KeyFormat {
         }
         out.extend_from_slice(text);
     }
-
-    /// The longest key this format makes for key numbers up to `max`, in bytes.
-    pub fn max_len(&self) -> usize {
-        4 + self.zeropadding.max(20)
-    }
 }
 
 /// `v` in decimal (a `-` first when negative), written at the end of `b`.

@@ -108,6 +108,7 @@ impl Workload for Ycsb {
             op: Op::Read,
             key: 0,
             field: 0,
+            write_field: 0,
             scan: 0,
             values: 0,
             phase: 0,
@@ -148,8 +149,10 @@ struct Program {
     rng: Rng,
     op: Op,
     key: i64,
-    /// the field read or written when not all are
+    /// the field read when not all are
     field: usize,
+    /// the field written when not all are
+    write_field: usize,
     scan: i64,
     /// the seed of this operation's values (replayed on a retry)
     values: u64,
@@ -205,8 +208,12 @@ impl TxProgram for Program {
         } else {
             self.keys.next(&mut self.rng, &shared.inserts)
         };
-        if !shared.readall || !shared.writeall {
-            self.field = self.rng.below(shared.fields as u64) as usize;
+        let fields = shared.fields as u64;
+        if !shared.readall && self.op != Op::Update {
+            self.field = self.rng.below(fields) as usize;
+        }
+        if !shared.writeall && matches!(self.op, Op::Update | Op::ReadModifyWrite) {
+            self.write_field = self.rng.below(fields) as usize;
         }
         if self.op == Op::Scan {
             self.scan = shared.scan.next(&mut self.rng);
@@ -236,7 +243,7 @@ impl TxProgram for Program {
                 } else {
                     s.rmw_update
                 };
-                Step::Run(a.stmt(self.field))
+                Step::Run(a.stmt(self.write_field))
             }
             (Op::Insert, 0) => {
                 self.push_key(p);
