@@ -53,7 +53,7 @@ fn zero_padding_and_ordered_keys() {
     );
     assert_eq!(
         loaded_key(&["zeropadding=25"], 0),
-        "user006284781860667377211",
+        "user0000006284781860667377211",
         "hashed keys are padded too"
     );
 }
