@@ -112,3 +112,31 @@ fn options_shape_the_loaded_table() {
         "cleanup drops the table"
     );
 }
+
+#[test]
+fn loading_over_an_existing_table_is_an_error_unless_cleaned_up_first() {
+    let db = pgrig_testkit::fresh_db("ycsb_load_twice");
+    let native = build("ycsb-b", &["recordcount=100"]);
+    let stop = StopHandle::default();
+    pgrig_init::generic::load(&conn(&db), &native.load, 2, &NullSink, &stop).expect("load");
+    db.psql("UPDATE usertable SET field0 = 'kept'");
+    let e = pgrig_init::generic::load(&conn(&db), &native.load, 2, &NullSink, &stop).unwrap_err();
+    assert!(format!("{e:?}").contains("already exists"), "{e:?}");
+    assert_eq!(
+        db.psql("SELECT count(*) FROM usertable WHERE field0 = 'kept'"),
+        "100"
+    );
+    pgrig_init::generic::load_replacing(
+        &conn(&db),
+        &native.cleanup,
+        &native.load,
+        2,
+        &NullSink,
+        &stop,
+    )
+    .expect("reload");
+    assert_eq!(
+        db.psql("SELECT count(*), count(*) FILTER (WHERE field0 = 'kept') FROM usertable"),
+        "100|0"
+    );
+}

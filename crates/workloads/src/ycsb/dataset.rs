@@ -1,7 +1,8 @@
 //! The YCSB table and its rows: `usertable` as YCSB's JDBC binding creates it (`YCSB_KEY
-//! VARCHAR` primary key and `FIELD0..FIELDn TEXT`), the primary key added after the load, and
-//! row `k` = key number `k` with its fields' random values derived from `k` alone, so the loader
-//! can send any row range over any connection (binary COPY).
+//! VARCHAR` primary key and `FIELD0..FIELDn TEXT`; YCSB's tool drops it first, pgrig only when
+//! asked), the primary key added after the load, and row `k` = key number `k` with its fields'
+//! random values derived from `k` alone, so the loader can send any row range over any
+//! connection (binary COPY).
 
 use pgrig_init::dataset::{CopyFormat, RowSource};
 use pgrig_init::generic::LoadPlan;
@@ -129,13 +130,15 @@ pub fn field_names(fields: usize) -> impl Iterator<Item = String> {
     (0..fields).map(|i| format!("FIELD{i}"))
 }
 
-/// Drop, create, load, primary key, `VACUUM ANALYZE`.
+/// Create, load, primary key, `VACUUM ANALYZE`. Nothing is dropped first: an existing table is
+/// an error unless the caller runs the cleanup statements ([`drop_table`]) before, as
+/// `pgrig run --init` does.
 pub fn load_plan(c: &Config) -> LoadPlan {
     let columns: Vec<String> = field_names(c.fieldcount)
         .map(|f| format!("{f} TEXT"))
         .collect();
     LoadPlan {
-        drop: vec![drop_table(c)],
+        drop: Vec::new(),
         create: vec![format!(
             "CREATE TABLE {} (YCSB_KEY VARCHAR, {})",
             c.table,
