@@ -129,7 +129,11 @@ pub fn of_run_document(doc: &Value, output: &Path) -> Result<(), ReportError> {
             .collect::<Vec<_>>()
             .join(" + "),
     };
-    let id = if name.is_empty() { "this run".into() } else { name };
+    let id = if name.is_empty() {
+        "this run".into()
+    } else {
+        name
+    };
     let model = Model {
         sources: vec!["pgrig run".into()],
         loose: vec![pgrig_report::input::doc::run(id, doc)],
