@@ -255,7 +255,7 @@ pub fn main(args: &[String]) -> i32 {
         eprintln!();
     }
     let doc = RunDocument::of(&r);
-    let mut code = report(&doc, json, &sink);
+    let mut code = report(&doc, &native_options(&a), json, &sink);
     if let Some(m) = metrics {
         m.finish(Some(&r));
     }
@@ -299,13 +299,10 @@ fn workload(a: &RunArgs) -> Result<Chosen, String> {
     let mode: QueryMode = a.protocol.parse().map_err(|e| format!("--protocol: {e}"))?;
     if let [name] = &a.workload[..] {
         if pgrig_workloads::is_native(name) {
-            let mut options = pgrig_workloads::Options::new();
-            for o in &a.options {
-                let Some((k, v)) = o.split_once('=') else {
-                    return Err(format!("--option \"{o}\": expected KEY=VALUE"));
-                };
-                options.set(k.trim(), v.trim());
+            if let Some(o) = a.options.iter().find(|o| !o.contains('=')) {
+                return Err(format!("--option \"{o}\": expected KEY=VALUE"));
             }
+            let options = native_options(a);
             let native = pgrig_workloads::build(name, &options).map_err(|e| e.message)?;
             return Ok((mode, Vec::new(), Some(native)));
         }
@@ -428,6 +425,15 @@ fn initialise(
     Err(130)
 }
 
+/// `--option KEY=VALUE` as workload options (malformed ones are refused before this).
+fn native_options(a: &RunArgs) -> pgrig_workloads::Options {
+    let mut options = pgrig_workloads::Options::new();
+    for (k, v) in a.options.iter().filter_map(|o| o.split_once('=')) {
+        options.set(k.trim(), v.trim());
+    }
+    options
+}
+
 /// Loads a native workload's dataset (on a target with `--init`: its tables dropped first).
 /// Ctrl-C ends with 130.
 fn load_native(
@@ -459,8 +465,20 @@ fn load_native(
 /// Prints the summary (to stderr when standard output carries the JSON), the self-check
 /// warnings and the JSON; returns the exit status: 130 after Ctrl-C, 2 when clients aborted, 1
 /// when the JSON could not be written.
-fn report(doc: &RunDocument, json: Option<JsonOut>, sink: &LiveSink) -> i32 {
-    let text = summary(doc);
+fn report(
+    doc: &RunDocument,
+    options: &pgrig_workloads::Options,
+    json: Option<JsonOut>,
+    sink: &LiveSink,
+) -> i32 {
+    let mut text = summary(doc);
+    if let Some(name) = &doc.workload {
+        // the workload family's own lines (YCSB's `[READ], ...`, TPC-C's tpmC)
+        for l in pgrig_workloads::report_lines(name, doc, options) {
+            text.push_str(&l);
+            text.push('\n');
+        }
+    }
     if json.as_ref().is_some_and(JsonOut::is_stdout) {
         eprint!("{text}");
     } else {
