@@ -31,9 +31,13 @@ pub struct RunArgs {
     /// set, else a throwaway local server.
     #[arg(long)]
     pub target: Option<String>,
-    /// tpcb-like, simple-update, select-only (or a prefix), or a script file (FILE[@WEIGHT]).
+    /// tpcb-like, simple-update, select-only (or a prefix), a script file (FILE[@WEIGHT]), or a
+    /// native workload (sysbench's oltp_read_write ..., ycsb-a ... ycsb-f, tpcc).
     #[arg(long, short = 'w', default_value = "tpcb-like")]
     pub workload: Vec<String>,
+    /// An option of a native workload, e.g. -o tables=4 -o table_size=100000 (repeatable).
+    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
     /// How long to run, e.g. 10s, 2m.
     #[arg(long, short = 'T', default_value = "10s", value_parser = parse_duration)]
     pub duration: u64,
@@ -76,6 +80,24 @@ pub struct RunArgs {
     /// With --profile: also profile pgrig itself (DIR/client.folded, DIR/client.svg).
     #[arg(long, requires = "profile")]
     pub profile_client: bool,
+    /// Serve live OpenMetrics at http://HOST:PORT/metrics while the run lasts.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metrics_addr: Option<String>,
+    /// After the run, serve the final figures until scraped once, at most SEC seconds.
+    #[arg(
+        long,
+        value_name = "SEC",
+        default_value_t = 0,
+        requires = "metrics_addr"
+    )]
+    pub metrics_linger: u32,
+    /// Coordinate N `pgrig worker` segments (one per client host) instead of running clients
+    /// here; needs --coordinator and a target other than a throwaway server.
+    #[arg(long, value_name = "N", requires = "coordinator")]
+    pub segments: Option<u32>,
+    /// The database holding the coordination schema pgrig_scale (with --segments).
+    #[arg(long, value_name = "URL", requires = "segments")]
+    pub coordinator: Option<String>,
 }
 
 /// `--duration`: the study file's duration syntax (`10s`, `1500ms`, `2m`, `1h`, bare seconds) and
@@ -127,13 +149,16 @@ pub fn main(args: &[String]) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let (mode, scripts) = match workload(&a) {
+    let (mode, scripts, native) = match workload(&a) {
         Ok(w) => w,
         Err(msg) => {
             eprintln!("pgrig: error: {msg}");
             return 1;
         }
     };
+    if let (Some(n), Some(url)) = (a.segments, &a.coordinator) {
+        return crate::coordinator::from_run(&a, n, url, &scripts, native.is_some());
+    }
     // Checked before anything runs: a result that cannot be written is found first.
     let json = match a.json.as_deref().map(JsonOut::open).transpose() {
         Ok(j) => j,
@@ -163,7 +188,11 @@ pub fn main(args: &[String]) -> i32 {
         tty: std::io::stderr().is_terminal(),
     });
     if server.is_some() || a.init {
-        if let Err(code) = initialise(&a, &conn, &sink.inner, &stop, server.is_some()) {
+        let done = match &native {
+            Some(n) => load_native(&a, n, &conn, &sink.inner, &stop, server.is_some()),
+            None => initialise(&a, &conn, &sink.inner, &stop, server.is_some()),
+        };
+        if let Err(code) = done {
             crate::json::abandon(json);
             return code;
         }
@@ -179,6 +208,7 @@ pub fn main(args: &[String]) -> i32 {
         max_tries: a.max_tries,
         random_seed: a.seed.map(pgrig_engine::config::SeedOption::Value),
         no_vacuum: false,
+        native: native.map(|n| pgrig_engine::workload::NativeWorkload(n.workload)),
         ..Default::default()
     };
     let profiler = match start_profile(
@@ -193,10 +223,29 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     };
-    let (r, profiled) = crate::profile::run_bench_profiled(profiler, sink.clone(), cfg, &stop);
+    let metrics_opts = a
+        .metrics_addr
+        .clone()
+        .map(|addr| crate::args::MetricsOptions {
+            addr,
+            linger_s: a.metrics_linger,
+        });
+    let (metrics, engine_sink) =
+        match crate::metrics::Metrics::around(metrics_opts.as_ref(), sink.clone()) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("pgrig: error: {e}");
+                crate::json::abandon(json);
+                return 1;
+            }
+        };
+    let (r, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, &stop);
     let r = match r {
         Ok(r) => r,
         Err(e) => {
+            if let Some(m) = metrics {
+                m.finish(None);
+            }
             let code = e.report(&*sink);
             crate::json::abandon(json);
             return code;
@@ -206,7 +255,10 @@ pub fn main(args: &[String]) -> i32 {
         eprintln!();
     }
     let doc = RunDocument::of(&r);
-    let mut code = report(&doc, json, &sink);
+    let mut code = report(&doc, &native_options(&a), json, &sink);
+    if let Some(m) = metrics {
+        m.finish(Some(&r));
+    }
     if let (Some(dir), Some(done)) = (&a.profile, profiled) {
         match done {
             Ok(written) => {
@@ -235,9 +287,32 @@ pub fn main(args: &[String]) -> i32 {
     code
 }
 
-/// The query mode and the scripts `--protocol` and `--workload` name.
-fn workload(a: &RunArgs) -> Result<(QueryMode, Vec<ScriptSource>), String> {
+/// What `--protocol`, `--workload` and `--option` name: the query mode, and pgbench scripts or
+/// one native workload.
+type Chosen = (
+    QueryMode,
+    Vec<ScriptSource>,
+    Option<pgrig_workloads::Native>,
+);
+
+fn workload(a: &RunArgs) -> Result<Chosen, String> {
     let mode: QueryMode = a.protocol.parse().map_err(|e| format!("--protocol: {e}"))?;
+    if let [name] = &a.workload[..] {
+        if pgrig_workloads::is_native(name) {
+            if let Some(o) = a.options.iter().find(|o| !o.contains('=')) {
+                return Err(format!("--option \"{o}\": expected KEY=VALUE"));
+            }
+            let options = native_options(a);
+            let native = pgrig_workloads::build(name, &options).map_err(|e| e.message)?;
+            return Ok((mode, Vec::new(), Some(native)));
+        }
+    }
+    if let Some(o) = a.options.first() {
+        return Err(format!(
+            "--option \"{o}\" applies to native workloads ({}), not to pgbench scripts",
+            pgrig_workloads::names().join(", ")
+        ));
+    }
     let mut scripts = Vec::new();
     for w in &a.workload {
         let (name, weight) = pgrig_script::builtin::parse_weight(w).map_err(|e| e.to_string())?;
@@ -258,7 +333,7 @@ fn workload(a: &RunArgs) -> Result<(QueryMode, Vec<ScriptSource>), String> {
             });
         }
     }
-    Ok((mode, scripts))
+    Ok((mode, scripts, None))
 }
 
 /// Where to connect: `--target`, the environment, or a throwaway server started here as a
@@ -350,11 +425,60 @@ fn initialise(
     Err(130)
 }
 
+/// `--option KEY=VALUE` as workload options (malformed ones are refused before this).
+fn native_options(a: &RunArgs) -> pgrig_workloads::Options {
+    let mut options = pgrig_workloads::Options::new();
+    for (k, v) in a.options.iter().filter_map(|o| o.split_once('=')) {
+        options.set(k.trim(), v.trim());
+    }
+    options
+}
+
+/// Loads a native workload's dataset (on a target with `--init`: its tables dropped first).
+/// Ctrl-C ends with 130.
+fn load_native(
+    a: &RunArgs,
+    native: &pgrig_workloads::Native,
+    conn: &ConnArgs,
+    sink: &StderrSink,
+    stop: &StopHandle,
+    throwaway: bool,
+) -> Result<(), i32> {
+    let name = native.workload.name();
+    eprintln!("pgrig: loading the {name} dataset...");
+    let cleanup: &[String] = if a.init { &native.cleanup } else { &[] };
+    match pgrig_init::generic::load_replacing(conn, cleanup, &native.load, 0, sink, stop) {
+        Ok(report) => {
+            eprintln!("pgrig: {name} dataset {}", report.summary());
+            Ok(())
+        }
+        Err(_) if stop.requested() => {
+            if throwaway {
+                eprintln!("pgrig: interrupted (Ctrl-C) before anything was measured; the throwaway server is removed");
+            }
+            Err(130)
+        }
+        Err(e) => Err(e.report(sink)),
+    }
+}
+
 /// Prints the summary (to stderr when standard output carries the JSON), the self-check
 /// warnings and the JSON; returns the exit status: 130 after Ctrl-C, 2 when clients aborted, 1
 /// when the JSON could not be written.
-fn report(doc: &RunDocument, json: Option<JsonOut>, sink: &LiveSink) -> i32 {
-    let text = summary(doc);
+fn report(
+    doc: &RunDocument,
+    options: &pgrig_workloads::Options,
+    json: Option<JsonOut>,
+    sink: &LiveSink,
+) -> i32 {
+    let mut text = summary(doc);
+    if let Some(name) = &doc.workload {
+        // the workload family's own lines (YCSB's `[READ], ...`, TPC-C's tpmC)
+        for l in pgrig_workloads::report_lines(name, doc, options) {
+            text.push_str(&l);
+            text.push('\n');
+        }
+    }
     if json.as_ref().is_some_and(JsonOut::is_stdout) {
         eprint!("{text}");
     } else {
@@ -427,13 +551,21 @@ pub fn summary(r: &RunDocument) -> String {
     let l = &r.latency_ms;
     let mut s = String::new();
     let desc: Vec<&str> = r.scripts.iter().map(|s| s.desc.as_str()).collect();
-    let _ = writeln!(
-        s,
-        "workload:     {} (scale {}, {} protocol)",
-        desc.join(" + "),
-        r.options.scale,
-        r.options.protocol
-    );
+    let _ = match &r.workload {
+        Some(name) => writeln!(
+            s,
+            "workload:     {name} ({}; {} protocol)",
+            desc.join(", "),
+            r.options.protocol
+        ),
+        None => writeln!(
+            s,
+            "workload:     {} (scale {}, {} protocol)",
+            desc.join(" + "),
+            r.options.scale,
+            r.options.protocol
+        ),
+    };
     let _ = writeln!(s, "server:       PostgreSQL {}", r.server_version);
     let _ = writeln!(
         s,

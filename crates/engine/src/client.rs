@@ -115,12 +115,15 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             );
             return ClientEnd::Aborted;
         }
-        if sh.cfg.connect_per_tx {
+        let reconnect = c.program.as_mut().is_some_and(|p| p.reconnect());
+        if sh.cfg.connect_per_tx || reconnect {
             let t0 = sh.now_us();
             if let Some(conn) = c.conn.take() {
                 conn.close().await;
             }
-            th.stats.borrow_mut().conn_time_us += (sh.now_us() - t0) as f64;
+            let mut st = th.stats.borrow_mut();
+            st.conn_time_us += (sh.now_us() - t0) as f64;
+            st.reconnects += u64::from(reconnect);
         }
     }
 }
@@ -163,9 +166,7 @@ fn connect(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> bool {
     let t0 = sh.now_us();
     match sh.connect() {
         Ok(conn) => {
-            if sh.cfg.connect_per_tx {
-                sh.register_cancel(c.id, &conn);
-            }
+            sh.register_cancel(c.id, &conn);
             c.conn = Some(conn)
         }
         Err(e) => {

@@ -45,6 +45,10 @@ pub struct RunDocument {
     /// `-C`: connect and disconnect time summed over all transactions, ms
     #[serde(default)]
     pub connection_time_ms: f64,
+    /// connections a native workload closed and opened again between transactions
+    /// (sysbench's `--reconnect`)
+    #[serde(default)]
+    pub reconnects: u64,
     /// latency of successful transactions
     pub latency_ms: LatencyMs,
     /// `-R`: how late transactions started against their schedule
@@ -199,7 +203,8 @@ pub struct CommandDoc {
     pub latency_ms_mean: f64,
     pub failures: u64,
     pub retries: u64,
-    /// the statement's latency distribution (native workloads; scripts' `-r` has means only)
+    /// the command's latency distribution (native workload statements; script commands under
+    /// `-r`)
     #[serde(default)]
     pub latency_ms: Option<LatencyMs>,
 }
@@ -277,6 +282,7 @@ impl RunDocument {
             duration_s: r.bench_duration_s,
             initial_connection_ms: r.initial_conn_ms,
             connection_time_ms: r.stats.conn_time_us / 1000.0,
+            reconnects: r.stats.reconnects,
             latency_ms: latency(&total.latency, &histogram),
             schedule_lag_ms: Lag {
                 mean: total.lag.mean() / 1000.0,
@@ -458,7 +464,7 @@ fn self_check(r: &RunResult) -> SelfCheck {
             ));
         }
     }
-    let tpcb = r.config.scripts.is_empty()
+    let tpcb = r.config.native.is_none() && r.config.scripts.is_empty()
         || r.config.scripts.iter().any(|s| {
             matches!(s, ScriptSource::Builtin { name, .. } if name == "tpcb-like" || name == "simple-update")
         });

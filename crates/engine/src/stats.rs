@@ -164,8 +164,8 @@ pub struct ScriptStats {
     pub snap: Snapshot,
     pub histogram: Histogram<u64>,
     pub commands: Vec<CommandStats>,
-    /// per command, its latency distribution (native workloads' statements; empty for
-    /// scripts, whose `-r` figures are means)
+    /// per command, its latency distribution (native workloads' statements, script commands
+    /// under `-r`; empty until the first one is recorded)
     pub command_histograms: Vec<Histogram<u64>>,
 }
 
@@ -234,6 +234,8 @@ pub struct ThreadStats {
     pub scripts: Vec<ScriptStats>,
     /// `-C`: accumulated connect + disconnect time, µs
     pub conn_time_us: f64,
+    /// connections a native workload closed and opened again (sysbench's `--reconnect`)
+    pub reconnects: u64,
 }
 
 impl ThreadStats {
@@ -244,6 +246,7 @@ impl ThreadStats {
                 .map(|&n| ScriptStats::new(n))
                 .collect(),
             conn_time_us: 0.0,
+            reconnects: 0,
         }
     }
 
@@ -270,6 +273,7 @@ impl ThreadStats {
             a.merge(b);
         }
         self.conn_time_us += o.conn_time_us;
+        self.reconnects += o.reconnects;
     }
 }
 

@@ -27,6 +27,8 @@ struct Bank {
     cat: Catalogue,
     /// make client 0's first transaction abort (`Step::Abort`)
     give_up: bool,
+    /// a new connection after every this many transactions (0: never)
+    reconnect_every: u64,
 }
 
 const BEGIN: StmtId = 0;
@@ -77,7 +79,11 @@ impl Bank {
                 statements: vec![BEGIN, MOVE, ROLLBACK],
             },
         ];
-        Bank { cat, give_up }
+        Bank {
+            cat,
+            give_up,
+            reconnect_every: 0,
+        }
     }
 }
 
@@ -98,6 +104,8 @@ impl Workload for Bank {
             amount: 0,
             give_up: self.give_up && seed.id == 0,
             tries: 0,
+            reconnect_every: self.reconnect_every,
+            done: 0,
         })
     }
 }
@@ -111,9 +119,16 @@ struct Teller {
     amount: i64,
     give_up: bool,
     tries: u32,
+    reconnect_every: u64,
+    done: u64,
 }
 
 impl TxProgram for Teller {
+    fn reconnect(&mut self) -> bool {
+        self.done += 1;
+        self.reconnect_every > 0 && self.done.is_multiple_of(self.reconnect_every)
+    }
+
     fn begin(&mut self, tx: usize, retry: bool) {
         self.tx = tx;
         self.pc = 0;
@@ -282,6 +297,25 @@ fn serialization_failures_are_retried_with_the_same_transfer() {
     assert_eq!(doc.transactions.ok, 600);
     assert_eq!(doc.transactions.failed, 0);
     assert!(doc.transactions.retries > 0, "4 clients on 10 rows retry");
+    assert_eq!(total_balance(&db), ACCOUNTS * 1000);
+}
+
+#[test]
+fn a_program_asking_to_reconnect_gets_a_new_session_and_keeps_its_prepared_statements_working() {
+    let db = bank_db("native_reconnect");
+    let mut bank = Bank::new(false, false);
+    bank.reconnect_every = 4;
+    let mut cfg = config(&db, bank, QueryMode::Prepared, 2, 20);
+    cfg.max_tries = 100;
+    let r = run_bench(cfg, Arc::new(Recorder::default()), &StopHandle::default()).expect("run");
+    let doc = RunDocument::of(&r);
+    assert_eq!(doc.transactions.ok, 40);
+    assert_eq!(doc.aborted_clients, 0);
+    assert_eq!(
+        doc.reconnects,
+        2 * 5,
+        "every 4th of 20 transactions per client"
+    );
     assert_eq!(total_balance(&db), ACCOUNTS * 1000);
 }
 
