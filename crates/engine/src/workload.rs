@@ -455,9 +455,15 @@ mod tests {
     fn extreme_integers_format() {
         let mut p = Params::new();
         p.int(i64::MIN).int(0).int(i64::MAX);
-        assert_eq!(p.get(0).unwrap().0.unwrap(), i64::MIN.to_string().as_bytes());
+        assert_eq!(
+            p.get(0).unwrap().0.unwrap(),
+            i64::MIN.to_string().as_bytes()
+        );
         assert_eq!(p.get(1).unwrap().0.unwrap(), b"0");
-        assert_eq!(p.get(2).unwrap().0.unwrap(), i64::MAX.to_string().as_bytes());
+        assert_eq!(
+            p.get(2).unwrap().0.unwrap(),
+            i64::MAX.to_string().as_bytes()
+        );
     }
 
     #[test]
