@@ -9,6 +9,7 @@
 //!   A–F), `tpcc` (TPC-C).
 
 pub mod options;
+pub mod sysbench;
 
 use std::sync::Arc;
 
@@ -39,7 +40,10 @@ struct Family {
 }
 
 /// Every family, in the order `names` lists them.
-const FAMILIES: &[Family] = &[];
+const FAMILIES: &[Family] = &[Family {
+    names: sysbench::names,
+    build: sysbench::build,
+}];
 
 /// Every native workload name.
 pub fn names() -> Vec<&'static str> {
