@@ -12,8 +12,6 @@ pub struct GeneralOption {
     pub help: &'static str,
     /// The section `--help` lists it under.
     pub section: Section,
-    /// Passed on to the test as a workload option too (random numbers, `--db-ps-mode`).
-    pub to_test: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,20 +38,6 @@ const fn opt(
         default,
         help,
         section,
-        to_test: false,
-    }
-}
-
-const fn test_opt(
-    name: &'static str,
-    kind: OptKind,
-    default: Option<&'static str>,
-    help: &'static str,
-    section: Section,
-) -> GeneralOption {
-    GeneralOption {
-        to_test: true,
-        ..opt(name, kind, default, help, section)
     }
 }
 
@@ -78,17 +62,17 @@ pub const GENERAL_OPTIONS: &[GeneralOption] = &[
     opt("max-requests", Int, Some("0"), "deprecated alias for --events", Gen),
     opt("max-time", Int, Some("0"), "deprecated alias for --time", Gen),
     opt("num-threads", Int, Some("1"), "deprecated alias for --threads", Gen),
-    test_opt("rand-type", Str, Some("special"), "random numbers distribution {uniform,gaussian,special,pareto}", Rand),
-    test_opt("rand-spec-iter", Int, Some("12"), "number of iterations used for numbers generation", Rand),
-    test_opt("rand-spec-pct", Int, Some("1"), "percentage of values to be treated as 'special' (for special distribution)", Rand),
-    test_opt("rand-spec-res", Int, Some("75"), "percentage of 'special' values to use (for special distribution)", Rand),
+    opt("rand-type", Str, Some("special"), "random numbers distribution {uniform,gaussian,special,pareto}", Rand),
+    opt("rand-spec-iter", Int, Some("12"), "number of iterations used for numbers generation", Rand),
+    opt("rand-spec-pct", Int, Some("1"), "percentage of values to be treated as 'special' (for special distribution)", Rand),
+    opt("rand-spec-res", Int, Some("75"), "percentage of 'special' values to use (for special distribution)", Rand),
     opt("rand-seed", Int, Some("0"), "seed for random number generator. When 0, the current time is used as a RNG seed.", Rand),
-    test_opt("rand-pareto-h", Float, Some("0.2"), "parameter h for pareto distribution", Rand),
+    opt("rand-pareto-h", Float, Some("0.2"), "parameter h for pareto distribution", Rand),
     opt("verbosity", Int, Some("3"), "verbosity level {5 - debug, 0 - only critical messages}", Ignored),
     opt("percentile", Int, Some("95"), "percentile to calculate in latency statistics (1-100). Use the special value of 0 to disable percentile calculations", Log),
     opt("histogram", Bool, Some("off"), "print latency histogram in report", Log),
     opt("db-driver", Str, Some("pgsql"), "specifies database driver to use (pgrig: pgsql only)", Db),
-    test_opt("db-ps-mode", Str, Some("auto"), "prepared statements usage mode {auto, disable}", Db),
+    opt("db-ps-mode", Str, Some("auto"), "prepared statements usage mode {auto, disable}", Db),
     opt("db-debug", Bool, Some("off"), "print database-specific debug information", Ignored),
     opt("pgsql-host", Str, Some("localhost"), "PostgreSQL server host", Pgsql),
     opt("pgsql-port", Int, Some("5432"), "PostgreSQL server port", Pgsql),
@@ -211,7 +195,8 @@ impl General {
         let events = aliased(c, "max-requests", "events", 0)?;
         let time = aliased(c, "max-time", "time", 0)?;
         let rand_type = c.value("rand-type").unwrap_or("special");
-        if !["uniform", "gaussian", "special", "pareto"].contains(&rand_type) {
+        // zipfian: sysbench 1.1's, a pgrig extension here
+        if !["uniform", "gaussian", "special", "pareto", "zipfian"].contains(&rand_type) {
             return Err(Exit::fatal(format!(
                 "Invalid random numbers distribution: {rand_type}."
             )));

@@ -67,7 +67,7 @@ pub fn general() -> String {
 
 /// `sysbench TEST help`.
 pub fn test(test: &str, options: &[TestOption]) -> String {
-    let mut sorted: Vec<&TestOption> = options.iter().collect();
+    let mut sorted: Vec<&TestOption> = options.iter().filter(|o| o.own).collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     let rows: Vec<_> = sorted
         .iter()
@@ -94,6 +94,7 @@ mod tests {
             kind,
             help: format!("about {name}"),
             default: Some(d.into()),
+            own: true,
         };
         let s = test(
             "t",

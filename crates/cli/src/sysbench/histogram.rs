@@ -13,6 +13,12 @@ pub struct Slots {
     counts: Vec<u64>,
 }
 
+impl Default for Slots {
+    fn default() -> Self {
+        Slots::new()
+    }
+}
+
 fn deduct() -> f64 {
     MIN_MS.ln()
 }
@@ -29,11 +35,23 @@ fn slot_value(i: usize) -> f64 {
 impl Slots {
     /// The slots of `buckets`: `(upper end in µs, count)` pairs.
     pub fn from_us_buckets(buckets: &[(u64, u64)]) -> Slots {
-        let mut counts = vec![0u64; SLOTS];
+        let mut s = Slots::new();
         for &(us, n) in buckets {
-            counts[slot_of(us as f64 / 1000.0)] += n;
+            s.add_us(us, n);
         }
-        Slots { counts }
+        s
+    }
+
+    /// An empty histogram.
+    pub fn new() -> Slots {
+        Slots {
+            counts: vec![0u64; SLOTS],
+        }
+    }
+
+    /// Adds `n` values of `us` microseconds.
+    pub fn add_us(&mut self, us: u64, n: u64) {
+        self.counts[slot_of(us as f64 / 1000.0)] += n;
     }
 
     pub fn total(&self) -> u64 {

@@ -1,38 +1,44 @@
-//! Where the `sysbench` command line meets `pgrig_workloads`: the [`Tests`] the command line
-//! runs, answered by the workloads crate's registry.
+//! Where the `sysbench` command line meets `pgrig_workloads::sysbench`: the [`Tests`] the
+//! command line runs, answered by the workloads' test list and option table.
 
+use pgrig_workloads::sysbench::{self as wl, OptionGroup, OptionKind, Test};
 use pgrig_workloads::{Native, OptionError, Options};
 
-use super::seam::{TestOption, Tests};
+use super::seam::{OptKind, TestOption, Tests};
 
-/// sysbench 1.0's database tests, in its order.
-pub const TEST_NAMES: &[&str] = &[
-    "oltp_read_write",
-    "oltp_read_only",
-    "oltp_write_only",
-    "oltp_point_select",
-    "oltp_update_index",
-    "oltp_update_non_index",
-    "oltp_insert",
-    "oltp_delete",
-    "select_random_points",
-    "select_random_ranges",
-    "bulk_insert",
-];
+/// sysbench 1.0's database tests.
+pub const TEST_NAMES: &[&str] = &wl::TESTS;
 
 /// The workloads crate's sysbench family.
 pub struct Workloads;
 
 impl Tests for Workloads {
     fn has(&self, test: &str) -> bool {
-        TEST_NAMES.contains(&test) && pgrig_workloads::is_native(test)
+        Test::parse(test).is_some()
     }
 
-    fn options(&self, _test: &str) -> Vec<TestOption> {
-        Vec::new()
+    fn options(&self, test: &str) -> Vec<TestOption> {
+        let Some(t) = Test::parse(test) else {
+            return Vec::new();
+        };
+        wl::options_for(t)
+            .into_iter()
+            .map(|o| TestOption {
+                name: o.name.to_string(),
+                kind: match o.kind {
+                    OptionKind::Int => OptKind::Int,
+                    OptionKind::Float => OptKind::Float,
+                    OptionKind::Bool => OptKind::Bool,
+                    OptionKind::Str => OptKind::Str,
+                },
+                help: o.help.to_string(),
+                default: (!o.default.is_empty()).then(|| o.default.to_string()),
+                own: o.group == OptionGroup::Test,
+            })
+            .collect()
     }
 
     fn build(&self, test: &str, options: &Options) -> Result<Native, OptionError> {
-        pgrig_workloads::build(test, options)
+        wl::build(test, options)
     }
 }

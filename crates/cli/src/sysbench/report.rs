@@ -4,9 +4,9 @@
 //! `--histogram` table before them.
 
 use pgrig_engine::document::RunDocument;
+use pgrig_workloads::sysbench::{nominal_class, QueryClass};
 
 use super::histogram::Slots;
-use super::mix::{kind, Kind};
 
 /// What the run header says.
 #[derive(Clone, Debug, PartialEq)]
@@ -116,17 +116,17 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The figures of a run document: queries by kind from the per-statement counts, events
-    /// = committed transactions, ignored errors = retried errors; `per_thread` the events of
-    /// each client (their time is their events at the run's mean latency).
-    pub fn of(doc: &RunDocument, percentile: u32, histogram: bool, per_thread: &[u64]) -> Self {
+    /// The figures of a run document: queries by class from the per-statement counts (each
+    /// statement by its nominal class: a write that matched no row is still a write), events =
+    /// successful transactions, ignored errors = retried errors, threads = clients.
+    pub fn of(doc: &RunDocument, percentile: u32, histogram: bool) -> Self {
         let (mut reads, mut writes, mut other) = (0, 0, 0);
         for c in doc.scripts.iter().flat_map(|s| &s.commands) {
             let n = c.executions.saturating_sub(c.failures);
-            match kind(&c.text) {
-                Kind::Read => reads += n,
-                Kind::Write => writes += n,
-                Kind::Other => other += n,
+            match nominal_class(&c.text) {
+                QueryClass::Read => reads += n,
+                QueryClass::Write => writes += n,
+                QueryClass::Other => other += n,
             }
         }
         let events = doc.transactions.ok;
@@ -150,9 +150,10 @@ impl Summary {
                 0.0
             },
             sum_ms: avg * events as f64,
-            per_thread: per_thread
+            per_thread: doc
+                .clients
                 .iter()
-                .map(|&n| (n, n as f64 * avg / 1000.0))
+                .map(|c| (c.transactions, c.busy_s))
                 .collect(),
             histogram: histogram.then(|| slots.render()),
         }

@@ -2,11 +2,11 @@
 //! `PQprepare() failed` lines), the run on pgrig's engine with `--threads` clients, the
 //! `--report-interval` lines as the run goes, and the final report from the run document.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pgrig_engine::config::{clamp_threads, BenchConfig, Duration, SeedOption};
 use pgrig_engine::document::RunDocument;
-use pgrig_engine::sink::{Level, Progress, Sink};
+use pgrig_engine::sink::{Level, Progress, SecondReport, Sink};
 use pgrig_engine::workload::NativeWorkload;
 use pgrig_engine::StopHandle;
 use pgrig_script::QueryMode;
@@ -14,6 +14,7 @@ use pgrig_workloads::{Native, Options};
 
 use super::db::Db;
 use super::general::{Exit, General, Pg};
+use super::histogram::Slots;
 use super::report::{self, Header, Interval, Summary};
 
 /// `run`.
@@ -41,7 +42,8 @@ pub fn run(
         threads: general.threads,
         percentile: general.percentile,
         per_event: super::mix::per_event(test, options),
-        interval_s: f64::from(general.report_interval),
+        interval: u64::from(general.report_interval),
+        acc: Mutex::new(Acc::default()),
     });
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
@@ -50,9 +52,7 @@ pub fn run(
         Exit::fatal(lines.join("\nFATAL: "))
     })?;
     let doc = RunDocument::of(&result);
-    let per_client =
-        vec![doc.transactions.ok / u64::from(general.threads); general.threads as usize];
-    let summary = Summary::of(&doc, general.percentile, general.histogram, &per_client);
+    let summary = Summary::of(&doc, general.percentile, general.histogram);
     print!("{}", report::summary(&summary));
     if doc.interrupted {
         return Ok(130);
@@ -111,7 +111,6 @@ fn config(g: &General, pg: &Pg, native: &Native) -> BenchConfig {
             QueryMode::Prepared
         },
         no_vacuum: true,
-        progress: (g.report_interval > 0).then_some(g.report_interval),
         report_per_command: true,
         rate: (g.rate > 0).then_some(g.rate as f64),
         // sysbench retries ignorable errors without limit
@@ -132,8 +131,17 @@ struct RunSink {
     percentile: u32,
     /// queries per event (read, write, other)
     per_event: (f64, f64, f64),
-    /// `--report-interval`
-    interval_s: f64,
+    /// `--report-interval` (0: none)
+    interval: u64,
+    /// the seconds of the current interval
+    acc: Mutex<Acc>,
+}
+
+#[derive(Default)]
+struct Acc {
+    events: u64,
+    errors: u64,
+    latency: Slots,
 }
 
 impl Sink for RunSink {
@@ -148,27 +156,43 @@ impl Sink for RunSink {
 
     fn stdout(&self, _: &str) {}
 
+    fn progress(&self, _: &Progress) {}
+
     fn measuring(&self) {
         print!("{}", report::THREADS_STARTED);
     }
 
-    fn progress(&self, p: &Progress) {
-        let seconds = self.interval_s;
-        let events = p.tps * seconds;
+    fn second(&self, s: &SecondReport<'_>) {
+        if self.interval == 0 {
+            return;
+        }
+        let Ok(mut acc) = self.acc.lock() else {
+            return;
+        };
+        acc.events += s.delta.counts.ok;
+        acc.errors += s.delta.counts.retries;
+        for v in s.histogram.iter_recorded() {
+            acc.latency.add_us(v.value_iterated_to(), v.count_at_value());
+        }
+        if s.second % self.interval != 0 {
+            return;
+        }
+        let done = std::mem::take(&mut *acc);
+        let events = done.events as f64;
         let (r, w, o) = self.per_event;
         print!(
             "{}",
             report::interval(&Interval {
-                time_s: p.time,
-                seconds,
+                time_s: s.second as f64,
+                seconds: self.interval as f64,
                 threads: self.threads,
                 events,
                 reads: events * r,
                 writes: events * w,
                 other: events * o,
                 percentile: self.percentile,
-                latency_ms: p.latency_ms,
-                errors: p.retries as f64,
+                latency_ms: done.latency.percentile(self.percentile),
+                errors: done.errors as f64,
                 reconnects: 0.0,
                 queue: None,
             })

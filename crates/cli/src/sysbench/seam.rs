@@ -24,13 +24,16 @@ pub struct TestOption {
     pub help: String,
     /// shown in `[...]` after the help; `None`: no default shown
     pub default: Option<String>,
+    /// The test's own (`TEST help` lists it); else a general option the test also reads
+    /// (`--rand-type`, `--threads`), passed on when given.
+    pub own: bool,
 }
 
 /// The sysbench tests pgrig runs.
 pub trait Tests: Sync {
     /// Whether `test` is one (`oltp_read_write`, ...).
     fn has(&self, test: &str) -> bool;
-    /// The test's own options.
+    /// Every option the test reads: its own, then the general ones it also reads.
     fn options(&self, test: &str) -> Vec<TestOption>;
     /// The test built from its options (names as given, `-` and `_` alike).
     fn build(&self, test: &str, options: &Options) -> Result<Native, OptionError>;

@@ -26,7 +26,7 @@ fn valid(kind: OptKind, value: Option<&str>) -> bool {
 pub fn read(c: &CmdLine, known: &[TestOption]) -> Result<Options, Exit> {
     let find = |name: &str| known.iter().find(|k| norm(&k.name) == norm(name));
     let mut o = Options::new();
-    for g in GENERAL_OPTIONS.iter().filter(|g| g.to_test) {
+    for g in GENERAL_OPTIONS {
         if let (Some(k), Some(Some(v))) = (find(g.name), c.given(g.name)) {
             o.set(&k.name, v);
         }
@@ -63,11 +63,15 @@ mod tests {
             kind,
             help: String::new(),
             default: None,
+            own: true,
         };
         vec![
             opt("tables", OptKind::Int),
             opt("skip_trx", OptKind::Bool),
-            opt("rand_type", OptKind::Str),
+            TestOption {
+                own: false,
+                ..opt("rand-type", OptKind::Str)
+            },
         ]
     }
 
@@ -84,7 +88,7 @@ mod tests {
         .unwrap();
         assert_eq!(o.get("tables"), Some("3"));
         assert_eq!(o.get("skip_trx"), Some("on"));
-        assert_eq!(o.get("rand_type"), Some("uniform"));
+        assert_eq!(o.get("rand-type"), Some("uniform"));
     }
 
     #[test]
