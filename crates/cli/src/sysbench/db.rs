@@ -3,7 +3,7 @@
 
 use pgrig_wire::{Config, Connection, DbError, Error};
 
-use super::general::{Exit, Pg};
+use super::general::{Exit, Pg, Phase};
 
 pub struct Db {
     rt: tokio::runtime::Runtime,
@@ -12,9 +12,10 @@ pub struct Db {
 
 impl Db {
     /// Connects; a failure is sysbench's `FATAL: Connection to database failed: ...`.
-    pub fn connect(pg: &Pg) -> Result<Db, Exit> {
+    pub fn connect(pg: &Pg, phase: Phase) -> Result<Db, Exit> {
         let failed = |e: &dyn std::fmt::Display| {
-            Exit::fatal(format!("Connection to database failed: {e}\n"))
+            let msg = format!("Connection to database failed: {e}\n");
+            phase.failed(&msg, "connection creation failed")
         };
         let cfg = Config::from_args(&pg.conn_args(), "").map_err(|e| failed(&e))?;
         let rt = tokio::runtime::Builder::new_current_thread()

@@ -230,18 +230,53 @@ impl General {
     }
 }
 
-/// The checks sysbench makes when the database driver starts (after the run's header): the
-/// driver's name and `--db-ps-mode`.
-pub fn check_driver(c: &super::cmdline::CmdLine) -> Result<(), Exit> {
+/// Where a database failure happens, which sysbench's messages name: the command's Lua
+/// function, and for `run` every thread's initialisation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// `prepare` runs on `--threads` threads (each connects)
+    Prepare { threads: u32 },
+    Cleanup,
+    Run { threads: u32 },
+}
+
+impl Phase {
+    /// sysbench's report of a failure in the phase: `first` (the driver's message), then the
+    /// function that failed and `why` — once per thread under `run`, then its last words.
+    pub fn failed(self, first: &str, why: &str) -> Exit {
+        let function = match self {
+            Phase::Prepare { .. } => "sysbench.cmdline.call_command",
+            Phase::Cleanup => "cleanup",
+            Phase::Run { .. } => "thread_init",
+        };
+        let once = format!("FATAL: {first}\nFATAL: `{function}' function failed: {why}\n");
+        let stdout = match self {
+            Phase::Run { threads } => {
+                once.repeat(threads as usize) + "FATAL: Thread initialization failed!\n"
+            }
+            Phase::Prepare { threads } => once.repeat(threads as usize),
+            Phase::Cleanup => once,
+        };
+        Exit {
+            stdout,
+            code: 1,
+            ..Exit::default()
+        }
+    }
+}
+
+/// The checks sysbench makes when the database driver starts: the driver's name and
+/// `--db-ps-mode`.
+pub fn check_driver(c: &super::cmdline::CmdLine, phase: Phase) -> Result<(), Exit> {
+    let why = "failed to initialize the DB driver";
     let driver = c.value("db-driver").unwrap_or("pgsql");
     if driver != "pgsql" {
-        return Err(Exit::fatal(format!(
-            "invalid database driver name: '{driver}' (pgrig runs sysbench's pgsql driver only)"
-        )));
+        let msg = format!("invalid database driver name: '{driver}' (pgrig runs sysbench's pgsql driver only)");
+        return Err(phase.failed(&msg, why));
     }
     let mode = c.value("db-ps-mode").unwrap_or("auto");
     if mode != "auto" && mode != "disable" {
-        return Err(Exit::fatal(format!("Invalid value for db-ps-mode: {mode}")));
+        return Err(phase.failed(&format!("Invalid value for db-ps-mode: {mode}"), why));
     }
     Ok(())
 }

@@ -23,7 +23,7 @@ pub mod seam;
 pub mod test_options;
 
 use cmdline::CmdLine;
-use general::{Exit, General, Pg};
+use general::{Exit, General, Pg, Phase};
 
 /// The version sysbench's command line and report mirror.
 pub const SYSBENCH_VERSION: &str = "1.0.20";
@@ -78,33 +78,59 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             "Cannot find benchmark '{test}': no such built-in test, file or module"
         )));
     }
+    // bulk_insert is not built on oltp_common: no command needed, no help, no prewarm.
+    let oltp_common = test != "bulk_insert";
     let Some(command) = c.command.clone() else {
+        if !oltp_common {
+            return Ok(0);
+        }
         return Err(Exit::fatal(
-            "Command is required. Supported commands: prepare, run, cleanup, help",
+            "Command is required. Supported commands: prepare, prewarm, run, cleanup, help",
         ));
     };
     let pg = Pg::read(&c)?;
     let known = tests.options(&test);
     let options = test_options::read(&c, &known)?;
     match command.as_str() {
+        "help" if !known.iter().any(|o| o.own) => Err(Exit::stderr(format!(
+            "'{test}' test does not implement the 'help' command."
+        ))),
         "help" => {
             print!("{}", help::test(&test, &known));
             Ok(0)
         }
-        "prepare" | "cleanup" | "run" => {
-            general::check_driver(&c)?;
+        "prewarm" if oltp_common => Err(Exit::fatal(
+            "`sysbench.cmdline.call_command' function failed: prewarm is currently MySQL only",
+        )),
+        "prepare" | "cleanup" => {
+            let phase = if command == "prepare" {
+                Phase::Prepare {
+                    threads: general.threads,
+                }
+            } else {
+                Phase::Cleanup
+            };
+            general::check_driver(&c, phase)?;
             set_password(&pg);
-            let native = tests
-                .build(&test, &options)
-                .map_err(|e| Exit::fatal(e.message))?;
-            match command.as_str() {
-                "prepare" => prepare::prepare(&pg, &general, native),
-                "cleanup" => prepare::cleanup(&pg, &native),
-                _ => run::run(&test, &options, &general, &pg, native),
+            let native = build(&test, &options)?;
+            match phase {
+                Phase::Prepare { .. } => prepare::prepare(&pg, &general, native),
+                _ => prepare::cleanup(&pg, &native),
             }
+        }
+        "run" => {
+            set_password(&pg);
+            run::run(&c, &test, &options, &general, &pg)
         }
         other => Err(Exit::stderr(format!("Unknown command: {other}"))),
     }
+}
+
+/// The test's workload; options it refuses are `FATAL: ...`.
+fn build(test: &str, options: &pgrig_workloads::Options) -> Result<pgrig_workloads::Native, Exit> {
+    seam::tests()
+        .build(test, options)
+        .map_err(|e| Exit::fatal(e.message))
 }
 
 /// `--pgsql-password`, handed to the connection layer as libpq's `PGPASSWORD` (never an

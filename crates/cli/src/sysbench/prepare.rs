@@ -12,7 +12,7 @@ use pgrig_init::generic::{self, LoadPlan};
 use pgrig_workloads::Native;
 
 use super::db::{exec_failed, Db};
-use super::general::{Exit, General, Pg};
+use super::general::{Exit, General, Pg, Phase};
 
 /// The table a `CREATE TABLE` / `DROP TABLE` / `CREATE INDEX ... ON` statement names.
 pub fn table_of(sql: &str) -> Option<&str> {
@@ -49,7 +49,12 @@ pub fn prepare(pg: &Pg, general: &General, native: Native) -> Result<i32, Exit> 
         keys,
         after,
     } = native.load;
-    let mut db = Db::connect(pg)?;
+    let threads = general.threads;
+    if threads > 1 {
+        // sysbench prepares on its worker threads
+        print!("Initializing worker threads...\n\n");
+    }
+    let mut db = Db::connect(pg, Phase::Prepare { threads })?;
     for sql in drops.iter().chain(&create) {
         if let Some(t) = table_of(sql).filter(|_| create.contains(sql)) {
             println!("Creating table '{t}'...");
@@ -95,7 +100,7 @@ pub fn prepare(pg: &Pg, general: &General, native: Native) -> Result<i32, Exit> 
 
 /// `cleanup`.
 pub fn cleanup(pg: &Pg, native: &Native) -> Result<i32, Exit> {
-    let mut db = Db::connect(pg)?;
+    let mut db = Db::connect(pg, Phase::Cleanup)?;
     for sql in &native.cleanup {
         if let Some(t) = table_of(sql) {
             println!("Dropping table '{t}'...");

@@ -13,17 +13,18 @@ use pgrig_script::QueryMode;
 use pgrig_workloads::{Native, Options};
 
 use super::db::Db;
-use super::general::{Exit, General, Pg};
+use super::cmdline::CmdLine;
+use super::general::{self, Exit, General, Pg, Phase};
 use super::histogram::Slots;
 use super::report::{self, Header, Interval, Summary};
 
 /// `run`.
 pub fn run(
+    c: &CmdLine,
     test: &str,
     options: &Options,
     general: &General,
     pg: &Pg,
-    native: Native,
 ) -> Result<i32, Exit> {
     print!(
         "{}",
@@ -34,8 +35,13 @@ pub fn run(
             rand_seed: general.rand_seed,
         })
     );
+    let phase = Phase::Run {
+        threads: general.threads,
+    };
+    general::check_driver(c, phase)?;
+    let native = super::build(test, options)?;
     if !general.ps_mode_disable {
-        check_statements(pg, &native)?;
+        check_statements(pg, &native, phase)?;
     }
     let cfg = config(general, pg, &native);
     let sink = Arc::new(RunSink {
@@ -62,8 +68,8 @@ pub fn run(
 
 /// sysbench prepares every statement of the test before its threads start; a statement that
 /// does not (a missing table) is reported as its driver reports it.
-fn check_statements(pg: &Pg, native: &Native) -> Result<(), Exit> {
-    let mut db = Db::connect(pg)?;
+fn check_statements(pg: &Pg, native: &Native, phase: Phase) -> Result<(), Exit> {
+    let mut db = Db::connect(pg, phase)?;
     let mut out = String::new();
     for s in native
         .workload
