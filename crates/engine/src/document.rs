@@ -458,7 +458,7 @@ fn self_check(r: &RunResult) -> SelfCheck {
             ));
         }
     }
-    let tpcb = r.config.scripts.is_empty()
+    let tpcb = r.config.native.is_none() && r.config.scripts.is_empty()
         || r.config.scripts.iter().any(|s| {
             matches!(s, ScriptSource::Builtin { name, .. } if name == "tpcb-like" || name == "simple-update")
         });
