@@ -14,6 +14,7 @@ use pgrig_engine::workload::{Params, Reply, Step, TxProgram};
 use super::rand::Rng;
 use super::sql::{Kind, C_TEMPLATE, PAD_TEMPLATE};
 use super::workload::{Group, Shared};
+use super::Test;
 
 /// One client's OLTP program.
 pub struct Oltp {
@@ -61,8 +62,11 @@ impl Oltp {
                 params.text_with(|b| rng.string_into(C_TEMPLATE, b)).int(i64::from(id));
             }
             Kind::Delete => {
-                let k = self.id();
-                self.pending_insert = Some((id, k));
+                // oltp_delete deletes only; the others' deletes come with their insert
+                if self.sh.settings.test != Test::OltpDelete {
+                    let k = self.id();
+                    self.pending_insert = Some((id, k));
+                }
                 params.int(i64::from(id));
             }
             Kind::Insert => {}
