@@ -22,13 +22,32 @@ fn run_loads_a_native_dataset_on_a_throwaway_server_and_reports_its_transaction_
     let out = pgrig(
         dir.path(),
         &[
-            "run", "-w", "oltp_read_only", "-o", "tables=2", "-o", "table_size=500", "-c",
-            "2", "-T", "2", "--json", "run.json",
+            "run",
+            "-w",
+            "oltp_read_only",
+            "-o",
+            "tables=2",
+            "-o",
+            "table_size=500",
+            "-c",
+            "2",
+            "-T",
+            "2",
+            "--json",
+            "run.json",
         ],
     );
     assert!(out.success(), "{}\n{}", out.stdout, out.stderr);
-    assert!(out.stderr.contains("loading the oltp_read_only dataset"), "{}", out.stderr);
-    assert!(out.stdout.contains("workload:     oltp_read_only"), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("loading the oltp_read_only dataset"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout.contains("workload:     oltp_read_only"),
+        "{}",
+        out.stdout
+    );
     // the TPC-B self-check is about pgbench's tables only
     assert!(!out.stderr.contains("branch rows"), "{}", out.stderr);
     let doc: Value =
@@ -45,8 +64,14 @@ fn run_loads_a_native_dataset_on_a_throwaway_server_and_reports_its_transaction_
     // sysbench's oltp_read_only: BEGIN, 10 point selects, 4 range queries, COMMIT
     assert_eq!(executed.first(), Some(&ok), "BEGIN once per transaction");
     assert_eq!(executed.last(), Some(&ok), "COMMIT once per transaction");
-    assert_eq!(executed.iter().sum::<u64>(), 16 * ok, "{executed:?} for {ok} transactions");
-    assert!(commands.iter().all(|c| c["latency_ms"]["p99"].as_f64().unwrap() > 0.0));
+    assert_eq!(
+        executed.iter().sum::<u64>(),
+        16 * ok,
+        "{executed:?} for {ok} transactions"
+    );
+    assert!(commands
+        .iter()
+        .all(|c| c["latency_ms"]["p99"].as_f64().unwrap() > 0.0));
 }
 
 #[test]
@@ -54,14 +79,33 @@ fn run_refuses_unknown_native_options_naming_the_closest() {
     let dir = tempfile::tempdir().unwrap();
     let out = pgrig(
         dir.path(),
-        &["run", "-w", "oltp_point_select", "-o", "tabels=2", "-T", "1"],
+        &[
+            "run",
+            "-w",
+            "oltp_point_select",
+            "-o",
+            "tabels=2",
+            "-T",
+            "1",
+        ],
     );
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert!(out.stderr.contains("\"tabels\""), "{}", out.stderr);
-    assert!(out.stderr.contains("did you mean \"tables\""), "{}", out.stderr);
-    let out = pgrig(dir.path(), &["run", "-w", "tpcb-like", "-o", "tables=2", "-T", "1"]);
+    assert!(
+        out.stderr.contains("did you mean \"tables\""),
+        "{}",
+        out.stderr
+    );
+    let out = pgrig(
+        dir.path(),
+        &["run", "-w", "tpcb-like", "-o", "tables=2", "-T", "1"],
+    );
     assert_eq!(out.code, Some(1));
-    assert!(out.stderr.contains("applies to native workloads"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("applies to native workloads"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -73,8 +117,18 @@ fn run_with_init_replaces_a_targets_native_tables() {
         let out = pgrig(
             dir.path(),
             &[
-                "run", "--target", &target, "--init", "-w", "oltp_point_select", "-o",
-                "tables=1", "-o", &format!("table_size={size}"), "-T", "1",
+                "run",
+                "--target",
+                &target,
+                "--init",
+                "-w",
+                "oltp_point_select",
+                "-o",
+                "tables=1",
+                "-o",
+                &format!("table_size={size}"),
+                "-T",
+                "1",
             ],
         );
         assert!(out.success(), "{}", out.stderr);
@@ -83,7 +137,15 @@ fn run_with_init_replaces_a_targets_native_tables() {
     // without --init the data is used as it is
     let out = pgrig(
         dir.path(),
-        &["run", "--target", &target, "-w", "oltp_point_select", "-T", "1"],
+        &[
+            "run",
+            "--target",
+            &target,
+            "-w",
+            "oltp_point_select",
+            "-T",
+            "1",
+        ],
     );
     assert!(out.success(), "{}", out.stderr);
     assert!(!out.stderr.contains("loading"), "{}", out.stderr);
@@ -123,7 +185,11 @@ clients = [1, 2]
     assert_eq!(runs.len(), 4);
     for r in &runs {
         let clients = r["point"]["clients"].as_u64().unwrap();
-        assert_eq!(r["transactions"]["ok"].as_u64().unwrap(), 50 * clients, "{r}");
+        assert_eq!(
+            r["transactions"]["ok"].as_u64().unwrap(),
+            50 * clients,
+            "{r}"
+        );
     }
 }
 

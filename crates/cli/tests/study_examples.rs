@@ -213,13 +213,16 @@ fn cloud_write_only_example_runs_sysbench_write_only_on_each_target() {
     for r in &runs {
         assert!(r["tps"].as_f64().unwrap() > 0.0, "{r}");
         assert_eq!(r["aborted_clients"].as_u64(), Some(0));
-        assert!(r["server_stats"]["wal"].is_object(), "{}", r["server_stats"]);
+        assert!(
+            r["server_stats"]["wal"].is_object(),
+            "{}",
+            r["server_stats"]
+        );
         // oltp_write_only's statements, each measured
         let statements = r["per_statement"].as_array().unwrap();
-        assert!(statements.iter().any(|s| s["text"]
-            .as_str()
-            .unwrap()
-            .starts_with("UPDATE sbtest")));
+        assert!(statements
+            .iter()
+            .any(|s| s["text"].as_str().unwrap().starts_with("UPDATE sbtest")));
     }
     report_shows(
         dir.path(),

@@ -82,7 +82,12 @@ fn a_bad_test_option_value_is_an_invalid_option() {
 #[test]
 fn prepare_over_existing_tables_fails_as_sysbench() {
     let db = fresh_db("sb_exists");
-    let args = ["oltp_read_write", "--tables=2", "--table-size=100", "prepare"];
+    let args = [
+        "oltp_read_write",
+        "--tables=2",
+        "--table-size=100",
+        "prepare",
+    ];
     assert!(sysbench(&db, &args).success());
     let ours = same(&db, &args);
     assert!(ours
@@ -95,13 +100,23 @@ fn a_refused_connection_is_reported_as_sysbench_does() {
     let db = fresh_db("sb_conn");
     for (threads, cmd) in [("1", "prepare"), ("1", "cleanup"), ("2", "run")] {
         let threads = format!("--threads={threads}");
-        let args = ["--pgsql-user=no_such_role", &threads, "oltp_read_write", cmd];
+        let args = [
+            "--pgsql-user=no_such_role",
+            &threads,
+            "oltp_read_write",
+            cmd,
+        ];
         let ours = same(&db, &args);
         assert!(ours.stdout.contains("role \"no_such_role\" does not exist"));
     }
     // A threaded prepare prints the failure once per thread as sysbench does, but sysbench then
     // exits 0 as if it had prepared; pgrig exits 1.
-    let args = ["--pgsql-user=no_such_role", "--threads=2", "oltp_read_write", "prepare"];
+    let args = [
+        "--pgsql-user=no_such_role",
+        "--threads=2",
+        "oltp_read_write",
+        "prepare",
+    ];
     let (ours, theirs) = (pgrig(&db, &args), sysbench(&db, &args));
     assert_eq!(normalise(&ours.stdout), normalise(&theirs.stdout));
     assert_eq!((ours.code, theirs.code), (Some(1), Some(0)));
@@ -117,13 +132,23 @@ fn missing_tables(db: &TestDb, args: &[&str]) {
         let mut v: Vec<String> = s
             .split("FATAL: ")
             .skip(1)
-            .map(|b| b.trim_end().trim_end_matches("Threads started!").trim_end().to_string())
+            .map(|b| {
+                b.trim_end()
+                    .trim_end_matches("Threads started!")
+                    .trim_end()
+                    .to_string()
+            })
             .collect();
         v.sort();
         v
     };
     assert!(!blocks(&ours.stdout).is_empty());
-    assert_eq!(blocks(&ours.stdout), blocks(&theirs.stdout), "{}", ours.stdout);
+    assert_eq!(
+        blocks(&ours.stdout),
+        blocks(&theirs.stdout),
+        "{}",
+        ours.stdout
+    );
     let head = |s: &str| normalise(s.split("FATAL: ").next().unwrap_or_default());
     assert_eq!(head(&ours.stdout), head(&theirs.stdout));
     assert_ne!(theirs.code, Some(0));
@@ -139,7 +164,15 @@ fn run_on_missing_tables_reports_every_statement() {
 #[test]
 fn run_on_more_tables_than_prepared_reports_the_missing_ones() {
     let db = fresh_db("sb_more");
-    let prepared = sysbench(&db, &["oltp_read_write", "--tables=1", "--table-size=100", "prepare"]);
+    let prepared = sysbench(
+        &db,
+        &[
+            "oltp_read_write",
+            "--tables=1",
+            "--table-size=100",
+            "prepare",
+        ],
+    );
     assert!(prepared.success(), "{}", prepared.stdout);
     missing_tables(&db, &["oltp_read_write", "--tables=3", "--time=1", "run"]);
 }
@@ -150,7 +183,13 @@ fn the_password_is_never_printed() {
     let secret = "s3cr3t-never-shown";
     let arg = format!("--pgsql-password={secret}");
     for cmd in ["prepare", "run", "cleanup", "help"] {
-        let out = pgrig(&db, &[&arg, "--pgsql-user=no_such_role", "oltp_read_write", cmd]);
-        assert!(!out.stdout.contains(secret) && !out.stderr.contains(secret), "{cmd}");
+        let out = pgrig(
+            &db,
+            &[&arg, "--pgsql-user=no_such_role", "oltp_read_write", cmd],
+        );
+        assert!(
+            !out.stdout.contains(secret) && !out.stderr.contains(secret),
+            "{cmd}"
+        );
     }
 }

@@ -35,8 +35,19 @@ fn run_matches(test: &str, extra: &[&str]) {
     let theirs = sysbench(&db, &args);
     let ours = pgrig(&db, &args);
     assert!(theirs.success(), "sysbench {args:?}: {}", theirs.stdout);
-    assert_eq!(ours.code, Some(0), "pgrig {args:?}: {}{}", ours.stdout, ours.stderr);
-    assert_eq!(shape(&ours.stdout), shape(&theirs.stdout), "{args:?}\n{}", ours.stdout);
+    assert_eq!(
+        ours.code,
+        Some(0),
+        "pgrig {args:?}: {}{}",
+        ours.stdout,
+        ours.stderr
+    );
+    assert_eq!(
+        shape(&ours.stdout),
+        shape(&theirs.stdout),
+        "{args:?}\n{}",
+        ours.stdout
+    );
     assert_eq!(ours.stderr, "");
 }
 
@@ -44,7 +55,13 @@ fn run_matches(test: &str, extra: &[&str]) {
 fn read_write_report_with_intervals_and_histogram_is_sysbenchs() {
     run_matches(
         "oltp_read_write",
-        &["--threads=2", "--time=2", "--report-interval=1", "--histogram", "--rand-seed=5"],
+        &[
+            "--threads=2",
+            "--time=2",
+            "--report-interval=1",
+            "--histogram",
+            "--rand-seed=5",
+        ],
     );
 }
 
@@ -72,7 +89,12 @@ fn select_random_tests_report_as_sysbench() {
         let args = [test, "--table-size=1000", "--events=30", "--time=0", "run"];
         let (theirs, ours) = (sysbench(&db, &args), pgrig(&db, &args));
         assert!(theirs.success());
-        assert_eq!(shape(&ours.stdout), shape(&theirs.stdout), "{test}\n{}", ours.stdout);
+        assert_eq!(
+            shape(&ours.stdout),
+            shape(&theirs.stdout),
+            "{test}\n{}",
+            ours.stdout
+        );
     }
 }
 
@@ -84,7 +106,12 @@ fn prepare_and_cleanup_print_sysbenchs_lines() {
         let args = ["oltp_read_write", "--tables=3", "--table-size=500", cmd];
         let theirs = sysbench(&db_theirs, &args);
         let ours = pgrig(&db_ours, &args);
-        assert!(theirs.success() && ours.success(), "{}{}", ours.stdout, ours.stderr);
+        assert!(
+            theirs.success() && ours.success(),
+            "{}{}",
+            ours.stdout,
+            ours.stderr
+        );
         // pgrig creates every table, then loads them in parallel, then builds the indexes:
         // the same lines, in that order.
         let sorted = |s: &str| {
@@ -92,14 +119,23 @@ fn prepare_and_cleanup_print_sysbenchs_lines() {
             v.sort();
             v
         };
-        assert_eq!(sorted(&ours.stdout), sorted(&theirs.stdout), "{cmd}\n{}", ours.stdout);
+        assert_eq!(
+            sorted(&ours.stdout),
+            sorted(&theirs.stdout),
+            "{cmd}\n{}",
+            ours.stdout
+        );
     }
 }
 
 #[test]
 fn test_help_lists_sysbenchs_options() {
     let db = fresh_db("sb_help");
-    for test in ["oltp_read_write", "select_random_points", "select_random_ranges"] {
+    for test in [
+        "oltp_read_write",
+        "select_random_points",
+        "select_random_ranges",
+    ] {
         let args = [test, "help"];
         let (theirs, ours) = (sysbench(&db, &args), pgrig(&db, &args));
         assert_eq!(normalise(&ours.stdout), normalise(&theirs.stdout), "{test}");

@@ -235,9 +235,13 @@ impl General {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
     /// `prepare` runs on `--threads` threads (each connects)
-    Prepare { threads: u32 },
+    Prepare {
+        threads: u32,
+    },
     Cleanup,
-    Run { threads: u32 },
+    Run {
+        threads: u32,
+    },
 }
 
 impl Phase {
@@ -271,7 +275,9 @@ pub fn check_driver(c: &super::cmdline::CmdLine, phase: Phase) -> Result<(), Exi
     let why = "failed to initialize the DB driver";
     let driver = c.value("db-driver").unwrap_or("pgsql");
     if driver != "pgsql" {
-        let msg = format!("invalid database driver name: '{driver}' (pgrig runs sysbench's pgsql driver only)");
+        let msg = format!(
+            "invalid database driver name: '{driver}' (pgrig runs sysbench's pgsql driver only)"
+        );
         return Err(phase.failed(&msg, why));
     }
     let mode = c.value("db-ps-mode").unwrap_or("auto");

@@ -12,8 +12,8 @@ use pgrig_engine::StopHandle;
 use pgrig_script::QueryMode;
 use pgrig_workloads::{Native, Options};
 
-use super::db::Db;
 use super::cmdline::CmdLine;
+use super::db::Db;
 use super::general::{self, Exit, General, Pg, Phase};
 use super::histogram::Slots;
 use super::report::{self, Header, Interval, Summary};
@@ -178,7 +178,8 @@ impl Sink for RunSink {
         acc.events += s.delta.counts.ok;
         acc.errors += s.delta.counts.retries;
         for v in s.histogram.iter_recorded() {
-            acc.latency.add_us(v.value_iterated_to(), v.count_at_value());
+            acc.latency
+                .add_us(v.value_iterated_to(), v.count_at_value());
         }
         if s.second % self.interval != 0 {
             return;

@@ -85,7 +85,9 @@ fn strip_lua_location(line: &str) -> String {
     let end = rest.find(".lua:").and_then(|i| {
         let after = &rest[i + 5..];
         let digits = after.chars().take_while(char::is_ascii_digit).count();
-        after[digits..].starts_with(": ").then_some(i + 5 + digits + 2)
+        after[digits..]
+            .starts_with(": ")
+            .then_some(i + 5 + digits + 2)
     });
     match end {
         Some(e) => format!("{}{}", &line[..start], &rest[e..]),
