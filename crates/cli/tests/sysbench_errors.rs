@@ -193,3 +193,58 @@ fn the_password_is_never_printed() {
         );
     }
 }
+
+/// A server where `scramuser` needs its password.
+fn password_server() -> &'static pgrig_testkit::Server {
+    static SERVER: std::sync::OnceLock<pgrig_testkit::Server> = std::sync::OnceLock::new();
+    SERVER.get_or_init(|| {
+        pgrig_testkit::custom_cluster(pgrig_testkit::ServerOptions {
+            hba: Some(vec![
+                "local all scramuser scram-sha-256".into(),
+                "local all all trust".into(),
+            ]),
+            bootstrap_sql: vec![format!(
+                "CREATE ROLE scramuser SUPERUSER LOGIN PASSWORD '{SCRAM_SECRET}'"
+            )],
+            ..Default::default()
+        })
+    })
+}
+
+const SCRAM_SECRET: &str = "sb-secret-9813";
+
+#[test]
+fn pgsql_password_authenticates_and_a_wrong_one_is_refused_as_sysbench() {
+    let db = pgrig_testkit::fresh_db_on(password_server(), "sb_scram");
+    let run = |program: &std::path::Path, password: &str, cmd: &str| {
+        let mut c = sysbench_common::command(
+            program,
+            &db,
+            &[
+                "--pgsql-user=scramuser",
+                &format!("--pgsql-password={password}"),
+                "oltp_point_select",
+                "--table-size=100",
+                "--events=10",
+                "--time=0",
+                cmd,
+            ],
+        );
+        c.env_remove("PGPASSWORD")
+            .env("PGPASSFILE", "/nonexistent/pgpass");
+        pgrig_testkit::run(c)
+    };
+    let link = sysbench_common::link();
+    for cmd in ["prepare", "run", "cleanup"] {
+        let ours = run(link, SCRAM_SECRET, cmd);
+        assert_eq!(ours.code, Some(0), "{cmd}: {}{}", ours.stdout, ours.stderr);
+        assert!(!ours.stdout.contains(SCRAM_SECRET));
+    }
+    let (ours, theirs) = (
+        run(link, "wrong-one", "run"),
+        run(&sysbench_common::oracle(), "wrong-one", "run"),
+    );
+    assert_eq!(normalise(&ours.stdout), normalise(&theirs.stdout));
+    assert_eq!(ours.code, theirs.code);
+    assert!(ours.stdout.contains("password authentication failed"));
+}

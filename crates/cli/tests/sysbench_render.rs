@@ -30,7 +30,11 @@ fn document() -> RunDocument {
         cmd("SELECT c FROM sbtest1 WHERE id=$1", 1000, 0),
         cmd("UPDATE sbtest1 SET k=k+1 WHERE id=$1", 103, 3),
         cmd("DELETE FROM sbtest1 WHERE id=$1", 100, 0),
-        cmd("INSERT INTO sbtest1 (id, k, c, pad) VALUES ($1, $2, $3, $4)", 100, 0),
+        cmd(
+            "INSERT INTO sbtest1 (id, k, c, pad) VALUES ($1, $2, $3, $4)",
+            100,
+            0,
+        ),
         cmd("COMMIT", 100, 0),
     ];
     doc.clients = vec![
