@@ -142,3 +142,16 @@ fn test_help_lists_sysbenchs_options() {
         assert_eq!(ours.code, theirs.code);
     }
 }
+
+#[test]
+fn pgrig_sysbench_is_the_link() {
+    let db = fresh_db("sb_subcommand");
+    let args = ["oltp_read_write", "--tables=2", "help"];
+    let mut cmd = db.command(env!("CARGO_BIN_EXE_pgrig"));
+    cmd.arg("sysbench").args(args);
+    let sub = pgrig_testkit::run(cmd);
+    let linked = pgrig(&db, &args);
+    assert_eq!(sub.code, Some(0));
+    assert!(sub.stdout.contains("oltp_read_write options:\n  --auto_inc[=on|off]"));
+    assert_eq!(sub.stdout, linked.stdout);
+}
