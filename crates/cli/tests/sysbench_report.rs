@@ -152,6 +152,8 @@ fn pgrig_sysbench_is_the_link() {
     let sub = pgrig_testkit::run(cmd);
     let linked = pgrig(&db, &args);
     assert_eq!(sub.code, Some(0));
-    assert!(sub.stdout.contains("oltp_read_write options:\n  --auto_inc[=on|off]"));
+    assert!(sub
+        .stdout
+        .contains("oltp_read_write options:\n  --auto_inc[=on|off]"));
     assert_eq!(sub.stdout, linked.stdout);
 }

@@ -181,7 +181,7 @@ impl Sink for RunSink {
             acc.latency
                 .add_us(v.value_iterated_to(), v.count_at_value());
         }
-        if s.second % self.interval != 0 {
+        if !s.second.is_multiple_of(self.interval) {
             return;
         }
         let done = std::mem::take(&mut *acc);
