@@ -100,31 +100,46 @@ fn select_random_tests_report_as_sysbench() {
 
 #[test]
 fn prepare_and_cleanup_print_sysbenchs_lines() {
-    let db_theirs = fresh_db("sb_prep_theirs");
-    let db_ours = fresh_db("sb_prep_ours");
-    for cmd in ["prepare", "cleanup"] {
-        let args = ["oltp_read_write", "--tables=3", "--table-size=500", cmd];
-        let theirs = sysbench(&db_theirs, &args);
-        let ours = pgrig(&db_ours, &args);
-        assert!(
-            theirs.success() && ours.success(),
-            "{}{}",
-            ours.stdout,
-            ours.stderr
-        );
-        // pgrig creates every table, then loads them in parallel, then builds the indexes:
-        // the same lines, in that order.
-        let sorted = |s: &str| {
-            let mut v: Vec<String> = normalise(s).lines().map(String::from).collect();
-            v.sort();
-            v
-        };
-        assert_eq!(
-            sorted(&ours.stdout),
-            sorted(&theirs.stdout),
-            "{cmd}\n{}",
-            ours.stdout
-        );
+    for (i, case) in [
+        &["oltp_read_write", "--tables=3", "--table-size=500"][..],
+        &[
+            "--threads=2",
+            "oltp_read_write",
+            "--tables=3",
+            "--table-size=500",
+        ],
+        &["--threads=2", "bulk_insert"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let db_theirs = fresh_db(&format!("sb_prep_theirs_{i}"));
+        let db_ours = fresh_db(&format!("sb_prep_ours_{i}"));
+        for cmd in ["prepare", "cleanup"] {
+            let mut args = case.to_vec();
+            args.push(cmd);
+            let theirs = sysbench(&db_theirs, &args);
+            let ours = pgrig(&db_ours, &args);
+            assert!(
+                theirs.success() && ours.success(),
+                "{}{}",
+                ours.stdout,
+                ours.stderr
+            );
+            // pgrig creates every table, then loads them in parallel, then builds the
+            // indexes: the same lines, in that order.
+            let sorted = |s: &str| {
+                let mut v: Vec<String> = normalise(s).lines().map(String::from).collect();
+                v.sort();
+                v
+            };
+            assert_eq!(
+                sorted(&ours.stdout),
+                sorted(&theirs.stdout),
+                "{args:?}\n{}",
+                ours.stdout
+            );
+        }
     }
 }
 

@@ -105,7 +105,7 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         "prepare" | "cleanup" => {
             let phase = if command == "prepare" {
                 Phase::Prepare {
-                    threads: general.threads,
+                    threads: if oltp_common { general.threads } else { 1 },
                 }
             } else {
                 Phase::Cleanup
@@ -114,7 +114,7 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             set_password(&pg);
             let native = build(&test, &options)?;
             match phase {
-                Phase::Prepare { .. } => prepare::prepare(&pg, &general, native),
+                Phase::Prepare { .. } => prepare::prepare(&pg, &general, native, oltp_common),
                 _ => prepare::cleanup(&pg, &native),
             }
         }

@@ -40,8 +40,8 @@ pub fn table_of(sql: &str) -> Option<&str> {
     .filter(|t| !t.is_empty())
 }
 
-/// `prepare`.
-pub fn prepare(pg: &Pg, general: &General, native: Native) -> Result<i32, Exit> {
+/// `prepare`; `parallel`: sysbench runs it on its worker threads (the oltp_common tests).
+pub fn prepare(pg: &Pg, general: &General, native: Native, parallel: bool) -> Result<i32, Exit> {
     let LoadPlan {
         drop: drops,
         create,
@@ -49,7 +49,7 @@ pub fn prepare(pg: &Pg, general: &General, native: Native) -> Result<i32, Exit> 
         keys,
         after,
     } = native.load;
-    let threads = general.threads;
+    let threads = if parallel { general.threads } else { 1 };
     if threads > 1 {
         // sysbench prepares on its worker threads
         print!("Initializing worker threads...\n\n");
