@@ -81,7 +81,11 @@ fn pgrig_run(test: &str, args: &[&str], clients: u32, tx: u64) -> (RunDocument, 
         clients,
         threads: clients,
         duration: Duration::Transactions(tx),
-        mode: if settings.ps_disabled { QueryMode::Simple } else { QueryMode::Prepared },
+        mode: if settings.ps_disabled {
+            QueryMode::Simple
+        } else {
+            QueryMode::Prepared
+        },
         random_seed: Some(SeedOption::Value(3)),
         max_tries: 0,
         native: Some(NativeWorkload(native.workload)),
@@ -124,7 +128,11 @@ fn same_run(test: &str, args: &[&str], tx: u64) {
     assert_eq!(ours.len(), theirs.len(), "{test} {args:?}: statements sent");
     assert_eq!(shapes(&ours), shapes(&theirs), "{test} {args:?}");
     let executions: u64 = doc.scripts[0].commands.iter().map(|c| c.executions).sum();
-    assert_eq!(executions, ours.len() as u64, "{test}: per-statement figures count every statement");
+    assert_eq!(
+        executions,
+        ours.len() as u64,
+        "{test}: per-statement figures count every statement"
+    );
 }
 
 const SMALL: [&str; 2] = ["--tables=2", "--table-size=1000"];
@@ -136,13 +144,21 @@ fn oltp_read_write_runs_as_sysbench_in_the_engine() {
 
 #[test]
 fn oltp_read_write_with_ps_disabled_runs_as_sysbench_in_the_engine() {
-    same_run("oltp_read_write", &["--table-size=1000", "--db-ps-mode=disable"], 150);
+    same_run(
+        "oltp_read_write",
+        &["--table-size=1000", "--db-ps-mode=disable"],
+        150,
+    );
 }
 
 #[test]
 fn read_only_write_only_and_point_select_run_as_sysbench_in_the_engine() {
     same_run("oltp_read_only", &SMALL, 200);
-    same_run("oltp_write_only", &["--tables=2", "--table-size=1000", "--skip_trx=on"], 200);
+    same_run(
+        "oltp_write_only",
+        &["--tables=2", "--table-size=1000", "--skip_trx=on"],
+        200,
+    );
     same_run("oltp_point_select", &SMALL, 300);
 }
 
@@ -158,7 +174,11 @@ fn update_delete_and_insert_tests_run_as_sysbench_in_the_engine() {
 #[test]
 fn select_random_tests_run_as_sysbench_in_the_engine() {
     same_run("select_random_points", &["--table-size=1000"], 300);
-    same_run("select_random_ranges", &["--table-size=1000", "--db-ps-mode=disable"], 300);
+    same_run(
+        "select_random_ranges",
+        &["--table-size=1000", "--db-ps-mode=disable"],
+        300,
+    );
 }
 
 #[test]
@@ -204,7 +224,11 @@ fn bulk_insert_appends_numbered_rows_to_each_clients_table() {
     assert_eq!((end1, end2), (39033, 76480));
     for t in ["sbtest1", "sbtest2"] {
         let q = format!("select count(*), min(id), max(id), bool_and(id = k) from {t}");
-        assert_eq!(db.psql(&q), format!("{end2}|1|{end2}|t"), "{t}: two batches of sysbench's size");
+        assert_eq!(
+            db.psql(&q),
+            format!("{end2}|1|{end2}|t"),
+            "{t}: two batches of sysbench's size"
+        );
     }
 }
 
@@ -219,8 +243,13 @@ fn two_clients_send_sysbenchs_statement_mix() {
         let rollbacks = count(v, &|s| s == "ROLLBACK");
         assert_eq!(count(v, &|s| s == "COMMIT"), 300);
         // retried events resend their statements: at most a few
-        let points = count(v, &|s| s.starts_with("SELECT c FROM sbtest") && s.ends_with("WHERE id=$1"));
-        assert!((3000..=3000 + 10 * rollbacks).contains(&points), "{points} point selects");
+        let points = count(v, &|s| {
+            s.starts_with("SELECT c FROM sbtest") && s.ends_with("WHERE id=$1")
+        });
+        assert!(
+            (3000..=3000 + 10 * rollbacks).contains(&points),
+            "{points} point selects"
+        );
         let deletes = count(v, &|s| s.starts_with("DELETE FROM sbtest"));
         assert!((300..=300 + rollbacks).contains(&deletes));
         for t in ["sbtest1 ", "sbtest2 "] {

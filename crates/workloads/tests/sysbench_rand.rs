@@ -103,7 +103,10 @@ fn zipfian_frequencies_follow_one_over_k_to_the_exponent() {
         for k in [1u32, 2, 3, 10, 50] {
             let want = f64::from(k).powf(-e) / norm;
             let got = h[(k - 1) as usize] as f64 / draws as f64;
-            assert!((got - want).abs() < 0.004 + want * 0.03, "e={e} k={k}: {got} vs {want}");
+            assert!(
+                (got - want).abs() < 0.004 + want * 0.03,
+                "e={e} k={k}: {got} vs {want}"
+            );
         }
     }
     // exponent 0: every value equally likely
@@ -115,9 +118,18 @@ fn zipfian_frequencies_follow_one_over_k_to_the_exponent() {
 #[test]
 fn gaussian_centres_on_the_middle_with_sysbenchs_spread() {
     let h = histogram(&dist(RandType::Gaussian), 1, 1000, 100_000);
-    let mean: f64 = h.iter().enumerate().map(|(i, c)| (i + 1) as f64 * *c as f64).sum::<f64>() / 100_000.0;
-    let var: f64 =
-        h.iter().enumerate().map(|(i, c)| ((i + 1) as f64 - mean).powi(2) * *c as f64).sum::<f64>() / 100_000.0;
+    let mean: f64 = h
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i + 1) as f64 * *c as f64)
+        .sum::<f64>()
+        / 100_000.0;
+    let var: f64 = h
+        .iter()
+        .enumerate()
+        .map(|(i, c)| ((i + 1) as f64 - mean).powi(2) * *c as f64)
+        .sum::<f64>()
+        / 100_000.0;
     assert!((mean - 500.5).abs() < 2.0, "mean {mean}");
     // the mean of 12 uniforms over 1000 values: sd = 1000 / sqrt(12 * 12)
     let sd = var.sqrt();
@@ -150,7 +162,9 @@ fn digit_templates_give_uniform_digits_in_sysbenchs_groups() {
     }
     out.clear();
     rng.string_into(b"@@-#", &mut out);
-    assert!(out[..2].iter().all(u8::is_ascii_lowercase) && out[2] == b'-' && out[3].is_ascii_digit());
+    assert!(
+        out[..2].iter().all(u8::is_ascii_lowercase) && out[2] == b'-' && out[3].is_ascii_digit()
+    );
 }
 
 #[test]
@@ -161,7 +175,9 @@ fn unique_numbers_never_repeat() {
         assert!(seen.insert(u.next()));
     }
     // the permutation is a bijection on the numbers below the prime
-    let sample: HashSet<u32> = (0..100_000u32).map(|x| permute(x.wrapping_mul(40_503))).collect();
+    let sample: HashSet<u32> = (0..100_000u32)
+        .map(|x| permute(x.wrapping_mul(40_503)))
+        .collect();
     assert_eq!(sample.len(), 100_000);
     assert_eq!(permute(4_294_967_295), 4_294_967_295);
 }

@@ -1,10 +1,12 @@
 //! sysbench's dataset as a [`LoadPlan`]: `sbtest1..N` created with `prepare`'s own
-//! `CREATE TABLE` (so existing tables fail the same way), the primary key dropped while the
-//! rows load and built again afterwards with the `k_N` index, rows as sysbench generates them
-//! (ids `1..table_size`, `k` from the `--rand-type` distribution over `1..table_size`, random
-//! `c`/`pad` digit groups) through binary COPY, the SERIAL sequence moved past the loaded ids,
-//! and ANALYZE. Each row's values come from its own stream (seed, table, row), so any row range
-//! loads on any connection. bulk_insert's `prepare` creates one empty table per thread.
+//! `CREATE TABLE` (so existing tables fail the same way), rows as sysbench generates them (ids
+//! `1..table_size`, `k` from the `--rand-type` distribution over `1..table_size`, random
+//! `c`/`pad` digit groups) through binary COPY, then the keys: the primary key (dropped while
+//! the rows load) rebuilt as a unique index alongside `k_N` (and ANALYZE with pgrig's `analyze=on`;
+//! by default statistics are left to autovacuum, as sysbench leaves them), all concurrently, then made the
+//! primary key; the SERIAL sequence is moved past the loaded ids. Each row's values
+//! come from its own stream (seed, table, row), so any row range loads on any connection.
+//! bulk_insert's `prepare` creates one empty table per thread.
 
 use pgrig_init::dataset::{CopyFormat, RowSource};
 use pgrig_init::generic::LoadPlan;
@@ -122,29 +124,57 @@ pub fn load_plan(s: &Settings) -> LoadPlan {
     }
     let seed = load_seed(s);
     let rows = s.rows_per_table();
+    let (mut indexes, mut analyze) = (Vec::new(), Vec::new());
     for t in 1..=s.tables {
-        plan.create.push(sql::create_table(t, s.auto_inc, s.secondary));
+        plan.create
+            .push(sql::create_table(t, s.auto_inc, s.secondary));
         if !s.secondary {
-            // rebuilt after the load: one sorted build instead of an insert per row
-            plan.create.push(format!("ALTER TABLE sbtest{t} DROP CONSTRAINT sbtest{t}_pkey"));
-            plan.keys.push(format!("ALTER TABLE sbtest{t} ADD PRIMARY KEY (id)"));
+            // The key is built after the load as a plain unique index (which, unlike ADD
+            // PRIMARY KEY, builds alongside k_N), then made the primary key.
+            plan.create.push(format!(
+                "ALTER TABLE sbtest{t} DROP CONSTRAINT sbtest{t}_pkey"
+            ));
+            plan.keys.push(format!(
+                "CREATE UNIQUE INDEX sbtest{t}_pkey ON sbtest{t}(id)"
+            ));
+            plan.after.push(format!(
+                "ALTER TABLE sbtest{t} ADD CONSTRAINT sbtest{t}_pkey PRIMARY KEY USING INDEX sbtest{t}_pkey"
+            ));
         }
         if s.create_secondary {
-            plan.keys.push(format!("CREATE INDEX k_{t} ON sbtest{t}(k)"));
+            indexes.push(format!("CREATE INDEX k_{t} ON sbtest{t}(k)"));
         }
         if rows > 0 {
-            plan.sources.push(Box::new(SbRows::new(t, rows, s.table_size, seed, s.dist.clone())));
+            plan.sources.push(Box::new(SbRows::new(
+                t,
+                rows,
+                s.table_size,
+                seed,
+                s.dist.clone(),
+            )));
             if s.auto_inc {
-                plan.after.push(format!("SELECT setval('sbtest{t}_id_seq', {rows})"));
+                plan.after
+                    .push(format!("SELECT setval('sbtest{t}_id_seq', {rows})"));
             }
         }
-        plan.after.push(format!("ANALYZE sbtest{t}"));
+        if s.analyze {
+            analyze.push(format!("ANALYZE sbtest{t}"));
+        }
     }
+    // keys first, then the k indexes, then ANALYZE (each waits for its table's index builds)
+    plan.keys.extend(indexes);
+    plan.keys.extend(analyze);
     plan
 }
 
 /// `cleanup`: sysbench's `DROP TABLE IF EXISTS` per table (bulk_insert: per thread).
 pub fn cleanup(s: &Settings) -> Vec<String> {
-    let n = if s.test == Test::BulkInsert { s.threads } else { s.tables };
-    (1..=n).map(|t| format!("DROP TABLE IF EXISTS sbtest{t}")).collect()
+    let n = if s.test == Test::BulkInsert {
+        s.threads
+    } else {
+        s.tables
+    };
+    (1..=n)
+        .map(|t| format!("DROP TABLE IF EXISTS sbtest{t}"))
+        .collect()
 }

@@ -91,7 +91,10 @@ pub fn names() -> Vec<&'static str> {
 /// The settings `options` give `test` (the caller reads `ps_disabled`, `threads`, ...).
 pub fn settings(test: &str, options: &Options) -> Result<Settings, OptionError> {
     let t = Test::parse(test).ok_or_else(|| {
-        OptionError::new(format!("unknown sysbench test \"{test}\" (tests: {})", TESTS.join(", ")))
+        OptionError::new(format!(
+            "unknown sysbench test \"{test}\" (tests: {})",
+            TESTS.join(", ")
+        ))
     })?;
     Settings::parse(t, options)
 }

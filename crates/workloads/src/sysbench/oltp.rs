@@ -59,7 +59,9 @@ impl Oltp {
             }
             Kind::NonIndexUpdate => {
                 let rng = &mut self.rng;
-                params.text_with(|b| rng.string_into(C_TEMPLATE, b)).int(i64::from(id));
+                params
+                    .text_with(|b| rng.string_into(C_TEMPLATE, b))
+                    .int(i64::from(id));
             }
             Kind::Delete => {
                 // oltp_delete deletes only; the others' deletes come with their insert
@@ -103,7 +105,11 @@ impl TxProgram for Oltp {
             match group {
                 Group::Begin | Group::Commit => {
                     self.group += 1;
-                    let s = if group == Group::Begin { self.sh.begin } else { self.sh.commit };
+                    let s = if group == Group::Begin {
+                        self.sh.begin
+                    } else {
+                        self.sh.commit
+                    };
                     return Step::Run(s);
                 }
                 Group::Repeat(kind, count) => {

@@ -45,7 +45,12 @@ pub struct OptionSpec {
     pub extension: bool,
 }
 
-const fn spec(name: &'static str, default: &'static str, help: &'static str, kind: OptionKind) -> OptionSpec {
+const fn spec(
+    name: &'static str,
+    default: &'static str,
+    help: &'static str,
+    kind: OptionKind,
+) -> OptionSpec {
     OptionSpec {
         name,
         default,
@@ -81,15 +86,31 @@ pub const OLTP_OPTIONS: [OptionSpec; 18] = [
 ];
 
 /// select_random_points's own option.
-pub const RANDOM_POINTS: OptionSpec =
-    spec("random_points", "10", "Number of random points in the IN() clause in generated SELECTs", Int);
+pub const RANDOM_POINTS: OptionSpec = spec(
+    "random_points",
+    "10",
+    "Number of random points in the IN() clause in generated SELECTs",
+    Int,
+);
 /// select_random_ranges's own options.
 pub const RANDOM_RANGES: [OptionSpec; 2] = [
     spec("delta", "5", "Size of BETWEEN ranges", Int),
-    spec("number_of_ranges", "10", "Number of random BETWEEN ranges per SELECT", Int),
+    spec(
+        "number_of_ranges",
+        "10",
+        "Number of random BETWEEN ranges per SELECT",
+        Int,
+    ),
 ];
 
-const fn general(name: &'static str, default: &'static str, help: &'static str, kind: OptionKind, group: OptionGroup, extension: bool) -> OptionSpec {
+const fn general(
+    name: &'static str,
+    default: &'static str,
+    help: &'static str,
+    kind: OptionKind,
+    group: OptionGroup,
+    extension: bool,
+) -> OptionSpec {
     OptionSpec {
         name,
         default,
@@ -101,7 +122,7 @@ const fn general(name: &'static str, default: &'static str, help: &'static str, 
 }
 
 /// The general options the workloads read (random numbers, prepared statements, threads).
-pub const GENERAL_OPTIONS: [OptionSpec; 9] = [
+pub const GENERAL_OPTIONS: [OptionSpec; 10] = [
     general("rand-type", "special", "random numbers distribution {uniform,gaussian,special,pareto} [zipfian: pgrig, as sysbench 1.1]", Str, OptionGroup::Rand, false),
     general("rand-spec-iter", "12", "number of iterations used for numbers generation", Int, OptionGroup::Rand, false),
     general("rand-spec-pct", "1", "percentage of values to be treated as 'special' (for special distribution)", Int, OptionGroup::Rand, false),
@@ -110,6 +131,7 @@ pub const GENERAL_OPTIONS: [OptionSpec; 9] = [
     general("rand-pareto-h", "0.2", "parameter h for pareto distribution", Float, OptionGroup::Rand, false),
     general("rand-zipfian-exp", "0.8", "shape parameter (exponent, theta) for the Zipfian distribution (sysbench 1.1)", Float, OptionGroup::Rand, true),
     general("db-ps-mode", "auto", "prepared statements usage mode {auto, disable}", Str, OptionGroup::Db, false),
+    general("analyze", "off", "pgrig: ANALYZE the tables at the end of prepare (off: leave them to autovacuum, as sysbench does)", Bool, OptionGroup::Db, true),
     general("threads", "1", "number of threads to use (bulk_insert's tables, select_random_*'s slices)", Int, OptionGroup::Db, false),
 ];
 
@@ -158,6 +180,9 @@ pub struct Settings {
     /// client-side emulation sends them).
     pub ps_disabled: bool,
     pub dist: Dist,
+    /// pgrig's `analyze` (default off, sysbench's end state): ANALYZE the tables at the end
+    /// of `prepare`.
+    pub analyze: bool,
     /// `--rand-seed` (0 = the run's seed, or the clock for `prepare`).
     pub rand_seed: u64,
 }
@@ -167,17 +192,25 @@ impl Settings {
     /// checks are errors naming the option.
     pub fn parse(test: Test, options: &Options) -> Result<Settings, OptionError> {
         let known: Vec<&str> = options_for(test).iter().map(|o| o.name).collect();
-        options.check_known(test.name(), &known)?;
+        if test != Test::BulkInsert {
+            // bulk_insert declares no options, so sysbench takes any
+            options.check_known(test.name(), &known)?;
+        }
         let int = |name: &str, default: u64| -> Result<u32, OptionError> {
             let v = options.u64(name, default)?;
             u32::try_from(v).map_err(|_| {
-                OptionError::new(format!("invalid value \"{v}\" for option \"{name}\": expected at most {}", u32::MAX))
+                OptionError::new(format!(
+                    "invalid value \"{v}\" for option \"{name}\": expected at most {}",
+                    u32::MAX
+                ))
             })
         };
         let kind = options.choice("rand-type", "special", &RandType::NAMES)?;
         let iter = int("rand-spec-iter", 12)?;
         if iter == 0 {
-            return Err(OptionError::new("invalid value \"0\" for option \"rand-spec-iter\": expected at least 1"));
+            return Err(OptionError::new(
+                "invalid value \"0\" for option \"rand-spec-iter\": expected at least 1",
+            ));
         }
         let pareto_h = options.f64("rand-pareto-h", 0.2)?;
         let zipf_exp = options.f64("rand-zipfian-exp", 0.8)?;
@@ -216,6 +249,7 @@ impl Settings {
             threads: int("threads", 1)?.max(1),
             ps_disabled: options.choice("db-ps-mode", "auto", &["auto", "disable"])? == "disable",
             dist,
+            analyze: options.bool("analyze", false)?,
             rand_seed: options.u64("rand-seed", 0)?,
         };
         if test == Test::OltpPointSelect {
@@ -227,18 +261,29 @@ impl Settings {
     }
 
     fn check(&self) -> Result<(), OptionError> {
-        let single = matches!(self.test, Test::SelectRandomPoints | Test::SelectRandomRanges);
+        let single = matches!(
+            self.test,
+            Test::SelectRandomPoints | Test::SelectRandomRanges
+        );
         if single && self.tables != 1 {
-            return Err(OptionError::new("this benchmark does not support --tables > 1"));
+            return Err(OptionError::new(
+                "this benchmark does not support --tables > 1",
+            ));
         }
         if self.test != Test::BulkInsert && self.tables == 0 {
-            return Err(OptionError::new("invalid value \"0\" for option \"tables\": expected at least 1"));
+            return Err(OptionError::new(
+                "invalid value \"0\" for option \"tables\": expected at least 1",
+            ));
         }
         if self.test == Test::SelectRandomPoints && self.random_points == 0 {
-            return Err(OptionError::new("invalid value \"0\" for option \"random_points\": expected at least 1"));
+            return Err(OptionError::new(
+                "invalid value \"0\" for option \"random_points\": expected at least 1",
+            ));
         }
         if self.test == Test::SelectRandomRanges && self.number_of_ranges == 0 {
-            return Err(OptionError::new("invalid value \"0\" for option \"number_of_ranges\": expected at least 1"));
+            return Err(OptionError::new(
+                "invalid value \"0\" for option \"number_of_ranges\": expected at least 1",
+            ));
         }
         Ok(())
     }

@@ -129,7 +129,14 @@ pub struct Dist {
 }
 
 impl Dist {
-    pub fn new(kind: RandType, iter: u32, pct: u32, res: u32, pareto_h: f64, zipf_exp: f64) -> Dist {
+    pub fn new(
+        kind: RandType,
+        iter: u32,
+        pct: u32,
+        res: u32,
+        pareto_h: f64,
+        zipf_exp: f64,
+    ) -> Dist {
         Dist {
             kind,
             iter,
@@ -142,7 +149,8 @@ impl Dist {
             pct_2_mult: f64::from(pct) / 200.0,
             res_mult: 100.0 / (100.0 - f64::from(res)),
             pareto_power: pareto_h.ln() / (1.0 - pareto_h).ln(),
-            zipf_s: 2.0 - h_integral_inverse(h_integral(2.5, zipf_exp) - h(2.0, zipf_exp), zipf_exp),
+            zipf_s: 2.0
+                - h_integral_inverse(h_integral(2.5, zipf_exp) - h(2.0, zipf_exp), zipf_exp),
             zipf_hx1: h_integral(1.5, zipf_exp) - 1.0,
         }
     }
@@ -155,8 +163,8 @@ impl Dist {
             RandType::Gaussian => self.gaussian(rng, a, b),
             RandType::Special => self.special(rng, a, b),
             RandType::Pareto => a.wrapping_add(
-                (f64::from(b.wrapping_sub(a).wrapping_add(1)) * rng.double().powf(self.pareto_power))
-                    as u32,
+                (f64::from(b.wrapping_sub(a).wrapping_add(1))
+                    * rng.double().powf(self.pareto_power)) as u32,
             ),
             RandType::Zipfian => a
                 .wrapping_add(self.zipfian(rng, b.wrapping_sub(a).wrapping_add(1)))

@@ -28,14 +28,23 @@ pub fn add_statements(s: &Settings, cat: &mut Catalogue) -> StmtId {
             }
         }
         Test::SelectRandomPoints => {
-            cat.add(Statement::new("random_points", sql::random_points(s.random_points)));
+            cat.add(Statement::new(
+                "random_points",
+                sql::random_points(s.random_points),
+            ));
         }
         Test::SelectRandomRanges => {
-            cat.add(Statement::new("random_ranges", sql::random_ranges(s.number_of_ranges)));
+            cat.add(Statement::new(
+                "random_ranges",
+                sql::random_ranges(s.number_of_ranges),
+            ));
         }
         Test::BulkInsert => {
             for t in 1..=s.threads {
-                cat.add(Statement::simple(format!("sbtest{t}.bulk_insert"), sql::bulk_insert_series(t)));
+                cat.add(Statement::simple(
+                    format!("sbtest{t}.bulk_insert"),
+                    sql::bulk_insert_series(t),
+                ));
             }
         }
         _ => {}

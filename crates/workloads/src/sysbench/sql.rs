@@ -40,7 +40,9 @@ impl Kind {
         match self {
             Kind::PointSelect => format!("SELECT c FROM sbtest{table} WHERE id=$1"),
             Kind::SimpleRange => format!("SELECT c FROM sbtest{table} WHERE id BETWEEN $1 AND $2"),
-            Kind::SumRange => format!("SELECT SUM(k) FROM sbtest{table} WHERE id BETWEEN $1 AND $2"),
+            Kind::SumRange => {
+                format!("SELECT SUM(k) FROM sbtest{table} WHERE id BETWEEN $1 AND $2")
+            }
             Kind::OrderRange => {
                 format!("SELECT c FROM sbtest{table} WHERE id BETWEEN $1 AND $2 ORDER BY c")
             }
@@ -108,7 +110,9 @@ pub fn bulk_insert_head(table: u32) -> String {
 /// bulk_insert's batch as pgrig sends it: the rows `$1..=$2` as `(n,n)` (sysbench spells them
 /// out in a multi-row `VALUES` list; pgrig's statements cannot carry a variable text).
 pub fn bulk_insert_series(table: u32) -> String {
-    format!("INSERT INTO sbtest{table} SELECT g, g FROM generate_series($1::integer, $2::integer) AS g")
+    format!(
+        "INSERT INTO sbtest{table} SELECT g, g FROM generate_series($1::integer, $2::integer) AS g"
+    )
 }
 
 /// sysbench's limit on one multi-row INSERT (its bulk buffer, `BULK_PACKET_SIZE`).
@@ -117,7 +121,11 @@ pub const BULK_PACKET_SIZE: usize = 512 * 1024;
 /// `CREATE TABLE` as sysbench's `prepare` sends it (PostgreSQL branch; `--secondary` gives
 /// MySQL's `KEY xid`, which PostgreSQL rejects, as it does for sysbench).
 pub fn create_table(table: u32, auto_inc: bool, secondary: bool) -> String {
-    let id = if auto_inc { "SERIAL" } else { "INTEGER NOT NULL" };
+    let id = if auto_inc {
+        "SERIAL"
+    } else {
+        "INTEGER NOT NULL"
+    };
     let key = if secondary { "KEY xid" } else { "PRIMARY KEY" };
     format!(
         "CREATE TABLE sbtest{table}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  {key} (id)\n)  "

@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use pgrig_engine::workload::{Catalogue, ClientSeed, Statement, StmtId, TxProgram, TxType, Workload};
+use pgrig_engine::workload::{
+    Catalogue, ClientSeed, Statement, StmtId, TxProgram, TxType, Workload,
+};
 
 use super::options::Settings;
 use super::rand::{Rng, Unique};
@@ -70,7 +72,11 @@ fn plan(s: &Settings) -> Vec<Group> {
         ]);
     };
     let mut v = Vec::new();
-    let trx = !s.skip_trx && matches!(s.test, Test::OltpReadWrite | Test::OltpReadOnly | Test::OltpWriteOnly);
+    let trx = !s.skip_trx
+        && matches!(
+            s.test,
+            Test::OltpReadWrite | Test::OltpReadOnly | Test::OltpWriteOnly
+        );
     if trx {
         v.push(Group::Begin);
     }
@@ -99,8 +105,18 @@ fn plan(s: &Settings) -> Vec<Group> {
 
 /// The kinds a test prepares, in sysbench's order of preparation.
 fn kinds(s: &Settings) -> Vec<Kind> {
-    let ranges = [Kind::SimpleRange, Kind::SumRange, Kind::OrderRange, Kind::DistinctRange];
-    let writes = [Kind::IndexUpdate, Kind::NonIndexUpdate, Kind::Delete, Kind::Insert];
+    let ranges = [
+        Kind::SimpleRange,
+        Kind::SumRange,
+        Kind::OrderRange,
+        Kind::DistinctRange,
+    ];
+    let writes = [
+        Kind::IndexUpdate,
+        Kind::NonIndexUpdate,
+        Kind::Delete,
+        Kind::Insert,
+    ];
     let mut v = Vec::new();
     match s.test {
         Test::OltpReadWrite | Test::OltpReadOnly => {
@@ -128,13 +144,19 @@ impl SysbenchWorkload {
         let mut first = [StmtId::MAX; 9];
         let (mut begin, mut commit) = (StmtId::MAX, StmtId::MAX);
         let trx = !settings.skip_trx
-            && matches!(settings.test, Test::OltpReadWrite | Test::OltpReadOnly | Test::OltpWriteOnly);
+            && matches!(
+                settings.test,
+                Test::OltpReadWrite | Test::OltpReadOnly | Test::OltpWriteOnly
+            );
         if trx {
             begin = cat.add(Statement::simple("begin", sql::BEGIN));
         }
         for kind in kinds(&settings) {
             for t in 1..=settings.tables {
-                let id = cat.add(Statement::new(format!("sbtest{t}.{}", kind.key()), kind.sql(t)));
+                let id = cat.add(Statement::new(
+                    format!("sbtest{t}.{}", kind.key()),
+                    kind.sql(t),
+                ));
                 if t == 1 {
                     first[kind as usize] = id;
                 }
@@ -180,12 +202,17 @@ impl Workload for SysbenchWorkload {
 
     fn client(&self, seed: ClientSeed) -> Box<dyn TxProgram> {
         let s = &self.shared.settings;
-        let run_seed = if s.rand_seed != 0 { s.rand_seed } else { seed.seed };
+        let run_seed = if s.rand_seed != 0 {
+            s.rand_seed
+        } else {
+            seed.seed
+        };
         let rng = Rng::new(run_seed, u64::from(seed.id) + 1);
         match s.test {
-            Test::OltpInsert | Test::SelectRandomPoints | Test::SelectRandomRanges | Test::BulkInsert => {
-                special::client(self.shared.clone(), rng, seed)
-            }
+            Test::OltpInsert
+            | Test::SelectRandomPoints
+            | Test::SelectRandomRanges
+            | Test::BulkInsert => special::client(self.shared.clone(), rng, seed),
             _ => Box::new(oltp::Oltp::new(self.shared.clone(), rng)),
         }
     }
