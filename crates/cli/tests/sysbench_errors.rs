@@ -45,6 +45,7 @@ fn command_line_errors_are_sysbenchs() {
         &["bulk_insert"],
         &["bulk_insert", "help"],
         &["oltp_read_write", "--warmup-time=1", "run"],
+        &["bulk_insert", "--any-option=1", "cleanup"],
     ] {
         same(&db, args);
     }

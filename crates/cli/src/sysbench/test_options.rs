@@ -1,5 +1,6 @@
 //! A test's own options: every option the general ones did not take must be one of the test's
-//! (else sysbench's `invalid option: ARG`), with a value of its kind; they become the
+//! (else sysbench's `invalid option: ARG`; a test without options of its own takes any), with
+//! a value of its kind; they become the
 //! workload's [`Options`], with the general options the test also reads (`--rand-type`, ...).
 
 use pgrig_workloads::Options;
@@ -31,8 +32,14 @@ pub fn read(c: &CmdLine, known: &[TestOption]) -> Result<Options, Exit> {
             o.set(&k.name, v);
         }
     }
+    // A test that declares no options of its own (bulk_insert) takes any, as strings.
+    let takes_any = !known.iter().any(|k| k.own);
     for (name, value, raw) in &c.rest {
         let Some(k) = find(name) else {
+            if takes_any {
+                o.set(name, value.as_deref().unwrap_or("on"));
+                continue;
+            }
             return Err(Exit::stderr(format!("invalid option: {raw}")));
         };
         if !valid(k.kind, value.as_deref()) {
