@@ -26,3 +26,4 @@ pub mod run;
 pub mod server;
 pub mod sink;
 pub mod worker;
+pub mod sysbench;

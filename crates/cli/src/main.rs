@@ -27,6 +27,8 @@ fn main() -> ExitCode {
         .unwrap_or("pgrig");
     let code = if base == "pgbench" {
         pgrig_cli::bench::main("pgbench", &args)
+    } else if base == "sysbench" {
+        stdout_status(pgrig_cli::sysbench::main(&args))
     } else {
         match args.get(1).map(String::as_str) {
             Some("bench") => {
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
             Some("run") => stdout_status(pgrig_cli::run::main(&args[1..])),
             Some("worker") => stdout_status(pgrig_cli::worker::main(&args[1..])),
             Some("k8s") => stdout_status(pgrig_cli::k8s::main(&args[1..])),
+            Some("sysbench") => stdout_status(pgrig_cli::sysbench::main(&args[1..])),
             Some("init") => stdout_status(pgrig_cli::init::main(&args)),
             Some("server") => stdout_status(pgrig_cli::server::main(&args)),
             Some("study") => stdout_status(study::main(&args[1..])),
@@ -66,6 +69,7 @@ const USAGE: &str = "pgrig: a PostgreSQL benchmarking rig.
 Usage:
   pgrig bench [pgbench options] [DBNAME]   pgbench's CLI, scripts and report (also as a link named pgbench)
   pgrig init [pgbench -i options] [DBNAME]  pgbench's tables, loaded faster (--load-jobs)
+  pgrig sysbench [options] TEST CMD        sysbench 1.0's command line and report (also as a link named sysbench)
   pgrig run [OPTIONS]                      a named workload, with a throwaway server when no target is given
   pgrig worker --segment I/N --coordinator URL   one segment of a run from several hosts
   pgrig k8s manifest --segments N --image IMG --target-secret NAME [-- OPTIONS]   its Kubernetes Jobs

@@ -1,0 +1,141 @@
+//! sysbench's latency histogram: 1024 logarithmic slots from 0.001 ms to 100 000 ms, a value
+//! going to the nearest slot; percentiles are read from the slots (so they carry sysbench's
+//! quantisation) and `--histogram` prints the non-empty slots with a 40-star bar. pgrig's
+//! HDR buckets (upper ends in µs, with their counts) are poured into the slots.
+
+const SLOTS: usize = 1024;
+const MIN_MS: f64 = 1e-3;
+const MAX_MS: f64 = 1e5;
+
+/// Counts per sysbench slot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slots {
+    counts: Vec<u64>,
+}
+
+impl Default for Slots {
+    fn default() -> Self {
+        Slots::new()
+    }
+}
+
+fn deduct() -> f64 {
+    MIN_MS.ln()
+}
+
+fn mult() -> f64 {
+    (SLOTS as f64 - 1.0) / (MAX_MS.ln() - deduct())
+}
+
+/// The value (ms) slot `i` stands for.
+fn slot_value(i: usize) -> f64 {
+    (i as f64 / mult() + deduct()).exp()
+}
+
+impl Slots {
+    /// The slots of `buckets`: `(upper end in µs, count)` pairs.
+    pub fn from_us_buckets(buckets: &[(u64, u64)]) -> Slots {
+        let mut s = Slots::new();
+        for &(us, n) in buckets {
+            s.add_us(us, n);
+        }
+        s
+    }
+
+    /// An empty histogram.
+    pub fn new() -> Slots {
+        Slots {
+            counts: vec![0u64; SLOTS],
+        }
+    }
+
+    /// Adds `n` values of `us` microseconds.
+    pub fn add_us(&mut self, us: u64, n: u64) {
+        self.counts[slot_of(us as f64 / 1000.0)] += n;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The `pct` percentile in ms as sysbench computes it (0 when empty).
+    pub fn percentile(&self, pct: u32) -> f64 {
+        let n = self.total();
+        if n == 0 {
+            return 0.0;
+        }
+        let target = (n as f64 * f64::from(pct) / 100.0 + 0.5).floor() as u64;
+        let mut seen = 0;
+        for (i, c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= target {
+                return slot_value(i);
+            }
+        }
+        slot_value(SLOTS - 1)
+    }
+
+    /// `--histogram`'s table (empty when nothing was recorded).
+    pub fn render(&self) -> String {
+        let max = self.counts.iter().copied().max().unwrap_or(0);
+        if max == 0 {
+            return String::new();
+        }
+        let mut s = String::from("       value  ------------- distribution ------------- count\n");
+        let stars = "*".repeat(40);
+        for (i, &c) in self.counts.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            let width = (c as f64 * 40.0 / max as f64 + 0.5).floor() as usize;
+            s.push_str(&format!(
+                "{:12.3} |{:<40} {}\n",
+                slot_value(i),
+                &stars[..width.min(40)],
+                c
+            ));
+        }
+        s
+    }
+}
+
+fn slot_of(ms: f64) -> usize {
+    if ms <= 0.0 {
+        return 0;
+    }
+    let i = ((ms.ln() - deduct()) * mult() + 0.5).floor();
+    (i.max(0.0) as usize).min(SLOTS - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_sysbench_values() {
+        // sysbench prints these slot values in its histograms
+        assert_eq!(format!("{:.3}", slot_value(slot_of(0.354))), "0.354");
+        assert_eq!(format!("{:.3}", slot_value(slot_of(2.03))), "2.032");
+    }
+
+    #[test]
+    fn percentile_counts_to_the_rounded_rank() {
+        let s = Slots::from_us_buckets(&[(100, 50), (1000, 45), (10_000, 5)]);
+        assert!(
+            (s.percentile(95) - 1.0).abs() < 0.02,
+            "{}",
+            s.percentile(95)
+        );
+        assert!((s.percentile(99) - 10.0).abs() < 0.2);
+    }
+
+    #[test]
+    fn bars_scale_to_forty_stars() {
+        let s = Slots::from_us_buckets(&[(100, 4), (1000, 1)]);
+        let r = s.render();
+        let lines: Vec<&str> = r.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[1].ends_with(&format!("|{} 4", "*".repeat(40))));
+        assert!(lines[2].contains(&format!("|{}{} 1", "*".repeat(10), " ".repeat(30))));
+    }
+}

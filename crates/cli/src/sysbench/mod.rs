@@ -1,0 +1,143 @@
+//! `pgrig sysbench` and the `sysbench` link: sysbench 1.0.20's command line for its database
+//! tests (`[options] TESTNAME prepare|run|cleanup|help`, `--db-driver=pgsql --pgsql-*`), its
+//! messages and exit statuses, and its report, over pgrig's native sysbench workloads.
+//! Like sysbench, everything but option errors goes to standard output.
+//!
+//! * [`cmdline`]: the arguments as sysbench splits them; [`general`]: the general options and
+//!   their checks; [`test_options`]: a test's own options.
+//! * [`seam`]/[`join`]: the workloads behind the tests.
+//! * [`prepare`]: `prepare` and `cleanup`; [`run`]: `run`; [`report`], [`histogram`], [`mix`]:
+//!   the run's output (pure); [`help`]: `--help` and `TEST help`.
+
+pub mod cmdline;
+pub mod db;
+pub mod general;
+pub mod help;
+pub mod histogram;
+pub mod join;
+pub mod mix;
+pub mod prepare;
+pub mod report;
+pub mod run;
+pub mod seam;
+pub mod test_options;
+
+use cmdline::CmdLine;
+use general::{Exit, General, Pg, Phase};
+
+/// The version sysbench's command line and report mirror.
+pub const SYSBENCH_VERSION: &str = "1.0.20";
+
+/// The first line of every command's output.
+pub fn banner() -> String {
+    format!(
+        "sysbench {SYSBENCH_VERSION} (using pgrig {})\n\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Runs sysbench's command line `args` (the program name first). Returns the exit status.
+pub fn main(args: &[String]) -> i32 {
+    match dispatch(args.get(1..).unwrap_or_default()) {
+        Ok(code) => code,
+        Err(e) => {
+            print!("{}", e.stdout);
+            eprint!("{}", e.stderr);
+            e.code
+        }
+    }
+}
+
+fn dispatch(args: &[String]) -> Result<i32, Exit> {
+    let c = CmdLine::parse(args).map_err(|u| Exit::stderr(u.0))?;
+    if c.deprecated_test {
+        eprintln!("WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.");
+    }
+    if c.flag("help") {
+        print!("{}", help::general());
+        return Ok(0);
+    }
+    if c.flag("version") {
+        println!(
+            "sysbench {SYSBENCH_VERSION} (pgrig {})",
+            env!("CARGO_PKG_VERSION")
+        );
+        return Ok(0);
+    }
+    let general = General::read(&c)?;
+    print!("{}", banner());
+    let tests = seam::tests();
+    let Some(test) = c.test.clone() else {
+        return Err(Exit::fatal(format!(
+            "no test name given (pgrig runs sysbench's database tests: {})",
+            join::TEST_NAMES.join(", ")
+        )));
+    };
+    if !tests.has(&test) {
+        return Err(Exit::fatal(format!(
+            "Cannot find benchmark '{test}': no such built-in test, file or module"
+        )));
+    }
+    // bulk_insert is not built on oltp_common: no command needed, no help, no prewarm.
+    let oltp_common = test != "bulk_insert";
+    let Some(command) = c.command.clone() else {
+        if !oltp_common {
+            return Ok(0);
+        }
+        return Err(Exit::fatal(
+            "Command is required. Supported commands: prepare, prewarm, run, cleanup, help",
+        ));
+    };
+    let pg = Pg::read(&c)?;
+    let known = tests.options(&test);
+    let options = test_options::read(&c, &known)?;
+    match command.as_str() {
+        "help" if !known.iter().any(|o| o.own) => Err(Exit::stderr(format!(
+            "'{test}' test does not implement the 'help' command."
+        ))),
+        "help" => {
+            print!("{}", help::test(&test, &known));
+            Ok(0)
+        }
+        "prewarm" if oltp_common => Err(Exit::fatal(
+            "`sysbench.cmdline.call_command' function failed: prewarm is currently MySQL only",
+        )),
+        "prepare" | "cleanup" => {
+            let phase = if command == "prepare" {
+                Phase::Prepare {
+                    threads: if oltp_common { general.threads } else { 1 },
+                }
+            } else {
+                Phase::Cleanup
+            };
+            general::check_driver(&c, phase)?;
+            set_password(&pg);
+            let native = build(&test, &options)?;
+            match phase {
+                Phase::Prepare { .. } => prepare::prepare(&pg, &general, native, oltp_common),
+                _ => prepare::cleanup(&pg, &native),
+            }
+        }
+        "run" => {
+            set_password(&pg);
+            run::run(&c, &test, &options, &general, &pg)
+        }
+        other => Err(Exit::stderr(format!("Unknown command: {other}"))),
+    }
+}
+
+/// The test's workload; options it refuses are `FATAL: ...`.
+fn build(test: &str, options: &pgrig_workloads::Options) -> Result<pgrig_workloads::Native, Exit> {
+    seam::tests()
+        .build(test, options)
+        .map_err(|e| Exit::fatal(e.message))
+}
+
+/// `--pgsql-password`, handed to the connection layer as libpq's `PGPASSWORD` (never an
+/// argument, never printed); none given leaves the environment and `~/.pgpass` to answer.
+fn set_password(pg: &Pg) {
+    if !pg.password.is_empty() {
+        // Set before any thread of pgrig's starts.
+        std::env::set_var("PGPASSWORD", &pg.password);
+    }
+}

@@ -1,0 +1,208 @@
+//! `run`: the header, sysbench's check that every statement prepares (missing tables: its
+//! `PQprepare() failed` lines), the run on pgrig's engine with `--threads` clients, the
+//! `--report-interval` lines as the run goes, and the final report from the run document.
+
+use std::sync::{Arc, Mutex};
+
+use pgrig_engine::config::{clamp_threads, BenchConfig, Duration, SeedOption};
+use pgrig_engine::document::RunDocument;
+use pgrig_engine::sink::{Level, Progress, SecondReport, Sink};
+use pgrig_engine::workload::NativeWorkload;
+use pgrig_engine::StopHandle;
+use pgrig_script::QueryMode;
+use pgrig_workloads::{Native, Options};
+
+use super::cmdline::CmdLine;
+use super::db::Db;
+use super::general::{self, Exit, General, Pg, Phase};
+use super::histogram::Slots;
+use super::report::{self, Header, Interval, Summary};
+
+/// `run`.
+pub fn run(
+    c: &CmdLine,
+    test: &str,
+    options: &Options,
+    general: &General,
+    pg: &Pg,
+) -> Result<i32, Exit> {
+    print!(
+        "{}",
+        report::header(&Header {
+            threads: general.threads,
+            rate: general.rate,
+            report_interval: general.report_interval,
+            rand_seed: general.rand_seed,
+        })
+    );
+    let phase = Phase::Run {
+        threads: general.threads,
+    };
+    general::check_driver(c, phase)?;
+    let native = super::build(test, options)?;
+    if !general.ps_mode_disable {
+        check_statements(pg, &native, phase)?;
+    }
+    let cfg = config(general, pg, &native);
+    let sink = Arc::new(RunSink {
+        threads: general.threads,
+        percentile: general.percentile,
+        per_event: super::mix::per_event(test, options),
+        interval: u64::from(general.report_interval),
+        acc: Mutex::new(Acc::default()),
+    });
+    let stop = StopHandle::default();
+    crate::interrupt::on_interrupt(stop.clone());
+    let result = pgrig_engine::run_bench(cfg, sink.clone(), &stop).map_err(|e| {
+        let lines: Vec<String> = e.lines.iter().map(|(_, l)| l.clone()).collect();
+        Exit::fatal(lines.join("\nFATAL: "))
+    })?;
+    let doc = RunDocument::of(&result);
+    let summary = Summary::of(&doc, general.percentile, general.histogram);
+    print!("{}", report::summary(&summary));
+    if doc.interrupted {
+        return Ok(130);
+    }
+    Ok(if doc.aborted_clients > 0 { 1 } else { 0 })
+}
+
+/// sysbench prepares every statement of the test before its threads start; a statement that
+/// does not (a missing table) is reported as its driver reports it.
+fn check_statements(pg: &Pg, native: &Native, phase: Phase) -> Result<(), Exit> {
+    let mut db = Db::connect(pg, phase)?;
+    let mut out = String::new();
+    for s in native
+        .workload
+        .catalogue()
+        .statements
+        .iter()
+        .filter(|s| !s.simple)
+    {
+        match db.prepare_error(&s.sql, s.param_count()) {
+            Ok(None) => {}
+            Ok(Some(e)) => out += &format!("FATAL: PQprepare() failed: {e}\n\n"),
+            Err(e) => out += &format!("FATAL: PQprepare() failed: {e}\n\n"),
+        }
+    }
+    if out.is_empty() {
+        Ok(())
+    } else {
+        Err(Exit {
+            stdout: out,
+            code: 1,
+            ..Exit::default()
+        })
+    }
+}
+
+/// The engine's configuration for sysbench's options.
+fn config(g: &General, pg: &Pg, native: &Native) -> BenchConfig {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+    let duration = if g.events > 0 {
+        Duration::Transactions(g.events.div_ceil(u64::from(g.threads)))
+    } else if g.time > 0 {
+        Duration::Seconds(g.time)
+    } else {
+        // sysbench: "Both event and time limits are disabled, running an endless test"
+        Duration::Seconds(100 * 365 * 86_400)
+    };
+    BenchConfig {
+        conn: pg.conn_args(),
+        clients: g.threads,
+        threads: clamp_threads(cores, g.threads),
+        duration,
+        mode: if g.ps_mode_disable {
+            QueryMode::Simple
+        } else {
+            QueryMode::Prepared
+        },
+        no_vacuum: true,
+        report_per_command: true,
+        rate: (g.rate > 0).then_some(g.rate as f64),
+        // sysbench retries ignorable errors without limit
+        max_tries: 0,
+        random_seed: Some(if g.rand_seed != 0 {
+            SeedOption::Value(u64::from(g.rand_seed))
+        } else {
+            SeedOption::Time
+        }),
+        native: Some(NativeWorkload(native.workload.clone())),
+        ..BenchConfig::default()
+    }
+}
+
+/// The run's messages and interval lines, on standard output as sysbench prints them.
+struct RunSink {
+    threads: u32,
+    percentile: u32,
+    /// queries per event (read, write, other)
+    per_event: (f64, f64, f64),
+    /// `--report-interval` (0: none)
+    interval: u64,
+    /// the seconds of the current interval
+    acc: Mutex<Acc>,
+}
+
+#[derive(Default)]
+struct Acc {
+    events: u64,
+    errors: u64,
+    latency: Slots,
+}
+
+impl Sink for RunSink {
+    fn message(&self, level: Level, text: &str) {
+        match level {
+            Level::Error => println!("FATAL: {text}"),
+            Level::Warning => println!("WARNING: {text}"),
+            Level::Raw => print!("{text}"),
+            _ => {}
+        }
+    }
+
+    fn stdout(&self, _: &str) {}
+
+    fn progress(&self, _: &Progress) {}
+
+    fn measuring(&self) {
+        print!("{}", report::THREADS_STARTED);
+    }
+
+    fn second(&self, s: &SecondReport<'_>) {
+        if self.interval == 0 {
+            return;
+        }
+        let Ok(mut acc) = self.acc.lock() else {
+            return;
+        };
+        acc.events += s.delta.counts.ok;
+        acc.errors += s.delta.counts.retries;
+        for v in s.histogram.iter_recorded() {
+            acc.latency
+                .add_us(v.value_iterated_to(), v.count_at_value());
+        }
+        if !s.second.is_multiple_of(self.interval) {
+            return;
+        }
+        let done = std::mem::take(&mut *acc);
+        let events = done.events as f64;
+        let (r, w, o) = self.per_event;
+        print!(
+            "{}",
+            report::interval(&Interval {
+                time_s: s.second as f64,
+                seconds: self.interval as f64,
+                threads: self.threads,
+                events,
+                reads: events * r,
+                writes: events * w,
+                other: events * o,
+                percentile: self.percentile,
+                latency_ms: done.latency.percentile(self.percentile),
+                errors: done.errors as f64,
+                reconnects: 0.0,
+                queue: None,
+            })
+        );
+    }
+}
