@@ -9,6 +9,7 @@
 //!   A–F), `tpcc` (TPC-C).
 
 pub mod options;
+pub mod tpcc;
 
 use std::sync::Arc;
 
@@ -39,7 +40,10 @@ struct Family {
 }
 
 /// Every family, in the order `names` lists them.
-const FAMILIES: &[Family] = &[];
+const FAMILIES: &[Family] = &[Family {
+    names: tpcc::names,
+    build: tpcc::build,
+}];
 
 /// Every native workload name.
 pub fn names() -> Vec<&'static str> {
