@@ -90,6 +90,58 @@ const DELIVERED: &str = "LEFT JOIN (SELECT o_w_id, o_d_id, o_c_id, sum(ol_amount
      ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id WHERE ol_delivery_d IS NOT NULL GROUP BY 1, 2, 3) ol \
      ON ol.o_w_id = c_w_id AND ol.o_d_id = c_d_id AND ol.o_c_id = c_id";
 
+/// A condition checked on a server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub condition: Condition,
+    /// rows breaking it (0 = it holds)
+    pub offending: i64,
+    /// the first (at most ten) offending keys
+    pub keys: Vec<String>,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.offending == 0
+    }
+
+    pub fn line(&self) -> String {
+        line(&self.condition, self.offending, &self.keys)
+    }
+}
+
+/// Checks every condition (11 too when `initial`) on the server `config` names, in one
+/// repeatable-read transaction (one snapshot for all of them).
+pub fn run(config: &pgrig_wire::Config, initial: bool) -> Result<Vec<Outcome>, pgrig_wire::Error> {
+    let mut conn = pgrig_wire::Connection::connect_rt(config)?;
+    pgrig_wire::rt::block_on(async move {
+        conn.execute_simple("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            .await?;
+        let mut out = Vec::new();
+        for condition in conditions(initial) {
+            let res = conn.simple_query(&condition.sql).await?;
+            let rows = res.into_iter().next().map(|r| r.rows).unwrap_or_default();
+            let offending = rows
+                .first()
+                .and_then(|r| r.get(0))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            let keys = rows
+                .iter()
+                .filter_map(|r| r.get(1).map(str::to_string))
+                .collect();
+            out.push(Outcome {
+                condition,
+                offending,
+                keys,
+            });
+        }
+        conn.execute_simple("COMMIT").await?;
+        conn.close().await;
+        Ok(out)
+    })
+}
+
 /// One condition's report line: `3.3.2.N  pass  rule` or `... FAIL ... (n rows: keys...)`.
 pub fn line(c: &Condition, offending: i64, keys: &[String]) -> String {
     if offending == 0 {
