@@ -31,9 +31,13 @@ pub struct RunArgs {
     /// set, else a throwaway local server.
     #[arg(long)]
     pub target: Option<String>,
-    /// tpcb-like, simple-update, select-only (or a prefix), or a script file (FILE[@WEIGHT]).
+    /// tpcb-like, simple-update, select-only (or a prefix), a script file (FILE[@WEIGHT]), or a
+    /// native workload (sysbench's oltp_read_write ..., ycsb-a ... ycsb-f, tpcc).
     #[arg(long, short = 'w', default_value = "tpcb-like")]
     pub workload: Vec<String>,
+    /// An option of a native workload, e.g. -o tables=4 -o table_size=100000 (repeatable).
+    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
     /// How long to run, e.g. 10s, 2m.
     #[arg(long, short = 'T', default_value = "10s", value_parser = parse_duration)]
     pub duration: u64,
@@ -127,7 +131,7 @@ pub fn main(args: &[String]) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let (mode, scripts) = match workload(&a) {
+    let (mode, scripts, native) = match workload(&a) {
         Ok(w) => w,
         Err(msg) => {
             eprintln!("pgrig: error: {msg}");
@@ -163,7 +167,11 @@ pub fn main(args: &[String]) -> i32 {
         tty: std::io::stderr().is_terminal(),
     });
     if server.is_some() || a.init {
-        if let Err(code) = initialise(&a, &conn, &sink.inner, &stop, server.is_some()) {
+        let done = match &native {
+            Some(n) => load_native(&a, n, &conn, &sink.inner, &stop, server.is_some()),
+            None => initialise(&a, &conn, &sink.inner, &stop, server.is_some()),
+        };
+        if let Err(code) = done {
             crate::json::abandon(json);
             return code;
         }
@@ -179,6 +187,7 @@ pub fn main(args: &[String]) -> i32 {
         max_tries: a.max_tries,
         random_seed: a.seed.map(pgrig_engine::config::SeedOption::Value),
         no_vacuum: false,
+        native: native.map(|n| pgrig_engine::workload::NativeWorkload(n.workload)),
         ..Default::default()
     };
     let profiler = match start_profile(
@@ -235,9 +244,35 @@ pub fn main(args: &[String]) -> i32 {
     code
 }
 
-/// The query mode and the scripts `--protocol` and `--workload` name.
-fn workload(a: &RunArgs) -> Result<(QueryMode, Vec<ScriptSource>), String> {
+/// What `--protocol`, `--workload` and `--option` name: the query mode, and pgbench scripts or
+/// one native workload.
+type Chosen = (
+    QueryMode,
+    Vec<ScriptSource>,
+    Option<pgrig_workloads::Native>,
+);
+
+fn workload(a: &RunArgs) -> Result<Chosen, String> {
     let mode: QueryMode = a.protocol.parse().map_err(|e| format!("--protocol: {e}"))?;
+    if let [name] = &a.workload[..] {
+        if pgrig_workloads::is_native(name) {
+            let mut options = pgrig_workloads::Options::new();
+            for o in &a.options {
+                let Some((k, v)) = o.split_once('=') else {
+                    return Err(format!("--option \"{o}\": expected KEY=VALUE"));
+                };
+                options.set(k.trim(), v.trim());
+            }
+            let native = pgrig_workloads::build(name, &options).map_err(|e| e.message)?;
+            return Ok((mode, Vec::new(), Some(native)));
+        }
+    }
+    if let Some(o) = a.options.first() {
+        return Err(format!(
+            "--option \"{o}\" applies to native workloads ({}), not to pgbench scripts",
+            pgrig_workloads::names().join(", ")
+        ));
+    }
     let mut scripts = Vec::new();
     for w in &a.workload {
         let (name, weight) = pgrig_script::builtin::parse_weight(w).map_err(|e| e.to_string())?;
@@ -258,7 +293,7 @@ fn workload(a: &RunArgs) -> Result<(QueryMode, Vec<ScriptSource>), String> {
             });
         }
     }
-    Ok((mode, scripts))
+    Ok((mode, scripts, None))
 }
 
 /// Where to connect: `--target`, the environment, or a throwaway server started here as a
@@ -350,6 +385,34 @@ fn initialise(
     Err(130)
 }
 
+/// Loads a native workload's dataset (on a target with `--init`: its tables dropped first).
+/// Ctrl-C ends with 130.
+fn load_native(
+    a: &RunArgs,
+    native: &pgrig_workloads::Native,
+    conn: &ConnArgs,
+    sink: &StderrSink,
+    stop: &StopHandle,
+    throwaway: bool,
+) -> Result<(), i32> {
+    let name = native.workload.name();
+    eprintln!("pgrig: loading the {name} dataset...");
+    let cleanup: &[String] = if a.init { &native.cleanup } else { &[] };
+    match pgrig_init::generic::load_replacing(conn, cleanup, &native.load, 0, sink, stop) {
+        Ok(report) => {
+            eprintln!("pgrig: {name} dataset {}", report.summary());
+            Ok(())
+        }
+        Err(_) if stop.requested() => {
+            if throwaway {
+                eprintln!("pgrig: interrupted (Ctrl-C) before anything was measured; the throwaway server is removed");
+            }
+            Err(130)
+        }
+        Err(e) => Err(e.report(sink)),
+    }
+}
+
 /// Prints the summary (to stderr when standard output carries the JSON), the self-check
 /// warnings and the JSON; returns the exit status: 130 after Ctrl-C, 2 when clients aborted, 1
 /// when the JSON could not be written.
@@ -427,13 +490,21 @@ pub fn summary(r: &RunDocument) -> String {
     let l = &r.latency_ms;
     let mut s = String::new();
     let desc: Vec<&str> = r.scripts.iter().map(|s| s.desc.as_str()).collect();
-    let _ = writeln!(
-        s,
-        "workload:     {} (scale {}, {} protocol)",
-        desc.join(" + "),
-        r.options.scale,
-        r.options.protocol
-    );
+    let _ = match &r.workload {
+        Some(name) => writeln!(
+            s,
+            "workload:     {name} ({}; {} protocol)",
+            desc.join(", "),
+            r.options.protocol
+        ),
+        None => writeln!(
+            s,
+            "workload:     {} (scale {}, {} protocol)",
+            desc.join(" + "),
+            r.options.scale,
+            r.options.protocol
+        ),
+    };
     let _ = writeln!(s, "server:       PostgreSQL {}", r.server_version);
     let _ = writeln!(
         s,

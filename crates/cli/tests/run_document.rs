@@ -126,6 +126,11 @@ fn two_scripts(interrupted: bool) -> RunResult {
             second(4, &[2500.0, 1100.0, 40000.0, 650.0]),
         ],
         aborted_clients: 0,
+        clients: vec![pgrig_engine::result::ClientTally {
+            id: 0,
+            transactions: 40,
+            busy_s: 0.12,
+        }],
         seed: 42,
         interrupted,
     }

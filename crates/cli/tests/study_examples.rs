@@ -196,6 +196,42 @@ fn two_targets_example_runs_the_same_workload_on_each() {
 }
 
 #[test]
+fn cloud_write_only_example_runs_sysbench_write_only_on_each_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = study(
+        dir.path(),
+        "cloud_write_only.toml",
+        &[
+            "workload.duration=1s",
+            "workload.clients=4",
+            "repetitions=1",
+            "workload.options={ tables = 2, table_size = 2000 }",
+        ],
+    );
+    let targets: Vec<&str> = runs.iter().map(|r| r["target"].as_str().unwrap()).collect();
+    assert_eq!(targets, ["small-wal", "roomy-wal"]);
+    for r in &runs {
+        assert!(r["tps"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["aborted_clients"].as_u64(), Some(0));
+        assert!(
+            r["server_stats"]["wal"].is_object(),
+            "{}",
+            r["server_stats"]
+        );
+        // oltp_write_only's statements, each measured
+        let statements = r["per_statement"].as_array().unwrap();
+        assert!(statements
+            .iter()
+            .any(|s| s["text"].as_str().unwrap().starts_with("UPDATE sbtest")));
+    }
+    report_shows(
+        dir.path(),
+        "cloud_write_only.toml",
+        &["cloud-write-only-tps-by-target"],
+    );
+}
+
+#[test]
 fn insert_tuning_example_covers_every_point() {
     let dir = tempfile::tempdir().unwrap();
     let runs = study(dir.path(), "insert_tuning.toml", &["workload.duration=1s"]);

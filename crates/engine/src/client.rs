@@ -16,8 +16,11 @@ pub(crate) enum ClientEnd {
     Aborted,
 }
 
-fn choose_script(sh: &RunShared, th: &ThreadCtx) -> usize {
-    if sh.scripts.len() == 1 {
+fn choose_script(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> usize {
+    if let Some(tx) = c.program.as_mut().and_then(|p| p.choose()) {
+        return tx.min(sh.scripts.len() - 1);
+    }
+    if sh.scripts.len() == 1 || sh.total_weight <= 0 {
         return 0;
     }
     let mut w = th
@@ -56,10 +59,21 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
         if done(sh, c, now) {
             return ClientEnd::Finished;
         }
-        let script = choose_script(sh, th);
+        let script = choose_script(sh, th, c);
         if sh.cfg.debug {
             let desc = &sh.scripts[script].desc;
             sh.debug_client(c.id, format_args!("executing script \"{desc}\""));
+        }
+        let mut now = now;
+        if let Some(delay) = c.program.as_mut().map(|p| p.delay_us(script)) {
+            if delay > 0 {
+                // keying and think time: outside the transaction's latency
+                sleep_until_us(sh, now + delay as i64).await;
+                now = sh.now_us();
+                if done(sh, c, now) {
+                    return ClientEnd::Finished;
+                }
+            }
         }
         let mut scheduled = now;
         if let Some(delay) = sh.throttle_delay_us {
@@ -101,12 +115,15 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
             );
             return ClientEnd::Aborted;
         }
-        if sh.cfg.connect_per_tx {
+        let reconnect = c.program.as_mut().is_some_and(|p| p.reconnect());
+        if sh.cfg.connect_per_tx || reconnect {
             let t0 = sh.now_us();
             if let Some(conn) = c.conn.take() {
                 conn.close().await;
             }
-            th.stats.borrow_mut().conn_time_us += (sh.now_us() - t0) as f64;
+            let mut st = th.stats.borrow_mut();
+            st.conn_time_us += (sh.now_us() - t0) as f64;
+            st.reconnects += u64::from(reconnect);
         }
     }
 }
@@ -149,9 +166,7 @@ fn connect(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> bool {
     let t0 = sh.now_us();
     match sh.connect() {
         Ok(conn) => {
-            if sh.cfg.connect_per_tx {
-                sh.register_cancel(c.id, &conn);
-            }
+            sh.register_cancel(c.id, &conn);
             c.conn = Some(conn)
         }
         Err(e) => {
@@ -180,7 +195,12 @@ async fn run_with_retries(
     let rng_at_start = c.rng;
     let mut tries: u32 = 1;
     loop {
-        let (kind, cmd) = match run_script_once(sh, th, c, script).await {
+        let attempt = if sh.native.is_some() {
+            crate::native::run_native_once(sh, th, c, script, tries > 1).await
+        } else {
+            run_script_once(sh, th, c, script).await
+        };
+        let (kind, cmd) = match attempt {
             Attempt::Ok => return Ok((Outcome::Ok, tries)),
             Attempt::Abort => return Err(ClientEnd::Aborted),
             Attempt::Failed { kind, cmd } => (kind, cmd),
@@ -259,7 +279,7 @@ struct TxTimes {
 fn record_tx(
     sh: &RunShared,
     th: &ThreadCtx,
-    c: &Client,
+    c: &mut Client,
     script: usize,
     outcome: Outcome,
     retries: u32,
@@ -286,6 +306,14 @@ fn record_tx(
                 ss.snap.lag.add(lag);
             }
             let _ = ss.histogram.record((latency as u64).max(1));
+            let _ = th
+                .second_histogram
+                .borrow_mut()
+                .record((latency as u64).max(1));
+            if std::mem::take(&mut c.rolled_back) {
+                k.rollbacks += 1;
+            }
+            c.busy_us += latency;
         }
         Outcome::Failed(FailKind::Serialization) => k.serialization_failures += 1,
         Outcome::Failed(FailKind::Deadlock) => k.deadlock_failures += 1,

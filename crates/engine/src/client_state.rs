@@ -24,6 +24,15 @@ pub(crate) struct Client {
     pub pipeline_cmds: Vec<usize>,
     /// where the Parse queued with the current command (prepared mode) stands
     pub parse: ParseState,
+    /// a native workload's program for this client (taken out while it runs a step)
+    pub program: Option<Box<dyn crate::workload::TxProgram>>,
+    /// a native statement's parameters and the values it returned (reused)
+    pub params: crate::workload::Params,
+    pub rows: crate::workload::Rows,
+    /// the native transaction just run ended in the workload's own rollback
+    pub rolled_back: bool,
+    /// latency of this client's successful transactions, summed (µs)
+    pub busy_us: f64,
 }
 
 /// A Parse sent in front of a command's first Bind (prepared mode): pgbench prepares with a
@@ -51,6 +60,11 @@ impl Client {
             pending_syncs: 0,
             pipeline_cmds: Vec::new(),
             parse: ParseState::None,
+            program: None,
+            params: crate::workload::Params::new(),
+            rows: crate::workload::Rows::default(),
+            rolled_back: false,
+            busy_us: 0.0,
         }
     }
 }

@@ -26,6 +26,28 @@ pub(crate) struct AutoVars {
     pub random_seed: VarId,
 }
 
+/// A native workload's "compiled" form: its transaction types as scripts without commands,
+/// one prepared-statement slot per statement, and the automatic variables (unused).
+pub(crate) fn compile_native(native: &crate::native::NativeRun) -> Compiled {
+    let mut vartable = VarTable::new();
+    let auto = AutoVars {
+        scale: vartable.intern("scale"),
+        client_id: vartable.intern("client_id"),
+        default_seed: vartable.intern("default_seed"),
+        random_seed: vartable.intern("random_seed"),
+    };
+    let scripts = native.scripts();
+    Compiled {
+        prep_index: scripts.iter().map(|_| Vec::new()).collect(),
+        scripts,
+        invalid_name: vec![false; vartable.len()],
+        vartable,
+        n_prepared: native.stmts.len(),
+        uses_builtin: false,
+        auto,
+    }
+}
+
 pub(crate) fn compile(cfg: &BenchConfig) -> Result<Compiled, EngineError> {
     let mut vartable = VarTable::new();
     let auto = AutoVars {

@@ -27,6 +27,10 @@ pub struct RunDocument {
     /// stopped early by Ctrl-C: the figures cover the transactions completed before
     #[serde(default)]
     pub interrupted: bool,
+    /// the native workload run (`oltp_read_write`, `ycsb-a`, `tpcc`); absent for scripts, whose
+    /// names are in `scripts`
+    #[serde(default)]
+    pub workload: Option<String>,
     pub options: Options,
     /// how pgbench_accounts is partitioned (builtin scripts only; `None` when it is not)
     #[serde(default)]
@@ -41,6 +45,10 @@ pub struct RunDocument {
     /// `-C`: connect and disconnect time summed over all transactions, ms
     #[serde(default)]
     pub connection_time_ms: f64,
+    /// connections a native workload closed and opened again between transactions
+    /// (sysbench's `--reconnect`)
+    #[serde(default)]
+    pub reconnects: u64,
     /// latency of successful transactions
     pub latency_ms: LatencyMs,
     /// `-R`: how late transactions started against their schedule
@@ -56,6 +64,19 @@ pub struct RunDocument {
     /// the merged latency histogram of successful transactions
     #[serde(default)]
     pub latency_histogram: HistogramDoc,
+    /// every client's share of the run, by client id
+    #[serde(default)]
+    pub clients: Vec<ClientDoc>,
+}
+
+/// One client's share of the run (sysbench's "threads fairness").
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClientDoc {
+    pub id: u32,
+    /// transactions done (ok + skipped + failed)
+    pub transactions: u64,
+    /// latency of its successful transactions, summed
+    pub busy_s: f64,
 }
 
 /// The options the run was made with (never a password or a connection string).
@@ -119,6 +140,10 @@ pub struct Transactions {
     pub retries: u64,
     /// successful transactions above the `-L` limit
     pub late: u64,
+    /// successful native transactions that ended in the workload's own rollback (TPC-C's
+    /// unused item)
+    #[serde(default)]
+    pub rollbacks: u64,
     pub failures: Failures,
 }
 
@@ -178,6 +203,10 @@ pub struct CommandDoc {
     pub latency_ms_mean: f64,
     pub failures: u64,
     pub retries: u64,
+    /// the command's latency distribution (native workload statements; script commands under
+    /// `-r`)
+    #[serde(default)]
+    pub latency_ms: Option<LatencyMs>,
 }
 
 /// One second of the run.
@@ -242,6 +271,7 @@ impl RunDocument {
             pgrig_version: env!("CARGO_PKG_VERSION").into(),
             server_version: r.server_version.clone(),
             interrupted: r.interrupted,
+            workload: r.config.native.as_ref().map(|n| n.0.name().to_string()),
             options: options(r),
             partitions: r.partitions.as_ref().map(|(method, count)| Partitions {
                 method: method.clone(),
@@ -252,6 +282,7 @@ impl RunDocument {
             duration_s: r.bench_duration_s,
             initial_connection_ms: r.initial_conn_ms,
             connection_time_ms: r.stats.conn_time_us / 1000.0,
+            reconnects: r.stats.reconnects,
             latency_ms: latency(&total.latency, &histogram),
             schedule_lag_ms: Lag {
                 mean: total.lag.mean() / 1000.0,
@@ -274,6 +305,15 @@ impl RunDocument {
                     .map(|v| (v.value_iterated_to(), v.count_at_value()))
                     .collect(),
             },
+            clients: r
+                .clients
+                .iter()
+                .map(|c| ClientDoc {
+                    id: c.id,
+                    transactions: c.transactions,
+                    busy_s: c.busy_s,
+                })
+                .collect(),
         }
     }
 }
@@ -322,6 +362,7 @@ fn transactions(k: &Counts) -> Transactions {
         retried: k.retried,
         retries: k.retries,
         late: k.late,
+        rollbacks: k.rollbacks,
         failures: Failures {
             serialization: k.serialization_failures,
             deadlock: k.deadlock_failures,
@@ -364,12 +405,14 @@ fn script(info: &crate::result::ScriptInfo, ss: &ScriptStats, seconds: f64) -> S
             .command_texts
             .iter()
             .zip(&ss.commands)
-            .map(|(text, c)| CommandDoc {
+            .enumerate()
+            .map(|(i, (text, c))| CommandDoc {
                 text: text.clone(),
                 executions: c.latency.count,
                 latency_ms_mean: c.latency.mean() / 1000.0,
                 failures: c.failures,
                 retries: c.retries,
+                latency_ms: ss.command_histograms.get(i).map(|h| latency(&c.latency, h)),
             })
             .collect(),
     }
@@ -421,7 +464,7 @@ fn self_check(r: &RunResult) -> SelfCheck {
             ));
         }
     }
-    let tpcb = r.config.scripts.is_empty()
+    let tpcb = r.config.native.is_none() && r.config.scripts.is_empty()
         || r.config.scripts.iter().any(|s| {
             matches!(s, ScriptSource::Builtin { name, .. } if name == "tpcb-like" || name == "simple-update")
         });

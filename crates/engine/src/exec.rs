@@ -335,9 +335,7 @@ async fn sync_pipeline(
 fn record_cmd(sh: &RunShared, th: &ThreadCtx, script: usize, pc: usize, t0: i64, timing: bool) {
     if timing {
         let dt = (sh.now_us() - t0) as f64;
-        th.stats.borrow_mut().scripts[script].commands[pc]
-            .latency
-            .add(dt);
+        th.stats.borrow_mut().scripts[script].record_command(pc, dt);
     }
 }
 

@@ -18,6 +18,7 @@ mod compile;
 mod debug;
 mod exec;
 mod log;
+mod native;
 mod outcome;
 mod pipeline;
 mod runner;

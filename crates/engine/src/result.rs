@@ -27,6 +27,16 @@ impl ThreadCpu {
     }
 }
 
+/// One client's share of the run (sysbench's "threads fairness").
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClientTally {
+    pub id: u32,
+    /// transactions done (ok + skipped + failed)
+    pub transactions: u64,
+    /// latency of its successful transactions, summed, in seconds
+    pub busy_s: f64,
+}
+
 /// Scripts as the report names them.
 #[derive(Clone, Debug)]
 pub struct ScriptInfo {
@@ -55,6 +65,8 @@ pub struct RunResult {
     pub series: Vec<Snapshot>,
     /// clients that did not finish normally
     pub aborted_clients: u32,
+    /// every client's share, by client id
+    pub clients: Vec<ClientTally>,
     pub seed: u64,
     /// stopped early from outside (Ctrl-C): the figures cover what completed before
     pub interrupted: bool,

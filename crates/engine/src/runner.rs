@@ -44,7 +44,13 @@ pub fn run_bench(
     sink: Arc<dyn Sink>,
     stop: &StopHandle,
 ) -> Result<RunResult, EngineError> {
-    let compiled = compile(&cfg)?;
+    let native = (cfg.native.as_ref())
+        .map(|n| crate::native::NativeRun::new(n.0.clone()))
+        .transpose()?;
+    let compiled = match &native {
+        Some(n) => crate::compile::compile_native(n),
+        None => compile(&cfg)?,
+    };
     let (wire, setup) = connect_and_set_up(&cfg, &sink, compiled.uses_builtin)?;
     let seed = base_seed(cfg.random_seed);
     let nclients = cfg.clients as usize;
@@ -54,12 +60,17 @@ pub fn run_bench(
         pgrig_script::seeding::seed_states_with(seed, nclients, nthreads, default_seed_defined);
     let scale = setup.scale.unwrap_or(cfg.scale.unwrap_or(1) as i64);
     let proto = initial_vars(&cfg, &compiled, scale, seed, seeds.default_seed);
-    let scripts_info = script_infos(&compiled.scripts);
+    let scripts_info = match &native {
+        Some(n) => n.infos(),
+        None => script_infos(&compiled.scripts),
+    };
     let client_id = (!defined(&cfg, "client_id")).then_some(compiled.auto.client_id);
-    let sh = Arc::new(shared_state(&cfg, compiled, wire, sink, nthreads));
+    let mut shared = shared_state(&cfg, compiled, wire, sink, nthreads);
+    shared.native = native;
+    let sh = Arc::new(shared);
     stop.attach(&sh);
 
-    let (handles, rx) = start_workers(&sh, nthreads, seeds, &proto, client_id)?;
+    let (handles, rx) = start_workers(&sh, nthreads, seeds, &proto, client_id, seed)?;
     let series = collect_progress(&sh, &rx, nthreads);
     sh.finished.store(true, Ordering::SeqCst);
     stop.detach();
@@ -78,6 +89,7 @@ pub fn run_bench(
         threads_cpu: joined.cpu,
         series,
         aborted_clients: joined.aborted,
+        clients: joined.clients,
         seed,
         interrupted: stop.requested(),
     })
@@ -180,6 +192,7 @@ fn shared_state(
         latency_limit_us: cfg.latency_limit_us,
         stop: AtomicBool::new(false),
         cfg: cfg.clone(),
+        native: None,
     }
 }
 
@@ -191,6 +204,7 @@ fn start_workers(
     seeds: pgrig_script::seeding::SeedStates,
     proto: &Vars,
     client_id: Option<VarId>,
+    seed: u64,
 ) -> Result<(Vec<JoinHandle<WorkerOut>>, mpsc::Receiver<Report>), EngineError> {
     let nclients = sh.cfg.clients as usize;
     // the measured window starts now (a profiler attached by the front end begins sampling)
@@ -210,7 +224,15 @@ fn start_workers(
                 vars.set_value(var, Value::Int(id as i64));
             }
             let rng = client_rngs.next().expect("one PRNG per client");
-            clients.push(Client::new(id as u32, vars, rng, sh.n_prepared));
+            let mut c = Client::new(id as u32, vars, rng, sh.n_prepared);
+            if let Some(n) = &sh.native {
+                c.program = Some(n.workload.client(crate::workload::ClientSeed {
+                    id: id as u32,
+                    clients: nclients as u32,
+                    seed,
+                }));
+            }
+            clients.push(c);
         }
         dealt += n;
         let rngs = WorkerRngs {
@@ -238,6 +260,7 @@ struct Joined {
     stats: ThreadStats,
     cpu: Vec<crate::result::ThreadCpu>,
     aborted: u32,
+    clients: Vec<crate::result::ClientTally>,
 }
 
 /// Waits for the workers and merges their statistics; a failed first connection is the run's
@@ -246,6 +269,7 @@ fn join_workers(handles: Vec<JoinHandle<WorkerOut>>) -> Result<Joined, EngineErr
     let mut stats: Option<ThreadStats> = None;
     let mut cpu = Vec::new();
     let mut aborted = 0;
+    let mut clients = Vec::new();
     let mut connect_error = None;
     for h in handles {
         let out = h
@@ -255,6 +279,7 @@ fn join_workers(handles: Vec<JoinHandle<WorkerOut>>) -> Result<Joined, EngineErr
             connect_error = out.connect_error;
         }
         aborted += out.aborted;
+        clients.extend(out.clients);
         cpu.push(out.cpu);
         match &mut stats {
             None => stats = Some(out.stats),
@@ -268,6 +293,7 @@ fn join_workers(handles: Vec<JoinHandle<WorkerOut>>) -> Result<Joined, EngineErr
         stats: stats.expect("at least one thread"),
         cpu,
         aborted,
+        clients,
     })
 }
 
@@ -281,12 +307,27 @@ fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize
     let mut prev_total = Snapshot::default();
     let mut prev_report = Snapshot::default();
     let mut next_sec = 1u64;
+    let mut histograms: std::collections::BTreeMap<u64, hdrhistogram::Histogram<u64>> =
+        Default::default();
     let progress = sh.cfg.progress.unwrap_or(0) as u64;
     while done.iter().any(|d| !d) {
         match rx.recv_timeout(StdDuration::from_millis(500)) {
-            Ok(Report::Tick { tid, sec, snap }) => {
+            Ok(Report::Tick {
+                tid,
+                sec,
+                snap,
+                histogram,
+            }) => {
                 latest[tid] = snap;
                 seen[tid] = sec;
+                match histograms.get_mut(&sec) {
+                    Some(h) => {
+                        let _ = h.add(&*histogram);
+                    }
+                    None => {
+                        histograms.insert(sec, *histogram);
+                    }
+                }
             }
             Ok(Report::Done { tid }) => done[tid] = true,
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
@@ -299,7 +340,16 @@ fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize
             for s in &latest {
                 total.merge(s);
             }
-            series.push(delta(&total, &prev_total));
+            let d = delta(&total, &prev_total);
+            let h = histograms
+                .remove(&next_sec)
+                .unwrap_or_else(crate::stats::new_histogram);
+            sh.sink.second(&crate::sink::SecondReport {
+                second: next_sec,
+                delta: &d,
+                histogram: &h,
+            });
+            series.push(d);
             prev_total = total;
             if progress > 0 && next_sec.is_multiple_of(progress) {
                 report_progress(sh, &total, &prev_report, next_sec, progress);

@@ -54,7 +54,14 @@ pub(crate) async fn prepare(
         info.scale = Some(scale);
         info.partitions = read_partitions(&mut conn, dbname).await?;
     }
-    if !cfg.no_vacuum {
+    if let Some(native) = &cfg.native {
+        // a native workload's own checks (its tables exist); pgbench's vacuum is for its tables
+        for sql in native.0.preflight() {
+            if let Err(e) = conn.simple_query(&sql).await {
+                return Err(EngineError::fatal(e.to_string().trim_end().to_string()));
+            }
+        }
+    } else if !cfg.no_vacuum {
         vacuum(cfg, &mut conn, &**sink).await;
     }
     conn.close().await;

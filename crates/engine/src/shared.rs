@@ -51,6 +51,8 @@ pub(crate) struct RunShared {
     pub cancels: std::sync::Mutex<Vec<Option<pgrig_wire::CancelToken>>>,
     /// set when every worker has finished
     pub finished: AtomicBool,
+    /// a native workload run instead of scripts
+    pub native: Option<crate::native::NativeRun>,
 }
 
 /// CLOCK_MONOTONIC (what `Instant` uses) in µs: one vDSO call, no `Duration` arithmetic.
@@ -144,4 +146,7 @@ pub(crate) struct ThreadCtx {
     /// next scheduled transaction start (µs since run start), `-R`
     pub throttle_trigger: Cell<i64>,
     pub log: Option<RefCell<TxLog>>,
+    /// latency histogram of the current second's successful transactions (µs), handed to
+    /// the coordinator with each tick
+    pub second_histogram: RefCell<hdrhistogram::Histogram<u64>>,
 }

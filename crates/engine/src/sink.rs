@@ -29,6 +29,20 @@ pub struct Progress {
     pub retries: u64,
 }
 
+/// One whole second of the run, as it completes (every second, whatever `-P` says): what
+/// happened in it over all threads and the latency distribution of its successful transactions
+/// (µs). For interval reports (sysbench's `--report-interval`), live metrics and merging runs
+/// from several hosts.
+#[derive(Clone, Copy, Debug)]
+pub struct SecondReport<'a> {
+    /// 1 = the first second of the benchmark
+    pub second: u64,
+    /// counts and latency moments of this second
+    pub delta: &'a crate::stats::Snapshot,
+    /// latency histogram of this second's successful transactions, µs
+    pub histogram: &'a hdrhistogram::Histogram<u64>,
+}
+
 /// How initialisation (`pgbench -i`) shows the progress of its loading phases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InitProgress {
@@ -71,6 +85,8 @@ pub trait Sink: Send + Sync {
     /// Called once per benchmark when setup (scale detection, vacuum) is done, right before the
     /// clients connect and run (e.g. to start a profiler). Default: nothing.
     fn measuring(&self) {}
+    /// Each second of the benchmark once all threads have passed it. Default: nothing.
+    fn second(&self, _s: &SecondReport<'_>) {}
     /// How initialisation shows progress. Default: pgbench's lines.
     fn init_progress(&self) -> InitProgress {
         InitProgress::Lines { terminal: false }

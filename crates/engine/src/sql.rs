@@ -199,7 +199,7 @@ fn store_row(
     Ok(())
 }
 
-async fn rollback_if_needed(sh: &RunShared, c: &mut Client) -> Result<(), String> {
+pub(crate) async fn rollback_if_needed(sh: &RunShared, c: &mut Client) -> Result<(), String> {
     let conn = c.conn.as_mut().expect("connected");
     if conn.transaction_status() == pgrig_wire::TransactionStatus::Idle {
         return Ok(());

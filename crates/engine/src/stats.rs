@@ -91,6 +91,8 @@ pub struct Counts {
     pub retries: u64,
     /// successful transactions above the latency limit
     pub late: u64,
+    /// successful native transactions that ended in the workload's own rollback
+    pub rollbacks: u64,
 }
 
 impl Counts {
@@ -112,6 +114,7 @@ impl Counts {
         self.retried += o.retried;
         self.retries += o.retries;
         self.late += o.late;
+        self.rollbacks += o.rollbacks;
     }
 
     pub fn since(&self, e: &Counts) -> Counts {
@@ -124,6 +127,7 @@ impl Counts {
             retried: self.retried - e.retried,
             retries: self.retries - e.retries,
             late: self.late - e.late,
+            rollbacks: self.rollbacks - e.rollbacks,
         }
     }
 }
@@ -154,12 +158,22 @@ pub struct CommandStats {
     pub retries: u64,
 }
 
-/// Per-script figures.
+/// Per-script figures (a native workload's: per transaction type).
 #[derive(Clone, Debug)]
 pub struct ScriptStats {
     pub snap: Snapshot,
     pub histogram: Histogram<u64>,
     pub commands: Vec<CommandStats>,
+    /// per command, its latency distribution (native workloads' statements, script commands
+    /// under `-r`; empty until the first one is recorded)
+    pub command_histograms: Vec<Histogram<u64>>,
+}
+
+/// A statement's latency histogram: 1 µs .. 1 minute, 3 significant digits, auto-resizing.
+fn new_command_histogram() -> Histogram<u64> {
+    let mut h = Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid histogram bounds");
+    h.auto(true);
+    h
 }
 
 pub fn new_histogram() -> Histogram<u64> {
@@ -175,7 +189,19 @@ impl ScriptStats {
             snap: Snapshot::default(),
             histogram: new_histogram(),
             commands: vec![CommandStats::default(); ncommands],
+            command_histograms: Vec::new(),
         }
+    }
+
+    /// One execution of command `slot` that took `us` µs, into its mean and its histogram.
+    #[inline]
+    pub fn record_command(&mut self, slot: usize, us: f64) {
+        self.commands[slot].latency.add(us);
+        if self.command_histograms.len() < self.commands.len() {
+            self.command_histograms
+                .resize_with(self.commands.len(), new_command_histogram);
+        }
+        let _ = self.command_histograms[slot].record((us as u64).max(1));
     }
 
     pub fn merge(&mut self, o: &ScriptStats) {
@@ -185,6 +211,17 @@ impl ScriptStats {
             a.latency.merge(&b.latency);
             a.failures += b.failures;
             a.retries += b.retries;
+        }
+        if self.command_histograms.len() < o.command_histograms.len() {
+            self.command_histograms
+                .resize_with(o.command_histograms.len(), new_command_histogram);
+        }
+        for (a, b) in self
+            .command_histograms
+            .iter_mut()
+            .zip(&o.command_histograms)
+        {
+            let _ = a.add(b);
         }
     }
 }
@@ -197,6 +234,8 @@ pub struct ThreadStats {
     pub scripts: Vec<ScriptStats>,
     /// `-C`: accumulated connect + disconnect time, µs
     pub conn_time_us: f64,
+    /// connections a native workload closed and opened again (sysbench's `--reconnect`)
+    pub reconnects: u64,
 }
 
 impl ThreadStats {
@@ -207,6 +246,7 @@ impl ThreadStats {
                 .map(|&n| ScriptStats::new(n))
                 .collect(),
             conn_time_us: 0.0,
+            reconnects: 0,
         }
     }
 
@@ -233,6 +273,7 @@ impl ThreadStats {
             a.merge(b);
         }
         self.conn_time_us += o.conn_time_us;
+        self.reconnects += o.reconnects;
     }
 }
 

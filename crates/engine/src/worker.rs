@@ -14,7 +14,7 @@ use crate::client::{run_client, ClientEnd};
 use crate::client_state::Client;
 use crate::cpu::{thread_cpu_seconds, thread_wait_seconds};
 use crate::log::TxLog;
-use crate::result::ThreadCpu;
+use crate::result::{ClientTally, ThreadCpu};
 use crate::shared::{RunShared, ThreadCtx};
 use crate::sink::Level;
 use crate::stats::{Snapshot, ThreadStats};
@@ -26,6 +26,8 @@ pub(crate) enum Report {
         tid: usize,
         sec: u64,
         snap: Snapshot,
+        /// latency histogram of the thread's successful transactions since its last tick
+        histogram: Box<hdrhistogram::Histogram<u64>>,
     },
     Done {
         tid: usize,
@@ -36,6 +38,7 @@ pub(crate) struct WorkerOut {
     pub stats: ThreadStats,
     pub cpu: ThreadCpu,
     pub aborted: u32,
+    pub clients: Vec<ClientTally>,
     /// what stopped the thread before the run: an initial connection failure or a log file that
     /// cannot be opened (pgbench exits 1)
     pub connect_error: Option<String>,
@@ -56,7 +59,10 @@ pub(crate) fn run_worker(
     connect_failed: Arc<std::sync::atomic::AtomicBool>,
     tx: Sender<Report>,
 ) -> WorkerOut {
-    let counts: Vec<usize> = sh.scripts.iter().map(|s| s.commands.len()).collect();
+    let counts: Vec<usize> = match &sh.native {
+        Some(n) => n.command_counts(),
+        None => sh.scripts.iter().map(|s| s.commands.len()).collect(),
+    };
     // CPUs that cannot be used, or a log file that cannot be opened, end the run before it
     // starts (exit 1), as in pgbench.
     let pin_error =
@@ -75,6 +81,7 @@ pub(crate) fn run_worker(
         throttle_rng: RefCell::new(rngs.throttle),
         throttle_trigger: Cell::new(0),
         log,
+        second_histogram: RefCell::new(crate::stats::new_histogram()),
     });
     pgrig_wire::rt::block_on(async move {
         // Initial connections (not under -C), before everyone starts together.
@@ -92,6 +99,7 @@ pub(crate) fn run_worker(
                 stats: th.stats.borrow().clone(),
                 cpu: ThreadCpu::default(),
                 aborted: 0,
+                clients: Vec::new(),
                 connect_error,
             };
         }
@@ -101,7 +109,7 @@ pub(crate) fn run_worker(
         let w0 = thread_wait_seconds();
         th.throttle_trigger.set(sh.now_us());
         let ticker = spawn_ticker(&th, &tx, tid, start);
-        let aborted = run_clients(&sh, &th, clients).await;
+        let (aborted, tallies) = run_clients(&sh, &th, clients).await;
         ticker.abort();
         let (u1, s1) = thread_cpu_seconds();
         let w1 = thread_wait_seconds();
@@ -119,6 +127,7 @@ pub(crate) fn run_worker(
             stats: th.stats.borrow().clone(),
             cpu,
             aborted,
+            clients: tallies,
             connect_error: None,
         }
     })
@@ -156,7 +165,19 @@ fn spawn_ticker(
             let at = start + std::time::Duration::from_secs(sec);
             pgrig_wire::rt::sleep_until(at).await;
             let snap = th.stats.borrow().total();
-            if tx.send(Report::Tick { tid, sec, snap }).is_err() {
+            let histogram = {
+                let mut h = th.second_histogram.borrow_mut();
+                let out = Box::new(h.clone());
+                h.reset();
+                out
+            };
+            let tick = Report::Tick {
+                tid,
+                sec,
+                snap,
+                histogram,
+            };
+            if tx.send(tick).is_err() {
                 return;
             }
             sec += 1;
@@ -164,8 +185,13 @@ fn spawn_ticker(
     })
 }
 
-/// Runs the thread's clients as local tasks to their ends; returns how many aborted.
-async fn run_clients(sh: &Arc<RunShared>, th: &Rc<ThreadCtx>, clients: Vec<Client>) -> u32 {
+/// Runs the thread's clients as local tasks to their ends; returns how many aborted, and each
+/// client's share.
+async fn run_clients(
+    sh: &Arc<RunShared>,
+    th: &Rc<ThreadCtx>,
+    clients: Vec<Client>,
+) -> (u32, Vec<ClientTally>) {
     let mut handles = Vec::with_capacity(clients.len());
     for mut c in clients {
         let sh = sh.clone();
@@ -178,14 +204,22 @@ async fn run_clients(sh: &Arc<RunShared>, th: &Rc<ThreadCtx>, clients: Vec<Clien
             if let Some(conn) = c.conn.take() {
                 conn.close().await;
             }
-            end
+            let tally = ClientTally {
+                id: c.id,
+                transactions: c.cnt,
+                busy_s: c.busy_us / 1e6,
+            };
+            (end, tally)
         }));
     }
     let mut aborted = 0;
+    let mut tallies = Vec::with_capacity(handles.len());
     for h in handles {
-        if h.await != ClientEnd::Finished {
+        let (end, tally) = h.await;
+        if end != ClientEnd::Finished {
             aborted += 1;
         }
+        tallies.push(tally);
     }
-    aborted
+    (aborted, tallies)
 }

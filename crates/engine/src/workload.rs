@@ -169,6 +169,11 @@ pub trait TxProgram: Send {
     fn delay_us(&mut self, _tx: usize) -> u64 {
         0
     }
+    /// Called after each transaction: `true` to close the connection and open a new one
+    /// before the next (sysbench's `--reconnect=N`), counted in the run's `reconnects`.
+    fn reconnect(&mut self) -> bool {
+        false
+    }
     /// A transaction of type `tx` begins; `retry`: the previous attempt of the same transaction
     /// failed with a retryable error and was rolled back (replay the same inputs).
     fn begin(&mut self, tx: usize, retry: bool);
@@ -455,9 +460,15 @@ mod tests {
     fn extreme_integers_format() {
         let mut p = Params::new();
         p.int(i64::MIN).int(0).int(i64::MAX);
-        assert_eq!(p.get(0).unwrap().0.unwrap(), i64::MIN.to_string().as_bytes());
+        assert_eq!(
+            p.get(0).unwrap().0.unwrap(),
+            i64::MIN.to_string().as_bytes()
+        );
         assert_eq!(p.get(1).unwrap().0.unwrap(), b"0");
-        assert_eq!(p.get(2).unwrap().0.unwrap(), i64::MAX.to_string().as_bytes());
+        assert_eq!(
+            p.get(2).unwrap().0.unwrap(),
+            i64::MAX.to_string().as_bytes()
+        );
     }
 
     #[test]

@@ -8,6 +8,10 @@ use std::sync::Arc;
 
 use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, ScriptSource, SeedOption};
 use pgrig_engine::sink::NullSink;
+use pgrig_engine::workload::{
+    Catalogue, ClientSeed, NativeWorkload, Params, Reply, Statement, Step, TxProgram, TxType,
+    Workload,
+};
 use pgrig_engine::{run_bench, StopHandle};
 use pgrig_script::QueryMode;
 
@@ -33,6 +37,80 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// A native workload on pgbench's tables: read a balance (its value handed back to the
+/// program), update it, in a transaction.
+#[derive(Debug)]
+struct Accounts(Catalogue);
+
+impl Accounts {
+    fn new() -> Accounts {
+        let mut c = Catalogue::default();
+        c.add(Statement::simple("begin", "BEGIN"));
+        c.add(
+            Statement::new(
+                "read",
+                "SELECT abalance FROM pgbench_accounts WHERE aid = $1",
+            )
+            .with_rows(),
+        );
+        c.add(Statement::new(
+            "update",
+            "UPDATE pgbench_accounts SET abalance = abalance + $2 WHERE aid = $1",
+        ));
+        c.add(Statement::simple("commit", "COMMIT"));
+        c.transactions = vec![TxType {
+            name: "account".into(),
+            weight: 1,
+            statements: vec![0, 1, 2, 3],
+        }];
+        Accounts(c)
+    }
+}
+
+impl Workload for Accounts {
+    fn name(&self) -> &str {
+        "accounts"
+    }
+    fn catalogue(&self) -> &Catalogue {
+        &self.0
+    }
+    fn client(&self, seed: ClientSeed) -> Box<dyn TxProgram> {
+        Box::new(Teller {
+            aid: i64::from(seed.id),
+            pc: 0,
+        })
+    }
+}
+
+struct Teller {
+    aid: i64,
+    pc: u8,
+}
+
+impl TxProgram for Teller {
+    fn begin(&mut self, _tx: usize, _retry: bool) {
+        self.pc = 0;
+        self.aid = self.aid % 100_000 + 1;
+    }
+    fn step(&mut self, reply: Option<&Reply<'_>>, p: &mut Params) -> Step {
+        self.pc += 1;
+        match self.pc {
+            1 => Step::Run(0),
+            2 => {
+                p.int(self.aid);
+                Step::Run(1)
+            }
+            3 => {
+                let balance = reply.and_then(|r| r.int(0, 0)).unwrap_or(0);
+                p.int(self.aid).int(1 - balance.signum());
+                Step::Run(2)
+            }
+            4 => Step::Run(3),
+            _ => Step::Done,
+        }
+    }
+}
+
 fn allocations(db: &pgrig_testkit::TestDb, script: &str, mode: QueryMode, tx: u64) -> u64 {
     let env: std::collections::HashMap<String, String> = db.env().into_iter().collect();
     let cfg = BenchConfig {
@@ -52,6 +130,9 @@ fn allocations(db: &pgrig_testkit::TestDb, script: &str, mode: QueryMode, tx: u6
         mode,
         no_vacuum: true,
         random_seed: Some(SeedOption::Value(7)),
+        // per-command figures on: their histograms must not allocate per transaction either
+        report_per_command: true,
+        native: (script == "native").then(|| NativeWorkload(Arc::new(Accounts::new()))),
         ..Default::default()
     };
     let before = ALLOCS.load(Ordering::Relaxed);
@@ -89,6 +170,13 @@ fn assert_flat(script: &str, mode: QueryMode) {
 #[test]
 fn select_only_prepared_allocates_nothing_per_transaction() {
     assert_flat("select-only", QueryMode::Prepared);
+}
+
+#[test]
+fn a_native_workload_in_every_mode_allocates_nothing_per_transaction() {
+    for mode in [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared] {
+        assert_flat("native", mode);
+    }
 }
 
 #[test]

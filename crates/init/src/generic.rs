@@ -74,6 +74,19 @@ pub fn load(
     sink: &dyn Sink,
     stop: &StopHandle,
 ) -> Result<LoadReport, EngineError> {
+    load_replacing(conn, &[], plan, jobs, sink, stop)
+}
+
+/// [`load`] after running `cleanup` (e.g. the workload's `DROP TABLE IF EXISTS`), so existing
+/// tables are replaced.
+pub fn load_replacing(
+    conn: &ConnArgs,
+    cleanup: &[String],
+    plan: &LoadPlan,
+    jobs: usize,
+    sink: &dyn Sink,
+    stop: &StopHandle,
+) -> Result<LoadReport, EngineError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -99,7 +112,7 @@ pub fn load(
             progress: sink.init_progress(),
             parallelism: parallelism.max(2),
         };
-        let work = run_plan(&ctx, &connector, &mut db, plan);
+        let work = run_plan(&ctx, &connector, &mut db, cleanup, plan);
         tokio::pin!(work);
         tokio::select! {
             r = &mut work => r,
@@ -122,6 +135,7 @@ async fn run_plan(
     ctx: &StepCtx<'_>,
     connector: &crate::wire_db::WireConnector,
     db: &mut crate::wire_db::WireDb,
+    cleanup: &[String],
     plan: &LoadPlan,
 ) -> Result<LoadReport, EngineError> {
     let mut report = LoadReport {
@@ -129,7 +143,7 @@ async fn run_plan(
         ..LoadReport::default()
     };
     let t0 = Instant::now();
-    for sql in plan.drop.iter().chain(&plan.create) {
+    for sql in cleanup.iter().chain(&plan.drop).chain(&plan.create) {
         exec(ctx, db, sql).await?;
     }
     report.create_s = t0.elapsed().as_secs_f64();

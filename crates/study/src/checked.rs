@@ -12,6 +12,7 @@ use crate::dataset::Dataset;
 use crate::error::StudyError;
 use crate::plan::{expand, target_at, Plan};
 use crate::spec::Study;
+use crate::workload::NativePoint;
 
 /// A study ready to run.
 #[derive(Debug, Clone)]
@@ -23,6 +24,8 @@ pub struct Checked {
     pub dataset: Dataset,
     /// Each point's scripts, by point index.
     pub scripts: Vec<Vec<ScriptSource>>,
+    /// Each point's native workload (`None`: scripts or queries), by point index.
+    pub natives: Vec<Option<NativePoint>>,
 }
 
 /// Checks everything a run needs: keys, values, URLs, the dataset, files.
@@ -30,6 +33,12 @@ pub fn check(study: Study, base_dir: &Path) -> Result<Checked, StudyError> {
     let plan = expand(&study)?;
     let dataset = Dataset::resolve(&study, &plan, base_dir)?;
     let scripts = read_scripts(&study, &plan, base_dir)?;
+    let natives = plan
+        .points
+        .iter()
+        .map(|p| p.workload.native_point().transpose())
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|m| study.error_at(study.spec.workload_value_offset("workload"), m))?;
     crate::query::check_machine(&study, &plan)?;
     check_bin_dirs(&study, &plan)?;
     Ok(Checked {
@@ -38,6 +47,7 @@ pub fn check(study: Study, base_dir: &Path) -> Result<Checked, StudyError> {
         plan,
         dataset,
         scripts,
+        natives,
     })
 }
 

@@ -222,6 +222,9 @@ fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
                 *x = toml::Value::Array(vec![toml::Value::String(s.clone())]);
             }
             let bad = match &dim {
+                Dim::Workload(_) if key.starts_with("options.") => scalar_text(x)
+                    .is_none()
+                    .then(|| "an option must be a string, number or boolean".to_string()),
                 Dim::Workload(_) => check_value(key, x).err(),
                 Dim::Setting(_) => setting_text(x).err(),
             };
@@ -253,6 +256,12 @@ fn dimension_kind(study: &Study, key: &str, at: usize) -> Result<Dim, StudyError
     if WORKLOAD_KEYS.contains(&key) {
         return Ok(Dim::Workload(key.to_string()));
     }
+    if let Some(name) = key.strip_prefix("options.") {
+        if name.is_empty() {
+            return Err(study.error_at(at, "matrix key `options.` needs an option name"));
+        }
+        return Ok(Dim::Workload(key.to_string()));
+    }
     Err(study.error_at(at, unknown_matrix_key(key)))
 }
 
@@ -260,7 +269,7 @@ fn dimension_kind(study: &Study, key: &str, at: usize) -> Result<Dim, StudyError
 pub fn unknown_matrix_key(key: &str) -> String {
     let known = WORKLOAD_KEYS.iter().copied().chain(["repetitions"]);
     format!(
-        "unknown matrix key `{key}`{} (expected a workload key ({}), `settings.NAME` or `repetitions`)",
+        "unknown matrix key `{key}`{} (expected a workload key ({}), `options.NAME`, `settings.NAME` or `repetitions`)",
         did_you_mean(key, known),
         WORKLOAD_KEYS.join(", ")
     )
@@ -268,7 +277,10 @@ pub fn unknown_matrix_key(key: &str) -> String {
 
 /// Whether `key` may stand in `[matrix]`.
 pub fn is_matrix_key(key: &str) -> bool {
-    key == "repetitions" || key.starts_with("settings.") || WORKLOAD_KEYS.contains(&key)
+    key == "repetitions"
+        || key.starts_with("settings.")
+        || key.starts_with("options.")
+        || WORKLOAD_KEYS.contains(&key)
 }
 
 /// All index combinations of lists with these lengths, first list outermost.

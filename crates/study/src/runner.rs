@@ -66,6 +66,8 @@ struct Ctx<'a> {
     dataset: &'a Dataset,
     /// Each point's scripts.
     scripts: &'a [Vec<ScriptSource>],
+    /// Each point's native workload.
+    natives: &'a [Option<crate::workload::NativePoint>],
     base_dir: &'a Path,
     sink: Arc<dyn Sink>,
     reporter: &'a dyn Reporter,
@@ -85,6 +87,8 @@ struct Progress<'s> {
 struct TargetState {
     managed: Managed,
     data_ready: bool,
+    /// the native dataset loaded (its identity), if any
+    native_data: Option<String>,
     current_point: Option<usize>,
     /// The server's non-default settings (recorded with every run of the current point).
     settings: Value,
@@ -108,6 +112,7 @@ pub fn run_study(
         plan,
         dataset: &checked.dataset,
         scripts: &checked.scripts,
+        natives: &checked.natives,
         base_dir: &checked.base_dir,
         sink,
         reporter,
@@ -186,6 +191,7 @@ fn run_target(ctx: &Ctx, progress: &mut Progress, ti: usize) -> Result<(), Study
     let mut state = TargetState {
         managed: Managed::open(target, max_clients)?,
         data_ready: false,
+        native_data: None,
         current_point: None,
         settings: Value::Null,
     };
@@ -228,6 +234,12 @@ fn run_repetition(
             .create(&state.managed.endpoint, &*ctx.sink, &ctx.control.stop)?;
         state.data_ready = true;
     }
+    if let Some(native) = &ctx.natives[first.point] {
+        if first.reinit || state.native_data.as_deref() != Some(native.dataset_key.as_str()) {
+            load_native(ctx, state, point)?;
+            state.native_data = Some(native.dataset_key.clone());
+        }
+    }
     if point.workload.is_query() {
         // a query study: measured executions instead of benchmark rounds
         return run_queries(ctx, progress, state, group);
@@ -235,7 +247,7 @@ fn run_repetition(
     let scripts = &ctx.scripts[first.point];
     let warm = point.workload.warmup_seconds();
     if warm > 0 {
-        let mut cfg = point.workload.bench_config(scripts.clone(), None);
+        let mut cfg = point_config(ctx, point, scripts, None);
         cfg.duration = BenchDuration::Seconds(warm);
         cfg.report_per_command = false;
         run_bench(ctx, &state.managed, point, cfg)?;
@@ -243,6 +255,47 @@ fn run_repetition(
     for &run in group {
         run_and_store(ctx, progress, state, run, scripts)?;
     }
+    Ok(())
+}
+
+/// The engine configuration of one of the point's rounds: its scripts or native workload.
+fn point_config(
+    ctx: &Ctx,
+    point: &Point,
+    scripts: &[ScriptSource],
+    seed: Option<u64>,
+) -> BenchConfig {
+    let mut cfg = point.workload.bench_config(scripts.to_vec(), seed);
+    cfg.native = ctx.natives[point.index]
+        .as_ref()
+        .map(|n| n.workload.clone());
+    cfg
+}
+
+/// Loads a native workload's dataset: its cleanup (the tables dropped), then its tables,
+/// rows and keys through the parallel loader.
+fn load_native(ctx: &Ctx, state: &TargetState, point: &Point) -> Result<(), StudyError> {
+    let name = point.workload.workload.as_deref().unwrap_or_default();
+    ctx.reporter.info(&format!(
+        "loading the {name} dataset on target \"{}\"",
+        state.managed.name
+    ));
+    let native = match point.workload.build_native() {
+        Some(Ok(n)) => n,
+        Some(Err(m)) => return Err(StudyError::Refused(m)),
+        None => return Ok(()),
+    };
+    let conn = state.managed.endpoint.conn_args(None)?;
+    let report = pgrig_init::generic::load_replacing(
+        &conn,
+        &native.cleanup,
+        &native.load,
+        0,
+        &*ctx.sink,
+        &ctx.control.stop,
+    )?;
+    ctx.reporter
+        .info(&format!("{name} dataset: {}", report.summary()));
     Ok(())
 }
 
@@ -304,9 +357,7 @@ fn run_and_store(
     scripts: &[ScriptSource],
 ) -> Result<(), StudyError> {
     let point = &ctx.plan.points[run.point];
-    let cfg = point
-        .workload
-        .bench_config(scripts.to_vec(), point.workload.seed);
+    let cfg = point_config(ctx, point, scripts, point.workload.seed);
     let t0 = now_unix();
     let (result, collected) = run_round(ctx, &state.managed, point, cfg, &ctx.study.spec.collect)?;
     let t1 = now_unix();

@@ -44,6 +44,8 @@ pub const WORKLOAD_KEYS: &[&str] = &[
     "cache",
     "parallel_workers",
     "parallel_tables",
+    "workload",
+    "options",
 ];
 
 /// A duration: seconds as a number, or text like `"20s"`, `"500ms"`, `"2m"`.
@@ -187,6 +189,12 @@ pub struct WorkloadSpec {
     /// Query workload: the tables `parallel_workers` is set on (default: those the query scans).
     #[serde(default)]
     pub parallel_tables: Option<Vec<String>>,
+    /// A native workload (sysbench's `oltp_read_write`, `ycsb-a`, `tpcc`) instead of scripts.
+    #[serde(default)]
+    pub workload: Option<String>,
+    /// The native workload's options (matrix keys `options.NAME`).
+    #[serde(default)]
+    pub options: BTreeMap<String, toml::Value>,
 }
 
 fn one() -> u32 {
@@ -280,6 +288,7 @@ impl WorkloadSpec {
         if self.server_cpus == Some(0) || self.client_cpus == Some(0) {
             return Err(("server_cpus", "CPU counts must be at least 1".into()));
         }
+        self.validate_native()?;
         self.validate_query()
     }
 
@@ -289,7 +298,7 @@ impl WorkloadSpec {
 
     /// True when the scripts are pgbench builtins (so the pgbench tables are needed).
     pub fn uses_builtin(&self) -> bool {
-        self.scripts.is_none()
+        self.scripts.is_none() && !self.is_native()
     }
 
     /// The scripts, files read by `read` relative to `base_dir`.
@@ -298,6 +307,9 @@ impl WorkloadSpec {
         base_dir: &Path,
         read: &mut dyn FnMut(&Path) -> std::io::Result<String>,
     ) -> Result<Vec<ScriptSource>, String> {
+        if self.is_native() {
+            return Ok(Vec::new());
+        }
         let Some(files) = &self.scripts else {
             let name = self.builtin.as_deref().unwrap_or("tpcb-like");
             let b = pgrig_script::builtin::lookup(name).map_err(|e| e.to_string())?;
@@ -374,12 +386,26 @@ pub fn effective(
     for (k, v) in point {
         if WORKLOAD_KEYS.contains(&k.as_str()) {
             t.insert(k.clone(), v.clone());
+        } else if let Some(name) = k.strip_prefix("options.") {
+            let options = t
+                .entry("options")
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            match options {
+                toml::Value::Table(o) => {
+                    o.insert(name.to_string(), v.clone());
+                }
+                _ => return Err("`options` must be a table, e.g. options = { tables = 4 }".into()),
+            }
         }
     }
     toml::Value::Table(t)
         .try_into::<WorkloadSpec>()
         .map_err(|e| e.message().trim_end().to_string())
 }
+
+#[path = "workload_native.rs"]
+mod native;
+pub use native::NativePoint;
 
 #[path = "workload_query.rs"]
 mod query;
@@ -414,7 +440,15 @@ mod tests {
         // scripts and duration are the remaining keys
         let w2 = effective(&table("scripts = [\"a.sql@2\"]\nduration = \"3s\""), &[]).unwrap();
         assert!(w2.scripts.is_some());
-        assert_eq!(WORKLOAD_KEYS.len(), 29);
+        // the native workload's keys
+        let w3 = effective(
+            &table("workload = \"oltp_read_write\"\noptions = { tables = 2 }"),
+            &[("options.table_size".into(), toml::Value::Integer(50))],
+        )
+        .unwrap();
+        assert_eq!(w3.workload.as_deref(), Some("oltp_read_write"));
+        assert_eq!(w3.options.len(), 2);
+        assert_eq!(WORKLOAD_KEYS.len(), 31);
     }
 
     #[test]

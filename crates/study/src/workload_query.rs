@@ -158,6 +158,7 @@ impl WorkloadSpec {
 
     /// Checks that need the whole point's workload: query keys without a query.
     pub fn validate_kind(&self) -> Result<(), (&'static str, String)> {
+        self.validate_native_kind()?;
         if self.is_query() {
             if self.parallel_tables.is_some() && self.parallel_workers.is_none() {
                 return Err((

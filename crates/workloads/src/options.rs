@@ -185,7 +185,11 @@ mod tests {
     fn bad_values_name_the_option() {
         let mut o = Options::new();
         o.set("threads", "x").set("skip_trx", "maybe");
-        assert!(o.u64("threads", 1).unwrap_err().message.contains("\"threads\""));
+        assert!(o
+            .u64("threads", 1)
+            .unwrap_err()
+            .message
+            .contains("\"threads\""));
         assert!(o.bool("skip_trx", false).is_err());
     }
 }

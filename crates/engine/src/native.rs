@@ -1,0 +1,368 @@
+//! Running a native workload ([`crate::workload`]) on the same client loop as scripts: the
+//! run's view of the workload ([`NativeRun`]: statements ready to send, transaction types as
+//! the run's "scripts", each statement's per-type command slot) and one attempt of one
+//! transaction ([`run_native_once`]): the program's steps, each statement sent in the run's
+//! query mode (simple: parameters inlined; extended: unnamed statement; prepared: `W_n` parsed
+//! once per connection), its reply read into the client's reused buffers, its latency recorded
+//! for the per-statement figures. Errors are classified as for scripts: the workload's
+//! retryable SQLSTATEs (and, with `--continue-on-error`, any error) fail the attempt after a
+//! rollback; anything else aborts the client.
+
+use std::sync::Arc;
+
+use pgrig_script::{QueryMode, Script};
+use pgrig_wire::Backend;
+
+use crate::client_state::{Client, FailKind};
+use crate::error::EngineError;
+use crate::exec::Attempt;
+use crate::outcome::lost;
+use crate::result::ScriptInfo;
+use crate::shared::{RunShared, ThreadCtx};
+use crate::sink::Level;
+use crate::workload::{inline_params, Reply, Step, StmtId, Workload};
+
+/// One statement, ready to send.
+pub(crate) struct NativeStmt {
+    pub sql: String,
+    pub nparams: u16,
+    pub simple: bool,
+    pub rows: bool,
+    pub prepared_name: String,
+}
+
+/// The run's view of a native workload.
+pub(crate) struct NativeRun {
+    pub workload: Arc<dyn Workload>,
+    pub stmts: Vec<NativeStmt>,
+    /// `[tx][stmt]`: the statement's command slot in the type's figures (`u32::MAX`: not
+    /// listed, counted in an extra last slot)
+    pub slots: Vec<Vec<u32>>,
+}
+
+impl NativeRun {
+    /// Checks the catalogue and prepares the statements.
+    pub fn new(workload: Arc<dyn Workload>) -> Result<NativeRun, EngineError> {
+        let cat = workload.catalogue();
+        let name = workload.name();
+        if cat.transactions.is_empty() || cat.statements.is_empty() {
+            return Err(EngineError::fatal(format!(
+                "workload {name} has no transaction types or no statements"
+            )));
+        }
+        let stmts = cat
+            .statements
+            .iter()
+            .enumerate()
+            .map(|(i, s)| NativeStmt {
+                sql: s.sql.clone(),
+                nparams: s.param_count(),
+                simple: s.simple,
+                rows: s.rows,
+                prepared_name: format!("W_{i}"),
+            })
+            .collect::<Vec<_>>();
+        let mut slots = Vec::with_capacity(cat.transactions.len());
+        for t in &cat.transactions {
+            let mut row = vec![u32::MAX; stmts.len()];
+            for (k, &id) in t.statements.iter().enumerate() {
+                let Some(slot) = row.get_mut(id as usize) else {
+                    return Err(EngineError::fatal(format!(
+                        "workload {name}: transaction type {} names statement {id}, which does not exist",
+                        t.name
+                    )));
+                };
+                *slot = k as u32;
+            }
+            slots.push(row);
+        }
+        Ok(NativeRun {
+            workload,
+            stmts,
+            slots,
+        })
+    }
+
+    /// The transaction types as the run's scripts (no commands: the program is the script).
+    pub fn scripts(&self) -> Vec<Script> {
+        self.workload
+            .catalogue()
+            .transactions
+            .iter()
+            .map(|t| Script {
+                desc: t.name.clone(),
+                weight: i64::from(t.weight),
+                commands: Vec::new(),
+            })
+            .collect()
+    }
+
+    /// Per type: the statements it lists (their SQL, for the per-statement figures).
+    pub fn infos(&self) -> Vec<ScriptInfo> {
+        let cat = self.workload.catalogue();
+        cat.transactions
+            .iter()
+            .map(|t| ScriptInfo {
+                desc: t.name.clone(),
+                weight: i64::from(t.weight),
+                command_texts: t
+                    .statements
+                    .iter()
+                    .map(|&id| cat.statements[id as usize].sql.clone())
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Per type: its command slots (the listed statements).
+    pub fn command_counts(&self) -> Vec<usize> {
+        let cat = self.workload.catalogue();
+        cat.transactions
+            .iter()
+            .map(|t| t.statements.len())
+            .collect()
+    }
+}
+
+/// How one statement ended.
+enum StmtEnd {
+    Ok(u64),
+    /// retryable (or counted) failure, after the rollback
+    Failed(FailKind),
+    Abort,
+}
+
+/// One attempt of transaction `tx`: runs the program's steps to its end.
+pub(crate) async fn run_native_once(
+    sh: &RunShared,
+    th: &ThreadCtx,
+    c: &mut Client,
+    tx: usize,
+    retry: bool,
+) -> Attempt {
+    let nat = sh.native.as_ref().expect("native run");
+    let mut prog = c.program.take().expect("client program");
+    prog.begin(tx, retry);
+    let mut count: Option<u64> = None;
+    let end = loop {
+        c.params.clear();
+        let step = {
+            let reply = count.map(|count| Reply {
+                count,
+                rows: &c.rows,
+            });
+            prog.step(reply.as_ref(), &mut c.params)
+        };
+        let id = match step {
+            Step::Run(id) => id,
+            Step::Done => break Attempt::Ok,
+            Step::RolledBack => {
+                c.rolled_back = true;
+                break Attempt::Ok;
+            }
+            Step::Abort(why) => {
+                sh.msg(
+                    Level::Error,
+                    &format!("client {} aborted in transaction type {tx}: {why}", c.id),
+                );
+                break Attempt::Abort;
+            }
+        };
+        let slot = match nat.slots[tx].get(id as usize) {
+            Some(&s) if s != u32::MAX => s as usize,
+            _ => {
+                sh.msg(
+                    Level::Error,
+                    &format!(
+                        "client {} aborted: transaction type {tx} ran statement {id}, which it does not list",
+                        c.id
+                    ),
+                );
+                break Attempt::Abort;
+            }
+        };
+        let t0 = sh.now_us();
+        match run_statement(sh, c, tx, slot, id).await {
+            StmtEnd::Ok(n) => {
+                let us = (sh.now_us() - t0) as f64;
+                th.stats.borrow_mut().scripts[tx].record_command(slot, us);
+                count = Some(n);
+            }
+            StmtEnd::Failed(kind) => break Attempt::Failed { kind, cmd: slot },
+            StmtEnd::Abort => break Attempt::Abort,
+        }
+    };
+    c.program = Some(prog);
+    end
+}
+
+/// Queues statement `id`'s messages with the parameters in `c.params`.
+fn encode(sh: &RunShared, c: &mut Client, id: StmtId) {
+    let nat = sh.native.as_ref().expect("native run");
+    let s = &nat.stmts[id as usize];
+    let conn = c.conn.as_mut().expect("connected");
+    if s.simple || sh.cfg.mode == QueryMode::Simple {
+        if s.nparams == 0 {
+            conn.query(s.sql.as_bytes());
+        } else {
+            c.buf.clear();
+            inline_params(&s.sql, &c.params, &mut c.buf);
+            conn.query(&c.buf);
+        }
+        return;
+    }
+    let name: &str = if sh.cfg.mode == QueryMode::Prepared {
+        if !c.prepared[id as usize] {
+            conn.parse(&s.prepared_name, s.sql.as_bytes(), s.nparams);
+            c.prepared[id as usize] = true;
+        }
+        &s.prepared_name
+    } else {
+        conn.parse("", s.sql.as_bytes(), s.nparams);
+        ""
+    };
+    conn.bind("", name, c.params.values());
+    conn.execute("", 0);
+    conn.sync();
+}
+
+/// Sends statement `id` and reads its reply.
+async fn run_statement(
+    sh: &RunShared,
+    c: &mut Client,
+    tx: usize,
+    slot: usize,
+    id: StmtId,
+) -> StmtEnd {
+    encode(sh, c, id);
+    if sh.cfg.debug {
+        let sql = &sh.native.as_ref().expect("native run").stmts[id as usize].sql;
+        sh.debug_client(c.id, format_args!("sending {sql}"));
+    }
+    if let Err(e) = c.conn.as_mut().expect("connected").send().await {
+        if !matches!(e, pgrig_wire::Error::Closed | pgrig_wire::Error::Io(_)) {
+            return lost_end(sh, c, tx, slot, &e.to_string());
+        }
+    }
+    let keep = sh.native.as_ref().expect("native run").stmts[id as usize].rows;
+    c.rows.clear();
+    let mut reply = ReplyState::default();
+    loop {
+        match take_all(c, keep, &mut reply) {
+            Ok(true) => break,
+            Ok(false) => {}
+            Err(e) => return lost_end(sh, c, tx, slot, &e),
+        }
+        if let Err(e) = c.conn.as_mut().expect("connected").read_more().await {
+            let why = reply.error.map(|(_, t)| t).unwrap_or_else(|| e.to_string());
+            return lost_end(sh, c, tx, slot, &why);
+        }
+    }
+    match reply.error {
+        None => StmtEnd::Ok(reply.count.unwrap_or(reply.rows)),
+        Some((code, text)) => failed(sh, c, tx, slot, &code, &text).await,
+    }
+}
+
+#[derive(Default)]
+struct ReplyState {
+    rows: u64,
+    count: Option<u64>,
+    /// (sqlstate, text) of the first error
+    error: Option<(String, String)>,
+}
+
+/// Takes the buffered messages; true at ReadyForQuery.
+fn take_all(c: &mut Client, keep: bool, r: &mut ReplyState) -> Result<bool, String> {
+    let conn = c.conn.as_mut().expect("connected");
+    loop {
+        let tag = match conn.next_tag() {
+            Ok(Some(t)) => t,
+            Ok(None) => return Ok(false),
+            Err(e) => return Err(e.to_string()),
+        };
+        match tag {
+            b'D' if !keep => {
+                r.rows += 1;
+                conn.skip_message().map_err(|e| e.to_string())?;
+                continue;
+            }
+            b'1' | b'2' | b'3' | b'n' | b's' | b'T' | b'I' => {
+                conn.skip_message().map_err(|e| e.to_string())?;
+                continue;
+            }
+            _ => {}
+        }
+        match conn.try_recv().map_err(|e| e.to_string())? {
+            Some(Backend::DataRow(row)) => {
+                r.rows += 1;
+                c.rows.begin_row(row.len());
+                for v in row.iter() {
+                    c.rows.push_cell(v);
+                }
+            }
+            Some(Backend::CommandComplete(tag)) => r.count = Some(tag.rows().unwrap_or(r.rows)),
+            Some(Backend::Error(e)) => {
+                if r.error.is_none() {
+                    let db = e.to_db_error();
+                    r.error = Some((db.code.clone(), db.to_string()));
+                }
+            }
+            Some(Backend::ReadyForQuery(_)) => return Ok(true),
+            Some(Backend::CopyInResponse) => {
+                conn.copy_fail("COPY is not supported by native workloads");
+            }
+            Some(_) => {}
+            None => return Ok(false),
+        }
+    }
+}
+
+/// A statement failed: retryable (per the workload) or, with `--continue-on-error`, any
+/// error fails the attempt after a rollback; anything else aborts the client.
+async fn failed(
+    sh: &RunShared,
+    c: &mut Client,
+    tx: usize,
+    slot: usize,
+    code: &str,
+    text: &str,
+) -> StmtEnd {
+    let nat = sh.native.as_ref().expect("native run");
+    let kind = match code {
+        "40P01" if nat.workload.retryable(code) => Some(FailKind::Deadlock),
+        _ if nat.workload.retryable(code) => Some(FailKind::Serialization),
+        _ if sh.cfg.continue_on_error => Some(FailKind::Other),
+        _ => None,
+    };
+    let Some(kind) = kind else {
+        sh.msg(
+            Level::Error,
+            &format!(
+                "client {} script {tx} aborted in command {slot} query 0: {}",
+                c.id,
+                text.trim_end()
+            ),
+        );
+        return StmtEnd::Abort;
+    };
+    if sh.cfg.verbose_errors {
+        sh.msg(
+            Level::Info,
+            &format!(
+                "client {} got an error in command {slot} (SQL) of script {tx}; {}",
+                c.id,
+                text.trim_end()
+            ),
+        );
+    }
+    if let Err(e) = crate::sql::rollback_if_needed(sh, c).await {
+        return lost_end(sh, c, tx, slot, &e);
+    }
+    StmtEnd::Failed(kind)
+}
+
+fn lost_end(sh: &RunShared, c: &mut Client, tx: usize, slot: usize, why: &str) -> StmtEnd {
+    lost(sh, c, tx, slot, why);
+    StmtEnd::Abort
+}
