@@ -45,6 +45,8 @@ pub struct Figures {
     /// all transactions per minute
     pub tpm: f64,
     pub types: Vec<TypeFigures>,
+    /// New-Orders that ended on the unused item (their intended rollback)
+    pub rollbacks: u64,
     pub retries: u64,
     pub failed: u64,
     /// terminal mode: new_orders_per_min / (12.86 × warehouses)
@@ -92,11 +94,22 @@ pub fn figures(doc: &RunDocument, mode: Mode, warehouses: i64) -> Figures {
         new_orders_per_min,
         tpm: per_min(total),
         types,
+        rollbacks: doc.transactions.rollbacks,
         retries: doc.transactions.retries,
         failed: doc.transactions.failed,
         efficiency: (mode == Mode::Terminals && warehouses > 0)
             .then(|| new_orders_per_min / (MAX_TPMC_PER_WAREHOUSE * warehouses as f64)),
     }
+}
+
+/// The report lines of a run document when it is a TPC-C run (`doc.workload` = `tpcc`), for
+/// `pgrig run`: `options` are the workload options the run was given (mode, warehouses).
+pub fn lines_for(doc: &RunDocument, options: &crate::Options) -> Option<Vec<String>> {
+    if doc.workload.as_deref() != Some("tpcc") {
+        return None;
+    }
+    let cfg = super::Config::from_options(options).ok()?;
+    Some(render(&figures(doc, cfg.mode, cfg.warehouses)))
 }
 
 /// Whether a script description names transaction type `name` (`new_order`, `tpcc:new_order`,
@@ -144,6 +157,9 @@ pub fn render(f: &Figures) -> Vec<String> {
             t.p90_limit_s
         ));
     }
-    out.push(format!("retries: {}, failed: {}", f.retries, f.failed));
+    out.push(format!(
+        "rollbacks (unused item): {}, retries: {}, failed: {}",
+        f.rollbacks, f.retries, f.failed
+    ));
     out
 }

@@ -67,7 +67,7 @@ fn statements() -> Vec<Statement> {
         q("new_order.item", "SELECT i_price, i_name, i_data FROM item WHERE i_id = $1").with_rows(),
         q("new_order.stock", "UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, \
            s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4 WHERE s_i_id = $1 AND s_w_id = $2 \
-           RETURNING s_quantity, s_data, CASE $5 WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04 \
+           RETURNING s_quantity, s_data, CASE $5::integer WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04 \
            WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END").with_rows(),
         q("new_order.order_line", "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) \
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
@@ -75,7 +75,7 @@ fn statements() -> Vec<Statement> {
         q("payment.district", "UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip").with_rows(),
         q("payment.customer_by_name", BY_NAME).with_rows(),
         q("payment.customer", "UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, \
-           c_data = CASE WHEN c_credit = 'BC' THEN substr($5 || c_data, 1, 500) ELSE c_data END \
+           c_data = CASE WHEN c_credit = 'BC' THEN substr($5::text || c_data, 1, 500) ELSE c_data END \
            WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3 \
            RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, \
            c_credit_lim, c_discount, c_balance, CASE WHEN c_credit = 'BC' THEN substr(c_data, 1, 200) END").with_rows(),

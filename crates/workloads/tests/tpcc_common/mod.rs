@@ -182,3 +182,14 @@ impl Driver {
         }
     }
 }
+
+/// A sink that prints the run's messages (shown when a test fails).
+pub struct PrintSink;
+
+impl pgrig_engine::sink::Sink for PrintSink {
+    fn message(&self, level: pgrig_engine::sink::Level, text: &str) {
+        eprintln!("{level:?}: {text}");
+    }
+    fn stdout(&self, _: &str) {}
+    fn progress(&self, _: &pgrig_engine::sink::Progress) {}
+}

@@ -1,0 +1,97 @@
+//! TPC-C through the engine (`pgrig_engine::run_bench` with `BenchConfig.native`) on a real
+//! server: a no-wait run in each query mode under read committed with retries keeps every
+//! consistency condition and the mix, and its figures (NOPM, TPM, limits) come out of the run
+//! document; terminal mode paces each terminal by its keying and think times.
+
+mod tpcc_common;
+
+use std::sync::Arc;
+
+use pgrig_engine::config::{BenchConfig, Duration, SeedOption};
+use pgrig_engine::document::RunDocument;
+use pgrig_engine::workload::NativeWorkload;
+use pgrig_engine::{run_bench, StopHandle};
+use pgrig_script::QueryMode;
+use pgrig_workloads::tpcc::{check, metrics, Mode};
+use tpcc_common::{conn_args, native, Db};
+
+fn run(db: &Db, pairs: &[(&str, &str)], clients: u32, duration: Duration, mode: QueryMode) -> RunDocument {
+    let n = native(pairs);
+    let cfg = BenchConfig {
+        conn: conn_args(db.conninfo()),
+        clients,
+        threads: 2.min(clients),
+        duration,
+        mode,
+        max_tries: 1000,
+        random_seed: Some(SeedOption::Value(3)),
+        native: Some(NativeWorkload(n.workload)),
+        ..Default::default()
+    };
+    let r = run_bench(cfg, Arc::new(tpcc_common::PrintSink), &StopHandle::default())
+        .unwrap_or_else(|e| panic!("run failed: {:?}", e.lines));
+    RunDocument::of(&r)
+}
+
+#[test]
+fn a_no_wait_run_in_every_query_mode_keeps_the_conditions_and_the_mix() {
+    let db = Db::loaded(2);
+    for mode in [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared] {
+        let doc = run(&db, &[("warehouses", "2")], 4, Duration::Transactions(115), mode);
+        assert_eq!(doc.aborted_clients, 0, "{mode:?}");
+        assert_eq!(doc.transactions.failed, 0, "{mode:?}");
+        assert_eq!(doc.transactions.ok, 460, "{mode:?}");
+        // 115 = 5 decks of 23 per client: the exact minimum mix
+        let counts: Vec<(&str, u64)> = doc
+            .scripts
+            .iter()
+            .map(|s| (s.desc.as_str(), s.transactions.ok))
+            .collect();
+        assert_eq!(
+            counts,
+            [("new_order", 200), ("payment", 200), ("order_status", 20), ("delivery", 20), ("stock_level", 20)],
+            "{mode:?}"
+        );
+        for o in check::run(&db.wire(), false).unwrap() {
+            assert!(o.passed(), "{mode:?}: {}", o.line());
+        }
+        let f = metrics::figures(&doc, Mode::NoWait, 2);
+        assert!(f.new_orders_per_min > 0.0 && f.tpm > f.new_orders_per_min);
+        assert!(f.efficiency.is_none());
+        assert_eq!(f.types.len(), 5);
+        assert!((f.types[0].percent - 100.0 * 200.0 / 460.0).abs() < 1e-9);
+        assert!(f.types.iter().all(|t| t.p90_pass), "{f:?}");
+        let mut o = pgrig_workloads::Options::new();
+        o.set("warehouses", "2");
+        let lines = metrics::lines_for(&doc, &o).unwrap();
+        assert!(lines[0].starts_with("NOPM"), "{lines:?}");
+        assert!(lines.iter().any(|l| l.starts_with("stock_level") && l.contains("pass (≤ 20 s)")), "{lines:?}");
+    }
+    // three runs of 200 New-Orders each: the orders are there, less those rolled back
+    let rollbacks = 600 - (db.int("select sum(d_next_o_id) from district") - 20 * 3001);
+    assert_eq!(db.int("select count(*) from orders") - 60_000, 600 - rollbacks);
+    assert!(rollbacks < 30, "{rollbacks} rollbacks of 600 New-Orders");
+}
+
+#[test]
+fn terminals_are_paced_by_keying_and_think_times() {
+    let db = Db::loaded(1);
+    // keying and think times scaled down 1000×: a terminal's mean cycle is about 20.7 ms
+    let doc = run(
+        &db,
+        &[("mode", "terminals"), ("think_scale", "0.001")],
+        10,
+        Duration::Seconds(3),
+        QueryMode::Prepared,
+    );
+    assert_eq!(doc.aborted_clients, 0);
+    let ceiling = 10.0 / 0.0207;
+    assert!(doc.tps > 0.2 * ceiling && doc.tps < 1.3 * ceiling, "tps {} vs ceiling {ceiling}", doc.tps);
+    let f = metrics::figures(&doc, Mode::Terminals, 1);
+    assert!(f.efficiency.is_some());
+    let lines = metrics::render(&f);
+    assert!(lines[0].starts_with("tpmC-like"), "{lines:?}");
+    for o in check::run(&db.wire(), false).unwrap() {
+        assert!(o.passed(), "{}", o.line());
+    }
+}
