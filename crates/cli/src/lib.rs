@@ -22,3 +22,4 @@ pub mod report_compare;
 pub mod run;
 pub mod server;
 pub mod sink;
+pub mod tpcc;

@@ -142,6 +142,21 @@ pub fn run(config: &pgrig_wire::Config, initial: bool) -> Result<Vec<Outcome>, p
     })
 }
 
+/// The number of WAREHOUSE rows.
+pub fn count_warehouses(config: &pgrig_wire::Config) -> Result<i64, pgrig_wire::Error> {
+    let mut conn = pgrig_wire::Connection::connect_rt(config)?;
+    pgrig_wire::rt::block_on(async move {
+        let res = conn.simple_query("SELECT count(*) FROM warehouse").await?;
+        conn.close().await;
+        Ok(res
+            .first()
+            .and_then(|r| r.rows.first())
+            .and_then(|r| r.get(0))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0))
+    })
+}
+
 /// One condition's report line: `3.3.2.N  pass  rule` or `... FAIL ... (n rows: keys...)`.
 pub fn line(c: &Condition, offending: i64, keys: &[String]) -> String {
     if offending == 0 {
