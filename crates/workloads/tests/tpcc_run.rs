@@ -95,3 +95,25 @@ fn terminals_are_paced_by_keying_and_think_times() {
         assert!(o.passed(), "{}", o.line());
     }
 }
+
+#[test]
+fn a_run_given_another_warehouse_count_than_loaded_stops_before_it_starts() {
+    let db = Db::loaded(1);
+    let n = native(&[("warehouses", "3")]);
+    let cfg = BenchConfig {
+        conn: conn_args(db.conninfo()),
+        clients: 1,
+        duration: Duration::Transactions(5),
+        native: Some(NativeWorkload(n.workload)),
+        ..Default::default()
+    };
+    let e = run_bench(cfg, Arc::new(tpcc_common::PrintSink), &StopHandle::default())
+        .err()
+        .expect("the preflight stops the run");
+    let text = e.to_string();
+    assert!(
+        text.contains("the database has 1 warehouses but the run was given warehouses=3"),
+        "{text}"
+    );
+    assert_eq!(db.int("select count(*) from orders"), 30_000);
+}
