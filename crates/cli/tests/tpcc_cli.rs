@@ -16,9 +16,16 @@ fn pgrig(db: &TestDb, args: &[&str]) -> pgrig_testkit::CmdOutput {
 #[test]
 fn load_then_check_passes_and_a_corrupted_row_fails_its_condition() {
     let db = fresh_db("tpcc_cli");
-    let out = pgrig(&db, &["tpcc", "load", "--warehouses", "1", "--load-jobs", "2"]);
+    let out = pgrig(
+        &db,
+        &["tpcc", "load", "--warehouses", "1", "--load-jobs", "2"],
+    );
     assert!(out.success(), "{out:?}");
-    assert!(out.stdout.contains("tpcc: 1 warehouse(s) loaded done in"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("tpcc: 1 warehouse(s) loaded done in"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("rows/s"), "{}", out.stdout);
 
     let out = pgrig(&db, &["tpcc", "check", "--warehouses", "1", "--initial"]);
@@ -29,7 +36,19 @@ fn load_then_check_passes_and_a_corrupted_row_fails_its_condition() {
     // a run through pgrig run keeps the conditions (11 no longer holds after deliveries)
     let out = pgrig(
         &db,
-        &["run", "--target", &db.conninfo(), "-w", "tpcc", "-o", "warehouses=1", "-c", "2", "-T", "3s"],
+        &[
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "warehouses=1",
+            "-c",
+            "2",
+            "-T",
+            "3s",
+        ],
     );
     assert!(out.success(), "{out:?}");
     let out = pgrig(&db, &["tpcc", "check", "--warehouses", "1"]);
@@ -38,12 +57,29 @@ fn load_then_check_passes_and_a_corrupted_row_fails_its_condition() {
     db.psql("update warehouse set w_ytd = w_ytd + 0.01 where w_id = 1");
     let out = pgrig(&db, &["tpcc", "check", "--warehouses", "2"]);
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert!(out.stdout.contains("warehouses  FAIL  1 warehouse(s), but --warehouses 2 was given"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("warehouses  FAIL  1 warehouse(s), but --warehouses 2 was given"),
+        "{}",
+        out.stdout
+    );
     let fail: Vec<&str> = out.stdout.lines().filter(|l| l.contains("FAIL")).collect();
     assert_eq!(fail.len(), 3, "{}", out.stdout);
-    assert!(fail[1].starts_with("3.3.2.1  FAIL") && fail[1].contains("w_id=1"), "{}", fail[1]);
-    assert!(fail[2].starts_with("3.3.2.8  FAIL") && fail[2].contains("w_id=1"), "{}", fail[2]);
-    assert!(out.stderr.contains("2 of 11 consistency conditions failed"), "{}", out.stderr);
+    assert!(
+        fail[1].starts_with("3.3.2.1  FAIL") && fail[1].contains("w_id=1"),
+        "{}",
+        fail[1]
+    );
+    assert!(
+        fail[2].starts_with("3.3.2.8  FAIL") && fail[2].contains("w_id=1"),
+        "{}",
+        fail[2]
+    );
+    assert!(
+        out.stderr.contains("2 of 11 consistency conditions failed"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -51,8 +87,17 @@ fn check_without_the_tables_is_an_error_with_a_hint() {
     let db = fresh_db("tpcc_cli_empty");
     let out = pgrig(&db, &["tpcc", "check"]);
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert!(out.stderr.contains("relation \"warehouse\" does not exist") || out.stderr.contains("does not exist"), "{}", out.stderr);
-    assert!(out.stderr.contains("hint: load the tables first"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("relation \"warehouse\" does not exist")
+            || out.stderr.contains("does not exist"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("hint: load the tables first"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -63,5 +108,9 @@ fn bad_load_options_are_usage_errors() {
     assert!(out.stderr.contains("\"warehouses\""), "{}", out.stderr);
     let out = pgrig(&db, &["tpcc", "lod"]);
     assert_eq!(out.code, Some(1));
-    assert!(out.stderr.contains("unrecognized subcommand"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unrecognized subcommand"),
+        "{}",
+        out.stderr
+    );
 }

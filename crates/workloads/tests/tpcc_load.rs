@@ -22,11 +22,13 @@ fn loaded_tables_have_the_specified_row_counts() {
     assert_eq!(lines, db.int("select sum(o_ol_cnt) from orders"));
     assert!((270_000..330_000).contains(&lines), "{lines} order lines");
     assert_eq!(
-        db.psql("select min(o_ol_cnt), max(o_ol_cnt) from orders").trim(),
+        db.psql("select min(o_ol_cnt), max(o_ol_cnt) from orders")
+            .trim(),
         "5|15"
     );
     assert_eq!(
-        db.psql("select distinct w_ytd, d_ytd, d_next_o_id from warehouse, district").trim(),
+        db.psql("select distinct w_ytd, d_ytd, d_next_o_id from warehouse, district")
+            .trim(),
         "300000.00|30000.00|3001"
     );
     assert_eq!(
@@ -73,16 +75,26 @@ fn the_other_customers_names_are_nurand_skewed_syllables() {
 fn about_ten_percent_of_items_and_stock_are_original_and_customers_bad_credit() {
     let db = Db::loaded(1);
     for (what, sql) in [
-        ("item", "select count(*) from item where i_data like '%ORIGINAL%'"),
-        ("stock", "select count(*) from stock where s_data like '%ORIGINAL%'"),
+        (
+            "item",
+            "select count(*) from item where i_data like '%ORIGINAL%'",
+        ),
+        (
+            "stock",
+            "select count(*) from stock where s_data like '%ORIGINAL%'",
+        ),
     ] {
         let n = db.int(sql);
-        assert!((9_000..11_000).contains(&n), "{what}: {n} of 100000 ORIGINAL");
+        assert!(
+            (9_000..11_000).contains(&n),
+            "{what}: {n} of 100000 ORIGINAL"
+        );
     }
     let bc = db.int("select count(*) from customer where c_credit = 'BC'");
     assert!((2_600..3_400).contains(&bc), "{bc} of 30000 bad credit");
     assert_eq!(
-        db.psql("select min(length(i_data)), max(length(i_data)) from item").trim(),
+        db.psql("select min(length(i_data)), max(length(i_data)) from item")
+            .trim(),
         "26|50"
     );
     let c = db.psql("select min(length(c_data)) >= 300, max(length(c_data)) <= 500 from customer");
@@ -101,7 +113,8 @@ fn initial_orders_are_a_permutation_of_customers_with_the_last_900_undelivered()
         0
     );
     assert_eq!(
-        db.psql("select min(no_o_id), max(no_o_id) from new_order").trim(),
+        db.psql("select min(no_o_id), max(no_o_id) from new_order")
+            .trim(),
         "2101|3000"
     );
     assert_eq!(

@@ -13,7 +13,11 @@ fn client(pairs: &[(&str, &str)], id: u32, clients: u32) -> Box<dyn TxProgram> {
         o.set(k, *v);
     }
     let n = pgrig_workloads::build("tpcc", &o).unwrap();
-    n.workload.client(ClientSeed { id, clients, seed: 42 })
+    n.workload.client(ClientSeed {
+        id,
+        clients,
+        seed: 42,
+    })
 }
 
 #[test]
@@ -36,10 +40,18 @@ fn every_deck_of_23_holds_the_minimum_mix() {
 fn the_catalogue_weights_give_the_same_mix() {
     let n = pgrig_workloads::build("tpcc", &Options::new()).unwrap();
     let cat = n.workload.catalogue();
-    let w: Vec<(&str, u32)> = cat.transactions.iter().map(|t| (t.name.as_str(), t.weight)).collect();
+    let w: Vec<(&str, u32)> = cat
+        .transactions
+        .iter()
+        .map(|t| (t.name.as_str(), t.weight))
+        .collect();
     assert_eq!(
         w,
-        TX_NAMES.iter().copied().zip([10, 10, 1, 1, 1]).collect::<Vec<_>>()
+        TX_NAMES
+            .iter()
+            .copied()
+            .zip([10, 10, 1, 1, 1])
+            .collect::<Vec<_>>()
     );
     for s in &cat.statements {
         assert!(s.sql.is_ascii() && !s.sql.contains("  "), "{}", s.name);
@@ -56,12 +68,15 @@ fn terminals_wait_keying_then_capped_exponential_think_times() {
     for _ in 0..n {
         // after a New-Order, before a Payment: New-Order's think time + Payment's keying time
         let d = c.delay_us(1) as f64 / 1e6 - KEYING_S[1];
-        assert!(d >= 0.0 && d <= 10.0 * THINK_S[0] + 1e-6, "{d}");
+        assert!((0.0..=10.0 * THINK_S[0] + 1e-6).contains(&d), "{d}");
         think_sum += d;
         c.delay_us(0); // a Payment's think time, then New-Order's keying
     }
     let mean = think_sum / n as f64;
-    assert!((THINK_S[0] * 0.9..THINK_S[0] * 1.1).contains(&mean), "mean think {mean}");
+    assert!(
+        (THINK_S[0] * 0.9..THINK_S[0] * 1.1).contains(&mean),
+        "mean think {mean}"
+    );
 }
 
 #[test]
@@ -76,8 +91,15 @@ fn no_wait_clients_do_not_wait_and_use_every_warehouse() {
             assert_eq!(c.step(None, &mut p), Step::Run(BEGIN));
             p.clear();
             assert_eq!(c.step(None, &mut p), Step::Run(NO_WAREHOUSE));
-            let w: i64 = std::str::from_utf8(p.get(0).unwrap().0.unwrap()).unwrap().parse().unwrap();
-            assert_eq!((w - 1) % 3, i64::from(id), "client {id} left its share: {w}");
+            let w: i64 = std::str::from_utf8(p.get(0).unwrap().0.unwrap())
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert_eq!(
+                (w - 1) % 3,
+                i64::from(id),
+                "client {id} left its share: {w}"
+            );
             seen.insert(w);
         }
     }
@@ -105,12 +127,23 @@ fn bad_options_name_the_option() {
     let mut o = Options::new();
     o.set("warehouse", "3");
     let e = pgrig_workloads::build("tpcc", &o).unwrap_err();
-    assert!(e.message.contains("did you mean \"warehouses\""), "{}", e.message);
+    assert!(
+        e.message.contains("did you mean \"warehouses\""),
+        "{}",
+        e.message
+    );
     let mut o = Options::new();
     o.set("mode", "fast");
     let e = pgrig_workloads::build("tpcc", &o).unwrap_err();
-    assert!(e.message.contains("\"mode\"") && e.message.contains("terminals"), "{}", e.message);
+    assert!(
+        e.message.contains("\"mode\"") && e.message.contains("terminals"),
+        "{}",
+        e.message
+    );
     let mut o = Options::new();
     o.set("warehouses", "0");
-    assert!(pgrig_workloads::build("tpcc", &o).unwrap_err().message.contains("\"warehouses\""));
+    assert!(pgrig_workloads::build("tpcc", &o)
+        .unwrap_err()
+        .message
+        .contains("\"warehouses\""));
 }

@@ -15,7 +15,13 @@ use pgrig_script::QueryMode;
 use pgrig_workloads::tpcc::{check, metrics, Mode};
 use tpcc_common::{conn_args, native, Db};
 
-fn run(db: &Db, pairs: &[(&str, &str)], clients: u32, duration: Duration, mode: QueryMode) -> RunDocument {
+fn run(
+    db: &Db,
+    pairs: &[(&str, &str)],
+    clients: u32,
+    duration: Duration,
+    mode: QueryMode,
+) -> RunDocument {
     let n = native(pairs);
     let cfg = BenchConfig {
         conn: conn_args(db.conninfo()),
@@ -28,8 +34,12 @@ fn run(db: &Db, pairs: &[(&str, &str)], clients: u32, duration: Duration, mode: 
         native: Some(NativeWorkload(n.workload)),
         ..Default::default()
     };
-    let r = run_bench(cfg, Arc::new(tpcc_common::PrintSink), &StopHandle::default())
-        .unwrap_or_else(|e| panic!("run failed: {:?}", e.lines));
+    let r = run_bench(
+        cfg,
+        Arc::new(tpcc_common::PrintSink),
+        &StopHandle::default(),
+    )
+    .unwrap_or_else(|e| panic!("run failed: {:?}", e.lines));
     RunDocument::of(&r)
 }
 
@@ -37,7 +47,13 @@ fn run(db: &Db, pairs: &[(&str, &str)], clients: u32, duration: Duration, mode: 
 fn a_no_wait_run_in_every_query_mode_keeps_the_conditions_and_the_mix() {
     let db = Db::loaded(2);
     for mode in [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared] {
-        let doc = run(&db, &[("warehouses", "2")], 4, Duration::Transactions(115), mode);
+        let doc = run(
+            &db,
+            &[("warehouses", "2")],
+            4,
+            Duration::Transactions(115),
+            mode,
+        );
         assert_eq!(doc.aborted_clients, 0, "{mode:?}");
         assert_eq!(doc.transactions.failed, 0, "{mode:?}");
         assert_eq!(doc.transactions.ok, 460, "{mode:?}");
@@ -49,7 +65,13 @@ fn a_no_wait_run_in_every_query_mode_keeps_the_conditions_and_the_mix() {
             .collect();
         assert_eq!(
             counts,
-            [("new_order", 200), ("payment", 200), ("order_status", 20), ("delivery", 20), ("stock_level", 20)],
+            [
+                ("new_order", 200),
+                ("payment", 200),
+                ("order_status", 20),
+                ("delivery", 20),
+                ("stock_level", 20)
+            ],
             "{mode:?}"
         );
         for o in check::run(&db.wire(), false).unwrap() {
@@ -65,11 +87,19 @@ fn a_no_wait_run_in_every_query_mode_keeps_the_conditions_and_the_mix() {
         o.set("warehouses", "2");
         let lines = metrics::lines_for(&doc, &o).unwrap();
         assert!(lines[0].starts_with("NOPM"), "{lines:?}");
-        assert!(lines.iter().any(|l| l.starts_with("stock_level") && l.contains("pass (≤ 20 s)")), "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("stock_level") && l.contains("pass (≤ 20 s)")),
+            "{lines:?}"
+        );
     }
     // three runs of 200 New-Orders each: the orders are there, less those rolled back
     let rollbacks = 600 - (db.int("select sum(d_next_o_id) from district") - 20 * 3001);
-    assert_eq!(db.int("select count(*) from orders") - 60_000, 600 - rollbacks);
+    assert_eq!(
+        db.int("select count(*) from orders") - 60_000,
+        600 - rollbacks
+    );
     assert!(rollbacks < 30, "{rollbacks} rollbacks of 600 New-Orders");
 }
 
@@ -86,7 +116,11 @@ fn terminals_are_paced_by_keying_and_think_times() {
     );
     assert_eq!(doc.aborted_clients, 0);
     let ceiling = 10.0 / 0.0207;
-    assert!(doc.tps > 0.2 * ceiling && doc.tps < 1.3 * ceiling, "tps {} vs ceiling {ceiling}", doc.tps);
+    assert!(
+        doc.tps > 0.2 * ceiling && doc.tps < 1.3 * ceiling,
+        "tps {} vs ceiling {ceiling}",
+        doc.tps
+    );
     let f = metrics::figures(&doc, Mode::Terminals, 1);
     assert!(f.efficiency.is_some());
     let lines = metrics::render(&f);
@@ -107,9 +141,12 @@ fn a_run_given_another_warehouse_count_than_loaded_stops_before_it_starts() {
         native: Some(NativeWorkload(n.workload)),
         ..Default::default()
     };
-    let e = run_bench(cfg, Arc::new(tpcc_common::PrintSink), &StopHandle::default())
-        .err()
-        .expect("the preflight stops the run");
+    let e = run_bench(
+        cfg,
+        Arc::new(tpcc_common::PrintSink),
+        &StopHandle::default(),
+    )
+    .expect_err("the preflight stops the run");
     let text = e.to_string();
     assert!(
         text.contains("the database has 1 warehouses but the run was given warehouses=3"),

@@ -192,6 +192,9 @@ mod tests {
         let c = &conditions(false)[0];
         assert!(line(c, 0, &[]).contains("pass"));
         let l = line(c, 11, &["w_id=1".into()]);
-        assert!(l.contains("FAIL") && l.contains("w_id=1, ...") && l.contains("11 offending"), "{l}");
+        assert!(
+            l.contains("FAIL") && l.contains("w_id=1, ...") && l.contains("11 offending"),
+            "{l}"
+        );
     }
 }

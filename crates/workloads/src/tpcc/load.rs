@@ -302,7 +302,13 @@ fn customer(buf: &mut Vec<u8>, f: CopyFormat, r: &mut Rng, g: &Gen, k: i64) {
 fn history(buf: &mut Vec<u8>, f: CopyFormat, r: &mut Rng, g: &Gen, k: i64) {
     let (w, d, c) = wdc(k);
     let mut row = Row::begin(buf, f, 8);
-    row.int(c).int(d).int(w).int(d).int(w).ts(g.now_us).num(1000, 2);
+    row.int(c)
+        .int(d)
+        .int(w)
+        .int(d)
+        .int(w)
+        .ts(g.now_us)
+        .num(1000, 2);
     row.text_with(|b| r.astring(b, 12, 24));
     row.end();
 }
@@ -310,7 +316,11 @@ fn history(buf: &mut Vec<u8>, f: CopyFormat, r: &mut Rng, g: &Gen, k: i64) {
 fn order(buf: &mut Vec<u8>, f: CopyFormat, r: &mut Rng, g: &Gen, k: i64) {
     let (w, d, o) = wdc(k);
     let mut row = Row::begin(buf, f, 8);
-    row.int(o).int(d).int(w).int(g.order_customer(w, d, o)).ts(g.now_us);
+    row.int(o)
+        .int(d)
+        .int(w)
+        .int(g.order_customer(w, d, o))
+        .ts(g.now_us);
     if o < FIRST_NEW_ORDER {
         row.int(r.range(1, 10));
     } else {
@@ -325,7 +335,12 @@ fn order_line(buf: &mut Vec<u8>, f: CopyFormat, r: &mut Rng, g: &Gen, idx: &Line
     let (w, d) = (di / DISTRICTS + 1, di % DISTRICTS + 1);
     let delivered = o < FIRST_NEW_ORDER;
     let mut row = Row::begin(buf, f, 10);
-    row.int(o).int(d).int(w).int(n).int(r.range(1, ITEMS)).int(w);
+    row.int(o)
+        .int(d)
+        .int(w)
+        .int(n)
+        .int(r.range(1, ITEMS))
+        .int(w);
     if delivered {
         row.ts(g.now_us);
     } else {
@@ -352,7 +367,10 @@ fn stock(buf: &mut Vec<u8>, f: CopyFormat, r: &mut Rng, i: i64, w: i64) {
     for _ in 0..10 {
         row.text_with(|b| r.astring(b, 24, 24));
     }
-    row.int(0).int(0).int(0).text_with(|b| r.data_with_original(b));
+    row.int(0)
+        .int(0)
+        .int(0)
+        .text_with(|b| r.data_with_original(b));
     row.end();
 }
 

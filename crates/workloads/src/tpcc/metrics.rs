@@ -56,7 +56,13 @@ pub struct Figures {
 /// The figures of `doc`, a run of TPC-C in `mode` on `warehouses` warehouses.
 pub fn figures(doc: &RunDocument, mode: Mode, warehouses: i64) -> Figures {
     let minutes = doc.duration_s / 60.0;
-    let per_min = |n: u64| if minutes > 0.0 { n as f64 / minutes } else { 0.0 };
+    let per_min = |n: u64| {
+        if minutes > 0.0 {
+            n as f64 / minutes
+        } else {
+            0.0
+        }
+    };
     let total: u64 = doc.transactions.ok;
     let mut types = Vec::new();
     for (i, name) in TX_NAMES.iter().enumerate() {

@@ -58,19 +58,19 @@ impl Payment {
             3 => {
                 let r = one(reply, "payment: warehouse")?;
                 self.h_data.clear();
-                self.h_data.extend_from_slice(r.get(0, 0).unwrap_or_default());
+                self.h_data
+                    .extend_from_slice(r.get(0, 0).unwrap_or_default());
                 self.h_data.extend_from_slice(b"    ");
                 p.int(self.w).int(self.d).decimal(amount, 2);
                 Step::Run(PAY_DISTRICT)
             }
             4 => {
                 let r = one(reply, "payment: district")?;
-                self.h_data.extend_from_slice(r.get(0, 0).unwrap_or_default());
+                self.h_data
+                    .extend_from_slice(r.get(0, 0).unwrap_or_default());
                 match self.customer {
                     Customer::LastName(n) => {
-                        p.int(self.c_w)
-                            .int(self.c_d)
-                            .text_with(|b| last_name(n, b));
+                        p.int(self.c_w).int(self.c_d).text_with(|b| last_name(n, b));
                         Step::Run(PAY_BY_NAME)
                     }
                     Customer::Id(c) => {
@@ -87,7 +87,11 @@ impl Payment {
             }
             6 => {
                 one(reply, "payment: customer")?;
-                p.int(self.c_id).int(self.c_d).int(self.c_w).int(self.d).int(self.w);
+                p.int(self.c_id)
+                    .int(self.c_d)
+                    .int(self.c_w)
+                    .int(self.d)
+                    .int(self.w);
                 p.decimal(amount, 2).text(&self.h_data);
                 Step::Run(PAY_HISTORY)
             }
@@ -98,7 +102,10 @@ impl Payment {
 
     fn update_customer(&mut self, p: &mut Params) -> Step {
         let amount = self.amount_cents as f64 / 100.0;
-        p.int(self.c_w).int(self.c_d).int(self.c_id).decimal(amount, 2);
+        p.int(self.c_w)
+            .int(self.c_d)
+            .int(self.c_id)
+            .decimal(amount, 2);
         let (c, cd, cw, d, w, cents) = (
             self.c_id,
             self.c_d,

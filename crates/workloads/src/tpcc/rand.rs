@@ -22,7 +22,9 @@ impl Rng {
 
     /// The stream of row `k` of the table tagged `table`, under the dataset seed `seed`.
     pub fn for_row(seed: u64, table: u64, k: i64) -> Self {
-        Rng(mix(mix(seed ^ table.wrapping_mul(0xA24B_AED4_963E_E407)) ^ k as u64))
+        Rng(mix(
+            mix(seed ^ table.wrapping_mul(0xA24B_AED4_963E_E407)) ^ k as u64
+        ))
     }
 
     pub fn next_u64(&mut self) -> u64 {

@@ -81,7 +81,10 @@ const COLUMNS: [(&str, &str, &str); 9] = [
 
 /// `DROP TABLE IF EXISTS` for every table.
 pub fn drop() -> Vec<String> {
-    vec![format!("drop table if exists {} cascade", TABLES.join(", "))]
+    vec![format!(
+        "drop table if exists {} cascade",
+        TABLES.join(", ")
+    )]
 }
 
 /// `CREATE TABLE` statements; with `partitions` > 1, every table with a warehouse column is
@@ -153,6 +156,8 @@ mod tests {
         assert_eq!(wh.len(), 3);
         assert!(wh[0].ends_with("from (1) to (5)"), "{}", wh[0]);
         assert!(wh[2].ends_with("from (9) to (11)"), "{}", wh[2]);
-        assert!(sql.iter().any(|s| s == &format!("create table item ({})", COLUMNS[7].1)));
+        assert!(sql
+            .iter()
+            .any(|s| s == &format!("create table item ({})", COLUMNS[7].1)));
     }
 }

@@ -51,7 +51,8 @@ pub const TX_NAMES: [&str; 5] = [
     "stock_level",
 ];
 
-const BY_NAME: &str = "SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first";
+const BY_NAME: &str =
+    "SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first";
 
 fn statements() -> Vec<Statement> {
     let q = Statement::new;

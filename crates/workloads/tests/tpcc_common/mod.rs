@@ -31,7 +31,11 @@ pub fn conn_args(conninfo: String) -> ConnArgs {
 }
 
 /// Loads TPC-C with `pairs` into `db` with `jobs` connections.
-pub fn load_into(db: &TestDb, pairs: &[(&str, &str)], jobs: usize) -> pgrig_init::generic::LoadReport {
+pub fn load_into(
+    db: &TestDb,
+    pairs: &[(&str, &str)],
+    jobs: usize,
+) -> pgrig_init::generic::LoadReport {
     let n = native(pairs);
     pgrig_init::generic::load(
         &conn_args(db.conninfo()),
@@ -75,7 +79,10 @@ impl Db {
         static COPY: Mutex<()> = Mutex::new(());
         let _g = COPY.lock().unwrap();
         tpl.server()
-            .psql("postgres", &format!("CREATE DATABASE {name} TEMPLATE {}", tpl.name))
+            .psql(
+                "postgres",
+                &format!("CREATE DATABASE {name} TEMPLATE {}", tpl.name),
+            )
             .expect("copy of the loaded database");
         Db { name, tpl }
     }
@@ -109,10 +116,10 @@ impl Db {
 
 impl Drop for Db {
     fn drop(&mut self) {
-        let _ = self
-            .tpl
-            .server()
-            .psql("postgres", &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name));
+        let _ = self.tpl.server().psql(
+            "postgres",
+            &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
+        );
     }
 }
 
