@@ -46,6 +46,7 @@ fn run(
 #[test]
 fn a_no_wait_run_in_every_query_mode_keeps_the_conditions_and_the_mix() {
     let db = Db::loaded(2);
+    let mut doc_rollbacks = 0;
     for mode in [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared] {
         let doc = run(
             &db,
@@ -57,6 +58,7 @@ fn a_no_wait_run_in_every_query_mode_keeps_the_conditions_and_the_mix() {
         assert_eq!(doc.aborted_clients, 0, "{mode:?}");
         assert_eq!(doc.transactions.failed, 0, "{mode:?}");
         assert_eq!(doc.transactions.ok, 460, "{mode:?}");
+        doc_rollbacks += doc.transactions.rollbacks;
         // 115 = 5 decks of 23 per client: the exact minimum mix
         let counts: Vec<(&str, u64)> = doc
             .scripts
@@ -101,6 +103,10 @@ fn a_no_wait_run_in_every_query_mode_keeps_the_conditions_and_the_mix() {
         600 - rollbacks
     );
     assert!(rollbacks < 30, "{rollbacks} rollbacks of 600 New-Orders");
+    assert_eq!(
+        doc_rollbacks as i64, rollbacks,
+        "the document counts the rollbacks"
+    );
 }
 
 #[test]
@@ -153,4 +159,53 @@ fn a_run_given_another_warehouse_count_than_loaded_stops_before_it_starts() {
         "{text}"
     );
     assert_eq!(db.int("select count(*) from orders"), 30_000);
+}
+
+#[test]
+fn figures_count_committed_new_orders_and_mark_the_response_time_limits() {
+    let db = Db::loaded(1);
+    let mut doc = run(&db, &[], 1, Duration::Transactions(23), QueryMode::Prepared);
+    // the run's own document, with figures set to known values
+    doc.duration_s = 120.0;
+    doc.transactions.ok = 2000;
+    doc.transactions.rollbacks = 10;
+    for (s, (ok, p90)) in doc.scripts.iter_mut().zip([
+        (1000, 100.0),
+        (900, 5001.0),
+        (40, 3.0),
+        (30, 40.0),
+        (30, 19_000.0),
+    ]) {
+        s.transactions.ok = ok;
+        s.latency_ms.p90 = p90;
+    }
+    let f = metrics::figures(&doc, Mode::Terminals, 40);
+    assert_eq!(f.new_orders_per_min, 495.0);
+    assert_eq!(f.tpm, 1000.0);
+    assert_eq!(f.types[0].percent, 50.0);
+    let pass: Vec<bool> = f.types.iter().map(|t| t.p90_pass).collect();
+    assert_eq!(pass, [true, false, true, true, true]);
+    assert!((f.efficiency.unwrap() - 495.0 / (12.86 * 40.0)).abs() < 1e-12);
+    let lines = metrics::render(&f);
+    assert!(
+        lines[0].starts_with("tpmC-like") && lines[0].ends_with("495.0"),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("payment") && l.contains("FAIL (≤ 5 s)")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("rollbacks (unused item): 10")),
+        "{lines:?}"
+    );
+    assert!(metrics::figures(&doc, Mode::NoWait, 40)
+        .efficiency
+        .is_none());
+    doc.workload = Some("ycsb-a".into());
+    assert!(metrics::lines_for(&doc, &pgrig_workloads::Options::new()).is_none());
 }

@@ -40,7 +40,7 @@ pub struct Figures {
     pub mode: Mode,
     pub warehouses: i64,
     pub minutes: f64,
-    /// New-Orders per minute (tpmC-like in terminal mode, NOPM in no-wait mode)
+    /// committed New-Orders per minute (tpmC-like in terminal mode, NOPM in no-wait mode)
     pub new_orders_per_min: f64,
     /// all transactions per minute
     pub tpm: f64,
@@ -88,10 +88,13 @@ pub fn figures(doc: &RunDocument, mode: Mode, warehouses: i64) -> Figures {
             failed: s.transactions.failed,
         });
     }
+    // committed New-Orders: the intended rollbacks (all New-Orders) entered no order, as
+    // HammerDB's NOPM (from D_NEXT_O_ID) does not count them either
     let new_orders = types
         .iter()
         .find(|t| t.name == "new_order")
-        .map_or(0, |t| t.count);
+        .map_or(0, |t| t.count)
+        .saturating_sub(doc.transactions.rollbacks);
     let new_orders_per_min = per_min(new_orders);
     Figures {
         mode,
