@@ -143,4 +143,29 @@ fn partitioned_tables_hold_their_warehouse_ranges() {
          (select min(c_w_id) from customer_2), (select count(*) from pg_inherits where inhparent = 'order_line'::regclass)",
     );
     assert_eq!(out.trim(), "100000|100000|2|2");
+    // the transactions run on the partitioned tables and keep the conditions
+    let native = tpcc_common::native(&[("warehouses", "2"), ("partitions", "2")]);
+    let wire = pgrig_wire::Config::from_args(&tpcc_common::conn_args(db.conninfo()), "t").unwrap();
+    let mut d = tpcc_common::Driver::new(&wire);
+    let seed = pgrig_engine::workload::ClientSeed {
+        id: 0,
+        clients: 1,
+        seed: 1,
+    };
+    let mut c = native.workload.client(seed);
+    for _ in 0..46 {
+        let tx = c.choose().unwrap();
+        c.begin(tx, false);
+        let end = d.run(|r, p| c.step(r, p)).unwrap();
+        assert!(
+            matches!(
+                end,
+                pgrig_engine::workload::Step::Done | pgrig_engine::workload::Step::RolledBack
+            ),
+            "{end:?}"
+        );
+    }
+    for o in check::run(&wire, false).unwrap() {
+        assert!(o.passed(), "{}", o.line());
+    }
 }

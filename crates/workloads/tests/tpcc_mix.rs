@@ -147,3 +147,37 @@ fn bad_options_name_the_option() {
         .message
         .contains("\"warehouses\""));
 }
+
+/// The warehouse and district a client's transaction of type `tx` uses (the first two
+/// parameters of its first statement after BEGIN).
+fn first_params(c: &mut Box<dyn TxProgram>, tx: usize) -> (i64, i64) {
+    c.begin(tx, false);
+    let mut p = Params::new();
+    c.step(None, &mut p);
+    p.clear();
+    c.step(None, &mut p);
+    let int = |i: usize| -> i64 {
+        std::str::from_utf8(p.get(i).unwrap().0.unwrap())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    (int(0), if p.len() > 1 { int(1) } else { 0 })
+}
+
+#[test]
+fn a_terminal_keeps_its_warehouse_and_its_stock_level_district() {
+    use pgrig_workloads::tpcc::sql::{NEW_ORDER, STOCK_LEVEL};
+    // terminal 23 of 40 on 4 warehouses: warehouse 3, district 4
+    let mut c = client(&[("mode", "terminals"), ("warehouses", "4")], 23, 40);
+    for _ in 0..50 {
+        assert_eq!(first_params(&mut c, STOCK_LEVEL), (3, 4));
+        assert_eq!(first_params(&mut c, NEW_ORDER).0, 3);
+    }
+    // in no-wait mode Stock-Level's district is drawn
+    let mut c = client(&[("warehouses", "4")], 23, 40);
+    let districts: std::collections::BTreeSet<i64> = (0..200)
+        .map(|_| first_params(&mut c, STOCK_LEVEL).1)
+        .collect();
+    assert_eq!(districts.len(), 10);
+}
