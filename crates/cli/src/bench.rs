@@ -59,6 +59,9 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
                 Err(e) => e.report(&sink),
             }
         }
+        Action::Bench(cfg) if parsed.output.segments.is_some() => {
+            crate::coordinator::main(prefix, args, cfg, parsed.output)
+        }
         Action::Bench(cfg) => run_bench(prefix, cfg, parsed.output),
     }
 }
@@ -92,7 +95,6 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
     });
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
-    let exit_on_abort = cfg.exit_on_abort;
     let profiler = match start_profile(output.profile.as_ref(), &cfg) {
         Ok(p) => p,
         Err(e) => {
@@ -101,7 +103,16 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
             return 1;
         }
     };
-    let (result, profiled) = crate::profile::run_bench_profiled(profiler, sink.clone(), cfg, &stop);
+    let (metrics, engine_sink) =
+        match crate::metrics::Metrics::around(output.metrics.as_ref(), sink.clone()) {
+            Ok(m) => m,
+            Err(e) => {
+                sink.message(Level::Error, &e);
+                crate::json::abandon(json);
+                return 1;
+            }
+        };
+    let (result, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, &stop);
     let result = match result {
         Ok(r) => r,
         Err(e) => {
@@ -110,12 +121,28 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
             return code;
         }
     };
-    if exit_on_abort && result.aborted_clients > 0 {
+    let code = report_bench(prefix, &sink, &result, &output, json, profiled);
+    if let Some(m) = metrics {
+        m.finish(Some(&result));
+    }
+    code
+}
+
+/// pgbench's report of a finished run, the profiles, `--json`, the self-check; the exit status.
+pub(crate) fn report_bench(
+    prefix: &str,
+    sink: &StderrSink,
+    result: &pgrig_engine::result::RunResult,
+    output: &OutputOptions,
+    json: Option<JsonOut>,
+    profiled: Option<crate::profile::ProfileOutcome>,
+) -> i32 {
+    if result.config.exit_on_abort && result.aborted_clients > 0 {
         sink.message(Level::Error, "Run was aborted due to an error in thread 0");
         crate::json::abandon(json);
         return 2;
     }
-    let doc = RunDocument::of(&result);
+    let doc = RunDocument::of(result);
     let report = crate::report::render(&doc, output.percentiles);
     if sink.json_stdout {
         // standard output carries only the JSON

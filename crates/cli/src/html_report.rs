@@ -121,9 +121,22 @@ pub fn main(args: &[String]) -> i32 {
 /// `pgrig run --report FILE`: the report of one run from its `--json` document.
 pub fn of_run_document(doc: &Value, output: &Path) -> Result<(), ReportError> {
     check_output(output)?;
+    // named by what ran: a native workload, else the scripts
+    let name = match doc["workload"].as_str() {
+        Some(w) => w.to_string(),
+        None => (doc["scripts"].as_array().into_iter().flatten())
+            .filter_map(|s| s["desc"].as_str())
+            .collect::<Vec<_>>()
+            .join(" + "),
+    };
+    let id = if name.is_empty() {
+        "this run".into()
+    } else {
+        name
+    };
     let model = Model {
         sources: vec!["pgrig run".into()],
-        loose: vec![pgrig_report::input::doc::run("this run".into(), doc)],
+        loose: vec![pgrig_report::input::doc::run(id, doc)],
         ..Model::default()
     };
     let r = pgrig_report::build(&model, &Options::default())?;

@@ -10,10 +10,13 @@ mod print;
 
 pub mod args;
 pub mod bench;
+pub mod coordinator;
 pub mod html_report;
 pub mod init;
 pub mod interrupt;
 pub mod json;
+pub mod k8s;
+pub mod metrics;
 pub mod own_args;
 pub mod profile;
 pub mod prompt;
@@ -23,3 +26,4 @@ pub mod run;
 pub mod server;
 pub mod sink;
 pub mod tpcc;
+pub mod worker;

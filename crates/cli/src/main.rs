@@ -35,6 +35,8 @@ fn main() -> ExitCode {
                 pgrig_cli::bench::main("pgrig bench", &rest)
             }
             Some("run") => stdout_status(pgrig_cli::run::main(&args[1..])),
+            Some("worker") => stdout_status(pgrig_cli::worker::main(&args[1..])),
+            Some("k8s") => stdout_status(pgrig_cli::k8s::main(&args[1..])),
             Some("init") => stdout_status(pgrig_cli::init::main(&args)),
             Some("server") => stdout_status(pgrig_cli::server::main(&args)),
             Some("study") => stdout_status(study::main(&args[1..])),
@@ -66,6 +68,8 @@ Usage:
   pgrig bench [pgbench options] [DBNAME]   pgbench's CLI, scripts and report (also as a link named pgbench)
   pgrig init [pgbench -i options] [DBNAME]  pgbench's tables, loaded faster (--load-jobs)
   pgrig run [OPTIONS]                      a named workload, with a throwaway server when no target is given
+  pgrig worker --segment I/N --coordinator URL   one segment of a run from several hosts
+  pgrig k8s manifest --segments N --image IMG --target-secret NAME [-- OPTIONS]   its Kubernetes Jobs
   pgrig server start|stop|status           a private scratch PostgreSQL cluster
   pgrig study FILE [--store PATH]          a matrix of runs from a study file, into the results store
   pgrig results list|summary|show|export   the runs in the results store (export --format json|csv)

@@ -218,6 +218,9 @@ impl Sink for Measured {
     fn progress(&self, p: &Progress) {
         self.inner.progress(p)
     }
+    fn second(&self, s: &pgrig_engine::sink::SecondReport<'_>) {
+        self.inner.second(s)
+    }
     fn banner(&self, server_version: &str) {
         self.inner.banner(server_version)
     }

@@ -80,6 +80,24 @@ pub struct RunArgs {
     /// With --profile: also profile pgrig itself (DIR/client.folded, DIR/client.svg).
     #[arg(long, requires = "profile")]
     pub profile_client: bool,
+    /// Serve live OpenMetrics at http://HOST:PORT/metrics while the run lasts.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metrics_addr: Option<String>,
+    /// After the run, serve the final figures until scraped once, at most SEC seconds.
+    #[arg(
+        long,
+        value_name = "SEC",
+        default_value_t = 0,
+        requires = "metrics_addr"
+    )]
+    pub metrics_linger: u32,
+    /// Coordinate N `pgrig worker` segments (one per client host) instead of running clients
+    /// here; needs --coordinator and a target other than a throwaway server.
+    #[arg(long, value_name = "N", requires = "coordinator")]
+    pub segments: Option<u32>,
+    /// The database holding the coordination schema pgrig_scale (with --segments).
+    #[arg(long, value_name = "URL", requires = "segments")]
+    pub coordinator: Option<String>,
 }
 
 /// `--duration`: the study file's duration syntax (`10s`, `1500ms`, `2m`, `1h`, bare seconds) and
@@ -138,6 +156,9 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     };
+    if let (Some(n), Some(url)) = (a.segments, &a.coordinator) {
+        return crate::coordinator::from_run(&a, n, url, &scripts, native.is_some());
+    }
     // Checked before anything runs: a result that cannot be written is found first.
     let json = match a.json.as_deref().map(JsonOut::open).transpose() {
         Ok(j) => j,
@@ -202,10 +223,29 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     };
-    let (r, profiled) = crate::profile::run_bench_profiled(profiler, sink.clone(), cfg, &stop);
+    let metrics_opts = a
+        .metrics_addr
+        .clone()
+        .map(|addr| crate::args::MetricsOptions {
+            addr,
+            linger_s: a.metrics_linger,
+        });
+    let (metrics, engine_sink) =
+        match crate::metrics::Metrics::around(metrics_opts.as_ref(), sink.clone()) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("pgrig: error: {e}");
+                crate::json::abandon(json);
+                return 1;
+            }
+        };
+    let (r, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, &stop);
     let r = match r {
         Ok(r) => r,
         Err(e) => {
+            if let Some(m) = metrics {
+                m.finish(None);
+            }
             let code = e.report(&*sink);
             crate::json::abandon(json);
             return code;
@@ -215,7 +255,10 @@ pub fn main(args: &[String]) -> i32 {
         eprintln!();
     }
     let doc = RunDocument::of(&r);
-    let mut code = report(&doc, json, &sink);
+    let mut code = report(&doc, &native_options(&a), json, &sink);
+    if let Some(m) = metrics {
+        m.finish(Some(&r));
+    }
     if let (Some(dir), Some(done)) = (&a.profile, profiled) {
         match done {
             Ok(written) => {
@@ -256,13 +299,10 @@ fn workload(a: &RunArgs) -> Result<Chosen, String> {
     let mode: QueryMode = a.protocol.parse().map_err(|e| format!("--protocol: {e}"))?;
     if let [name] = &a.workload[..] {
         if pgrig_workloads::is_native(name) {
-            let mut options = pgrig_workloads::Options::new();
-            for o in &a.options {
-                let Some((k, v)) = o.split_once('=') else {
-                    return Err(format!("--option \"{o}\": expected KEY=VALUE"));
-                };
-                options.set(k.trim(), v.trim());
+            if let Some(o) = a.options.iter().find(|o| !o.contains('=')) {
+                return Err(format!("--option \"{o}\": expected KEY=VALUE"));
             }
+            let options = native_options(a);
             let native = pgrig_workloads::build(name, &options).map_err(|e| e.message)?;
             return Ok((mode, Vec::new(), Some(native)));
         }
@@ -385,6 +425,15 @@ fn initialise(
     Err(130)
 }
 
+/// `--option KEY=VALUE` as workload options (malformed ones are refused before this).
+fn native_options(a: &RunArgs) -> pgrig_workloads::Options {
+    let mut options = pgrig_workloads::Options::new();
+    for (k, v) in a.options.iter().filter_map(|o| o.split_once('=')) {
+        options.set(k.trim(), v.trim());
+    }
+    options
+}
+
 /// Loads a native workload's dataset (on a target with `--init`: its tables dropped first).
 /// Ctrl-C ends with 130.
 fn load_native(
@@ -416,8 +465,20 @@ fn load_native(
 /// Prints the summary (to stderr when standard output carries the JSON), the self-check
 /// warnings and the JSON; returns the exit status: 130 after Ctrl-C, 2 when clients aborted, 1
 /// when the JSON could not be written.
-fn report(doc: &RunDocument, json: Option<JsonOut>, sink: &LiveSink) -> i32 {
-    let text = summary(doc);
+fn report(
+    doc: &RunDocument,
+    options: &pgrig_workloads::Options,
+    json: Option<JsonOut>,
+    sink: &LiveSink,
+) -> i32 {
+    let mut text = summary(doc);
+    if let Some(name) = &doc.workload {
+        // the workload family's own lines (YCSB's `[READ], ...`, TPC-C's tpmC)
+        for l in pgrig_workloads::report_lines(name, doc, options) {
+            text.push_str(&l);
+            text.push('\n');
+        }
+    }
     if json.as_ref().is_some_and(JsonOut::is_stdout) {
         eprint!("{text}");
     } else {

@@ -206,3 +206,39 @@ fn a_study_with_a_bad_native_option_fails_before_running() {
     assert!(out.stderr.contains("study.toml:"), "{}", out.stderr);
     assert!(out.stderr.contains("table_size"), "{}", out.stderr);
 }
+
+#[test]
+fn run_prints_ycsbs_summary_lines_after_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = pgrig(
+        dir.path(),
+        &[
+            "run",
+            "-w",
+            "ycsb-b",
+            "-o",
+            "recordcount=2000",
+            "-c",
+            "2",
+            "-T",
+            "1",
+        ],
+    );
+    assert!(out.success(), "{}\n{}", out.stdout, out.stderr);
+    let summary = out.stdout.find("throughput:").expect("pgrig's summary");
+    let ycsb = out
+        .stdout
+        .find("[OVERALL], Throughput(ops/sec), ")
+        .expect("YCSB's lines");
+    assert!(summary < ycsb, "{}", out.stdout);
+    for op in ["READ", "UPDATE"] {
+        assert!(
+            out.stdout.contains(&format!("[{op}], Operations, ")),
+            "{}",
+            out.stdout
+        );
+        assert!(out
+            .stdout
+            .contains(&format!("[{op}], 99thPercentileLatency(us), ")));
+    }
+}

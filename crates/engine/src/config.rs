@@ -95,6 +95,23 @@ pub struct BenchConfig {
     pub client_cpus: Option<Vec<usize>>,
     /// A native workload (sysbench, YCSB, TPC-C) instead of `scripts`.
     pub native: Option<crate::workload::NativeWorkload>,
+    /// One segment of a run spread over several hosts (`pgrig worker`); `None`: the whole run.
+    pub segment: Option<Segment>,
+}
+
+/// This host runs the clients `first_client..first_client + clients` of a run of
+/// `total_clients`: their ids and random streams are those the whole run gives them, so the
+/// segments together issue the work one host would with the same seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub first_client: u32,
+    pub total_clients: u32,
+}
+
+/// The first global client id of this run's clients and the run's total clients.
+pub fn segment_clients(cfg: &BenchConfig) -> (u32, u32) {
+    cfg.segment
+        .map_or((0, cfg.clients), |s| (s.first_client, s.total_clients))
 }
 
 impl Default for BenchConfig {
@@ -129,6 +146,7 @@ impl Default for BenchConfig {
             debug: false,
             client_cpus: None,
             native: None,
+            segment: None,
         }
     }
 }

@@ -56,8 +56,16 @@ pub fn run_bench(
     let nclients = cfg.clients as usize;
     let nthreads = crate::config::clamp_threads(cfg.threads, cfg.clients) as usize;
     let default_seed_defined = cfg.defines.iter().any(|(n, _)| n == "default_seed");
-    let seeds =
-        pgrig_script::seeding::seed_states_with(seed, nclients, nthreads, default_seed_defined);
+    // A segment's clients take their streams from the whole run's (global client ids).
+    let (first, total) = crate::config::segment_clients(&cfg);
+    let mut seeds = pgrig_script::seeding::seed_states_with(
+        seed,
+        total as usize,
+        nthreads,
+        default_seed_defined,
+    );
+    seeds.clients.drain(..first as usize);
+    seeds.clients.truncate(nclients);
     let scale = setup.scale.unwrap_or(cfg.scale.unwrap_or(1) as i64);
     let proto = initial_vars(&cfg, &compiled, scale, seed, seeds.default_seed);
     let scripts_info = match &native {
@@ -215,10 +223,12 @@ fn start_workers(
     let mut handles = Vec::new();
     let mut dealt = 0usize;
     let mut client_rngs = seeds.clients.into_iter();
+    let (first, total) = crate::config::segment_clients(&sh.cfg);
+    let first = first as usize;
     for (t, trngs) in seeds.threads.into_iter().enumerate().take(nthreads) {
         let n = (nclients - dealt + nthreads - t - 1) / (nthreads - t);
         let mut clients = Vec::with_capacity(n);
-        for id in dealt..dealt + n {
+        for id in first + dealt..first + dealt + n {
             let mut vars = proto.clone();
             if let Some(var) = client_id {
                 vars.set_value(var, Value::Int(id as i64));
@@ -228,7 +238,7 @@ fn start_workers(
             if let Some(n) = &sh.native {
                 c.program = Some(n.workload.client(crate::workload::ClientSeed {
                     id: id as u32,
-                    clients: nclients as u32,
+                    clients: total,
                     seed,
                 }));
             }

@@ -104,13 +104,16 @@ pub struct Distribution {
     pub points: Vec<(f64, f64)>,
 }
 
-/// One command of a script with its mean latency.
+/// One command of a script (or a native workload's statement) with its latency.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Statement {
     pub script: String,
     pub text: String,
     pub executions: f64,
     pub mean_ms: f64,
+    /// 99th percentile, when the run measured the command's distribution (native workload
+    /// statements; script commands under `-r`)
+    pub p99_ms: Option<f64>,
 }
 
 /// Sizes of one relation after a run, in bytes.

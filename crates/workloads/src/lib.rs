@@ -9,10 +9,13 @@
 //!   A–F), `tpcc` (TPC-C).
 
 pub mod options;
+pub mod sysbench;
 pub mod tpcc;
+pub mod ycsb;
 
 use std::sync::Arc;
 
+use pgrig_engine::document::RunDocument;
 use pgrig_engine::workload::Workload;
 use pgrig_init::generic::LoadPlan;
 
@@ -37,13 +40,30 @@ impl std::fmt::Debug for Native {
 struct Family {
     names: fn() -> Vec<&'static str>,
     build: fn(&str, &Options) -> Result<Native, OptionError>,
+    /// The family's own report lines for a finished run (YCSB's `[READ], ...`, TPC-C's tpmC),
+    /// printed after pgrig's summary.
+    report: fn(&RunDocument, &Options) -> Vec<String>,
 }
 
 /// Every family, in the order `names` lists them.
-const FAMILIES: &[Family] = &[Family {
-    names: tpcc::names,
-    build: tpcc::build,
-}];
+const FAMILIES: &[Family] = &[
+    Family {
+        names: sysbench::names,
+        build: sysbench::build,
+        // sysbench's report layout is the `pgrig sysbench` command line's
+        report: |_, _| Vec::new(),
+    },
+    Family {
+        names: ycsb::names,
+        build: ycsb::build,
+        report: |doc, _| ycsb::summary_lines(doc),
+    },
+    Family {
+        names: tpcc::names,
+        build: tpcc::build,
+        report: |doc, options| tpcc::metrics::lines_for(doc, options).unwrap_or_default(),
+    },
+];
 
 /// Every native workload name.
 pub fn names() -> Vec<&'static str> {
@@ -53,6 +73,15 @@ pub fn names() -> Vec<&'static str> {
 /// Whether `name` is a native workload.
 pub fn is_native(name: &str) -> bool {
     names().contains(&name)
+}
+
+/// The report lines workload `name`'s family adds to pgrig's summary of a finished run.
+pub fn report_lines(name: &str, doc: &RunDocument, options: &Options) -> Vec<String> {
+    FAMILIES
+        .iter()
+        .find(|f| (f.names)().contains(&name))
+        .map(|f| (f.report)(doc, options))
+        .unwrap_or_default()
 }
 
 /// Builds workload `name` from `options`.

@@ -195,5 +195,6 @@ fn bench_config(st: &State) -> BenchConfig {
         debug: st.debug,
         client_cpus: None,
         native: None,
+        segment: None,
     }
 }

@@ -84,6 +84,10 @@ pgrig extras:
   --profile=DIR            perf profile of the server: DIR/server.folded, .svg
   --profile-pid=PID        with --profile: the server's postmaster (default: socket)
   --profile-client         with --profile: also profile pgrig (DIR/client.*)
+  --metrics-addr=HOST:PORT serve live OpenMetrics at http://HOST:PORT/metrics
+  --metrics-linger=SEC     after the run, serve the final figures until scraped (at most SEC)
+  --segments=N             coordinate N `pgrig worker` segments (with --coordinator)
+  --coordinator=URL        the database holding the coordination schema pgrig_scale
 ";
 
 const FOOTER: &str = "\nReport bugs to the pgrig project (they are not PostgreSQL's bugs).\n";

@@ -53,6 +53,25 @@ pub struct OutputOptions {
     pub percentiles: bool,
     /// `--profile DIR`, `--profile-pid PID`, `--profile-client`: perf profiles of the run
     pub profile: Option<ProfileOptions>,
+    /// `--metrics-addr HOST:PORT`, `--metrics-linger SEC`: live OpenMetrics
+    pub metrics: Option<MetricsOptions>,
+    /// `--segments N --coordinator URL`: run as the coordinator of N `pgrig worker`s
+    pub segments: Option<SegmentsOptions>,
+}
+
+/// Where live metrics are served (`--metrics-addr`) and how long the final figures wait for a
+/// scrape after the run (`--metrics-linger`, seconds).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetricsOptions {
+    pub addr: String,
+    pub linger_s: u32,
+}
+
+/// A run split into `count` segments coordinated through the database at `coordinator`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentsOptions {
+    pub count: u32,
+    pub coordinator: String,
 }
 
 /// Where a benchmark's profiles go and what is profiled (`--profile` and its companions).
@@ -226,6 +245,10 @@ pub fn parse_pgbench_args(
         let msg = rep.error("--profile-pid and --profile-client need --profile DIR");
         return Err(fail(&st, vec![msg, rep.try_help()]));
     }
+    if st.segments.is_some() != st.coordinator.is_some() {
+        let msg = rep.error("--segments N and --coordinator URL go together");
+        return Err(fail(&st, vec![msg, rep.try_help()]));
+    }
     match finish::finish(&mut st, &positionals) {
         Ok(action) => Ok(Parsed {
             action,
@@ -236,6 +259,16 @@ pub fn parse_pgbench_args(
                     dir: dir.into(),
                     pid: st.profile_pid,
                     client: st.profile_client,
+                }),
+                metrics: st.metrics_addr.as_ref().map(|addr| MetricsOptions {
+                    addr: addr.clone(),
+                    linger_s: st.metrics_linger,
+                }),
+                segments: st.segments.zip(st.coordinator.clone()).map(|(count, url)| {
+                    SegmentsOptions {
+                        count,
+                        coordinator: url,
+                    }
                 }),
             },
             notices: st.notices,

@@ -59,6 +59,10 @@ pub enum Opt {
     Profile,
     ProfilePid,
     ProfileClient,
+    MetricsAddr,
+    MetricsLinger,
+    Segments,
+    Coordinator,
 }
 
 use HasArg::{No, Required as Req};
@@ -155,6 +159,10 @@ const EXTRA_LONG: &[LongOpt<Opt>] = &[
     l("profile", Req, Opt::Profile),
     l("profile-pid", Req, Opt::ProfilePid),
     l("profile-client", No, Opt::ProfileClient),
+    l("metrics-addr", Req, Opt::MetricsAddr),
+    l("metrics-linger", Req, Opt::MetricsLinger),
+    l("segments", Req, Opt::Segments),
+    l("coordinator", Req, Opt::Coordinator),
 ];
 
 /// The getopt tables for pgbench's command line.

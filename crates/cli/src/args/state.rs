@@ -64,6 +64,10 @@ pub struct State {
     pub profile: Option<String>,
     pub profile_pid: Option<u32>,
     pub profile_client: bool,
+    pub metrics_addr: Option<String>,
+    pub metrics_linger: u32,
+    pub segments: Option<u32>,
+    pub coordinator: Option<String>,
 }
 
 type Lines = Vec<String>;
@@ -119,6 +123,10 @@ impl State {
             profile: None,
             profile_pid: None,
             profile_client: false,
+            metrics_addr: None,
+            metrics_linger: 0,
+            segments: None,
+            coordinator: None,
         }
     }
 
@@ -315,6 +323,12 @@ impl State {
                 _ => return Err(self.err(&format!("invalid --profile-pid: \"{arg}\""))),
             },
             Opt::ProfileClient => self.profile_client = true,
+            Opt::MetricsAddr => self.metrics_addr = Some(arg),
+            Opt::MetricsLinger => {
+                self.metrics_linger = self.int(&arg, "--metrics-linger", 0, 86_400)? as u32
+            }
+            Opt::Segments => self.segments = Some(self.int(&arg, "--segments", 1, 10_000)? as u32),
+            Opt::Coordinator => self.coordinator = Some(arg),
         }
         Ok(None)
     }

@@ -330,7 +330,11 @@ fn help_is_pg15_help_plus_the_documented_later_changes() {
            --percentiles            report latency percentiles\n  \
            --profile=DIR            perf profile of the server: DIR/server.folded, .svg\n  \
            --profile-pid=PID        with --profile: the server's postmaster (default: socket)\n  \
-           --profile-client         with --profile: also profile pgrig (DIR/client.*)\n\n\
+           --profile-client         with --profile: also profile pgrig (DIR/client.*)\n  \
+           --metrics-addr=HOST:PORT serve live OpenMetrics at http://HOST:PORT/metrics\n  \
+           --metrics-linger=SEC     after the run, serve the final figures until scraped (at most SEC)\n  \
+           --segments=N             coordinate N `pgrig worker` segments (with --coordinator)\n  \
+           --coordinator=URL        the database holding the coordination schema pgrig_scale\n\n\
            Report bugs to the pgrig project (they are not PostgreSQL's bugs).\n";
     assert_eq!(pgrig_cli::args::help_text("pgbench"), expected);
 }

@@ -122,36 +122,68 @@ pub fn statements(id: &str, r: &Run) -> Option<Chart> {
     if stmts.is_empty() {
         return None;
     }
-    let mut table = Table::new(
-        format!("{}: mean latency per statement", r.id),
-        &["statement", "script", "executions", "mean ms"],
-    );
+    // the 99th percentile beside the mean when every statement has one
+    let p99 = stmts.iter().all(|s| s.p99_ms.is_some());
+    let columns: &[&str] = if p99 {
+        &["statement", "script", "executions", "mean ms", "p99 ms"]
+    } else {
+        &["statement", "script", "executions", "mean ms"]
+    };
+    let what = if p99 { "latency" } else { "mean latency" };
+    let mut table = Table::new(format!("{}: {what} per statement", r.id), columns);
     for (i, s) in stmts.iter().enumerate() {
-        table.push(
-            i as f64,
-            vec![
-                s.text.clone(),
-                s.script.clone(),
-                fmt(s.executions),
-                fmt(s.mean_ms),
-            ],
-        );
+        let mut row = vec![
+            s.text.clone(),
+            s.script.clone(),
+            fmt(s.executions),
+            fmt(s.mean_ms),
+        ];
+        if let Some(v) = s.p99_ms.filter(|_| p99) {
+            row.push(fmt(v));
+        }
+        table.push(i as f64, row);
     }
-    Some(Chart {
-        id: format!("{id}-statements"),
-        title: format!("Mean latency per statement: {}", r.id),
-        desc: "mean latency of each SQL statement of the run's scripts, one bar each".into(),
-        kind: Kind::Bars,
-        x: Axis::categories("statement", stmts.iter().map(|s| s.text.clone()).collect()),
-        y: Axis::linear("mean latency (ms)"),
-        series: vec![Series {
-            name: "mean".into(),
+    let mut series = vec![Series {
+        name: "mean".into(),
+        points: stmts
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Pt::new(i as f64, s.mean_ms))
+            .collect(),
+    }];
+    if p99 {
+        series.push(Series {
+            name: "p99".into(),
             points: stmts
                 .iter()
                 .enumerate()
-                .map(|(i, s)| Pt::new(i as f64, s.mean_ms))
+                .map(|(i, s)| Pt::new(i as f64, s.p99_ms.unwrap_or(0.0)))
                 .collect(),
-        }],
+        });
+    }
+    let (title, desc) = if p99 {
+        (
+            format!("Latency per statement: {}", r.id),
+            "mean and 99th-percentile latency of each SQL statement, a pair of bars each",
+        )
+    } else {
+        (
+            format!("Mean latency per statement: {}", r.id),
+            "mean latency of each SQL statement of the run's scripts, one bar each",
+        )
+    };
+    Some(Chart {
+        id: format!("{id}-statements"),
+        title,
+        desc: desc.into(),
+        kind: Kind::Bars,
+        x: Axis::categories("statement", stmts.iter().map(|s| s.text.clone()).collect()),
+        y: Axis::linear(if p99 {
+            "latency (ms)"
+        } else {
+            "mean latency (ms)"
+        }),
+        series,
         bands: Vec::new(),
         notes: Vec::new(),
         table,

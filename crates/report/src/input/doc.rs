@@ -133,6 +133,7 @@ fn statements(v: &Value) -> Vec<Statement> {
         text: c["text"].as_str().unwrap_or("").to_string(),
         executions: f(&c["executions"]),
         mean_ms: f(&c["latency_ms_mean"]),
+        p99_ms: c["latency_ms"]["p99"].as_f64(),
     };
     if let Some(list) = v["per_statement"].as_array() {
         return list

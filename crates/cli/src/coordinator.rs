@@ -1,0 +1,480 @@
+//! `pgrig bench --segments N --coordinator URL [pgbench options]`: the coordinator of a run
+//! spread over N `pgrig worker`s. Writes the run (its pgbench arguments and seed) into the
+//! coordination schema, waits until every segment registered, sets the shared start instant,
+//! follows the intervals (live metrics of the merged run, silent workers), stops the workers on
+//! Ctrl-C, merges their statistics exactly and prints pgbench's report of the whole run.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use pgrig_engine::config::{BenchConfig, SeedOption};
+use pgrig_engine::result::RunResult;
+use pgrig_engine::sink::{Level, Sink};
+use pgrig_engine::StopHandle;
+use pgrig_scale::db::Db;
+use pgrig_scale::protocol::{self, WorkerRow};
+use pgrig_scale::ScaleError;
+
+use crate::args::{OutputOptions, SegmentsOptions};
+use crate::metrics::{Live, RunState};
+use crate::sink::StderrSink;
+
+/// Seconds between a worker's reports.
+const INTERVAL_MS: u32 = 1000;
+/// From all registered to the start: time for every worker to see the start instant.
+const LEAD_MS: u32 = 2000;
+
+/// pgrig's own options of `bench` that stay on the coordinator (never stored for workers).
+const OWN: [&str; 8] = [
+    "--segments",
+    "--coordinator",
+    "--json",
+    "--metrics-addr",
+    "--metrics-linger",
+    "--percentiles",
+    "--profile",
+    "--profile-pid",
+];
+
+/// `pgrig run --segments N --coordinator URL`: the run as `pgrig bench` options (pgbench scripts
+/// only), coordinated as `bench --segments` does; pgbench's report of the whole run.
+pub fn from_run(
+    a: &crate::run::RunArgs,
+    segments: u32,
+    url: &str,
+    scripts: &[pgrig_engine::config::ScriptSource],
+    native: bool,
+) -> i32 {
+    use pgrig_engine::config::ScriptSource;
+    let env_target =
+        std::env::var_os("PGHOST").is_some() || std::env::var_os("PGDATABASE").is_some();
+    let refused = if native {
+        Some("--segments runs pgbench scripts only, not native workloads (yet)")
+    } else if a.target.is_none() && !env_target {
+        Some("--segments needs a target every host reaches (--target or PGHOST), not a throwaway server")
+    } else if a.init || a.report.is_some() || a.profile.is_some() {
+        Some("--segments does not combine with --init, --report or --profile (initialise with pgrig init first)")
+    } else {
+        None
+    };
+    if let Some(msg) = refused {
+        eprintln!("pgrig: error: {msg}");
+        return 1;
+    }
+    let mut argv: Vec<String> = vec!["pgrig run".into()];
+    let mut push = |k: &str, v: String| argv.extend([k.to_string(), v]);
+    push("-c", a.clients.to_string());
+    push("-j", a.threads.to_string());
+    push("-T", a.duration.to_string());
+    push("-M", a.protocol.clone());
+    push("--max-tries", a.max_tries.to_string());
+    if let Some(seed) = a.seed {
+        push("--random-seed", seed.to_string());
+    }
+    for s in scripts {
+        match s {
+            ScriptSource::Builtin { name, weight } => push("-b", format!("{name}@{weight}")),
+            ScriptSource::File { path, weight, .. } => push("-f", format!("{path}@{weight}")),
+        }
+    }
+    push("--segments", segments.to_string());
+    push("--coordinator", url.to_string());
+    if let Some(j) = &a.json {
+        push("--json", j.clone());
+    }
+    if let Some(m) = &a.metrics_addr {
+        push("--metrics-addr", m.clone());
+        push("--metrics-linger", a.metrics_linger.to_string());
+    }
+    if let Some(t) = &a.target {
+        argv.push(t.clone());
+    }
+    crate::bench::main("pgrig run", &argv)
+}
+
+/// The coordinator's side of a segmented `bench`; returns the exit status.
+pub fn main(prefix: &str, args: &[String], cfg: BenchConfig, output: OutputOptions) -> i32 {
+    let sink = StderrSink::simple(prefix);
+    let Some(seg) = output.segments.clone() else {
+        return 1;
+    };
+    match coordinate(&sink, args, cfg, &output, &seg) {
+        Ok(code) => code,
+        Err(e) => {
+            sink.message(Level::Error, &e.0);
+            1
+        }
+    }
+}
+
+/// The pgbench arguments the workers get: pgrig's own options dropped; refused when one holds a
+/// password (it would be stored in the schema).
+fn worker_args(args: &[String]) -> Result<Vec<String>, ScaleError> {
+    let mut out = Vec::new();
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        let name = a.split('=').next().unwrap_or(a);
+        if OWN.contains(&name) {
+            if !a.contains('=') && name != "--percentiles" {
+                it.next();
+            }
+            continue;
+        }
+        if a == "--profile-client" {
+            continue;
+        }
+        if pgrig_wire::mask_passwords(a) != *a {
+            return Err(ScaleError::new(
+                "a password on the command line of a segmented run would be stored in the \
+                 coordination schema: give it to every host in PGPASSWORD or a password file",
+            ));
+        }
+        out.push(a.clone());
+    }
+    Ok(out)
+}
+
+fn coordinate(
+    sink: &StderrSink,
+    args: &[String],
+    mut cfg: BenchConfig,
+    output: &OutputOptions,
+    seg: &SegmentsOptions,
+) -> Result<i32, ScaleError> {
+    if output.profile.is_some() {
+        return Err(ScaleError::new(
+            "--profile does not combine with --segments",
+        ));
+    }
+    if cfg.clients < seg.count {
+        return Err(ScaleError::new(format!(
+            "--segments {} needs at least {} clients (-c {})",
+            seg.count, seg.count, cfg.clients
+        )));
+    }
+    let json = match output
+        .json
+        .as_deref()
+        .map(crate::json::JsonOut::open)
+        .transpose()
+    {
+        Ok(j) => j,
+        Err(e) => return Err(ScaleError::new(e)),
+    };
+    let stored = worker_args(args)?;
+    let seed = match cfg.random_seed {
+        Some(SeedOption::Value(v)) => v,
+        _ => SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64),
+    };
+    cfg.random_seed = Some(SeedOption::Value(seed));
+    let mut db = Db::connect(&seg.coordinator)?;
+    let run = protocol::create_run(&mut db, seg.count, &stored, seed, INTERVAL_MS)?;
+    sink.message(
+        Level::Info,
+        &format!(
+            "run {run} waits for {n} workers: pgrig worker --segment I/{n} --coordinator \"{}\"",
+            db.shown,
+            n = seg.count
+        ),
+    );
+    let stop = StopHandle::default();
+    crate::interrupt::on_interrupt(stop.clone());
+    let live = Arc::new(Live::default());
+    let server = match &output.metrics {
+        Some(m) => {
+            let s = crate::metrics::Server::start(&m.addr, live.clone()).map_err(ScaleError)?;
+            sink.message(
+                Level::Info,
+                &format!("serving OpenMetrics on http://{}/metrics", s.addr),
+            );
+            Some(s)
+        }
+        None => None,
+    };
+    let mut c = Coordinator {
+        db,
+        run,
+        count: seg.count,
+        live,
+        stop,
+        sink,
+        last_interval: 0,
+        silent: BTreeMap::new(),
+        failed: Default::default(),
+    };
+    let outcome = c.follow();
+    let code = c.finish(outcome, cfg, output, json);
+    if let Some(s) = server {
+        let linger = output.metrics.as_ref().map_or(0, |m| m.linger_s);
+        s.finish(Duration::from_secs(linger as u64));
+    }
+    code
+}
+
+/// How following the run ended.
+enum Outcome {
+    /// every worker handed its result in (some may have failed or gone silent)
+    Ended(Vec<WorkerRow>),
+    /// Ctrl-C before the start
+    StoppedEarly,
+}
+
+struct Coordinator<'a> {
+    db: Db,
+    run: i64,
+    count: u32,
+    live: Arc<Live>,
+    stop: StopHandle,
+    sink: &'a StderrSink,
+    /// the newest interval row read
+    last_interval: i64,
+    /// segments marked silent, with the seconds they had been
+    silent: BTreeMap<u32, f64>,
+    /// segments whose failure was reported
+    failed: std::collections::BTreeSet<u32>,
+}
+
+impl Coordinator<'_> {
+    /// Registration, the start, then the run until every worker ended or went silent.
+    fn follow(&mut self) -> Result<Outcome, ScaleError> {
+        if !self.wait_for_all()? {
+            return Ok(Outcome::StoppedEarly);
+        }
+        protocol::set_state(&mut self.db, self.run, "running", Some(LEAD_MS))?;
+        self.live.update(|f| f.state = RunState::Running);
+        let started = std::time::Instant::now();
+        let mut stopping = false;
+        loop {
+            std::thread::sleep(Duration::from_millis(250));
+            if self.stop.requested() && !stopping {
+                protocol::set_state(&mut self.db, self.run, "stopping", None)?;
+                stopping = true;
+            }
+            protocol::coordinator_alive(&mut self.db, self.run)?;
+            self.read_intervals()?;
+            let ws = protocol::workers(&mut self.db, self.run)?;
+            let grace = started.elapsed().as_millis() as u32 > LEAD_MS + 2 * INTERVAL_MS;
+            self.check(&ws, grace)?;
+            let ended = ws.iter().all(|w| {
+                w.state == "done" || w.state == "failed" || self.silent.contains_key(&w.segment)
+            });
+            if ended {
+                return Ok(Outcome::Ended(ws));
+            }
+        }
+    }
+
+    /// Waits until every segment registered (false: Ctrl-C first); a failed worker is the
+    /// run's error.
+    fn wait_for_all(&mut self) -> Result<bool, ScaleError> {
+        loop {
+            protocol::coordinator_alive(&mut self.db, self.run)?;
+            let ws = protocol::workers(&mut self.db, self.run)?;
+            if let Some(w) = ws.iter().find(|w| w.state == "failed") {
+                return Err(ScaleError::new(failure(w)));
+            }
+            if self.stop.requested() {
+                return Ok(false);
+            }
+            if ws.len() as u32 == self.count {
+                return Ok(true);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Reports failed workers once, and marks the run incomplete when a running worker has
+    /// been silent for two intervals (after the start's `grace`).
+    fn check(&mut self, ws: &[WorkerRow], grace: bool) -> Result<(), ScaleError> {
+        for w in ws.iter().filter(|w| w.state == "failed") {
+            if self.failed.insert(w.segment) {
+                self.sink.message(Level::Error, &failure(w));
+            }
+        }
+        let limit = 2.0 * INTERVAL_MS as f64 / 1000.0 + 0.5;
+        for w in ws {
+            let running = w.state == "running" || w.state == "registered";
+            if grace && running && w.silent_s > limit && !self.silent.contains_key(&w.segment) {
+                self.sink.message(
+                    Level::Error,
+                    &format!(
+                        "segment {} on {} has not reported for {:.1} s: the run is incomplete",
+                        w.segment, w.host, w.silent_s
+                    ),
+                );
+                self.silent.insert(w.segment, w.silent_s);
+                self.live.update(|f| f.state = RunState::Incomplete);
+                protocol::set_state(&mut self.db, self.run, "incomplete", None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// New interval rows into the live figures.
+    fn read_intervals(&mut self) -> Result<(), ScaleError> {
+        let rows = protocol::intervals_after(&mut self.db, self.run, self.last_interval)?;
+        let mut hosts: BTreeMap<u32, f64> = BTreeMap::new();
+        self.live.update(|f| {
+            for (id, i) in &rows {
+                f.ok += i.ok;
+                f.failed += i.failed;
+                f.skipped += i.skipped;
+                f.retried += i.retried;
+                f.retries += i.retries;
+                f.latency_sum_s += i.latency_sum_us / 1e6;
+                if let Some(h) = i.histogram.as_deref() {
+                    if let Ok(h) = pgrig_scale::codec::histogram_of(h) {
+                        f.add_histogram(&h);
+                    }
+                }
+                hosts.insert(i.segment, i.cpu_s);
+                self.last_interval = *id;
+            }
+            for (seg, cpu) in &hosts {
+                let label = format!("segment-{seg}");
+                match f.cpu.iter_mut().find(|(h, _)| *h == label) {
+                    Some(e) => e.1 = Some(*cpu),
+                    None => f.cpu.push((label, Some(*cpu))),
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// Merges and reports; the exit status.
+    fn finish(
+        &mut self,
+        outcome: Result<Outcome, ScaleError>,
+        cfg: BenchConfig,
+        output: &OutputOptions,
+        json: Option<crate::json::JsonOut>,
+    ) -> Result<i32, ScaleError> {
+        let ws = match outcome {
+            Ok(Outcome::Ended(ws)) => ws,
+            Ok(Outcome::StoppedEarly) => {
+                protocol::set_state(&mut self.db, self.run, "failed", None)?;
+                crate::json::abandon(json);
+                self.sink
+                    .message(Level::Error, "interrupted (Ctrl-C) before the run started");
+                return Ok(130);
+            }
+            Err(e) => {
+                let _ = protocol::set_state(&mut self.db, self.run, "failed", None);
+                crate::json::abandon(json);
+                return Err(e);
+            }
+        };
+        let mut parts = Vec::new();
+        let mut missing = Vec::new();
+        let mut cpu = BTreeMap::new();
+        for w in &ws {
+            match w.result.as_deref().filter(|_| w.state == "done") {
+                Some(text) => {
+                    let r = pgrig_scale::codec::decode(text)?;
+                    cpu.insert(w.segment, host_cpu(&r.threads_cpu));
+                    parts.push(r);
+                }
+                None => missing.push(w.segment),
+            }
+        }
+        let Some(merged) = pgrig_scale::merge::merge(cfg, parts) else {
+            crate::json::abandon(json);
+            return Err(ScaleError::new("no segment handed in a result"));
+        };
+        let incomplete = !missing.is_empty();
+        let state = if incomplete { "incomplete" } else { "finished" };
+        protocol::set_state(&mut self.db, self.run, state, None)?;
+        self.live.update(|f| {
+            let cpu = std::mem::take(&mut f.cpu);
+            *f = crate::metrics::Figures::of_result(&merged, live_state(&merged, incomplete));
+            f.cpu = cpu;
+        });
+        let code = self.report(&merged, &ws, &cpu, output, json);
+        if incomplete {
+            let list: Vec<String> = missing.iter().map(u32::to_string).collect();
+            self.sink.message(
+                Level::Error,
+                &format!(
+                    "run {} is incomplete: no result from segment(s) {}; the report above \
+                     covers the other segments only",
+                    self.run,
+                    list.join(", ")
+                ),
+            );
+            return Ok(2);
+        }
+        Ok(code)
+    }
+
+    fn report(
+        &self,
+        merged: &RunResult,
+        ws: &[WorkerRow],
+        cpu: &BTreeMap<u32, String>,
+        output: &OutputOptions,
+        json: Option<crate::json::JsonOut>,
+    ) -> i32 {
+        let sink = Arc::new(StderrSink {
+            json_stdout: json.as_ref().is_some_and(crate::json::JsonOut::is_stdout),
+            ..StderrSink::simple(&self.sink.prog)
+        });
+        let prefix = self.sink.prog.clone();
+        sink.banner(&merged.server_version);
+        let code = crate::bench::report_bench(&prefix, &sink, merged, output, json, None);
+        for w in ws {
+            self.sink.message(
+                Level::Info,
+                &format!(
+                    "segment {} on {} ({} cores, pgrig {}): clock offset {:+.3} ms (± {:.3} ms), {}",
+                    w.segment,
+                    w.host,
+                    w.cores,
+                    w.version,
+                    w.offset_ms,
+                    w.error_ms,
+                    match (w.state.as_str(), cpu.get(&w.segment)) {
+                        ("done", Some(c)) => c.clone(),
+                        (s, _) => format!("{s}, not merged"),
+                    }
+                ),
+            );
+        }
+        code
+    }
+}
+
+/// One host's client CPU: its threads' CPU seconds, the busiest thread, and whether the host
+/// was saturated (a thread busy 90 % of at least half a second, the self-check's rule).
+fn host_cpu(threads: &[pgrig_engine::result::ThreadCpu]) -> String {
+    let secs: f64 = threads.iter().map(|t| t.user_s + t.sys_s).sum();
+    let busiest = threads.iter().map(|t| t.busy()).fold(0.0, f64::max);
+    let saturated = threads.iter().any(|t| t.wall_s >= 0.5 && t.busy() >= 0.9);
+    let flag = if saturated {
+        " — client host saturated"
+    } else {
+        ""
+    };
+    format!(
+        "client CPU {secs:.2} s, busiest thread {:.0}%{flag}",
+        busiest * 100.0
+    )
+}
+
+/// `segment I on HOST failed: WHY`.
+fn failure(w: &WorkerRow) -> String {
+    let why = w.error.as_deref().unwrap_or("");
+    format!("segment {} on {} failed: {why}", w.segment, w.host)
+}
+
+fn live_state(r: &RunResult, incomplete: bool) -> RunState {
+    if incomplete || r.aborted_clients > 0 {
+        RunState::Incomplete
+    } else if r.interrupted {
+        RunState::Interrupted
+    } else {
+        RunState::Finished
+    }
+}

@@ -1,0 +1,448 @@
+//! Live OpenMetrics (`--metrics-addr HOST:PORT` of `bench`, `run` and the coordinator of a
+//! segmented run): the run's figures so far ([`Live`]: transactions ok/failed/skipped/retried,
+//! retries, the latency histogram in fixed buckets, client CPU per host, the run's state),
+//! rendered as OpenMetrics text ([`Live::render`]) and served over HTTP by a small server on a
+//! std `TcpListener` in a thread of its own ([`Server`]). A single-host run feeds it from the
+//! engine's progress through [`MetricsSink`]; the coordinator feeds it the merged segments. The
+//! final figures come from the run's result, so the last scrape agrees with the report.
+
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use pgrig_engine::result::RunResult;
+use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
+
+/// Upper bounds of the latency histogram's buckets, seconds (`+Inf` follows).
+pub const BOUNDS_S: [f64; 16] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0,
+];
+
+/// Where a run is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// connecting, setting up, waiting for segments
+    Starting,
+    Running,
+    Finished,
+    Interrupted,
+    /// a segment stopped reporting or clients aborted: the figures are not the whole run
+    Incomplete,
+}
+
+const STATES: [(RunState, &str); 5] = [
+    (RunState::Starting, "starting"),
+    (RunState::Running, "running"),
+    (RunState::Finished, "finished"),
+    (RunState::Interrupted, "interrupted"),
+    (RunState::Incomplete, "incomplete"),
+];
+
+/// The figures of a run so far (cumulative).
+#[derive(Clone, Debug)]
+pub struct Figures {
+    pub state: RunState,
+    pub ok: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    /// transactions retried at least once
+    pub retried: u64,
+    pub retries: u64,
+    /// per bucket of [`BOUNDS_S`] and `+Inf`, not cumulative
+    pub buckets: [u64; BOUNDS_S.len() + 1],
+    pub latency_sum_s: f64,
+    /// client CPU seconds (user + system) per host; `None` for this process: read when rendered
+    pub cpu: Vec<(String, Option<f64>)>,
+}
+
+impl Default for Figures {
+    fn default() -> Self {
+        Figures {
+            state: RunState::Starting,
+            ok: 0,
+            failed: 0,
+            skipped: 0,
+            retried: 0,
+            retries: 0,
+            buckets: [0; BOUNDS_S.len() + 1],
+            latency_sum_s: 0.0,
+            cpu: vec![(host_name(), None)],
+        }
+    }
+}
+
+impl Figures {
+    /// Adds the latencies of `h` (µs) to the buckets; the sum is the caller's (exact moments).
+    pub fn add_histogram(&mut self, h: &Histogram<u64>) {
+        for v in h.iter_recorded() {
+            let s = h.highest_equivalent(v.value_iterated_to()) as f64 / 1e6;
+            let i = BOUNDS_S
+                .iter()
+                .position(|&b| s <= b)
+                .unwrap_or(BOUNDS_S.len());
+            self.buckets[i] += v.count_at_value();
+        }
+    }
+
+    /// The final figures of a finished run (its merged statistics).
+    pub fn of_result(r: &RunResult, state: RunState) -> Figures {
+        let total = r.stats.total();
+        let mut f = Figures {
+            state,
+            ok: total.counts.ok,
+            failed: total.counts.failed(),
+            skipped: total.counts.skipped,
+            retried: total.counts.retried,
+            retries: total.counts.retries,
+            latency_sum_s: total.latency.sum / 1e6,
+            ..Figures::default()
+        };
+        f.add_histogram(&r.stats.histogram());
+        f
+    }
+}
+
+/// The figures shared between the run and the server.
+#[derive(Default)]
+pub struct Live {
+    figures: Mutex<Figures>,
+}
+
+impl Live {
+    pub fn update(&self, f: impl FnOnce(&mut Figures)) {
+        if let Ok(mut g) = self.figures.lock() {
+            f(&mut g)
+        }
+    }
+
+    pub fn snapshot(&self) -> Figures {
+        self.figures.lock().map(|g| g.clone()).unwrap_or_default()
+    }
+
+    /// The OpenMetrics text exposition of the figures, ending in `# EOF`.
+    pub fn render(&self) -> String {
+        render(&self.snapshot())
+    }
+}
+
+fn render(f: &Figures) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "# TYPE pgrig_run_state stateset");
+    let _ = writeln!(o, "# HELP pgrig_run_state Where the run is.");
+    for (s, name) in STATES {
+        let v = u8::from(f.state == s);
+        let _ = writeln!(o, "pgrig_run_state{{pgrig_run_state=\"{name}\"}} {v}");
+    }
+    let _ = writeln!(o, "# TYPE pgrig_transactions counter");
+    let _ = writeln!(o, "# HELP pgrig_transactions Transactions by outcome.");
+    for (outcome, n) in [("ok", f.ok), ("failed", f.failed), ("skipped", f.skipped)] {
+        let _ = writeln!(o, "pgrig_transactions_total{{outcome=\"{outcome}\"}} {n}");
+    }
+    counter(
+        &mut o,
+        "pgrig_transactions_retried",
+        "Transactions retried at least once.",
+        f.retried,
+    );
+    counter(
+        &mut o,
+        "pgrig_retries",
+        "Retries of transactions.",
+        f.retries,
+    );
+    let name = "pgrig_latency_seconds";
+    let _ = writeln!(o, "# TYPE {name} histogram");
+    let _ = writeln!(o, "# UNIT {name} seconds");
+    let _ = writeln!(o, "# HELP {name} Latency of successful transactions.");
+    let mut cum = 0u64;
+    for (i, n) in f.buckets.iter().enumerate() {
+        cum += n;
+        let le = BOUNDS_S
+            .get(i)
+            .map_or("+Inf".to_string(), |b| format!("{b}"));
+        let _ = writeln!(o, "{name}_bucket{{le=\"{le}\"}} {cum}");
+    }
+    let _ = writeln!(o, "{name}_count {cum}");
+    let _ = writeln!(o, "{name}_sum {}", f.latency_sum_s);
+    let cpu = "pgrig_client_cpu_seconds";
+    let _ = writeln!(o, "# TYPE {cpu} counter");
+    let _ = writeln!(o, "# UNIT {cpu} seconds");
+    let _ = writeln!(
+        o,
+        "# HELP {cpu} Client CPU time (user and system) per client host."
+    );
+    for (host, secs) in &f.cpu {
+        let secs = secs.unwrap_or_else(process_cpu_seconds);
+        let host = host.replace('\\', "\\\\").replace('"', "\\\"");
+        let _ = writeln!(o, "{cpu}_total{{host=\"{host}\"}} {secs}");
+    }
+    o.push_str("# EOF\n");
+    o
+}
+
+fn counter(o: &mut String, name: &str, help: &str, v: u64) {
+    let _ = writeln!(o, "# TYPE {name} counter");
+    let _ = writeln!(o, "# HELP {name} {help}");
+    let _ = writeln!(o, "{name}_total {v}");
+}
+
+/// This process's CPU time (user + system), seconds.
+pub fn process_cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// This host's name (`/proc/sys/kernel/hostname`), `localhost` when unknown.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// The HTTP server of `--metrics-addr`: `GET /metrics` (or `/`) answers the figures.
+pub struct Server {
+    pub live: Arc<Live>,
+    pub addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    /// scrapes served since the run ended
+    scraped_final: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Listens on `addr` (`HOST:PORT`; port 0: any free port) and serves `live`.
+    pub fn start(addr: &str, live: Arc<Live>) -> Result<Server, String> {
+        let listener = TcpListener::bind(addr)
+            .map_err(|e| format!("--metrics-addr {addr}: could not listen: {}", strerror(&e)))?;
+        let bound = listener.local_addr().map_err(|e| strerror(&e))?;
+        listener.set_nonblocking(true).map_err(|e| strerror(&e))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let scraped_final = Arc::new(AtomicBool::new(false));
+        let (l, s, sf) = (live.clone(), stop.clone(), scraped_final.clone());
+        let thread = std::thread::Builder::new()
+            .name("pgrig-metrics".into())
+            .spawn(move || serve(listener, &l, &s, &sf))
+            .map_err(|e| format!("could not start the metrics server: {e}"))?;
+        Ok(Server {
+            live,
+            addr: bound,
+            stop,
+            scraped_final,
+            thread: Some(thread),
+        })
+    }
+
+    /// The run is over: the final figures stay served until one scrape has read them or
+    /// `linger` has passed, then the server stops.
+    pub fn finish(mut self, linger: Duration) {
+        let state = self.live.snapshot().state;
+        if matches!(state, RunState::Starting | RunState::Running) {
+            self.live.update(|f| f.state = RunState::Finished);
+        }
+        self.scraped_final.store(false, Ordering::SeqCst);
+        let until = Instant::now() + linger;
+        while Instant::now() < until && !self.scraped_final.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.shut();
+    }
+
+    fn shut(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shut();
+    }
+}
+
+fn strerror(e: &std::io::Error) -> String {
+    pgrig_wire::strerror(e)
+}
+
+fn serve(listener: TcpListener, live: &Live, stop: &AtomicBool, scraped_final: &AtomicBool) {
+    while !stop.load(Ordering::SeqCst) {
+        match listener.accept() {
+            Ok((conn, _)) => {
+                let ended = !matches!(
+                    live.snapshot().state,
+                    RunState::Starting | RunState::Running
+                );
+                if answer(conn, live) && ended {
+                    scraped_final.store(true, Ordering::SeqCst);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+}
+
+/// Answers one HTTP/1.0-style request (one response, then close); whether metrics were served.
+fn answer(mut conn: TcpStream, live: &Live) -> bool {
+    let _ = conn.set_nonblocking(false);
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(2)));
+    let mut req = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !req.windows(4).any(|w| w == b"\r\n\r\n") && req.len() < 16 * 1024 {
+        match conn.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => req.extend_from_slice(&buf[..n]),
+        }
+    }
+    let line = String::from_utf8_lossy(&req);
+    let mut words = line.split_whitespace();
+    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+    let path = path.split('?').next().unwrap_or("");
+    let (status, ctype, body, ok) = if method != "GET" {
+        (
+            "405 Method Not Allowed",
+            "text/plain",
+            "GET only\n".to_string(),
+            false,
+        )
+    } else if path == "/metrics" || path == "/" {
+        let ct = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+        ("200 OK", ct, live.render(), true)
+    } else {
+        (
+            "404 Not Found",
+            "text/plain",
+            "see /metrics\n".to_string(),
+            false,
+        )
+    };
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let sent = conn
+        .write_all(head.as_bytes())
+        .and_then(|_| conn.write_all(body.as_bytes()))
+        .is_ok();
+    sent && ok
+}
+
+/// A sink passing everything on to `inner` and adding each second of the benchmark (its counts
+/// and latency histogram, [`Sink::second`]) to the figures.
+pub struct MetricsSink {
+    pub inner: Arc<dyn Sink>,
+    pub live: Arc<Live>,
+}
+
+impl Sink for MetricsSink {
+    fn message(&self, level: Level, text: &str) {
+        self.inner.message(level, text)
+    }
+    fn stdout(&self, text: &str) {
+        self.inner.stdout(text)
+    }
+    fn progress(&self, p: &Progress) {
+        self.inner.progress(p)
+    }
+    fn second(&self, s: &SecondReport<'_>) {
+        let c = &s.delta.counts;
+        self.live.update(|f| {
+            f.state = RunState::Running;
+            f.ok += c.ok;
+            f.failed += c.failed();
+            f.skipped += c.skipped;
+            f.retried += c.retried;
+            f.retries += c.retries;
+            f.latency_sum_s += s.delta.latency.sum / 1e6;
+            f.add_histogram(s.histogram);
+        });
+        self.inner.second(s)
+    }
+    fn banner(&self, v: &str) {
+        self.inner.banner(v)
+    }
+    fn measuring(&self) {
+        self.live.update(|f| f.state = RunState::Running);
+        self.inner.measuring()
+    }
+    fn init_progress(&self) -> InitProgress {
+        self.inner.init_progress()
+    }
+    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
+        self.inner.phase(label, rows)
+    }
+    fn password(&self) -> Option<String> {
+        self.inner.password()
+    }
+}
+
+/// `--metrics-addr` around one benchmark: the server, and the sink the engine reports to.
+pub struct Metrics {
+    pub server: Server,
+    pub linger: Duration,
+}
+
+impl Metrics {
+    /// With `opts`: starts serving and returns the sink for the engine (else `inner` as it is).
+    pub fn around(
+        opts: Option<&crate::args::MetricsOptions>,
+        inner: Arc<dyn Sink>,
+    ) -> Result<(Option<Metrics>, Arc<dyn Sink>), String> {
+        match opts {
+            None => Ok((None, inner)),
+            Some(o) => Metrics::start(o, inner).map(|(m, s)| (Some(m), s)),
+        }
+    }
+
+    /// Starts serving at `addr` and says where on stderr.
+    pub fn start(
+        opts: &crate::args::MetricsOptions,
+        inner: Arc<dyn Sink>,
+    ) -> Result<(Metrics, Arc<dyn Sink>), String> {
+        let live = Arc::new(Live::default());
+        let server = Server::start(&opts.addr, live.clone())?;
+        inner.message(
+            Level::Info,
+            &format!("serving OpenMetrics on http://{}/metrics", server.addr),
+        );
+        let sink = Arc::new(MetricsSink { inner, live });
+        let m = Metrics {
+            server,
+            linger: Duration::from_secs(opts.linger_s as u64),
+        };
+        Ok((m, sink))
+    }
+
+    /// The run is over: its final figures from the result, served until scraped or lingered.
+    pub fn finish(self, r: Option<&RunResult>) {
+        if let Some(r) = r {
+            let state = if r.interrupted {
+                RunState::Interrupted
+            } else if r.aborted_clients > 0 {
+                RunState::Incomplete
+            } else {
+                RunState::Finished
+            };
+            let f = Figures::of_result(r, state);
+            self.server.live.update(|g| *g = f);
+        }
+        let linger = self.linger;
+        self.server.finish(linger);
+    }
+}

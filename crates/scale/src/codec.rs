@@ -1,0 +1,311 @@
+//! A worker's final statistics as text for the coordination schema, and back: counters and
+//! latency moments as JSON, HDR histograms in hdrhistogram's V2 serialisation (base64), so the
+//! coordinator's merge is exact.
+
+use base64::Engine as _;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::Histogram;
+use pgrig_engine::config::BenchConfig;
+use pgrig_engine::result::{ClientTally, RunResult, ScriptInfo, ThreadCpu};
+use pgrig_engine::stats::{CommandStats, Counts, Moments, ScriptStats, Snapshot, ThreadStats};
+use serde_json::{json, Value};
+
+use crate::ScaleError;
+
+const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
+
+/// A histogram in V2 serialisation, base64.
+pub fn histogram_text(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    V2Serializer::new()
+        .serialize(h, &mut buf)
+        .expect("serialising into memory");
+    B64.encode(buf)
+}
+
+/// The histogram of [`histogram_text`].
+pub fn histogram_of(text: &str) -> Result<Histogram<u64>, ScaleError> {
+    let bytes = B64
+        .decode(text.trim())
+        .map_err(|e| ScaleError::new(format!("a serialised histogram is not base64: {e}")))?;
+    let mut h: Histogram<u64> = Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .map_err(|e| ScaleError::new(format!("a serialised histogram is damaged: {e:?}")))?;
+    h.auto(true);
+    Ok(h)
+}
+
+fn moments(m: &Moments) -> Value {
+    json!([m.count, m.sum, m.sum2, m.min, m.max])
+}
+
+fn counts(c: &Counts) -> Value {
+    json!([
+        c.ok,
+        c.skipped,
+        c.serialization_failures,
+        c.deadlock_failures,
+        c.other_failures,
+        c.retried,
+        c.retries,
+        c.late,
+        c.rollbacks
+    ])
+}
+
+fn snapshot(s: &Snapshot) -> Value {
+    json!({"counts": counts(&s.counts), "latency": moments(&s.latency), "lag": moments(&s.lag)})
+}
+
+/// A worker's run result as JSON text (its configuration stays behind: the coordinator has the
+/// whole run's).
+pub fn encode(r: &RunResult) -> String {
+    let scripts: Vec<Value> = r
+        .scripts
+        .iter()
+        .zip(&r.stats.scripts)
+        .map(|(info, st)| {
+            json!({
+                "desc": info.desc, "weight": info.weight, "command_texts": info.command_texts,
+                "snap": snapshot(&st.snap), "histogram": histogram_text(&st.histogram),
+                "command_histograms": st.command_histograms.iter().map(histogram_text)
+                    .collect::<Vec<_>>(),
+                "commands": st.commands.iter()
+                    .map(|c| json!([moments(&c.latency), c.failures, c.retries]))
+                    .collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let cpu: Vec<Value> = (r.threads_cpu.iter())
+        .map(|c| json!([c.user_s, c.sys_s, c.wait_s, c.wall_s]))
+        .collect();
+    json!({
+        "server_version": r.server_version, "scale": r.scale, "partitions": r.partitions,
+        "scripts": scripts, "conn_time_us": r.stats.conn_time_us,
+        "reconnects": r.stats.reconnects,
+        "clients": r.clients.iter().map(|c| json!([c.id, c.transactions, c.busy_s]))
+            .collect::<Vec<_>>(),
+        "bench_duration_s": r.bench_duration_s, "initial_conn_ms": r.initial_conn_ms,
+        "threads_cpu": cpu, "series": r.series.iter().map(snapshot).collect::<Vec<_>>(),
+        "aborted_clients": r.aborted_clients, "seed": r.seed.to_string(),
+        "interrupted": r.interrupted,
+    })
+    .to_string()
+}
+
+fn bad(what: &str) -> ScaleError {
+    ScaleError::new(format!("a worker's result is damaged: {what}"))
+}
+
+fn f(v: &Value, i: usize) -> f64 {
+    v.get(i).and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+fn u(v: &Value, i: usize) -> u64 {
+    v.get(i).and_then(Value::as_u64).unwrap_or(0)
+}
+
+fn moments_of(v: &Value) -> Moments {
+    Moments {
+        count: u(v, 0),
+        sum: f(v, 1),
+        sum2: f(v, 2),
+        min: f(v, 3),
+        max: f(v, 4),
+    }
+}
+
+fn counts_of(v: &Value) -> Counts {
+    Counts {
+        ok: u(v, 0),
+        skipped: u(v, 1),
+        serialization_failures: u(v, 2),
+        deadlock_failures: u(v, 3),
+        other_failures: u(v, 4),
+        retried: u(v, 5),
+        retries: u(v, 6),
+        late: u(v, 7),
+        rollbacks: u(v, 8),
+    }
+}
+
+fn snapshot_of(v: &Value) -> Snapshot {
+    Snapshot {
+        counts: counts_of(&v["counts"]),
+        latency: moments_of(&v["latency"]),
+        lag: moments_of(&v["lag"]),
+    }
+}
+
+fn script_of(v: &Value) -> Result<(ScriptInfo, ScriptStats), ScaleError> {
+    let texts = v["command_texts"]
+        .as_array()
+        .ok_or_else(|| bad("command_texts"))?;
+    let info = ScriptInfo {
+        desc: v["desc"].as_str().ok_or_else(|| bad("desc"))?.to_string(),
+        weight: v["weight"].as_i64().ok_or_else(|| bad("weight"))?,
+        command_texts: texts
+            .iter()
+            .map(|t| t.as_str().unwrap_or("").to_string())
+            .collect(),
+    };
+    let commands = (v["commands"]
+        .as_array()
+        .ok_or_else(|| bad("commands"))?
+        .iter())
+    .map(|c| CommandStats {
+        latency: moments_of(&c[0]),
+        failures: u(c, 1),
+        retries: u(c, 2),
+    })
+    .collect();
+    let hist = histogram_of(v["histogram"].as_str().ok_or_else(|| bad("histogram"))?)?;
+    let command_histograms = (v["command_histograms"].as_array().into_iter().flatten())
+        .map(|h| histogram_of(h.as_str().unwrap_or("")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let stats = ScriptStats {
+        snap: snapshot_of(&v["snap"]),
+        histogram: hist,
+        commands,
+        command_histograms,
+    };
+    Ok((info, stats))
+}
+
+/// The run result of [`encode`], with a default configuration.
+pub fn decode(text: &str) -> Result<RunResult, ScaleError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
+    let mut scripts = Vec::new();
+    let mut stats = Vec::new();
+    for s in v["scripts"].as_array().ok_or_else(|| bad("scripts"))? {
+        let (i, st) = script_of(s)?;
+        scripts.push(i);
+        stats.push(st);
+    }
+    let partitions = v["partitions"].as_array().map(|p| {
+        (
+            p[0].as_str().unwrap_or("").to_string(),
+            p[1].as_i64().unwrap_or(0),
+        )
+    });
+    let list = |k: &str| v[k].as_array().cloned().unwrap_or_default();
+    Ok(RunResult {
+        config: BenchConfig::default(),
+        scripts,
+        server_version: v["server_version"].as_str().unwrap_or("").to_string(),
+        scale: v["scale"].as_i64().unwrap_or(1),
+        partitions,
+        stats: ThreadStats {
+            scripts: stats,
+            conn_time_us: v["conn_time_us"].as_f64().unwrap_or(0.0),
+            reconnects: v["reconnects"].as_u64().unwrap_or(0),
+        },
+        bench_duration_s: v["bench_duration_s"].as_f64().unwrap_or(0.0),
+        initial_conn_ms: v["initial_conn_ms"].as_f64().unwrap_or(0.0),
+        threads_cpu: (list("threads_cpu").iter())
+            .map(|c| ThreadCpu {
+                user_s: f(c, 0),
+                sys_s: f(c, 1),
+                wait_s: f(c, 2),
+                wall_s: f(c, 3),
+            })
+            .collect(),
+        series: list("series").iter().map(snapshot_of).collect(),
+        aborted_clients: v["aborted_clients"].as_u64().unwrap_or(0) as u32,
+        clients: (list("clients").iter())
+            .map(|c| ClientTally {
+                id: u(c, 0) as u32,
+                transactions: u(c, 1),
+                busy_s: f(c, 2),
+            })
+            .collect(),
+        seed: v["seed"].as_str().and_then(|s| s.parse().ok()).unwrap_or(0),
+        interrupted: v["interrupted"].as_bool().unwrap_or(false),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result() -> RunResult {
+        let mut st = ScriptStats::new(2);
+        for us in [120u64, 450, 451, 9_000, 2_500_000] {
+            st.histogram.record(us).unwrap();
+            st.snap.latency.add(us as f64);
+            st.snap.counts.ok += 1;
+            st.record_command(1, us as f64 / 2.0);
+        }
+        st.snap.counts.deadlock_failures = 2;
+        st.snap.counts.rollbacks = 1;
+        RunResult {
+            config: BenchConfig::default(),
+            scripts: vec![ScriptInfo {
+                desc: "<builtin: select only>".into(),
+                weight: 1,
+                command_texts: vec!["\\set aid".into(), "SELECT 1".into()],
+            }],
+            server_version: "15.18".into(),
+            scale: 4,
+            partitions: Some(("range".into(), 3)),
+            stats: ThreadStats {
+                scripts: vec![st],
+                conn_time_us: 12.5,
+                reconnects: 3,
+            },
+            bench_duration_s: 2.5,
+            initial_conn_ms: 4.25,
+            threads_cpu: vec![ThreadCpu {
+                user_s: 0.5,
+                sys_s: 0.25,
+                wait_s: 0.125,
+                wall_s: 2.5,
+            }],
+            series: vec![Snapshot::default(); 3],
+            aborted_clients: 1,
+            clients: vec![ClientTally {
+                id: 7,
+                transactions: 5,
+                busy_s: 0.5,
+            }],
+            seed: u64::MAX - 1,
+            interrupted: true,
+        }
+    }
+
+    #[test]
+    fn a_result_survives_the_round_trip() {
+        let r = result();
+        let back = decode(&encode(&r)).unwrap();
+        let (a, b) = (&r.stats.scripts[0], &back.stats.scripts[0]);
+        assert_eq!(a.snap, b.snap);
+        assert_eq!(a.histogram, b.histogram);
+        assert_eq!(a.commands, b.commands);
+        assert_eq!(a.command_histograms, b.command_histograms);
+        assert_eq!(back.scripts[0].command_texts, r.scripts[0].command_texts);
+        assert_eq!(back.threads_cpu, r.threads_cpu);
+        assert_eq!(back.clients, r.clients);
+        assert_eq!(back.series, r.series);
+        assert_eq!(
+            (
+                back.seed,
+                back.interrupted,
+                back.aborted_clients,
+                back.partitions
+            ),
+            (
+                r.seed,
+                r.interrupted,
+                r.aborted_clients,
+                r.partitions.clone()
+            )
+        );
+        assert_eq!(back.stats.reconnects, 3);
+    }
+
+    #[test]
+    fn a_damaged_histogram_is_an_error() {
+        assert!(histogram_of("not base64!").is_err());
+        assert!(histogram_of("AAAA").is_err());
+    }
+}

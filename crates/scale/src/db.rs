@@ -1,0 +1,99 @@
+//! The coordination database, spoken through pgrig's own wire driver on a current-thread tokio
+//! runtime: simple-protocol statements and text rows. The URL's password is never shown.
+
+use pgrig_wire::{Config, ConnArgs, Connection};
+
+use crate::ScaleError;
+
+pub struct Db {
+    rt: tokio::runtime::Runtime,
+    conn: Connection,
+    /// the URL with passwords masked, for messages
+    pub shown: String,
+}
+
+impl Db {
+    /// Connects to the coordination database at `url` (a postgresql:// URI or a conninfo;
+    /// libpq's environment and password file apply).
+    pub fn connect(url: &str) -> Result<Db, ScaleError> {
+        let shown = pgrig_wire::mask_passwords(url);
+        let fail = |e: &dyn std::fmt::Display| {
+            ScaleError::new(format!(
+                "could not reach the coordinator at \"{shown}\": {}",
+                e.to_string().trim_end()
+            ))
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| fail(&e))?;
+        let args = ConnArgs {
+            dbname: Some(url.to_string()),
+            ..Default::default()
+        };
+        let cfg = Config::from_args(&args, "pgrig-scale").map_err(|e| fail(&e))?;
+        let conn = rt
+            .block_on(async {
+                tokio::time::timeout(
+                    std::time::Duration::from_secs(20),
+                    Connection::connect(&cfg),
+                )
+                .await
+            })
+            .map_err(|_| fail(&"timed out after 20 s"))?
+            .map_err(|e| fail(&e))?;
+        let mut db = Db { rt, conn, shown };
+        db.exec("SET standard_conforming_strings = on; SET client_min_messages = warning")?;
+        Ok(db)
+    }
+
+    /// Runs `sql` (one or more statements).
+    pub fn exec(&mut self, sql: &str) -> Result<(), ScaleError> {
+        self.rows(sql).map(|_| ())
+    }
+
+    /// The rows of the last statement of `sql`, as text (NULL as `None`).
+    pub fn rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, ScaleError> {
+        let conn = &mut self.conn;
+        let results = self.rt.block_on(conn.simple_query(sql)).map_err(|e| {
+            ScaleError::new(format!(
+                "coordinator \"{}\": {}",
+                self.shown,
+                e.to_string().trim_end()
+            ))
+        })?;
+        Ok(results.last().map_or_else(Vec::new, |r| {
+            r.rows
+                .iter()
+                .map(|row| {
+                    (0..r.columns.len())
+                        .map(|i| row.get(i).map(String::from))
+                        .collect()
+                })
+                .collect()
+        }))
+    }
+
+    /// The first column of the first row.
+    pub fn value(&mut self, sql: &str) -> Result<Option<String>, ScaleError> {
+        Ok(self
+            .rows(sql)?
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten()))
+    }
+}
+
+/// `text` as an SQL string literal (standard_conforming_strings on).
+pub fn lit(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// A field parsed, or an error naming it.
+pub fn parse<T: std::str::FromStr>(v: Option<&str>, what: &str) -> Result<T, ScaleError> {
+    v.and_then(|s| s.parse().ok()).ok_or_else(|| {
+        ScaleError::new(format!(
+            "unexpected {what} in the coordination schema: {v:?}"
+        ))
+    })
+}

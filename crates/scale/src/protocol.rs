@@ -1,0 +1,316 @@
+//! What the coordinator and the workers say to each other through the schema: the coordinator
+//! creates a run and opens it (`runs.state` `waiting`), workers find it and register with their
+//! host, cores, version and clock offset, the coordinator sets the shared start instant once all
+//! have registered (`running`, `start_at`), workers write one row per interval and a heartbeat
+//! in one transaction and read the run's state back (`stopping`: Ctrl-C on the coordinator),
+//! and hand in their final statistics (`workers.result`).
+
+use crate::db::{lit, parse, Db};
+use crate::ScaleError;
+
+/// A run as the workers read it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRow {
+    pub id: i64,
+    pub segments: u32,
+    /// `pgrig bench` arguments of the whole run (after the program name)
+    pub args: Vec<String>,
+    pub seed: u64,
+    pub interval_ms: u32,
+}
+
+/// A worker as the coordinator sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkerRow {
+    pub segment: u32,
+    pub host: String,
+    pub cores: u32,
+    pub version: String,
+    pub offset_ms: f64,
+    pub error_ms: f64,
+    pub state: String,
+    pub error: Option<String>,
+    /// seconds since its last heartbeat, by the database's clock
+    pub silent_s: f64,
+    pub result: Option<String>,
+}
+
+/// One interval of one worker (figures of that interval alone, except `cpu_s`: the worker
+/// process's CPU seconds so far).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Interval {
+    pub segment: u32,
+    pub seq: u32,
+    pub ok: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    pub retried: u64,
+    pub retries: u64,
+    pub latency_sum_us: f64,
+    pub cpu_s: f64,
+    /// the interval's latency histogram ([`crate::codec::histogram_text`])
+    pub histogram: Option<String>,
+}
+
+/// Creates the schema if missing and a run waiting for `segments` workers; its id.
+pub fn create_run(
+    db: &mut Db,
+    segments: u32,
+    args: &[String],
+    seed: u64,
+    interval_ms: u32,
+) -> Result<i64, ScaleError> {
+    db.exec(crate::schema::DDL)?;
+    let arr = format!(
+        "ARRAY[{}]::text[]",
+        args.iter().map(|a| lit(a)).collect::<Vec<_>>().join(",")
+    );
+    let id = db.value(&format!(
+        "INSERT INTO pgrig_scale.runs (segments, args, seed, interval_ms) \
+         VALUES ({segments}, {arr}, {}, {interval_ms}) RETURNING id",
+        lit(&seed.to_string())
+    ))?;
+    parse(id.as_deref(), "run id")
+}
+
+/// The workers of run `id`.
+pub fn workers(db: &mut Db, id: i64) -> Result<Vec<WorkerRow>, ScaleError> {
+    let rows = db.rows(&format!(
+        "SELECT segment, host, cores, version, clock_offset_ms, clock_error_ms, state, error, \
+         extract(epoch FROM clock_timestamp() - last_seen), result \
+         FROM pgrig_scale.workers WHERE run_id = {id} ORDER BY segment"
+    ))?;
+    rows.into_iter()
+        .map(|r| {
+            let g = |i: usize| r[i].as_deref();
+            Ok(WorkerRow {
+                segment: parse(g(0), "segment")?,
+                host: g(1).unwrap_or("").to_string(),
+                cores: parse(g(2), "cores")?,
+                version: g(3).unwrap_or("").to_string(),
+                offset_ms: parse(g(4), "clock offset")?,
+                error_ms: parse(g(5), "clock error")?,
+                state: g(6).unwrap_or("").to_string(),
+                error: r[7].clone(),
+                silent_s: parse(g(8), "heartbeat")?,
+                result: r[9].clone(),
+            })
+        })
+        .collect()
+}
+
+/// Sets the run's state (`running` also sets the start instant `lead_ms` from now, by the
+/// database's clock).
+pub fn set_state(
+    db: &mut Db,
+    id: i64,
+    state: &str,
+    lead_ms: Option<u32>,
+) -> Result<(), ScaleError> {
+    let start = lead_ms.map_or(String::new(), |ms| {
+        format!(", start_at = clock_timestamp() + interval '{ms} milliseconds'")
+    });
+    db.exec(&format!(
+        "UPDATE pgrig_scale.runs SET state = {}{start} WHERE id = {id}",
+        lit(state)
+    ))
+}
+
+/// The intervals written after row `after` (a row id), with their row ids.
+pub fn intervals_after(
+    db: &mut Db,
+    id: i64,
+    after: i64,
+) -> Result<Vec<(i64, Interval)>, ScaleError> {
+    let rows = db.rows(&format!(
+        "SELECT id, segment, seq, ok, failed, skipped, retried, retries, latency_sum_us, cpu_s, \
+         histogram FROM pgrig_scale.intervals WHERE run_id = {id} AND id > {after} ORDER BY id"
+    ))?;
+    rows.into_iter()
+        .map(|r| {
+            let g = |i: usize| r[i].as_deref();
+            let i = Interval {
+                segment: parse(g(1), "segment")?,
+                seq: parse(g(2), "seq")?,
+                ok: parse(g(3), "ok")?,
+                failed: parse(g(4), "failed")?,
+                skipped: parse(g(5), "skipped")?,
+                retried: parse(g(6), "retried")?,
+                retries: parse(g(7), "retries")?,
+                latency_sum_us: parse(g(8), "latency")?,
+                cpu_s: parse(g(9), "cpu")?,
+                histogram: r[10].clone(),
+            };
+            Ok((parse(g(0), "interval id")?, i))
+        })
+        .collect()
+}
+
+/// The newest run waiting for `segments` workers (or run `run`, whatever its state).
+pub fn find_run(
+    db: &mut Db,
+    run: Option<i64>,
+    segments: u32,
+) -> Result<Option<RunRow>, ScaleError> {
+    let filter = match run {
+        Some(id) => format!("id = {id}"),
+        None => format!("state = 'waiting' AND segments = {segments}"),
+    };
+    let exists = db.value("SELECT to_regclass('pgrig_scale.runs') IS NOT NULL")?;
+    if exists.as_deref() != Some("t") {
+        return Ok(None);
+    }
+    let rows = db.rows(&format!(
+        "SELECT id, segments, array_to_json(args), seed, interval_ms FROM pgrig_scale.runs \
+         WHERE {filter} ORDER BY id DESC LIMIT 1"
+    ))?;
+    let Some(r) = rows.into_iter().next() else {
+        return Ok(None);
+    };
+    let g = |i: usize| r[i].as_deref();
+    let args: Vec<String> = serde_json::from_str(g(2).unwrap_or("[]"))
+        .map_err(|e| ScaleError::new(format!("the run's arguments: {e}")))?;
+    Ok(Some(RunRow {
+        id: parse(g(0), "run id")?,
+        segments: parse(g(1), "segments")?,
+        args,
+        seed: parse(g(3), "seed")?,
+        interval_ms: parse(g(4), "interval")?,
+    }))
+}
+
+/// Who this worker is, as it registers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Registration {
+    pub segment: u32,
+    pub host: String,
+    pub cores: u32,
+    pub version: String,
+    pub offset_ms: f64,
+    pub error_ms: f64,
+}
+
+/// Registers a worker (already `failed` with `refused`: the coordinator learns why); an error
+/// when its segment already has one.
+pub fn register(
+    db: &mut Db,
+    run: i64,
+    w: &Registration,
+    refused: Option<&str>,
+) -> Result<(), ScaleError> {
+    let (state, error) = refused.map_or(("registered", "NULL".into()), |e| ("failed", lit(e)));
+    let done = db.value(&format!(
+        "INSERT INTO pgrig_scale.workers (run_id, segment, host, cores, version, \
+         clock_offset_ms, clock_error_ms, state, error) VALUES ({run}, {}, {}, {}, {}, {}, {}, \
+         '{state}', {error}) ON CONFLICT DO NOTHING RETURNING segment",
+        w.segment,
+        lit(&w.host),
+        w.cores,
+        lit(&w.version),
+        w.offset_ms,
+        w.error_ms
+    ))?;
+    if done.is_none() {
+        let host = db.value(&format!(
+            "SELECT host FROM pgrig_scale.workers WHERE run_id = {run} AND segment = {}",
+            w.segment
+        ))?;
+        return Err(ScaleError::new(format!(
+            "segment {} of run {run} is already registered (by host {})",
+            w.segment,
+            host.unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
+
+/// Seconds without a sign of the coordinator after which workers stop (it died or lost the
+/// database: nobody would merge their work).
+pub const COORDINATOR_SILENCE_S: f64 = 10.0;
+
+/// The run as a worker follows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunState {
+    pub state: String,
+    /// the start instant once set (database clock, ms since the epoch)
+    pub start_ms: Option<f64>,
+    /// seconds since the coordinator's last sign of life
+    pub coordinator_silent_s: f64,
+}
+
+const RUN_STATE: &str = "SELECT state, extract(epoch FROM start_at) * 1000, \
+     extract(epoch FROM clock_timestamp() - coordinator_seen) FROM pgrig_scale.runs WHERE id = ";
+
+fn run_state_of(rows: Vec<Vec<Option<String>>>, run: i64) -> Result<RunState, ScaleError> {
+    let r = rows.into_iter().next().ok_or_else(|| {
+        ScaleError::new(format!("run {run} is gone from the coordination schema"))
+    })?;
+    Ok(RunState {
+        state: r[0].clone().unwrap_or_default(),
+        start_ms: r[1].as_deref().and_then(|s| s.parse().ok()),
+        coordinator_silent_s: parse(r[2].as_deref(), "coordinator heartbeat")?,
+    })
+}
+
+/// The run's state.
+pub fn run_state(db: &mut Db, run: i64) -> Result<RunState, ScaleError> {
+    let rows = db.rows(&format!("{RUN_STATE}{run}"))?;
+    run_state_of(rows, run)
+}
+
+/// The coordinator's sign of life (workers stop after [`COORDINATOR_SILENCE_S`] without one).
+pub fn coordinator_alive(db: &mut Db, run: i64) -> Result<(), ScaleError> {
+    db.exec(&format!(
+        "UPDATE pgrig_scale.runs SET coordinator_seen = clock_timestamp() WHERE id = {run}"
+    ))
+}
+
+/// One transaction: the worker's new intervals and its heartbeat; then the run's state.
+pub fn report(
+    db: &mut Db,
+    run: i64,
+    segment: u32,
+    rows: &[Interval],
+) -> Result<RunState, ScaleError> {
+    let mut sql = String::from("BEGIN;");
+    for i in rows {
+        sql.push_str(&format!(
+            "INSERT INTO pgrig_scale.intervals (run_id, segment, seq, ok, failed, skipped, \
+             retried, retries, latency_sum_us, cpu_s, histogram) VALUES \
+             ({run}, {segment}, {}, {}, {}, {}, {}, {}, {}, {}, {});",
+            i.seq,
+            i.ok,
+            i.failed,
+            i.skipped,
+            i.retried,
+            i.retries,
+            i.latency_sum_us,
+            i.cpu_s,
+            i.histogram.as_deref().map_or("NULL".to_string(), lit)
+        ));
+    }
+    sql.push_str(&format!(
+        "UPDATE pgrig_scale.workers SET last_seen = clock_timestamp(), state = 'running' \
+         WHERE run_id = {run} AND segment = {segment} AND state <> 'done'; COMMIT; \
+         {RUN_STATE}{run}"
+    ));
+    let rows = db.rows(&sql)?;
+    run_state_of(rows, run)
+}
+
+/// The worker's end: its result (state `done`) or what went wrong (state `failed`).
+pub fn finish(
+    db: &mut Db,
+    run: i64,
+    segment: u32,
+    outcome: Result<&str, &str>,
+) -> Result<(), ScaleError> {
+    let (state, result, error) = match outcome {
+        Ok(r) => ("done", lit(r), "NULL".to_string()),
+        Err(e) => ("failed", "NULL".to_string(), lit(e)),
+    };
+    db.exec(&format!(
+        "UPDATE pgrig_scale.workers SET state = '{state}', result = {result}, error = {error}, \
+         last_seen = clock_timestamp() WHERE run_id = {run} AND segment = {segment}"
+    ))
+}

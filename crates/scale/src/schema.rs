@@ -1,0 +1,55 @@
+//! The coordination schema `pgrig_scale`, created by the coordinator when missing: one row per
+//! run (its arguments, seed, segment count, state and shared start instant), one per worker
+//! (registration, clock offset, heartbeat, final statistics) and one per worker and interval
+//! (counts and the interval's latency histogram).
+
+pub const DDL: &str = "
+CREATE SCHEMA IF NOT EXISTS pgrig_scale;
+CREATE TABLE IF NOT EXISTS pgrig_scale.runs (
+    id bigserial PRIMARY KEY,
+    segments integer NOT NULL,
+    args text[] NOT NULL,
+    seed text NOT NULL,
+    interval_ms integer NOT NULL,
+    state text NOT NULL DEFAULT 'waiting'
+        CHECK (state IN ('waiting', 'running', 'stopping', 'finished', 'incomplete', 'failed')),
+    start_at timestamptz,
+    coordinator_seen timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS
+    coordinator_seen timestamptz NOT NULL DEFAULT clock_timestamp();
+CREATE TABLE IF NOT EXISTS pgrig_scale.workers (
+    run_id bigint NOT NULL REFERENCES pgrig_scale.runs ON DELETE CASCADE,
+    segment integer NOT NULL,
+    host text NOT NULL,
+    cores integer NOT NULL,
+    version text NOT NULL,
+    clock_offset_ms double precision NOT NULL,
+    clock_error_ms double precision NOT NULL,
+    state text NOT NULL DEFAULT 'registered'
+        CHECK (state IN ('registered', 'running', 'done', 'failed')),
+    error text,
+    registered_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    last_seen timestamptz NOT NULL DEFAULT clock_timestamp(),
+    result text,
+    PRIMARY KEY (run_id, segment)
+);
+CREATE TABLE IF NOT EXISTS pgrig_scale.intervals (
+    id bigserial PRIMARY KEY,
+    run_id bigint NOT NULL,
+    segment integer NOT NULL,
+    seq integer NOT NULL,
+    ok bigint NOT NULL,
+    failed bigint NOT NULL,
+    skipped bigint NOT NULL,
+    retried bigint NOT NULL,
+    retries bigint NOT NULL,
+    latency_sum_us double precision NOT NULL,
+    cpu_s double precision NOT NULL,
+    histogram text,
+    written_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    UNIQUE (run_id, segment, seq),
+    FOREIGN KEY (run_id, segment) REFERENCES pgrig_scale.workers ON DELETE CASCADE
+);
+";

@@ -1,0 +1,110 @@
+//! sysbench 1.0.20's OLTP family as native workloads: the 11 tests with sysbench's statements
+//! (byte for byte as its pgsql driver sends them), per-event statement counts and order, its
+//! options and defaults, random numbers, dataset and ignorable errors.
+//!
+//! * [`options`]: the option table (names, defaults, help) and [`Settings`].
+//! * [`rand`]: the PRNG and `--rand-type` distributions.
+//! * [`sql`]: the statement texts and sysbench's read/write/other classes.
+//! * [`workload`]: the catalogue and shared state; [`oltp`] and [`special`]: the programs.
+//! * [`dataset`]: `prepare` (a `LoadPlan`) and `cleanup`.
+//!
+//! `--db-ps-mode=disable` is the simple query mode ([`Settings::ps_disabled`]; the caller sets
+//! the run's query mode): values are inlined as sysbench's client-side emulation writes them.
+
+pub mod dataset;
+pub mod oltp;
+pub mod options;
+pub mod rand;
+pub mod special;
+pub mod sql;
+pub mod workload;
+
+use std::sync::Arc;
+
+use crate::options::{OptionError, Options};
+use crate::Native;
+
+pub use options::{options_for, OptionGroup, OptionKind, OptionSpec, Settings};
+pub use sql::{classify, nominal_class, returns_rows, QueryClass};
+pub use workload::SysbenchWorkload;
+
+/// The tests, by sysbench's names.
+pub const TESTS: [&str; 11] = [
+    "bulk_insert",
+    "oltp_delete",
+    "oltp_insert",
+    "oltp_point_select",
+    "oltp_read_only",
+    "oltp_read_write",
+    "oltp_update_index",
+    "oltp_update_non_index",
+    "oltp_write_only",
+    "select_random_points",
+    "select_random_ranges",
+];
+
+/// One of the tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Test {
+    BulkInsert,
+    OltpDelete,
+    OltpInsert,
+    OltpPointSelect,
+    OltpReadOnly,
+    OltpReadWrite,
+    OltpUpdateIndex,
+    OltpUpdateNonIndex,
+    OltpWriteOnly,
+    SelectRandomPoints,
+    SelectRandomRanges,
+}
+
+const ALL: [Test; 11] = [
+    Test::BulkInsert,
+    Test::OltpDelete,
+    Test::OltpInsert,
+    Test::OltpPointSelect,
+    Test::OltpReadOnly,
+    Test::OltpReadWrite,
+    Test::OltpUpdateIndex,
+    Test::OltpUpdateNonIndex,
+    Test::OltpWriteOnly,
+    Test::SelectRandomPoints,
+    Test::SelectRandomRanges,
+];
+
+impl Test {
+    pub fn parse(name: &str) -> Option<Test> {
+        TESTS.iter().position(|t| *t == name).map(|i| ALL[i])
+    }
+
+    pub fn name(self) -> &'static str {
+        TESTS[ALL.iter().position(|t| *t == self).unwrap_or(0)]
+    }
+}
+
+/// The test names (for the family table).
+pub fn names() -> Vec<&'static str> {
+    TESTS.to_vec()
+}
+
+/// The settings `options` give `test` (the caller reads `ps_disabled`, `threads`, ...).
+pub fn settings(test: &str, options: &Options) -> Result<Settings, OptionError> {
+    let t = Test::parse(test).ok_or_else(|| {
+        OptionError::new(format!(
+            "unknown sysbench test \"{test}\" (tests: {})",
+            TESTS.join(", ")
+        ))
+    })?;
+    Settings::parse(t, options)
+}
+
+/// Builds `test` from `options`: the workload, `prepare`'s plan and `cleanup`'s statements.
+pub fn build(test: &str, options: &Options) -> Result<Native, OptionError> {
+    let s = settings(test, options)?;
+    Ok(Native {
+        load: dataset::load_plan(&s),
+        cleanup: dataset::cleanup(&s),
+        workload: Arc::new(SysbenchWorkload::new(s)),
+    })
+}

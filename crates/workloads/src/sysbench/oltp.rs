@@ -1,0 +1,131 @@
+//! The OLTP tests' transaction program (oltp_read_write, _read_only, _write_only,
+//! _point_select, _update_index, _update_non_index, _delete): it walks the plan's groups; each
+//! group picks one random table and runs its statements on it, with ids from the `--rand-type`
+//! distribution over `1..table_size`, ranges `id .. id + range_size - 1`, new `c`/`pad` digit
+//! groups, and each delete followed by the insert of the same id with a new `k`, `c` and `pad`.
+//!
+//! A retried event draws new values, as sysbench's restarted event does (replaying a unique
+//! violation's id would fail again).
+
+use std::sync::Arc;
+
+use pgrig_engine::workload::{Params, Reply, Step, TxProgram};
+
+use super::rand::Rng;
+use super::sql::{Kind, C_TEMPLATE, PAD_TEMPLATE};
+use super::workload::{Group, Shared};
+use super::Test;
+
+/// One client's OLTP program.
+pub struct Oltp {
+    sh: Arc<Shared>,
+    rng: Rng,
+    /// the plan's group being run
+    group: usize,
+    /// statements of the group run so far
+    done: u32,
+    table: u32,
+    /// the insert owed after a delete: its id and k
+    pending_insert: Option<(u32, u32)>,
+}
+
+impl Oltp {
+    pub fn new(sh: Arc<Shared>, rng: Rng) -> Oltp {
+        Oltp {
+            sh,
+            rng,
+            group: 0,
+            done: 0,
+            table: 1,
+            pending_insert: None,
+        }
+    }
+
+    fn id(&mut self) -> u32 {
+        let size = self.sh.settings.table_size;
+        self.sh.settings.dist.default_value(&mut self.rng, 1, size)
+    }
+
+    /// Writes the parameters of one `kind` statement and returns it.
+    fn run(&mut self, kind: Kind, params: &mut Params) -> Step {
+        let id = self.id();
+        match kind {
+            Kind::PointSelect | Kind::IndexUpdate => {
+                params.int(i64::from(id));
+            }
+            Kind::SimpleRange | Kind::SumRange | Kind::OrderRange | Kind::DistinctRange => {
+                let end = i64::from(id) + i64::from(self.sh.settings.range_size) - 1;
+                params.int(i64::from(id)).int(end);
+            }
+            Kind::NonIndexUpdate => {
+                let rng = &mut self.rng;
+                params
+                    .text_with(|b| rng.string_into(C_TEMPLATE, b))
+                    .int(i64::from(id));
+            }
+            Kind::Delete => {
+                // oltp_delete deletes only; the others' deletes come with their insert
+                if self.sh.settings.test != Test::OltpDelete {
+                    let k = self.id();
+                    self.pending_insert = Some((id, k));
+                }
+                params.int(i64::from(id));
+            }
+            Kind::Insert => {}
+        }
+        Step::Run(self.sh.stmt(kind, self.table))
+    }
+
+    fn insert(&mut self, id: u32, k: u32, params: &mut Params) -> Step {
+        let rng = &mut self.rng;
+        params
+            .int(i64::from(id))
+            .int(i64::from(k))
+            .text_with(|b| rng.string_into(C_TEMPLATE, b))
+            .text_with(|b| rng.string_into(PAD_TEMPLATE, b));
+        Step::Run(self.sh.stmt(Kind::Insert, self.table))
+    }
+}
+
+impl TxProgram for Oltp {
+    fn begin(&mut self, _tx: usize, _retry: bool) {
+        self.group = 0;
+        self.done = 0;
+        self.pending_insert = None;
+    }
+
+    fn step(&mut self, _reply: Option<&Reply<'_>>, params: &mut Params) -> Step {
+        if let Some((id, k)) = self.pending_insert.take() {
+            return self.insert(id, k, params);
+        }
+        loop {
+            let Some(&group) = self.sh.plan.get(self.group) else {
+                return Step::Done;
+            };
+            match group {
+                Group::Begin | Group::Commit => {
+                    self.group += 1;
+                    let s = if group == Group::Begin {
+                        self.sh.begin
+                    } else {
+                        self.sh.commit
+                    };
+                    return Step::Run(s);
+                }
+                Group::Repeat(kind, count) => {
+                    if self.done == count {
+                        self.group += 1;
+                        self.done = 0;
+                        continue;
+                    }
+                    if self.done == 0 {
+                        let tables = self.sh.settings.tables;
+                        self.table = self.rng.uniform(1, tables);
+                    }
+                    self.done += 1;
+                    return self.run(kind, params);
+                }
+            }
+        }
+    }
+}

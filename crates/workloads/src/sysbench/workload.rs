@@ -1,0 +1,225 @@
+//! One sysbench test as a [`Workload`]: its catalogue (every statement once per table, in the
+//! order the test prepares them, BEGIN/COMMIT as simple statements), the plan of statement
+//! groups an OLTP event runs, and the state its clients share (settings, statement ids, the
+//! unique-number sequence).
+
+use std::sync::Arc;
+
+use pgrig_engine::workload::{
+    Catalogue, ClientSeed, Statement, StmtId, TxProgram, TxType, Workload,
+};
+
+use super::options::Settings;
+use super::rand::{Rng, Unique};
+use super::sql::{self, Kind};
+use super::{oltp, special, Test};
+
+/// One step of an OLTP event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    Begin,
+    /// `count` statements of a kind on one random table (`Kind::Delete` = delete + insert
+    /// pairs).
+    Repeat(Kind, u32),
+    Commit,
+}
+
+/// What every client of a run shares.
+#[derive(Debug)]
+pub struct Shared {
+    pub settings: Settings,
+    pub plan: Vec<Group>,
+    pub begin: StmtId,
+    pub commit: StmtId,
+    /// Statement id on `sbtest1` per kind (table `t` is `+ t - 1`).
+    pub first: [StmtId; 9],
+    /// The test's single statement (oltp_insert: per table), for the non-OLTP programs.
+    pub single: StmtId,
+    pub unique: Unique,
+}
+
+impl Shared {
+    pub fn stmt(&self, kind: Kind, table: u32) -> StmtId {
+        self.first[kind as usize] + (table - 1) as StmtId
+    }
+}
+
+/// A sysbench test ready to run.
+#[derive(Debug)]
+pub struct SysbenchWorkload {
+    catalogue: Catalogue,
+    shared: Arc<Shared>,
+}
+
+/// The statement groups of each OLTP test's event, in sysbench's order.
+fn plan(s: &Settings) -> Vec<Group> {
+    use Group::Repeat;
+    let ranges = |v: &mut Vec<Group>| {
+        if s.range_selects {
+            v.extend([
+                Repeat(Kind::SimpleRange, s.simple_ranges),
+                Repeat(Kind::SumRange, s.sum_ranges),
+                Repeat(Kind::OrderRange, s.order_ranges),
+                Repeat(Kind::DistinctRange, s.distinct_ranges),
+            ]);
+        }
+    };
+    let writes = |v: &mut Vec<Group>| {
+        v.extend([
+            Repeat(Kind::IndexUpdate, s.index_updates),
+            Repeat(Kind::NonIndexUpdate, s.non_index_updates),
+            Repeat(Kind::Delete, s.delete_inserts),
+        ]);
+    };
+    let mut v = Vec::new();
+    let trx = !s.skip_trx
+        && matches!(
+            s.test,
+            Test::OltpReadWrite | Test::OltpReadOnly | Test::OltpWriteOnly
+        );
+    if trx {
+        v.push(Group::Begin);
+    }
+    match s.test {
+        Test::OltpReadWrite => {
+            v.push(Repeat(Kind::PointSelect, s.point_selects));
+            ranges(&mut v);
+            writes(&mut v);
+        }
+        Test::OltpReadOnly => {
+            v.push(Repeat(Kind::PointSelect, s.point_selects));
+            ranges(&mut v);
+        }
+        Test::OltpWriteOnly => writes(&mut v),
+        Test::OltpPointSelect => v.push(Repeat(Kind::PointSelect, 1)),
+        Test::OltpUpdateIndex => v.push(Repeat(Kind::IndexUpdate, s.index_updates)),
+        Test::OltpUpdateNonIndex => v.push(Repeat(Kind::NonIndexUpdate, s.non_index_updates)),
+        Test::OltpDelete => v.push(Repeat(Kind::Delete, 1)),
+        _ => {}
+    }
+    if trx {
+        v.push(Group::Commit);
+    }
+    v
+}
+
+/// The kinds a test prepares, in sysbench's order of preparation.
+fn kinds(s: &Settings) -> Vec<Kind> {
+    let ranges = [
+        Kind::SimpleRange,
+        Kind::SumRange,
+        Kind::OrderRange,
+        Kind::DistinctRange,
+    ];
+    let writes = [
+        Kind::IndexUpdate,
+        Kind::NonIndexUpdate,
+        Kind::Delete,
+        Kind::Insert,
+    ];
+    let mut v = Vec::new();
+    match s.test {
+        Test::OltpReadWrite | Test::OltpReadOnly => {
+            v.push(Kind::PointSelect);
+            if s.range_selects {
+                v.extend(ranges);
+            }
+            if s.test == Test::OltpReadWrite {
+                v.extend(writes);
+            }
+        }
+        Test::OltpWriteOnly => v.extend(writes),
+        Test::OltpPointSelect => v.push(Kind::PointSelect),
+        Test::OltpUpdateIndex => v.push(Kind::IndexUpdate),
+        Test::OltpUpdateNonIndex => v.push(Kind::NonIndexUpdate),
+        Test::OltpDelete => v.push(Kind::Delete),
+        _ => {}
+    }
+    v
+}
+
+impl SysbenchWorkload {
+    pub fn new(settings: Settings) -> SysbenchWorkload {
+        let mut cat = Catalogue::default();
+        let mut first = [StmtId::MAX; 9];
+        let (mut begin, mut commit) = (StmtId::MAX, StmtId::MAX);
+        let trx = !settings.skip_trx
+            && matches!(
+                settings.test,
+                Test::OltpReadWrite | Test::OltpReadOnly | Test::OltpWriteOnly
+            );
+        if trx {
+            begin = cat.add(Statement::simple("begin", sql::BEGIN));
+        }
+        for kind in kinds(&settings) {
+            for t in 1..=settings.tables {
+                let id = cat.add(Statement::new(
+                    format!("sbtest{t}.{}", kind.key()),
+                    kind.sql(t),
+                ));
+                if t == 1 {
+                    first[kind as usize] = id;
+                }
+            }
+        }
+        if trx {
+            commit = cat.add(Statement::simple("commit", sql::COMMIT));
+        }
+        let single = special::add_statements(&settings, &mut cat);
+        cat.transactions.push(TxType {
+            name: settings.test.name().to_string(),
+            weight: 1,
+            statements: (0..cat.statements.len() as StmtId).collect(),
+        });
+        let shared = Shared {
+            plan: plan(&settings),
+            unique: Unique::new(settings.rand_seed),
+            settings,
+            begin,
+            commit,
+            first,
+            single,
+        };
+        SysbenchWorkload {
+            catalogue: cat,
+            shared: Arc::new(shared),
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.shared.settings
+    }
+}
+
+impl Workload for SysbenchWorkload {
+    fn name(&self) -> &str {
+        self.shared.settings.test.name()
+    }
+
+    fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    fn client(&self, seed: ClientSeed) -> Box<dyn TxProgram> {
+        let s = &self.shared.settings;
+        let run_seed = if s.rand_seed != 0 {
+            s.rand_seed
+        } else {
+            seed.seed
+        };
+        let rng = Rng::new(run_seed, u64::from(seed.id) + 1);
+        match s.test {
+            Test::OltpInsert
+            | Test::SelectRandomPoints
+            | Test::SelectRandomRanges
+            | Test::BulkInsert => special::client(self.shared.clone(), rng, seed),
+            _ => Box::new(oltp::Oltp::new(self.shared.clone(), rng)),
+        }
+    }
+
+    /// sysbench's pgsql driver rolls back and restarts the event on deadlocks, unique
+    /// violations and serialization failures ("ignored errors").
+    fn retryable(&self, sqlstate: &str) -> bool {
+        matches!(sqlstate, "40001" | "40P01" | "23505")
+    }
+}
