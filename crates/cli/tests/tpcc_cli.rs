@@ -1,7 +1,8 @@
 //! `pgrig tpcc load|check` and `pgrig run --workload tpcc` on a real server: the load reports
 //! its rows, the check passes every condition on the loaded database and fails (exit 1) naming
 //! the condition and the key of a corrupted row, a run through `pgrig run` leaves the conditions
-//! holding, and a database without the tables is an error with a hint.
+//! holding (its summary carrying NOPM), a database without the tables is an error with a hint,
+//! and the example study (warehouses × clients) runs every point.
 
 use std::process::Command;
 
@@ -51,6 +52,13 @@ fn load_then_check_passes_and_a_corrupted_row_fails_its_condition() {
         ],
     );
     assert!(out.success(), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("NOPM (New-Orders/min, no-wait mode; not tpmC): "),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("stock_level"), "{}", out.stdout);
     let out = pgrig(&db, &["tpcc", "check", "--warehouses", "1"]);
     assert!(out.success(), "{out:?}");
 
@@ -113,4 +121,39 @@ fn bad_load_options_are_usage_errors() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn the_tpcc_scaling_example_study_runs_every_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tpcc.db");
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/studies");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    c.current_dir(&examples)
+        .args(["study", "tpcc_scaling.toml", "--store"])
+        .arg(&store)
+        .args([
+            "--set",
+            "workload.duration=1s",
+            "--set",
+            "matrix.\"options.warehouses\"=[1, 2]",
+            "--set",
+            "matrix.clients=[1, 2]",
+        ]);
+    for v in ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE"] {
+        c.env_remove(v);
+    }
+    let out = run(c);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let mut e = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    e.args(["results", "export", "--format", "json", "--store"])
+        .arg(&store);
+    let out = run(e);
+    let runs: serde_json::Value = serde_json::from_str(&out.stdout).expect("json export");
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 4, "{out:?}");
+    for r in runs {
+        assert!(r["tps"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["aborted_clients"].as_u64(), Some(0), "{r}");
+    }
 }
