@@ -45,6 +45,7 @@ fn main() -> ExitCode {
             Some("study") => stdout_status(study::main(&args[1..])),
             Some("results") => stdout_status(results::main(&args[1..])),
             Some("compare") => stdout_status(compare::main(&args[1..])),
+            Some("tpcc") => stdout_status(pgrig_cli::tpcc::main(&args[1..])),
             Some("report") => stdout_status(pgrig_cli::html_report::main(&args[1..])),
             Some("--version") | Some("-V") => {
                 println!("pgrig {}", env!("CARGO_PKG_VERSION"));
@@ -78,6 +79,7 @@ Usage:
   pgrig results list|summary|show|export   the runs in the results store (export --format json|csv)
   pgrig compare A B [--metric tps,p99]     is the difference between two selections of runs real?
   pgrig report [STUDY|RUN-ID|FILE ...]     charts as one self-contained HTML page (-o FILE, --svg DIR)
+  pgrig tpcc load|check                    TPC-C's dataset and its consistency conditions
   pgrig --version
 
 Run \"pgrig bench --help\" or \"pgrig run --help\" for the options of each command.

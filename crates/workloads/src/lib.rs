@@ -10,6 +10,7 @@
 
 pub mod options;
 pub mod sysbench;
+pub mod tpcc;
 pub mod ycsb;
 
 use std::sync::Arc;
@@ -56,6 +57,11 @@ const FAMILIES: &[Family] = &[
         names: ycsb::names,
         build: ycsb::build,
         report: |doc, _| ycsb::summary_lines(doc),
+    },
+    Family {
+        names: tpcc::names,
+        build: tpcc::build,
+        report: |doc, options| tpcc::metrics::lines_for(doc, options).unwrap_or_default(),
     },
 ];
 

@@ -1,0 +1,159 @@
+//! `pgrig tpcc load|check` and `pgrig run --workload tpcc` on a real server: the load reports
+//! its rows, the check passes every condition on the loaded database and fails (exit 1) naming
+//! the condition and the key of a corrupted row, a run through `pgrig run` leaves the conditions
+//! holding (its summary carrying NOPM), a database without the tables is an error with a hint,
+//! and the example study (warehouses × clients) runs every point.
+
+use std::process::Command;
+
+use pgrig_testkit::{fresh_db, run, TestDb};
+
+fn pgrig(db: &TestDb, args: &[&str]) -> pgrig_testkit::CmdOutput {
+    let mut c: Command = db.command(env!("CARGO_BIN_EXE_pgrig"));
+    c.args(args);
+    run(c)
+}
+
+#[test]
+fn load_then_check_passes_and_a_corrupted_row_fails_its_condition() {
+    let db = fresh_db("tpcc_cli");
+    let out = pgrig(
+        &db,
+        &["tpcc", "load", "--warehouses", "1", "--load-jobs", "2"],
+    );
+    assert!(out.success(), "{out:?}");
+    assert!(
+        out.stdout.contains("tpcc: 1 warehouse(s) loaded done in"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("rows/s"), "{}", out.stdout);
+
+    let out = pgrig(&db, &["tpcc", "check", "--warehouses", "1", "--initial"]);
+    assert!(out.success(), "{out:?}");
+    assert_eq!(out.stdout.matches(" pass ").count(), 13, "{}", out.stdout);
+    assert!(out.stdout.contains("all 12 consistency conditions hold"));
+
+    // a run through pgrig run keeps the conditions (11 no longer holds after deliveries)
+    let out = pgrig(
+        &db,
+        &[
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "warehouses=1",
+            "-c",
+            "2",
+            "-T",
+            "3s",
+        ],
+    );
+    assert!(out.success(), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("NOPM (New-Orders/min, no-wait mode; not tpmC): "),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("stock_level"), "{}", out.stdout);
+    let out = pgrig(&db, &["tpcc", "check", "--warehouses", "1"]);
+    assert!(out.success(), "{out:?}");
+
+    db.psql("update warehouse set w_ytd = w_ytd + 0.01 where w_id = 1");
+    let out = pgrig(&db, &["tpcc", "check", "--warehouses", "2"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("warehouses  FAIL  1 warehouse(s), but --warehouses 2 was given"),
+        "{}",
+        out.stdout
+    );
+    let fail: Vec<&str> = out.stdout.lines().filter(|l| l.contains("FAIL")).collect();
+    assert_eq!(fail.len(), 3, "{}", out.stdout);
+    assert!(
+        fail[1].starts_with("3.3.2.1  FAIL") && fail[1].contains("w_id=1"),
+        "{}",
+        fail[1]
+    );
+    assert!(
+        fail[2].starts_with("3.3.2.8  FAIL") && fail[2].contains("w_id=1"),
+        "{}",
+        fail[2]
+    );
+    assert!(
+        out.stderr.contains("2 of 11 consistency conditions failed"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn check_without_the_tables_is_an_error_with_a_hint() {
+    let db = fresh_db("tpcc_cli_empty");
+    let out = pgrig(&db, &["tpcc", "check"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.contains("relation \"warehouse\" does not exist")
+            || out.stderr.contains("does not exist"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("hint: load the tables first"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn bad_load_options_are_usage_errors() {
+    let db = fresh_db("tpcc_cli_usage");
+    let out = pgrig(&db, &["tpcc", "load", "--warehouses", "0"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("\"warehouses\""), "{}", out.stderr);
+    let out = pgrig(&db, &["tpcc", "lod"]);
+    assert_eq!(out.code, Some(1));
+    assert!(
+        out.stderr.contains("unrecognized subcommand"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn the_tpcc_scaling_example_study_runs_every_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tpcc.db");
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/studies");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    c.current_dir(&examples)
+        .args(["study", "tpcc_scaling.toml", "--store"])
+        .arg(&store)
+        .args([
+            "--set",
+            "workload.duration=1s",
+            "--set",
+            "matrix.\"options.warehouses\"=[1, 2]",
+            "--set",
+            "matrix.clients=[1, 2]",
+        ]);
+    for v in ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE"] {
+        c.env_remove(v);
+    }
+    let out = run(c);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let mut e = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    e.args(["results", "export", "--format", "json", "--store"])
+        .arg(&store);
+    let out = run(e);
+    let runs: serde_json::Value = serde_json::from_str(&out.stdout).expect("json export");
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 4, "{out:?}");
+    for r in runs {
+        assert!(r["tps"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["aborted_clients"].as_u64(), Some(0), "{r}");
+    }
+}

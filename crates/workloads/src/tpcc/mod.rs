@@ -1,0 +1,163 @@
+//! TPC-C (standard specification revision 5.11) on the native workload interface.
+//!
+//! * [`schema`]: the nine tables, keys and indexes (optionally range partitioned by warehouse);
+//!   [`load`]: the initial population as stateless row sources; [`copyrow`]: COPY rows;
+//!   [`rand`]: NURand, the syllable last names and the other value rules.
+//! * [`sql`]: the five transactions' statements; [`input`]: their input generation;
+//!   [`new_order`], [`payment`], [`order_status`], [`delivery`], [`stock_level`]: their
+//!   programs; [`client`]: the card deck, warehouses per mode, keying and think times.
+//! * [`check`]: the consistency conditions of clause 3.3.2; [`metrics`]: tpmC / NOPM and the
+//!   response-time limits from a run document.
+//!
+//! Options: `warehouses` (1), `partitions` (0 = none), `mode` (`nowait`: clients spread over
+//! all warehouses, no wait, reported as NOPM; `terminals`: 10 terminals per warehouse with
+//! keying and think times, tpmC-like), `load_seed` (the dataset's seed, which fixes the
+//! load-time NURand constants: give the same one to the run), `think_scale` (1; multiplies the
+//! keying and think times — anything but 1 is not the specification's).
+
+pub mod check;
+pub mod client;
+pub mod copyrow;
+pub mod delivery;
+pub mod input;
+pub mod load;
+pub mod metrics;
+pub mod new_order;
+pub mod order_status;
+pub mod payment;
+pub mod rand;
+pub mod schema;
+pub mod sql;
+pub mod stock_level;
+
+use std::sync::Arc;
+
+use pgrig_engine::workload::{Catalogue, ClientSeed, TxProgram, Workload};
+
+use crate::{Native, OptionError, Options};
+use rand::NurandC;
+
+/// The options every TPC-C workload is built from.
+pub const OPTIONS: [&str; 5] = [
+    "warehouses",
+    "partitions",
+    "mode",
+    "load_seed",
+    "think_scale",
+];
+
+/// The default dataset seed.
+pub const DEFAULT_LOAD_SEED: u64 = 15_011_992;
+
+/// How clients run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Any number of clients, no keying or think time, spread over all warehouses (NOPM).
+    NoWait,
+    /// The specification's terminals: 10 per warehouse, each bound to its warehouse and
+    /// district, with keying and think times (tpmC-like).
+    Terminals,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::NoWait => "nowait",
+            Mode::Terminals => "terminals",
+        }
+    }
+}
+
+/// TPC-C's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    pub warehouses: i64,
+    pub partitions: i64,
+    pub mode: Mode,
+    pub load_seed: u64,
+    pub think_scale: f64,
+}
+
+impl Config {
+    pub fn from_options(o: &Options) -> Result<Self, OptionError> {
+        o.check_known("tpcc", &OPTIONS)?;
+        let warehouses = o.u64("warehouses", 1)?;
+        if !(1..=100_000).contains(&warehouses) {
+            return Err(OptionError::new(format!(
+                "invalid value \"{warehouses}\" for option \"warehouses\": expected 1..100000"
+            )));
+        }
+        let think_scale = o.f64("think_scale", 1.0)?;
+        if think_scale < 0.0 {
+            return Err(OptionError::new(
+                "invalid value for option \"think_scale\": expected a number >= 0",
+            ));
+        }
+        let mode = match o.choice("mode", "nowait", &["nowait", "terminals"])? {
+            "terminals" => Mode::Terminals,
+            _ => Mode::NoWait,
+        };
+        Ok(Config {
+            warehouses: warehouses as i64,
+            partitions: o.u64("partitions", 0)? as i64,
+            mode,
+            load_seed: o.u64("load_seed", DEFAULT_LOAD_SEED)?,
+            think_scale,
+        })
+    }
+}
+
+/// The TPC-C workload.
+#[derive(Debug)]
+pub struct Tpcc {
+    pub cfg: Config,
+    catalogue: Catalogue,
+}
+
+impl Tpcc {
+    pub fn new(cfg: Config) -> Self {
+        Tpcc {
+            cfg,
+            catalogue: sql::catalogue(),
+        }
+    }
+}
+
+impl Workload for Tpcc {
+    fn name(&self) -> &str {
+        "tpcc"
+    }
+
+    fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    fn client(&self, seed: ClientSeed) -> Box<dyn TxProgram> {
+        let c = NurandC::run(NurandC::load(self.cfg.load_seed), seed.seed);
+        Box::new(client::Client::new(self.cfg, c, seed))
+    }
+
+    fn preflight(&self) -> Vec<String> {
+        let w = self.cfg.warehouses;
+        vec![format!(
+            "DO $$ DECLARE n bigint; BEGIN SELECT count(*) INTO n FROM warehouse; \
+             IF n <> {w} THEN RAISE EXCEPTION 'tpcc: the database has % warehouses but the run was given warehouses={w}', n \
+             USING HINT = 'load with \"pgrig tpcc load --warehouses {w}\" or give warehouses=' || n; END IF; END $$"
+        )]
+    }
+}
+
+/// The workload names this family answers to.
+pub fn names() -> Vec<&'static str> {
+    vec!["tpcc"]
+}
+
+/// Builds TPC-C from `options`.
+pub fn build(_name: &str, options: &Options) -> Result<Native, OptionError> {
+    let cfg = Config::from_options(options)?;
+    Ok(Native {
+        workload: Arc::new(Tpcc::new(cfg)),
+        load: load::plan(cfg.warehouses, cfg.partitions, cfg.load_seed),
+        cleanup: schema::drop(),
+    })
+}
