@@ -25,6 +25,6 @@ pub mod report_compare;
 pub mod run;
 pub mod server;
 pub mod sink;
+pub mod sysbench;
 pub mod tpcc;
 pub mod worker;
-pub mod sysbench;

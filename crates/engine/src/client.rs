@@ -67,8 +67,13 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
         let mut now = now;
         if let Some(delay) = c.program.as_mut().map(|p| p.delay_us(script)) {
             if delay > 0 {
-                // keying and think time: outside the transaction's latency
-                sleep_until_us(sh, now + delay as i64).await;
+                // keying and think time: outside the transaction's latency; cut at -T's end
+                // and by a stop request
+                let until = now + delay as i64;
+                let until = sh.end_us().map_or(until, |end| until.min(end));
+                while sh.now_us() < until && !sh.stopped() {
+                    sleep_until_us(sh, (sh.now_us() + 100_000).min(until)).await;
+                }
                 now = sh.now_us();
                 if done(sh, c, now) {
                     return ClientEnd::Finished;

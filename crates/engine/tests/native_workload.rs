@@ -29,6 +29,8 @@ struct Bank {
     give_up: bool,
     /// a new connection after every this many transactions (0: never)
     reconnect_every: u64,
+    /// think time before every transaction, µs
+    think_us: u64,
 }
 
 const BEGIN: StmtId = 0;
@@ -83,6 +85,7 @@ impl Bank {
             cat,
             give_up,
             reconnect_every: 0,
+            think_us: 0,
         }
     }
 }
@@ -106,6 +109,7 @@ impl Workload for Bank {
             tries: 0,
             reconnect_every: self.reconnect_every,
             done: 0,
+            think_us: self.think_us,
         })
     }
 }
@@ -121,9 +125,14 @@ struct Teller {
     tries: u32,
     reconnect_every: u64,
     done: u64,
+    think_us: u64,
 }
 
 impl TxProgram for Teller {
+    fn delay_us(&mut self, _tx: usize) -> u64 {
+        self.think_us
+    }
+
     fn reconnect(&mut self) -> bool {
         self.done += 1;
         self.reconnect_every > 0 && self.done.is_multiple_of(self.reconnect_every)
@@ -317,6 +326,48 @@ fn a_program_asking_to_reconnect_gets_a_new_session_and_keeps_its_prepared_state
         "every 4th of 20 transactions per client"
     );
     assert_eq!(total_balance(&db), ACCOUNTS * 1000);
+}
+
+#[test]
+fn think_time_is_outside_the_latency_and_ends_with_the_run() {
+    let db = bank_db("native_think");
+    let mut bank = Bank::new(false, false);
+    bank.think_us = 400_000;
+    let mut cfg = config(&db, bank, QueryMode::Prepared, 2, 0);
+    cfg.duration = Duration::Seconds(1);
+    cfg.max_tries = 100;
+    let t0 = std::time::Instant::now();
+    let r = run_bench(cfg, Arc::new(Recorder::default()), &StopHandle::default()).expect("run");
+    let took = t0.elapsed().as_secs_f64();
+    let doc = RunDocument::of(&r);
+    // two clients thinking 0.4 s before each transaction: 2 each in 1 s
+    assert!(
+        (2..=6).contains(&doc.transactions.ok),
+        "{}",
+        doc.transactions.ok
+    );
+    assert!(
+        doc.latency_ms.max < 300.0,
+        "think time not in the latency: {}",
+        doc.latency_ms.max
+    );
+    assert!(
+        took < 3.0,
+        "the last think time was cut at the end of -T: {took} s"
+    );
+    bank_think_long(&db);
+}
+
+/// A think time far longer than -T ends with the run, not after it.
+fn bank_think_long(db: &TestDb) {
+    let mut bank = Bank::new(false, false);
+    bank.think_us = 30_000_000;
+    let mut cfg = config(db, bank, QueryMode::Prepared, 1, 0);
+    cfg.duration = Duration::Seconds(1);
+    let t0 = std::time::Instant::now();
+    let r = run_bench(cfg, Arc::new(Recorder::default()), &StopHandle::default()).expect("run");
+    assert_eq!(r.aborted_clients, 0);
+    assert!(t0.elapsed().as_secs_f64() < 3.0, "{:?}", t0.elapsed());
 }
 
 #[test]
