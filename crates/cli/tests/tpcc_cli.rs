@@ -155,5 +155,9 @@ fn the_tpcc_scaling_example_study_runs_every_point() {
     for r in runs {
         assert!(r["tps"].as_f64().unwrap() > 0.0, "{r}");
         assert_eq!(r["aborted_clients"].as_u64(), Some(0), "{r}");
+        // [collect] consistency: conditions 1-10 and 12 checked after the run, all holding
+        let checks = r["consistency"].as_array().expect("consistency checked");
+        assert_eq!(checks.len(), 11, "{r}");
+        assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
     }
 }

@@ -25,6 +25,8 @@ pub struct Collected {
     pub lock_share: f64,
     /// `[collect] profile`: the provenance's `profiles` (null when not profiled)
     pub profiles: Value,
+    /// `[collect] consistency`: `[{check, passed, line}]` (null when not checked)
+    pub consistency: Value,
 }
 
 /// Matrix values of a point as a JSON object.
@@ -93,6 +95,7 @@ pub fn build(
         "wait_events": c.wait_events,
         "server_processes": c.server_processes,
         "relation_sizes": c.relation_sizes,
+        "consistency": c.consistency,
         "per_statement": per_statement,
     });
     RunRecord {

@@ -470,7 +470,35 @@ fn run_round(
         c.server_stats = StatsSnapshot::take(&mut admin)?.delta_json(&b);
     }
     c.relation_sizes = relation_sizes(&mut admin, &collect.relation_sizes)?;
+    if collect.consistency {
+        c.consistency = consistency(ctx, m, point);
+    }
     Ok((result, c))
+}
+
+/// `[collect] consistency`: the native workload's checks after the run, each reported when
+/// it fails; `null` for a workload without checks.
+fn consistency(ctx: &Ctx, m: &Managed, point: &Point) -> Value {
+    let Some(name) = point.workload.workload.as_deref() else {
+        return Value::Null;
+    };
+    match pgrig_workloads::consistency(name, &m.endpoint.conninfo) {
+        None => Value::Null,
+        Some(Err(e)) => {
+            ctx.reporter
+                .info(&format!("consistency checks could not run: {e}"));
+            serde_json::json!({ "error": e })
+        }
+        Some(Ok(checks)) => {
+            for c in checks.iter().filter(|c| !c.passed) {
+                ctx.reporter.info(&format!("consistency: {}", c.line));
+            }
+            checks
+                .iter()
+                .map(|c| serde_json::json!({"check": c.name, "passed": c.passed, "line": c.line}))
+                .collect()
+        }
+    }
 }
 
 /// Every setting not at its built-in default (what the server runs with).

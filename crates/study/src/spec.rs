@@ -173,6 +173,10 @@ pub struct CollectSpec {
     /// With `profile`: pgrig's own process profiled too.
     #[serde(default)]
     pub profile_client: bool,
+    /// A native workload's consistency checks after every run (TPC-C's conditions), stored
+    /// with the run; a failed one is reported.
+    #[serde(default)]
+    pub consistency: bool,
 }
 
 impl Default for CollectSpec {
@@ -185,6 +189,7 @@ impl Default for CollectSpec {
             server_processes: true,
             profile: false,
             profile_client: false,
+            consistency: false,
         }
     }
 }

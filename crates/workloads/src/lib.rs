@@ -43,6 +43,18 @@ struct Family {
     /// The family's own report lines for a finished run (YCSB's `[READ], ...`, TPC-C's tpmC),
     /// printed after pgrig's summary.
     report: fn(&RunDocument, &Options) -> Vec<String>,
+    /// The family's consistency checks after a run (TPC-C's conditions), if it has any.
+    consistency: Option<fn(&pgrig_wire::Config) -> Result<Vec<Check>, String>>,
+}
+
+/// One consistency check after a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    /// what it checks (`3.3.2.1`)
+    pub name: String,
+    pub passed: bool,
+    /// the report line (with the offending keys when it failed)
+    pub line: String,
 }
 
 /// Every family, in the order `names` lists them.
@@ -52,18 +64,50 @@ const FAMILIES: &[Family] = &[
         build: sysbench::build,
         // sysbench's report layout is the `pgrig sysbench` command line's
         report: |_, _| Vec::new(),
+        consistency: None,
     },
     Family {
         names: ycsb::names,
         build: ycsb::build,
         report: |doc, _| ycsb::summary_lines(doc),
+        consistency: None,
     },
     Family {
         names: tpcc::names,
         build: tpcc::build,
         report: |doc, options| tpcc::metrics::lines_for(doc, options).unwrap_or_default(),
+        consistency: Some(tpcc_consistency),
     },
 ];
+
+/// TPC-C's conditions 1–10 and 12 (11 holds only right after the load).
+fn tpcc_consistency(config: &pgrig_wire::Config) -> Result<Vec<Check>, String> {
+    let outcomes = tpcc::check::run(config, false).map_err(|e| e.to_string())?;
+    Ok(outcomes
+        .iter()
+        .map(|o| Check {
+            name: format!("3.3.2.{}", o.condition.number),
+            passed: o.passed(),
+            line: o.line(),
+        })
+        .collect())
+}
+
+/// Runs workload `name`'s consistency checks on the database `conninfo` names; `None` when
+/// its family has none.
+pub fn consistency(name: &str, conninfo: &str) -> Option<Result<Vec<Check>, String>> {
+    let family = FAMILIES.iter().find(|f| (f.names)().contains(&name))?;
+    let check = family.consistency?;
+    let args = pgrig_wire::ConnArgs {
+        dbname: Some(conninfo.to_string()),
+        ..Default::default()
+    };
+    Some(
+        pgrig_wire::Config::from_args(&args, "pgrig")
+            .map_err(|e| e.to_string())
+            .and_then(|c| check(&c)),
+    )
+}
 
 /// Every native workload name.
 pub fn names() -> Vec<&'static str> {
