@@ -44,8 +44,11 @@ struct Family {
     /// printed after pgrig's summary.
     report: fn(&RunDocument, &Options) -> Vec<String>,
     /// The family's consistency checks after a run (TPC-C's conditions), if it has any.
-    consistency: Option<fn(&pgrig_wire::Config) -> Result<Vec<Check>, String>>,
+    consistency: Option<ConsistencyCheck>,
 }
+
+/// A family's consistency checks on a database.
+type ConsistencyCheck = fn(&pgrig_wire::Config) -> Result<Vec<Check>, String>;
 
 /// One consistency check after a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
