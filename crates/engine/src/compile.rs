@@ -26,16 +26,23 @@ pub(crate) struct AutoVars {
     pub random_seed: VarId,
 }
 
+impl AutoVars {
+    /// The automatic variables' slots, first in the table.
+    fn intern(vartable: &mut VarTable) -> AutoVars {
+        AutoVars {
+            scale: vartable.intern("scale"),
+            client_id: vartable.intern("client_id"),
+            default_seed: vartable.intern("default_seed"),
+            random_seed: vartable.intern("random_seed"),
+        }
+    }
+}
+
 /// A native workload's "compiled" form: its transaction types as scripts without commands,
 /// one prepared-statement slot per statement, and the automatic variables (unused).
 pub(crate) fn compile_native(native: &crate::native::NativeRun) -> Compiled {
     let mut vartable = VarTable::new();
-    let auto = AutoVars {
-        scale: vartable.intern("scale"),
-        client_id: vartable.intern("client_id"),
-        default_seed: vartable.intern("default_seed"),
-        random_seed: vartable.intern("random_seed"),
-    };
+    let auto = AutoVars::intern(&mut vartable);
     let scripts = native.scripts();
     Compiled {
         prep_index: scripts.iter().map(|_| Vec::new()).collect(),
@@ -50,12 +57,7 @@ pub(crate) fn compile_native(native: &crate::native::NativeRun) -> Compiled {
 
 pub(crate) fn compile(cfg: &BenchConfig) -> Result<Compiled, EngineError> {
     let mut vartable = VarTable::new();
-    let auto = AutoVars {
-        scale: vartable.intern("scale"),
-        client_id: vartable.intern("client_id"),
-        default_seed: vartable.intern("default_seed"),
-        random_seed: vartable.intern("random_seed"),
-    };
+    let auto = AutoVars::intern(&mut vartable);
     for (name, _) in &cfg.defines {
         vartable.intern(name);
     }

@@ -239,8 +239,7 @@ impl Params {
     /// An integer parameter.
     pub fn int(&mut self, v: i64) -> &mut Self {
         let start = self.buf.len();
-        let mut b = itoa_buf();
-        self.buf.extend_from_slice(format_i64(v, &mut b));
+        push_int(&mut self.buf, v);
         self.push(start, ParamKind::Number)
     }
 
@@ -292,12 +291,15 @@ impl Params {
     }
 }
 
-fn itoa_buf() -> [u8; 20] {
-    [0u8; 20]
+/// Appends the decimal digits of `v` (a `-` first when negative) without allocating: the one
+/// integer formatter of parameters, COPY rows and keys.
+pub fn push_int(buf: &mut Vec<u8>, v: i64) {
+    let mut b = [0u8; 20];
+    buf.extend_from_slice(decimal(v, &mut b));
 }
 
-/// Formats `v` into `b` without allocating; returns the digits.
-fn format_i64(v: i64, b: &mut [u8; 20]) -> &[u8] {
+/// `v` in decimal, written at the end of `b`; returns the digits (with the sign).
+pub fn decimal(v: i64, b: &mut [u8; 20]) -> &[u8] {
     let neg = v < 0;
     let mut n = v.unsigned_abs();
     let mut i = b.len();

@@ -114,24 +114,7 @@ impl RowSource for Rows {
 }
 
 /// Appends the decimal text of `v`.
-pub fn push_int(buf: &mut Vec<u8>, v: i64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    let neg = v < 0;
-    let mut n = v.unsigned_abs();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if neg {
-        buf.push(b'-');
-    }
-    buf.extend_from_slice(&tmp[i..]);
-}
+pub use pgrig_engine::workload::push_int;
 
 #[cfg(test)]
 mod tests {

@@ -89,26 +89,11 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     candidates
         .into_iter()
-        .map(|c| (edit_distance(word, c), c))
+        .map(|c| (pgrig_engine::error::edit_distance(word, c), c))
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| format!(" (did you mean `{c}`?)"))
         .unwrap_or_default()
-}
-
-/// Levenshtein distance in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

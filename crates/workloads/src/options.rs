@@ -139,24 +139,10 @@ fn normalise(key: &str) -> String {
 fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
     known
         .iter()
-        .map(|k| (edit_distance(key, &normalise(k)), *k))
+        .map(|k| (pgrig_engine::error::edit_distance(key, &normalise(k)), *k))
         .filter(|(d, _)| *d <= 2.max(key.len() / 4))
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

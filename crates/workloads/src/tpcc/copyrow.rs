@@ -113,23 +113,7 @@ impl<'a> Row<'a> {
 }
 
 /// Appends the decimal digits of `v`.
-pub fn push_int(buf: &mut Vec<u8>, v: i64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    let mut n = v.unsigned_abs();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if v < 0 {
-        buf.push(b'-');
-    }
-    buf.extend_from_slice(&tmp[i..]);
-}
+pub use pgrig_engine::workload::push_int;
 
 /// Appends `v / 10^scale` as decimal text (`-0.05`, `12.30`).
 pub fn push_decimal(buf: &mut Vec<u8>, v: i64, scale: u32) {

@@ -3,6 +3,8 @@
 //! YCSB's default), left-padded with zeros to `zeropadding` digits. Written into a caller's
 //! buffer: building a key never allocates.
 
+use pgrig_engine::workload::decimal;
+
 /// FNV-1 64-bit offset basis.
 const FNV_OFFSET_BASIS: u64 = 0xCBF2_9CE4_8422_2325;
 /// FNV-1 64-bit prime.
@@ -44,25 +46,6 @@ impl KeyFormat {
         }
         out.extend_from_slice(text);
     }
-}
-
-/// `v` in decimal (a `-` first when negative), written at the end of `b`.
-fn decimal(v: i64, b: &mut [u8; 20]) -> &[u8] {
-    let mut n = v.unsigned_abs();
-    let mut i = b.len();
-    loop {
-        i -= 1;
-        b[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if v < 0 {
-        i -= 1;
-        b[i] = b'-';
-    }
-    &b[i..]
 }
 
 #[cfg(test)]
