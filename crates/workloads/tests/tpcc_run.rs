@@ -206,6 +206,30 @@ fn figures_count_committed_new_orders_and_mark_the_response_time_limits() {
     assert!(metrics::figures(&doc, Mode::NoWait, 40)
         .efficiency
         .is_none());
+    // the steady window: a slow first 10 s (ramp-up), then 1200 transactions per second
+    doc.series = (1..=120)
+        .map(|second| pgrig_engine::document::Second {
+            second,
+            tps: if second <= 10 { 200 } else { 1200 },
+            failed: 0,
+            retries: 0,
+            latency_ms_mean: 1.0,
+        })
+        .collect();
+    let f = metrics::figures_steady(&doc, Mode::NoWait, 40, 10);
+    let steady = f.steady.clone().expect("a steady window");
+    assert_eq!((steady.from, steady.to), (11, 120));
+    assert_eq!(steady.tpm, 1200.0 * 60.0);
+    // committed New-Orders are 990 of 2000 transactions
+    assert!((steady.new_orders_per_min - 1200.0 * 60.0 * 990.0 / 2000.0).abs() < 1e-6);
+    let mut options = pgrig_workloads::Options::new();
+    options.set("rampup", "10").set("warehouses", "40");
+    doc.workload = Some("tpcc".into());
+    let lines = metrics::lines_for(&doc, &options).unwrap();
+    assert!(
+        lines[0].contains("over seconds 11-120 (after a 10 s ramp-up)"),
+        "{lines:?}"
+    );
     doc.workload = Some("ycsb-a".into());
     assert!(metrics::lines_for(&doc, &pgrig_workloads::Options::new()).is_none());
 }

@@ -3,7 +3,8 @@
 //! — transactions per minute, each type's count, share, latency percentiles and the
 //! 90th-percentile response-time limit of clause 5.2.5.3 (5 s; Stock-Level 20 s) marked
 //! pass/fail, retries, and in terminal mode the efficiency against the ceiling of about
-//! 12.86 tpmC per warehouse. Rendered as text lines for `pgrig run`.
+//! 12.86 tpmC per warehouse. The headline is over the steady-state window after the ramp-up
+//! (`figures_steady`). Rendered as text lines for `pgrig run`.
 
 use pgrig_engine::document::RunDocument;
 
@@ -51,6 +52,51 @@ pub struct Figures {
     pub failed: u64,
     /// terminal mode: new_orders_per_min / (12.86 × warehouses)
     pub efficiency: Option<f64>,
+    /// the steady-state window after the ramp-up, when the run has one
+    pub steady: Option<Steady>,
+}
+
+/// New-Orders and all transactions per minute over the seconds after the ramp-up. The
+/// document's per-second series counts all transactions; New-Orders are that count times the
+/// run's share of committed New-Orders (the card deck keeps the mix the same in every window
+/// of a few seconds).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Steady {
+    /// the window: seconds `from..=to` of the run (1 = the first)
+    pub from: u64,
+    pub to: u64,
+    pub new_orders_per_min: f64,
+    pub tpm: f64,
+}
+
+/// [`figures`] with the steady-state window after `rampup_s` seconds; the headline
+/// (tpmC-like / NOPM, efficiency) is the window's. Without whole seconds after the ramp-up,
+/// the whole run's.
+pub fn figures_steady(doc: &RunDocument, mode: Mode, warehouses: i64, rampup_s: u64) -> Figures {
+    let mut f = figures(doc, mode, warehouses);
+    let window: Vec<_> = doc.series.iter().filter(|s| s.second > rampup_s).collect();
+    let (Some(first), Some(last)) = (window.first(), window.last()) else {
+        return f;
+    };
+    let all: u64 = window.iter().map(|s| s.tps).sum();
+    let minutes = window.len() as f64 / 60.0;
+    let share = if f.tpm > 0.0 {
+        f.new_orders_per_min / f.tpm
+    } else {
+        0.0
+    };
+    let steady = Steady {
+        from: first.second,
+        to: last.second,
+        new_orders_per_min: all as f64 * share / minutes,
+        tpm: all as f64 / minutes,
+    };
+    if mode == Mode::Terminals && warehouses > 0 {
+        f.efficiency =
+            Some(steady.new_orders_per_min / (MAX_TPMC_PER_WAREHOUSE * warehouses as f64));
+    }
+    f.steady = Some(steady);
+    f
 }
 
 /// The figures of `doc`, a run of TPC-C in `mode` on `warehouses` warehouses.
@@ -108,6 +154,7 @@ pub fn figures(doc: &RunDocument, mode: Mode, warehouses: i64) -> Figures {
         failed: doc.transactions.failed,
         efficiency: (mode == Mode::Terminals && warehouses > 0)
             .then(|| new_orders_per_min / (MAX_TPMC_PER_WAREHOUSE * warehouses as f64)),
+        steady: None,
     }
 }
 
@@ -118,7 +165,15 @@ pub fn lines_for(doc: &RunDocument, options: &crate::Options) -> Option<Vec<Stri
         return None;
     }
     let cfg = super::Config::from_options(options).ok()?;
-    Some(render(&figures(doc, cfg.mode, cfg.warehouses)))
+    let rampup = cfg
+        .rampup_s
+        .unwrap_or_else(|| (doc.duration_s / 10.0).floor() as u64);
+    Some(render(&figures_steady(
+        doc,
+        cfg.mode,
+        cfg.warehouses,
+        rampup,
+    )))
 }
 
 /// Whether a script description names transaction type `name` (`new_order`, `tpcc:new_order`,
@@ -137,11 +192,29 @@ pub fn render(f: &Figures) -> Vec<String> {
         Mode::Terminals => "tpmC-like (New-Orders/min, terminals with keying and think times)",
         Mode::NoWait => "NOPM (New-Orders/min, no-wait mode; not tpmC)",
     };
-    out.push(format!("{label}: {:.1}", f.new_orders_per_min));
-    out.push(format!(
-        "TPM (all transactions/min): {:.1} over {:.2} min, {} warehouses",
-        f.tpm, f.minutes, f.warehouses
-    ));
+    match &f.steady {
+        Some(s) => {
+            out.push(format!(
+                "{label}: {:.1} over seconds {}-{} (after a {} s ramp-up); whole run {:.1}",
+                s.new_orders_per_min,
+                s.from,
+                s.to,
+                s.from - 1,
+                f.new_orders_per_min
+            ));
+            out.push(format!(
+                "TPM (all transactions/min): {:.1} over seconds {}-{}; whole run {:.1} over {:.2} min, {} warehouses",
+                s.tpm, s.from, s.to, f.tpm, f.minutes, f.warehouses
+            ));
+        }
+        None => {
+            out.push(format!("{label}: {:.1}", f.new_orders_per_min));
+            out.push(format!(
+                "TPM (all transactions/min): {:.1} over {:.2} min, {} warehouses",
+                f.tpm, f.minutes, f.warehouses
+            ));
+        }
+    }
     if let Some(e) = f.efficiency {
         out.push(format!(
             "efficiency: {:.1} % of {MAX_TPMC_PER_WAREHOUSE} per warehouse",

@@ -13,7 +13,8 @@
 //! all warehouses, no wait, reported as NOPM; `terminals`: 10 terminals per warehouse with
 //! keying and think times, tpmC-like), `load_seed` (the dataset's seed, which fixes the
 //! load-time NURand constants: give the same one to the run), `think_scale` (1; multiplies the
-//! keying and think times — anything but 1 is not the specification's).
+//! keying and think times — anything but 1 is not the specification's), `rampup` (seconds at the
+//! start left out of tpmC-like / NOPM; default a tenth of the run).
 
 pub mod check;
 pub mod client;
@@ -38,12 +39,13 @@ use crate::{Native, OptionError, Options};
 use rand::NurandC;
 
 /// The options every TPC-C workload is built from.
-pub const OPTIONS: [&str; 5] = [
+pub const OPTIONS: [&str; 6] = [
     "warehouses",
     "partitions",
     "mode",
     "load_seed",
     "think_scale",
+    "rampup",
 ];
 
 /// The default dataset seed.
@@ -76,6 +78,9 @@ pub struct Config {
     pub mode: Mode,
     pub load_seed: u64,
     pub think_scale: f64,
+    /// Seconds at the start left out of tpmC-like / NOPM (the ramp-up; `None`: a tenth of
+    /// the run).
+    pub rampup_s: Option<u64>,
 }
 
 impl Config {
@@ -103,6 +108,7 @@ impl Config {
             mode,
             load_seed: o.u64("load_seed", DEFAULT_LOAD_SEED)?,
             think_scale,
+            rampup_s: o.get("rampup").map(|_| o.u64("rampup", 0)).transpose()?,
         })
     }
 }
