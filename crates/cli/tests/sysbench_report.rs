@@ -127,9 +127,19 @@ fn prepare_and_cleanup_print_sysbenchs_lines() {
                 ours.stderr
             );
             // pgrig creates every table, then loads them in parallel, then builds the
-            // indexes: the same lines, in that order.
+            // indexes: the same lines, in another order. sysbench's threads print at the same
+            // time, so a line of theirs can lose its newline to another thread's: the messages
+            // are split apart at their known starts, and blank lines are not compared.
             let sorted = |s: &str| {
-                let mut v: Vec<String> = normalise(s).lines().map(String::from).collect();
+                let mut text = normalise(s);
+                for start in ["Creating table '", "Inserting ", "Creating a secondary index"] {
+                    text = text.replace(start, &format!("\n{start}"));
+                }
+                let mut v: Vec<String> = text
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(String::from)
+                    .collect();
                 v.sort();
                 v
             };
