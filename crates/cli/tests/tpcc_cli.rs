@@ -1,7 +1,8 @@
 //! `pgrig tpcc load|check` and `pgrig run --workload tpcc` on a real server: the load reports
 //! its rows, the check passes every condition on the loaded database and fails (exit 1) naming
 //! the condition and the key of a corrupted row, a run through `pgrig run` leaves the conditions
-//! holding (its summary carrying NOPM), a database without the tables is an error with a hint,
+//! holding (its summary carrying NOPM), `-o procedures=on` runs the server-side functions, a
+//! database without the tables is an error with a hint,
 //! and the example study (warehouses × clients) runs every point.
 
 use std::process::Command;
@@ -85,6 +86,74 @@ fn load_then_check_passes_and_a_corrupted_row_fails_its_condition() {
     );
     assert!(
         out.stderr.contains("2 of 11 consistency conditions failed"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_run_with_procedures_on_calls_the_server_side_functions_and_keeps_the_conditions() {
+    let db = fresh_db("tpcc_cli_procs");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let out = pgrig(&db, &["tpcc", "load", "--warehouses", "1"]);
+    assert!(out.success(), "{out:?}");
+    let out = pgrig(
+        &db,
+        &[
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "procedures=on",
+            "-c",
+            "2",
+            "-T",
+            "2s",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert!(out.success(), "{out:?}");
+    assert!(out.stdout.contains("NOPM"), "{}", out.stdout);
+    let doc = std::fs::read_to_string(&json).unwrap();
+    assert!(
+        doc.contains("SELECT * FROM tpcc_new_order("),
+        "the per-statement figures are the function calls: {doc}"
+    );
+    assert!(!doc.contains("UPDATE district SET d_next_o_id"), "{doc}");
+    assert_eq!(
+        db.psql("select count(*) from pg_proc where proname = 'tpcc_payment'")
+            .trim(),
+        "1",
+        "the preflight created the functions"
+    );
+    assert!(
+        db.psql("select count(*) > 30000 from history").trim() == "t",
+        "payments ran"
+    );
+    let out = pgrig(&db, &["tpcc", "check", "--warehouses", "1"]);
+    assert!(out.success(), "{out:?}");
+    let out = pgrig(
+        &db,
+        &[
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "procedures=maybe",
+            "-T",
+            "1s",
+        ],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("invalid value \"maybe\" for option \"procedures\""),
         "{}",
         out.stderr
     );

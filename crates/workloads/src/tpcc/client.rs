@@ -149,13 +149,19 @@ impl TxProgram for Client {
     }
 
     fn step(&mut self, reply: Option<&Reply<'_>>, params: &mut Params) -> Step {
-        let r = match self.tx {
-            NEW_ORDER => self.new_order.step(reply, params),
-            PAYMENT => self.payment.step(reply, params),
-            ORDER_STATUS => self.order_status.step(reply, params),
-            DELIVERY => self.delivery.step(reply, params),
-            STOCK_LEVEL => self.stock_level.step(reply, params),
-            other => Err(format!("tpcc: no transaction type {other}")),
+        let (r, p) = (reply, params);
+        let r = match (self.tx, self.cfg.procedures) {
+            (NEW_ORDER, false) => self.new_order.step(r, p),
+            (NEW_ORDER, true) => self.new_order.step_proc(r, p),
+            (PAYMENT, false) => self.payment.step(r, p),
+            (PAYMENT, true) => self.payment.step_proc(r, p),
+            (ORDER_STATUS, false) => self.order_status.step(r, p),
+            (ORDER_STATUS, true) => self.order_status.step_proc(r, p),
+            (DELIVERY, false) => self.delivery.step(r, p),
+            (DELIVERY, true) => self.delivery.step_proc(r, p),
+            (STOCK_LEVEL, false) => self.stock_level.step(r, p),
+            (STOCK_LEVEL, true) => self.stock_level.step_proc(r, p),
+            (other, _) => Err(format!("tpcc: no transaction type {other}")),
         };
         r.unwrap_or_else(Step::Abort)
     }

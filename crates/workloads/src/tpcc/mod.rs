@@ -14,7 +14,8 @@
 //! keying and think times, tpmC-like), `load_seed` (the dataset's seed, which fixes the
 //! load-time NURand constants: give the same one to the run), `think_scale` (1; multiplies the
 //! keying and think times — anything but 1 is not the specification's), `rampup` (seconds at the
-//! start left out of tpmC-like / NOPM; default a tenth of the run).
+//! start left out of tpmC-like / NOPM; default a tenth of the run), `procedures` (off; `on`:
+//! the five transactions as server-side PL/pgSQL functions, created by the run's preflight).
 
 pub mod check;
 pub mod client;
@@ -26,6 +27,7 @@ pub mod metrics;
 pub mod new_order;
 pub mod order_status;
 pub mod payment;
+pub mod procs;
 pub mod rand;
 pub mod schema;
 pub mod sql;
@@ -39,13 +41,14 @@ use crate::{Native, OptionError, Options};
 use rand::NurandC;
 
 /// The options every TPC-C workload is built from.
-pub const OPTIONS: [&str; 6] = [
+pub const OPTIONS: [&str; 7] = [
     "warehouses",
     "partitions",
     "mode",
     "load_seed",
     "think_scale",
     "rampup",
+    "procedures",
 ];
 
 /// The default dataset seed.
@@ -81,6 +84,8 @@ pub struct Config {
     /// Seconds at the start left out of tpmC-like / NOPM (the ramp-up; `None`: a tenth of
     /// the run).
     pub rampup_s: Option<u64>,
+    /// The transactions as server-side functions ([`procs`]) instead of client-side SQL.
+    pub procedures: bool,
 }
 
 impl Config {
@@ -109,6 +114,7 @@ impl Config {
             load_seed: o.u64("load_seed", DEFAULT_LOAD_SEED)?,
             think_scale,
             rampup_s: o.get("rampup").map(|_| o.u64("rampup", 0)).transpose()?,
+            procedures: o.bool("procedures", false)?,
         })
     }
 }
@@ -124,7 +130,7 @@ impl Tpcc {
     pub fn new(cfg: Config) -> Self {
         Tpcc {
             cfg,
-            catalogue: sql::catalogue(),
+            catalogue: sql::catalogue_for(cfg.procedures),
         }
     }
 }
@@ -145,11 +151,15 @@ impl Workload for Tpcc {
 
     fn preflight(&self) -> Vec<String> {
         let w = self.cfg.warehouses;
-        vec![format!(
+        let mut out = vec![format!(
             "DO $$ DECLARE n bigint; BEGIN SELECT count(*) INTO n FROM warehouse; \
              IF n <> {w} THEN RAISE EXCEPTION 'tpcc: the database has % warehouses but the run was given warehouses={w}', n \
              USING HINT = 'load with \"pgrig tpcc load --warehouses {w}\" or give warehouses=' || n; END IF; END $$"
-        )]
+        )];
+        if self.cfg.procedures {
+            out.extend(procs::create());
+        }
+        out
     }
 }
 
