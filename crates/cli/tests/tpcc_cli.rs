@@ -1,7 +1,8 @@
 //! `pgrig tpcc load|check` and `pgrig run --workload tpcc` on a real server: the load reports
 //! its rows, the check passes every condition on the loaded database and fails (exit 1) naming
 //! the condition and the key of a corrupted row, a run through `pgrig run` leaves the conditions
-//! holding (its summary carrying NOPM), `-o procedures=on` runs the server-side functions, a
+//! holding (its summary carrying NOPM), `-o procedures=on` runs the server-side functions and `-o deferred_delivery=on` reports the
+//! deferred Deliveries apart, a
 //! database without the tables is an error with a hint,
 //! and the example study (warehouses × clients) runs every point.
 
@@ -92,7 +93,7 @@ fn load_then_check_passes_and_a_corrupted_row_fails_its_condition() {
 }
 
 #[test]
-fn a_run_with_procedures_on_calls_the_server_side_functions_and_keeps_the_conditions() {
+fn runs_with_procedures_or_deferred_delivery_keep_the_conditions() {
     let db = fresh_db("tpcc_cli_procs");
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("run.json");
@@ -133,6 +134,34 @@ fn a_run_with_procedures_on_calls_the_server_side_functions_and_keeps_the_condit
     assert!(
         db.psql("select count(*) > 30000 from history").trim() == "t",
         "payments ran"
+    );
+    let out = pgrig(&db, &["tpcc", "check", "--warehouses", "1"]);
+    assert!(out.success(), "{out:?}");
+    // deferred Delivery: its own line in the report, the skipped districts counted
+    let out = pgrig(
+        &db,
+        &[
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "deferred_delivery=on",
+            "-c",
+            "2",
+            "-T",
+            "2s",
+        ],
+    );
+    assert!(out.success(), "{out:?}");
+    assert!(
+        out.stdout.contains("\ndelivery_deferred ")
+            && out
+                .stdout
+                .contains("districts skipped by Delivery (no undelivered order): "),
+        "{}",
+        out.stdout
     );
     let out = pgrig(&db, &["tpcc", "check", "--warehouses", "1"]);
     assert!(out.success(), "{out:?}");

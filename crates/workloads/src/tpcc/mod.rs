@@ -15,7 +15,9 @@
 //! load-time NURand constants: give the same one to the run), `think_scale` (1; multiplies the
 //! keying and think times — anything but 1 is not the specification's), `rampup` (seconds at the
 //! start left out of tpmC-like / NOPM; default a tenth of the run), `procedures` (off; `on`:
-//! the five transactions as server-side PL/pgSQL functions, created by the run's preflight).
+//! the five transactions as server-side PL/pgSQL functions, created by the run's preflight),
+//! `deferred_delivery` (off; `on`: Delivery queues its request and the `delivery_deferred`
+//! transaction executes it, outside the terminal's response time).
 
 pub mod check;
 pub mod client;
@@ -41,7 +43,7 @@ use crate::{Native, OptionError, Options};
 use rand::NurandC;
 
 /// The options every TPC-C workload is built from.
-pub const OPTIONS: [&str; 7] = [
+pub const OPTIONS: [&str; 8] = [
     "warehouses",
     "partitions",
     "mode",
@@ -49,6 +51,7 @@ pub const OPTIONS: [&str; 7] = [
     "think_scale",
     "rampup",
     "procedures",
+    "deferred_delivery",
 ];
 
 /// The default dataset seed.
@@ -86,6 +89,9 @@ pub struct Config {
     pub rampup_s: Option<u64>,
     /// The transactions as server-side functions ([`procs`]) instead of client-side SQL.
     pub procedures: bool,
+    /// Delivery in deferred mode (clause 2.7.2): the terminal's transaction queues the
+    /// request, `delivery_deferred` executes it ([`client`]).
+    pub deferred_delivery: bool,
 }
 
 impl Config {
@@ -115,6 +121,7 @@ impl Config {
             think_scale,
             rampup_s: o.get("rampup").map(|_| o.u64("rampup", 0)).transpose()?,
             procedures: o.bool("procedures", false)?,
+            deferred_delivery: o.bool("deferred_delivery", false)?,
         })
     }
 }
@@ -130,7 +137,7 @@ impl Tpcc {
     pub fn new(cfg: Config) -> Self {
         Tpcc {
             cfg,
-            catalogue: sql::catalogue_for(cfg.procedures),
+            catalogue: sql::catalogue_for(cfg.procedures, cfg.deferred_delivery),
         }
     }
 }

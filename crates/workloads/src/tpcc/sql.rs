@@ -50,14 +50,18 @@ pub const PAYMENT: usize = 1;
 pub const ORDER_STATUS: usize = 2;
 pub const DELIVERY: usize = 3;
 pub const STOCK_LEVEL: usize = 4;
+/// `deferred_delivery=on`: the queued Delivery's business transaction, run after the
+/// terminal's Delivery (which then only queues it) and never drawn from the deck.
+pub const DELIVERY_DEFERRED: usize = 5;
 
 /// The transaction types' names, as the run document's scripts are named.
-pub const TX_NAMES: [&str; 5] = [
+pub const TX_NAMES: [&str; 6] = [
     "new_order",
     "payment",
     "order_status",
     "delivery",
     "stock_level",
+    "delivery_deferred",
 ];
 
 const BY_NAME: &str =
@@ -117,15 +121,16 @@ fn statements() -> Vec<Statement> {
 /// The catalogue of client-side SQL (`procedures=off`): every statement, and the five types
 /// with the minimum mix's weights.
 pub fn catalogue() -> Catalogue {
-    catalogue_for(false)
+    catalogue_for(false, false)
 }
 
 /// The catalogue: every statement (both ways of running), and the five types with the
 /// minimum mix's weights (10/23 New-Order, 10/23 Payment, 1/23 each of the others: the card
 /// deck's proportions), each listing the statements it runs — client-side SQL, or with
 /// `procedures` its function call (New-Order inside BEGIN and COMMIT or ROLLBACK, the others
-/// one autocommitted statement).
-pub fn catalogue_for(procedures: bool) -> Catalogue {
+/// one autocommitted statement). With `deferred` Delivery runs no statement (it queues the
+/// request in the client) and a sixth type, `delivery_deferred` (weight 0), runs Delivery's.
+pub fn catalogue_for(procedures: bool, deferred: bool) -> Catalogue {
     let ids = |a: StmtId, b: StmtId| {
         let mut v = vec![BEGIN];
         v.extend(a..=b);
@@ -151,6 +156,11 @@ pub fn catalogue_for(procedures: bool) -> Catalogue {
             (ids(SL_DISTRICT, SL_STOCK), DECK[4]),
         ]
     };
+    let mut types = types.to_vec();
+    if deferred {
+        let delivery = std::mem::take(&mut types[DELIVERY].0);
+        types.push((delivery, 0));
+    }
     Catalogue {
         statements: statements(),
         transactions: types
