@@ -4,7 +4,8 @@
 //! holding (its summary carrying NOPM), `-o procedures=on` runs the server-side functions and `-o deferred_delivery=on` reports the
 //! deferred Deliveries apart, a
 //! database without the tables is an error with a hint,
-//! and the example study (warehouses × clients) runs every point.
+//! and the example study (warehouses × clients) runs every point, also as a comparison of
+//! client-side SQL with server-side functions (`"options.procedures" = ["off", "on"]`).
 
 use std::process::Command;
 
@@ -256,6 +257,50 @@ fn the_tpcc_scaling_example_study_runs_every_point() {
         // [collect] consistency: conditions 1-10 and 12 checked after the run, all holding
         let checks = r["consistency"].as_array().expect("consistency checked");
         assert_eq!(checks.len(), 11, "{r}");
+        assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
+    }
+}
+
+#[test]
+fn a_study_compares_client_side_sql_with_server_side_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tpcc.db");
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/studies");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    c.current_dir(&examples)
+        .args(["study", "tpcc_scaling.toml", "--store"])
+        .arg(&store)
+        .args([
+            "--set",
+            "workload.duration=1s",
+            "--set",
+            "matrix.\"options.warehouses\"=[1]",
+            "--set",
+            "matrix.clients=[2]",
+            "--set",
+            "matrix.\"options.procedures\"=[\"off\", \"on\"]",
+        ]);
+    for v in ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE"] {
+        c.env_remove(v);
+    }
+    let out = run(c);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let mut e = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    e.args(["results", "export", "--format", "json", "--store"])
+        .arg(&store);
+    let out = run(e);
+    let runs: serde_json::Value = serde_json::from_str(&out.stdout).expect("json export");
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{out:?}");
+    let text = out.stdout.as_str();
+    assert!(
+        text.contains("procedures"),
+        "the point's option is stored: {text}"
+    );
+    for r in runs {
+        assert!(r["tps"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["aborted_clients"].as_u64(), Some(0), "{r}");
+        let checks = r["consistency"].as_array().expect("consistency checked");
         assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
     }
 }
