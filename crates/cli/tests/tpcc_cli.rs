@@ -1,11 +1,11 @@
 //! `pgrig tpcc load|check` and `pgrig run --workload tpcc` on a real server: the load reports
 //! its rows, the check passes every condition on the loaded database and fails (exit 1) naming
 //! the condition and the key of a corrupted row, a run through `pgrig run` leaves the conditions
-//! holding (its summary carrying NOPM), `-o procedures=on` runs the server-side functions and `-o deferred_delivery=on` reports the
-//! deferred Deliveries apart, a
-//! database without the tables is an error with a hint,
-//! and the example study (warehouses × clients) runs every point, also as a comparison of
-//! client-side SQL with server-side functions (`"options.procedures" = ["off", "on"]`).
+//! holding (its summary carrying NOPM), `-o procedures=on` runs the server-side functions and
+//! `-o deferred_delivery=on` reports the deferred Deliveries apart, a database without the
+//! tables is an error with a hint, and the example study (warehouses × clients) runs every
+//! point, also as a comparison of client-side SQL with server-side functions
+//! (`"options.procedures" = ["off", "on"]`).
 
 use std::process::Command;
 
