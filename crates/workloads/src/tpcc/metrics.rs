@@ -254,12 +254,12 @@ pub fn render(f: &Figures) -> Vec<String> {
         ));
     }
     out.push(format!(
-        "{:<13} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9}  90th-percentile limit",
+        "{:<17} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9}  90th-percentile limit",
         "transaction", "count", "%", "p50 ms", "p90 ms", "p99 ms", "max ms"
     ));
     for t in &f.types {
         out.push(format!(
-            "{:<13} {:>9} {:>6.2} {:>9.2} {:>9.2} {:>9.2} {:>9.2}  {} (≤ {} s)",
+            "{:<17} {:>9} {:>6.2} {:>9.2} {:>9.2} {:>9.2} {:>9.2}  {} (≤ {} s)",
             t.name,
             t.count,
             t.percent,
