@@ -1,8 +1,11 @@
 //! `pgrig tpcc load|check` and `pgrig run --workload tpcc` on a real server: the load reports
 //! its rows, the check passes every condition on the loaded database and fails (exit 1) naming
 //! the condition and the key of a corrupted row, a run through `pgrig run` leaves the conditions
-//! holding (its summary carrying NOPM), a database without the tables is an error with a hint,
-//! and the example study (warehouses × clients) runs every point.
+//! holding (its summary carrying NOPM), `-o procedures=on` runs the server-side functions and
+//! `-o deferred_delivery=on` reports the deferred Deliveries apart, a database without the
+//! tables is an error with a hint, and the example study (warehouses × clients) runs every
+//! point, also as a comparison of client-side SQL with server-side functions
+//! (`"options.procedures" = ["off", "on"]`).
 
 use std::process::Command;
 
@@ -91,6 +94,102 @@ fn load_then_check_passes_and_a_corrupted_row_fails_its_condition() {
 }
 
 #[test]
+fn runs_with_procedures_or_deferred_delivery_keep_the_conditions() {
+    let db = fresh_db("tpcc_cli_procs");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let out = pgrig(&db, &["tpcc", "load", "--warehouses", "1"]);
+    assert!(out.success(), "{out:?}");
+    let out = pgrig(
+        &db,
+        &[
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "procedures=on",
+            "-c",
+            "2",
+            "-T",
+            "2s",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert!(out.success(), "{out:?}");
+    assert!(out.stdout.contains("NOPM"), "{}", out.stdout);
+    let doc = std::fs::read_to_string(&json).unwrap();
+    assert!(
+        doc.contains("SELECT * FROM tpcc_new_order("),
+        "the per-statement figures are the function calls: {doc}"
+    );
+    assert!(!doc.contains("UPDATE district SET d_next_o_id"), "{doc}");
+    assert_eq!(
+        db.psql("select count(*) from pg_proc where proname = 'tpcc_payment'")
+            .trim(),
+        "1",
+        "the preflight created the functions"
+    );
+    assert!(
+        db.psql("select count(*) > 30000 from history").trim() == "t",
+        "payments ran"
+    );
+    let out = pgrig(&db, &["tpcc", "check", "--warehouses", "1"]);
+    assert!(out.success(), "{out:?}");
+    // deferred Delivery: its own line in the report, the skipped districts counted
+    let out = pgrig(
+        &db,
+        &[
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "deferred_delivery=on",
+            "-c",
+            "2",
+            "-T",
+            "2s",
+        ],
+    );
+    assert!(out.success(), "{out:?}");
+    assert!(
+        out.stdout.contains("\ndelivery_deferred ")
+            && out
+                .stdout
+                .contains("districts skipped by Delivery (no undelivered order): "),
+        "{}",
+        out.stdout
+    );
+    let out = pgrig(&db, &["tpcc", "check", "--warehouses", "1"]);
+    assert!(out.success(), "{out:?}");
+    let out = pgrig(
+        &db,
+        &[
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "procedures=maybe",
+            "-T",
+            "1s",
+        ],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("invalid value \"maybe\" for option \"procedures\""),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn check_without_the_tables_is_an_error_with_a_hint() {
     let db = fresh_db("tpcc_cli_empty");
     let out = pgrig(&db, &["tpcc", "check"]);
@@ -158,6 +257,50 @@ fn the_tpcc_scaling_example_study_runs_every_point() {
         // [collect] consistency: conditions 1-10 and 12 checked after the run, all holding
         let checks = r["consistency"].as_array().expect("consistency checked");
         assert_eq!(checks.len(), 11, "{r}");
+        assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
+    }
+}
+
+#[test]
+fn a_study_compares_client_side_sql_with_server_side_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tpcc.db");
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/studies");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    c.current_dir(&examples)
+        .args(["study", "tpcc_scaling.toml", "--store"])
+        .arg(&store)
+        .args([
+            "--set",
+            "workload.duration=1s",
+            "--set",
+            "matrix.\"options.warehouses\"=[1]",
+            "--set",
+            "matrix.clients=[2]",
+            "--set",
+            "matrix.\"options.procedures\"=[\"off\", \"on\"]",
+        ]);
+    for v in ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE"] {
+        c.env_remove(v);
+    }
+    let out = run(c);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let mut e = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    e.args(["results", "export", "--format", "json", "--store"])
+        .arg(&store);
+    let out = run(e);
+    let runs: serde_json::Value = serde_json::from_str(&out.stdout).expect("json export");
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{out:?}");
+    let text = out.stdout.as_str();
+    assert!(
+        text.contains("procedures"),
+        "the point's option is stored: {text}"
+    );
+    for r in runs {
+        assert!(r["tps"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["aborted_clients"].as_u64(), Some(0), "{r}");
+        let checks = r["consistency"].as_array().expect("consistency checked");
         assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
     }
 }

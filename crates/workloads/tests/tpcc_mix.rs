@@ -181,3 +181,59 @@ fn a_terminal_keeps_its_warehouse_and_its_stock_level_district() {
         .collect();
     assert_eq!(districts.len(), 10);
 }
+
+#[test]
+fn a_deferred_delivery_queues_then_runs_next_without_a_wait_of_its_own() {
+    use pgrig_workloads::tpcc::sql::{DELIVERY, DELIVERY_DEFERRED, DL_NEW_ORDER};
+    let mut c = client(&[("mode", "terminals"), ("deferred_delivery", "on")], 0, 10);
+    let mut p = Params::new();
+    let mut seen = 0;
+    for _ in 0..23 * 4 {
+        let tx = c.choose().unwrap();
+        assert_ne!(tx, DELIVERY_DEFERRED, "never drawn from the deck");
+        c.delay_us(tx);
+        c.begin(tx, false);
+        if tx != DELIVERY {
+            continue;
+        }
+        // the terminal's Delivery queues: no statement
+        p.clear();
+        assert_eq!(c.step(None, &mut p), Step::Done);
+        // the next transaction is the queued one: no keying or think time
+        assert_eq!(c.choose(), Some(DELIVERY_DEFERRED));
+        assert_eq!(c.delay_us(DELIVERY_DEFERRED), 0);
+        c.begin(DELIVERY_DEFERRED, false);
+        p.clear();
+        assert_eq!(c.step(None, &mut p), Step::Run(BEGIN));
+        p.clear();
+        assert_eq!(c.step(None, &mut p), Step::Run(DL_NEW_ORDER));
+        assert_eq!(p.get(0).unwrap().0, Some(&b"1"[..]), "the queued warehouse");
+        // every district empty: skipped, then COMMIT
+        let rows = pgrig_engine::workload::Rows::default();
+        let empty = pgrig_engine::workload::Reply {
+            count: 0,
+            rows: &rows,
+        };
+        let mut steps = 0;
+        loop {
+            p.clear();
+            match c.step(Some(&empty), &mut p) {
+                Step::Run(_) => steps += 1,
+                Step::Done => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(steps, 10, "nine more districts and COMMIT");
+        seen += 1;
+        // then the deck again, after the Delivery's think time (capped at 10 × 5 s)
+        let next = c.choose().unwrap();
+        assert_ne!(next, DELIVERY_DEFERRED);
+        let think = c.delay_us(next) as f64 / 1e6 - KEYING_S[next];
+        assert!(
+            (0.0..=10.0 * THINK_S[DELIVERY] + 1e-6).contains(&think),
+            "{think}"
+        );
+        break;
+    }
+    assert_eq!(seen, 1);
+}

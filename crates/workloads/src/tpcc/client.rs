@@ -3,6 +3,13 @@
 //! are spread so every warehouse is used), the keying and think times of terminal mode
 //! (clause 5.2.5: fixed keying, negative-exponential think time capped at 10 × its mean), and
 //! the five transactions' state machines.
+//!
+//! Deferred Delivery (`deferred_delivery=on`, clause 2.7.2): the terminal's Delivery draws its
+//! inputs and queues the request in this client (no statement: its response time is the
+//! queuing), and the next transaction the client runs is the queued business transaction,
+//! `delivery_deferred` — no keying or think time of its own, its latency apart from the
+//! terminal's, then the terminal goes on with its think time after the Delivery. A request
+//! queued as the run ends stays unexecuted (the Delivery count minus the deferred count).
 
 use pgrig_engine::workload::{ClientSeed, Params, Reply, Step, TxProgram};
 
@@ -13,7 +20,9 @@ use super::new_order::NewOrder;
 use super::order_status::OrderStatus;
 use super::payment::Payment;
 use super::rand::{mix, NurandC, Rng};
-use super::sql::{DECK, DELIVERY, NEW_ORDER, ORDER_STATUS, PAYMENT, STOCK_LEVEL};
+use super::sql::{
+    DECK, DELIVERY, DELIVERY_DEFERRED, NEW_ORDER, ORDER_STATUS, PAYMENT, STOCK_LEVEL,
+};
 use super::stock_level::StockLevel;
 use super::{Config, Mode};
 
@@ -36,6 +45,8 @@ pub struct Client {
     home_d: Option<i64>,
     /// the previous transaction's type (its think time precedes the next keying time)
     previous: Option<usize>,
+    /// a Delivery request queued, not yet executed (deferred mode)
+    queued: bool,
     tx: usize,
     new_order: NewOrder,
     payment: Payment,
@@ -65,6 +76,7 @@ impl Client {
             clients: i64::from(seed.clients.max(1)),
             home_d: (cfg.mode == Mode::Terminals).then_some(id % DISTRICTS + 1),
             previous: None,
+            queued: false,
             tx: 0,
             new_order: NewOrder::default(),
             payment: Payment::default(),
@@ -97,6 +109,9 @@ impl Client {
 
 impl TxProgram for Client {
     fn choose(&mut self) -> Option<usize> {
+        if self.queued {
+            return Some(DELIVERY_DEFERRED);
+        }
         if self.card == DECK_SIZE {
             // Fisher-Yates shuffle of a fresh deck
             for i in (1..DECK_SIZE).rev() {
@@ -110,7 +125,7 @@ impl TxProgram for Client {
     }
 
     fn delay_us(&mut self, tx: usize) -> u64 {
-        if self.cfg.mode != Mode::Terminals {
+        if self.cfg.mode != Mode::Terminals || tx == DELIVERY_DEFERRED {
             return 0;
         }
         let think = match self.previous.replace(tx) {
@@ -122,6 +137,11 @@ impl TxProgram for Client {
 
     fn begin(&mut self, tx: usize, retry: bool) {
         self.tx = tx;
+        if tx == DELIVERY_DEFERRED {
+            // the queued request's inputs, drawn by the terminal's Delivery
+            self.delivery.restart();
+            return;
+        }
         if !retry {
             let w = self.warehouse();
             let mut g = Draw {
@@ -149,13 +169,35 @@ impl TxProgram for Client {
     }
 
     fn step(&mut self, reply: Option<&Reply<'_>>, params: &mut Params) -> Step {
-        let r = match self.tx {
-            NEW_ORDER => self.new_order.step(reply, params),
-            PAYMENT => self.payment.step(reply, params),
-            ORDER_STATUS => self.order_status.step(reply, params),
-            DELIVERY => self.delivery.step(reply, params),
-            STOCK_LEVEL => self.stock_level.step(reply, params),
-            other => Err(format!("tpcc: no transaction type {other}")),
+        let (r, p) = (reply, params);
+        let deferred = self.cfg.deferred_delivery;
+        let r = match (self.tx, self.cfg.procedures) {
+            (DELIVERY, _) if deferred => {
+                self.queued = true;
+                Ok(Step::Done)
+            }
+            (DELIVERY_DEFERRED, procedures) => {
+                let s = if procedures {
+                    self.delivery.step_proc(r, p)
+                } else {
+                    self.delivery.step(r, p)
+                };
+                if matches!(s, Ok(Step::Done)) {
+                    self.queued = false;
+                }
+                s
+            }
+            (NEW_ORDER, false) => self.new_order.step(r, p),
+            (NEW_ORDER, true) => self.new_order.step_proc(r, p),
+            (PAYMENT, false) => self.payment.step(r, p),
+            (PAYMENT, true) => self.payment.step_proc(r, p),
+            (ORDER_STATUS, false) => self.order_status.step(r, p),
+            (ORDER_STATUS, true) => self.order_status.step_proc(r, p),
+            (DELIVERY, false) => self.delivery.step(r, p),
+            (DELIVERY, true) => self.delivery.step_proc(r, p),
+            (STOCK_LEVEL, false) => self.stock_level.step(r, p),
+            (STOCK_LEVEL, true) => self.stock_level.step_proc(r, p),
+            (other, _) => Err(format!("tpcc: no transaction type {other}")),
         };
         r.unwrap_or_else(Step::Abort)
     }

@@ -77,6 +77,19 @@ impl Delivery {
         })
     }
 
+    /// The next step with `procedures=on`: one autocommitted call returning the districts
+    /// skipped.
+    pub fn step_proc(&mut self, reply: Option<&Reply<'_>>, p: &mut Params) -> Result<Step, String> {
+        self.pc += 1;
+        if self.pc > 1 {
+            let r = one(reply, "delivery: function")?;
+            self.skipped = r.int(0, 0).ok_or("delivery: no skipped count")? as u32;
+            return Ok(Step::Done);
+        }
+        p.int(self.w).int(self.carrier);
+        Ok(Step::Run(PROC_DELIVERY))
+    }
+
     /// The next district's oldest new order, or COMMIT after the tenth.
     fn next_district(&mut self, p: &mut Params) -> Step {
         self.d += 1;

@@ -1,6 +1,8 @@
 //! Input generation shared by the five transactions (clause 2.4.1–2.8.1): the terminal's
 //! warehouse, districts, customers by number or by last name, items, and remote warehouses.
 
+use pgrig_engine::workload::push_int;
+
 use super::load::{CUSTOMERS, DISTRICTS, ITEMS};
 use super::rand::{NurandC, Rng};
 
@@ -69,6 +71,18 @@ pub fn middle(n: usize) -> usize {
     n.div_ceil(2).saturating_sub(1)
 }
 
+/// Appends `{a,b,c}` (an integer array parameter) without allocating.
+pub fn int_array(b: &mut Vec<u8>, values: impl Iterator<Item = i64>) {
+    b.push(b'{');
+    for (i, v) in values.enumerate() {
+        if i > 0 {
+            b.push(b',');
+        }
+        push_int(b, v);
+    }
+    b.push(b'}');
+}
+
 /// `12.34` → 1234 (a numeric reply with up to two decimals).
 pub fn parse_cents(v: &[u8]) -> Option<i64> {
     let (neg, v) = match v.first() {
@@ -105,6 +119,16 @@ mod tests {
     #[test]
     fn middle_rounds_up() {
         assert_eq!([1, 2, 3, 4, 5].map(middle), [0, 0, 1, 1, 2]);
+    }
+
+    #[test]
+    fn int_arrays_are_array_literals() {
+        let mut b = Vec::new();
+        int_array(&mut b, [3, -1, 10].into_iter());
+        assert_eq!(b, b"{3,-1,10}");
+        b.clear();
+        int_array(&mut b, std::iter::empty());
+        assert_eq!(b, b"{}");
     }
 
     #[test]

@@ -14,7 +14,10 @@
 //! keying and think times, tpmC-like), `load_seed` (the dataset's seed, which fixes the
 //! load-time NURand constants: give the same one to the run), `think_scale` (1; multiplies the
 //! keying and think times — anything but 1 is not the specification's), `rampup` (seconds at the
-//! start left out of tpmC-like / NOPM; default a tenth of the run).
+//! start left out of tpmC-like / NOPM; default a tenth of the run), `procedures` (off; `on`:
+//! the five transactions as server-side PL/pgSQL functions, created by the run's preflight),
+//! `deferred_delivery` (off; `on`: Delivery queues its request and the `delivery_deferred`
+//! transaction executes it, outside the terminal's response time).
 
 pub mod check;
 pub mod client;
@@ -26,6 +29,7 @@ pub mod metrics;
 pub mod new_order;
 pub mod order_status;
 pub mod payment;
+pub mod procs;
 pub mod rand;
 pub mod schema;
 pub mod sql;
@@ -39,13 +43,15 @@ use crate::{Native, OptionError, Options};
 use rand::NurandC;
 
 /// The options every TPC-C workload is built from.
-pub const OPTIONS: [&str; 6] = [
+pub const OPTIONS: [&str; 8] = [
     "warehouses",
     "partitions",
     "mode",
     "load_seed",
     "think_scale",
     "rampup",
+    "procedures",
+    "deferred_delivery",
 ];
 
 /// The default dataset seed.
@@ -81,6 +87,11 @@ pub struct Config {
     /// Seconds at the start left out of tpmC-like / NOPM (the ramp-up; `None`: a tenth of
     /// the run).
     pub rampup_s: Option<u64>,
+    /// The transactions as server-side functions ([`procs`]) instead of client-side SQL.
+    pub procedures: bool,
+    /// Delivery in deferred mode (clause 2.7.2): the terminal's transaction queues the
+    /// request, `delivery_deferred` executes it ([`client`]).
+    pub deferred_delivery: bool,
 }
 
 impl Config {
@@ -109,6 +120,8 @@ impl Config {
             load_seed: o.u64("load_seed", DEFAULT_LOAD_SEED)?,
             think_scale,
             rampup_s: o.get("rampup").map(|_| o.u64("rampup", 0)).transpose()?,
+            procedures: o.bool("procedures", false)?,
+            deferred_delivery: o.bool("deferred_delivery", false)?,
         })
     }
 }
@@ -124,7 +137,7 @@ impl Tpcc {
     pub fn new(cfg: Config) -> Self {
         Tpcc {
             cfg,
-            catalogue: sql::catalogue(),
+            catalogue: sql::catalogue_for(cfg.procedures, cfg.deferred_delivery),
         }
     }
 }
@@ -145,11 +158,15 @@ impl Workload for Tpcc {
 
     fn preflight(&self) -> Vec<String> {
         let w = self.cfg.warehouses;
-        vec![format!(
+        let mut out = vec![format!(
             "DO $$ DECLARE n bigint; BEGIN SELECT count(*) INTO n FROM warehouse; \
              IF n <> {w} THEN RAISE EXCEPTION 'tpcc: the database has % warehouses but the run was given warehouses={w}', n \
              USING HINT = 'load with \"pgrig tpcc load --warehouses {w}\" or give warehouses=' || n; END IF; END $$"
-        )]
+        )];
+        if self.cfg.procedures {
+            out.extend(procs::create());
+        }
+        out
     }
 }
 

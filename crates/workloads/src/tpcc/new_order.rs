@@ -5,7 +5,7 @@
 
 use pgrig_engine::workload::{Params, Reply, Step};
 
-use super::input::{parse_cents, Draw};
+use super::input::{int_array, parse_cents, Draw};
 use super::load::ITEMS;
 use super::sql::*;
 
@@ -121,6 +121,38 @@ impl NewOrder {
             }
             11 => Step::Done,
             // after the intended ROLLBACK
+            _ => Step::RolledBack,
+        })
+    }
+
+    /// The next step with `procedures=on`: BEGIN, the function, then COMMIT — or ROLLBACK when
+    /// it met the unused item (it returns the item instead of raising, so the program ends
+    /// the block as the client-side one does).
+    pub fn step_proc(&mut self, reply: Option<&Reply<'_>>, p: &mut Params) -> Result<Step, String> {
+        self.pc += 1;
+        Ok(match self.pc {
+            1 => Step::Run(BEGIN),
+            2 => {
+                p.int(self.w).int(self.d).int(self.c);
+                p.int(i64::from(self.all_local));
+                let lines = &self.lines[..self.n];
+                p.text_with(|b| int_array(b, lines.iter().map(|l| l.item)));
+                p.text_with(|b| int_array(b, lines.iter().map(|l| l.supply_w)));
+                p.text_with(|b| int_array(b, lines.iter().map(|l| l.quantity)));
+                Step::Run(PROC_NEW_ORDER)
+            }
+            3 => {
+                let r = one(reply, "new_order: function")?;
+                match r.int(0, 1) {
+                    None => Step::Run(COMMIT),
+                    Some(item) if self.rollback && item == ITEMS + 1 => {
+                        self.pc = 100;
+                        Step::Run(ROLLBACK)
+                    }
+                    Some(item) => return Err(format!("new_order: item {item} not found")),
+                }
+            }
+            4 => Step::Done,
             _ => Step::RolledBack,
         })
     }

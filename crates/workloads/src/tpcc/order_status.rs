@@ -76,4 +76,21 @@ impl OrderStatus {
             _ => Step::Done,
         })
     }
+
+    /// The next step with `procedures=on`: one autocommitted call.
+    pub fn step_proc(&mut self, reply: Option<&Reply<'_>>, p: &mut Params) -> Result<Step, String> {
+        self.pc += 1;
+        if self.pc > 1 {
+            let r = one(reply, "order_status: function")?;
+            self.c_id = r.int(0, 0).ok_or("order_status: no customer")?;
+            return Ok(Step::Done);
+        }
+        p.int(self.w).int(self.d);
+        match self.customer {
+            Customer::Id(c) => p.int(c).null(),
+            Customer::LastName(n) => p.null().text_with(|b| last_name(n, b)),
+            Customer::None => return Err("order_status: no customer drawn".into()),
+        };
+        Ok(Step::Run(PROC_ORDER_STATUS))
+    }
 }

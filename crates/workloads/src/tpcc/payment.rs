@@ -100,6 +100,30 @@ impl Payment {
         })
     }
 
+    /// The next step with `procedures=on`: one autocommitted call (the customer by number, or
+    /// by last name with a NULL number).
+    pub fn step_proc(&mut self, reply: Option<&Reply<'_>>, p: &mut Params) -> Result<Step, String> {
+        self.pc += 1;
+        if self.pc > 1 {
+            let r = one(reply, "payment: function")?;
+            self.c_id = r.int(0, 0).ok_or("payment: no customer")?;
+            return Ok(Step::Done);
+        }
+        p.int(self.w).int(self.d).int(self.c_w).int(self.c_d);
+        match self.customer {
+            Customer::Id(c) => p.int(c).null(),
+            Customer::LastName(n) => p.null().text_with(|b| last_name(n, b)),
+            Customer::None => return Err("payment: no customer drawn".into()),
+        };
+        p.decimal(self.amount_cents as f64 / 100.0, 2);
+        Ok(Step::Run(PROC_PAYMENT))
+    }
+
+    /// The customer who paid (after the last attempt's customer step).
+    pub fn customer_id(&self) -> i64 {
+        self.c_id
+    }
+
     fn update_customer(&mut self, p: &mut Params) -> Step {
         let amount = self.amount_cents as f64 / 100.0;
         p.int(self.c_w)

@@ -79,12 +79,12 @@ const COLUMNS: [(&str, &str, &str); 9] = [
     ),
 ];
 
-/// `DROP TABLE IF EXISTS` for every table.
+/// `DROP TABLE IF EXISTS` for every table, and the server-side functions ([`super::procs`]).
 pub fn drop() -> Vec<String> {
-    vec![format!(
-        "drop table if exists {} cascade",
-        TABLES.join(", ")
-    )]
+    vec![
+        format!("drop table if exists {} cascade", TABLES.join(", ")),
+        super::procs::drop(),
+    ]
 }
 
 /// `CREATE TABLE` statements; with `partitions` > 1, every table with a warehouse column is

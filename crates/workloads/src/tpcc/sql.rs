@@ -1,7 +1,10 @@
 //! The client-side SQL of TPC-C's five transactions (clause 2.4–2.8), one statement per
-//! database access the profiles describe, with `$n` parameters; the ids the programs use.
+//! database access the profiles describe, with `$n` parameters, and the calls of their
+//! server-side functions ([`super::procs`]); the ids the programs use.
 
 use pgrig_engine::workload::{Catalogue, Statement, StmtId, TxType};
+
+use super::procs;
 
 pub const BEGIN: StmtId = 0;
 pub const COMMIT: StmtId = 1;
@@ -34,6 +37,12 @@ pub const DL_CUSTOMER: StmtId = 23;
 // Stock-Level
 pub const SL_DISTRICT: StmtId = 24;
 pub const SL_STOCK: StmtId = 25;
+// Server-side functions (`procedures=on`, [`super::procs`])
+pub const PROC_NEW_ORDER: StmtId = 26;
+pub const PROC_PAYMENT: StmtId = 27;
+pub const PROC_ORDER_STATUS: StmtId = 28;
+pub const PROC_DELIVERY: StmtId = 29;
+pub const PROC_STOCK_LEVEL: StmtId = 30;
 
 /// Transaction type indices (the order of [`catalogue`]'s types).
 pub const NEW_ORDER: usize = 0;
@@ -41,14 +50,18 @@ pub const PAYMENT: usize = 1;
 pub const ORDER_STATUS: usize = 2;
 pub const DELIVERY: usize = 3;
 pub const STOCK_LEVEL: usize = 4;
+/// `deferred_delivery=on`: the queued Delivery's business transaction, run after the
+/// terminal's Delivery (which then only queues it) and never drawn from the deck.
+pub const DELIVERY_DEFERRED: usize = 5;
 
 /// The transaction types' names, as the run document's scripts are named.
-pub const TX_NAMES: [&str; 5] = [
+pub const TX_NAMES: [&str; 6] = [
     "new_order",
     "payment",
     "order_status",
     "delivery",
     "stock_level",
+    "delivery_deferred",
 ];
 
 const BY_NAME: &str =
@@ -97,27 +110,57 @@ fn statements() -> Vec<Statement> {
         q("stock_level.district", "SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2").with_rows(),
         q("stock_level.stock", "SELECT count(DISTINCT s_i_id) FROM order_line JOIN stock ON s_w_id = ol_w_id AND s_i_id = ol_i_id \
            WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id >= $3 - 20 AND ol_o_id < $3 AND s_quantity < $4").with_rows(),
+        q("new_order.function", procs::CALL_NEW_ORDER).with_rows(),
+        q("payment.function", procs::CALL_PAYMENT).with_rows(),
+        q("order_status.function", procs::CALL_ORDER_STATUS).with_rows(),
+        q("delivery.function", procs::CALL_DELIVERY).with_rows(),
+        q("stock_level.function", procs::CALL_STOCK_LEVEL).with_rows(),
     ]
 }
 
-/// The catalogue: the statements and the five types with the minimum mix's weights (10/23
-/// New-Order, 10/23 Payment, 1/23 each of the others: the card deck's proportions).
+/// The catalogue of client-side SQL (`procedures=off`): every statement, and the five types
+/// with the minimum mix's weights.
 pub fn catalogue() -> Catalogue {
+    catalogue_for(false, false)
+}
+
+/// The catalogue: every statement (both ways of running), and the five types with the
+/// minimum mix's weights (10/23 New-Order, 10/23 Payment, 1/23 each of the others: the card
+/// deck's proportions), each listing the statements it runs — client-side SQL, or with
+/// `procedures` its function call (New-Order inside BEGIN and COMMIT or ROLLBACK, the others
+/// one autocommitted statement). With `deferred` Delivery runs no statement (it queues the
+/// request in the client) and a sixth type, `delivery_deferred` (weight 0), runs Delivery's.
+pub fn catalogue_for(procedures: bool, deferred: bool) -> Catalogue {
     let ids = |a: StmtId, b: StmtId| {
         let mut v = vec![BEGIN];
         v.extend(a..=b);
         v.push(COMMIT);
         v
     };
-    let mut no = ids(NO_WAREHOUSE, NO_LINE);
-    no.push(ROLLBACK);
-    let types = [
-        (no, DECK[0]),
-        (ids(PAY_WAREHOUSE, PAY_HISTORY), DECK[1]),
-        (ids(OS_BY_NAME, OS_LINES), DECK[2]),
-        (ids(DL_NEW_ORDER, DL_CUSTOMER), DECK[3]),
-        (ids(SL_DISTRICT, SL_STOCK), DECK[4]),
-    ];
+    let types = if procedures {
+        [
+            (vec![BEGIN, PROC_NEW_ORDER, COMMIT, ROLLBACK], DECK[0]),
+            (vec![PROC_PAYMENT], DECK[1]),
+            (vec![PROC_ORDER_STATUS], DECK[2]),
+            (vec![PROC_DELIVERY], DECK[3]),
+            (vec![PROC_STOCK_LEVEL], DECK[4]),
+        ]
+    } else {
+        let mut no = ids(NO_WAREHOUSE, NO_LINE);
+        no.push(ROLLBACK);
+        [
+            (no, DECK[0]),
+            (ids(PAY_WAREHOUSE, PAY_HISTORY), DECK[1]),
+            (ids(OS_BY_NAME, OS_LINES), DECK[2]),
+            (ids(DL_NEW_ORDER, DL_CUSTOMER), DECK[3]),
+            (ids(SL_DISTRICT, SL_STOCK), DECK[4]),
+        ]
+    };
+    let mut types = types.to_vec();
+    if deferred {
+        let delivery = std::mem::take(&mut types[DELIVERY].0);
+        types.push((delivery, 0));
+    }
     Catalogue {
         statements: statements(),
         transactions: types

@@ -49,4 +49,15 @@ impl StockLevel {
             _ => Step::Done,
         })
     }
+
+    /// The next step with `procedures=on`: one autocommitted call.
+    pub fn step_proc(&mut self, reply: Option<&Reply<'_>>, p: &mut Params) -> Result<Step, String> {
+        self.pc += 1;
+        if self.pc > 1 {
+            one(reply, "stock_level: function")?;
+            return Ok(Step::Done);
+        }
+        p.int(self.w).int(self.d).int(self.threshold);
+        Ok(Step::Run(PROC_STOCK_LEVEL))
+    }
 }
