@@ -132,7 +132,11 @@ fn prepare_and_cleanup_print_sysbenchs_lines() {
             // are split apart at their known starts, and blank lines are not compared.
             let sorted = |s: &str| {
                 let mut text = normalise(s);
-                for start in ["Creating table '", "Inserting ", "Creating a secondary index"] {
+                for start in [
+                    "Creating table '",
+                    "Inserting ",
+                    "Creating a secondary index",
+                ] {
                     text = text.replace(start, &format!("\n{start}"));
                 }
                 let mut v: Vec<String> = text
