@@ -5,37 +5,15 @@
 
 mod tpcc_common;
 
-use std::sync::Arc;
-
-use pgrig_engine::config::{BenchConfig, Duration, SeedOption};
+use pgrig_engine::config::Duration;
 use pgrig_engine::document::RunDocument;
-use pgrig_engine::workload::NativeWorkload;
-use pgrig_engine::{run_bench, StopHandle};
 use pgrig_script::QueryMode;
 use pgrig_workloads::tpcc::{check, metrics, Mode};
-use tpcc_common::{conn_args, native, Db};
+use tpcc_common::Db;
 
 fn run(db: &Db, pairs: &[(&str, &str)], clients: u32, mode: QueryMode) -> RunDocument {
-    let n = native(pairs);
-    let cfg = BenchConfig {
-        conn: conn_args(db.conninfo()),
-        clients,
-        threads: 2.min(clients),
-        // 5 decks of 23 cards and the 5 deferred Deliveries they queue
-        duration: Duration::Transactions(120),
-        mode,
-        max_tries: 1000,
-        random_seed: Some(SeedOption::Value(3)),
-        native: Some(NativeWorkload(n.workload)),
-        ..Default::default()
-    };
-    let r = run_bench(
-        cfg,
-        Arc::new(tpcc_common::PrintSink),
-        &StopHandle::default(),
-    )
-    .unwrap_or_else(|e| panic!("run failed: {:?}", e.lines));
-    RunDocument::of(&r)
+    // 5 decks of 23 cards and the 5 deferred Deliveries they queue
+    tpcc_common::run(db, pairs, clients, Duration::Transactions(120), mode)
 }
 
 fn counts(doc: &RunDocument) -> Vec<(&str, u64)> {

@@ -7,19 +7,16 @@
 
 mod tpcc_common;
 
-use std::sync::Arc;
-
-use pgrig_engine::config::{BenchConfig, Duration, SeedOption};
+use pgrig_engine::config::Duration;
 use pgrig_engine::document::RunDocument;
-use pgrig_engine::workload::{ClientSeed, NativeWorkload, Step};
-use pgrig_engine::{run_bench, StopHandle};
+use pgrig_engine::workload::{ClientSeed, Step};
 use pgrig_script::QueryMode;
 use pgrig_workloads::tpcc::input::Draw;
 use pgrig_workloads::tpcc::new_order::NewOrder;
 use pgrig_workloads::tpcc::payment::Payment;
 use pgrig_workloads::tpcc::rand::{NurandC, Rng};
 use pgrig_workloads::tpcc::{check, procs, sql};
-use tpcc_common::{conn_args, native, Db};
+use tpcc_common::{native, Db};
 
 /// A copy of the 2-warehouse dataset with the functions created.
 fn with_functions() -> Db {
@@ -198,25 +195,8 @@ fn an_unused_item_rolls_the_function_back_and_leaves_nothing() {
 }
 
 fn run(db: &Db, pairs: &[(&str, &str)], clients: u32, mode: QueryMode) -> RunDocument {
-    let n = native(pairs);
-    let cfg = BenchConfig {
-        conn: conn_args(db.conninfo()),
-        clients,
-        threads: 2.min(clients),
-        duration: Duration::Transactions(115),
-        mode,
-        max_tries: 1000,
-        random_seed: Some(SeedOption::Value(3)),
-        native: Some(NativeWorkload(n.workload)),
-        ..Default::default()
-    };
-    let r = run_bench(
-        cfg,
-        Arc::new(tpcc_common::PrintSink),
-        &StopHandle::default(),
-    )
-    .unwrap_or_else(|e| panic!("run failed: {:?}", e.lines));
-    RunDocument::of(&r)
+    // 5 decks of 23 cards per client
+    tpcc_common::run(db, pairs, clients, Duration::Transactions(115), mode)
 }
 
 #[test]

@@ -7,41 +7,12 @@ mod tpcc_common;
 
 use std::sync::Arc;
 
-use pgrig_engine::config::{BenchConfig, Duration, SeedOption};
-use pgrig_engine::document::RunDocument;
+use pgrig_engine::config::{BenchConfig, Duration};
 use pgrig_engine::workload::NativeWorkload;
 use pgrig_engine::{run_bench, StopHandle};
 use pgrig_script::QueryMode;
 use pgrig_workloads::tpcc::{check, metrics, Mode};
-use tpcc_common::{conn_args, native, Db};
-
-fn run(
-    db: &Db,
-    pairs: &[(&str, &str)],
-    clients: u32,
-    duration: Duration,
-    mode: QueryMode,
-) -> RunDocument {
-    let n = native(pairs);
-    let cfg = BenchConfig {
-        conn: conn_args(db.conninfo()),
-        clients,
-        threads: 2.min(clients),
-        duration,
-        mode,
-        max_tries: 1000,
-        random_seed: Some(SeedOption::Value(3)),
-        native: Some(NativeWorkload(n.workload)),
-        ..Default::default()
-    };
-    let r = run_bench(
-        cfg,
-        Arc::new(tpcc_common::PrintSink),
-        &StopHandle::default(),
-    )
-    .unwrap_or_else(|e| panic!("run failed: {:?}", e.lines));
-    RunDocument::of(&r)
-}
+use tpcc_common::{conn_args, native, run, Db};
 
 #[test]
 fn a_no_wait_run_in_every_query_mode_keeps_the_conditions_and_the_mix() {

@@ -200,3 +200,28 @@ impl pgrig_engine::sink::Sink for PrintSink {
     fn stdout(&self, _: &str) {}
     fn progress(&self, _: &pgrig_engine::sink::Progress) {}
 }
+
+/// A TPC-C run through the engine with the options `pairs` (seed 3, retries up to 1000).
+pub fn run(
+    db: &Db,
+    pairs: &[(&str, &str)],
+    clients: u32,
+    duration: pgrig_engine::config::Duration,
+    mode: pgrig_script::QueryMode,
+) -> pgrig_engine::document::RunDocument {
+    let n = native(pairs);
+    let cfg = pgrig_engine::config::BenchConfig {
+        conn: conn_args(db.conninfo()),
+        clients,
+        threads: 2.min(clients),
+        duration,
+        mode,
+        max_tries: 1000,
+        random_seed: Some(pgrig_engine::config::SeedOption::Value(3)),
+        native: Some(pgrig_engine::workload::NativeWorkload(n.workload)),
+        ..Default::default()
+    };
+    let r = pgrig_engine::run_bench(cfg, std::sync::Arc::new(PrintSink), &StopHandle::default())
+        .unwrap_or_else(|e| panic!("run failed: {:?}", e.lines));
+    pgrig_engine::document::RunDocument::of(&r)
+}
