@@ -172,7 +172,6 @@ pub fn main(args: &[String]) -> i32 {
     let (conn, server) = match target(&a) {
         Ok(t) => t,
         Err(code) => {
-            crate::json::abandon(json);
             return code;
         }
     };
@@ -193,7 +192,6 @@ pub fn main(args: &[String]) -> i32 {
             None => initialise(&a, &conn, &sink.inner, &stop, server.is_some()),
         };
         if let Err(code) = done {
-            crate::json::abandon(json);
             return code;
         }
     }
@@ -219,7 +217,6 @@ pub fn main(args: &[String]) -> i32 {
         Ok(p) => p,
         Err(e) => {
             eprintln!("pgrig: error: {e}");
-            crate::json::abandon(json);
             return 1;
         }
     };
@@ -235,7 +232,6 @@ pub fn main(args: &[String]) -> i32 {
             Ok(m) => m,
             Err(e) => {
                 eprintln!("pgrig: error: {e}");
-                crate::json::abandon(json);
                 return 1;
             }
         };
@@ -247,7 +243,6 @@ pub fn main(args: &[String]) -> i32 {
                 m.finish(None);
             }
             let code = e.report(&*sink);
-            crate::json::abandon(json);
             return code;
         }
     };
