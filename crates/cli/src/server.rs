@@ -38,6 +38,10 @@ struct StartArgs {
     /// A server setting written into its configuration. Repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = setting)]
     sets: Vec<(String, String)>,
+    /// Allow `--set` settings that change who can connect (listen_addresses, unix_socket_*,
+    /// hba_file, ident_file, ssl*); without it they are refused.
+    #[arg(long)]
+    allow_access_settings: bool,
 }
 
 /// Runs `pgrig server`; `args[0]` is the program, `args[1]` `server`. Returns the exit status.
@@ -56,8 +60,16 @@ pub fn main(args: &[String]) -> i32 {
 }
 
 fn start(dir: &Path, s: StartArgs) -> i32 {
-    match pgrig_lab::start_detached(dir, start_options(s)) {
+    let opts = start_options(s);
+    let extra = opts.extra_socket_dirs().map(str::to_string);
+    match pgrig_lab::start_detached(dir, opts) {
         Ok(info) => {
+            if let Some(extra) = extra {
+                eprintln!(
+                    "pgrig: warning: the server also listens in {extra} (--set \
+                     unix_socket_directories), where its socket permissions decide who can connect"
+                );
+            }
             print_started(&info);
             0
         }
@@ -150,7 +162,10 @@ fn print_started(info: &pgrig_lab::ServerInfo) {
 /// The server `start` asks for: a benchmark-grade server (fsync on, realistic settings) plus
 /// the `--set` settings, on its unix socket only unless `--tcp` (127.0.0.1, password required).
 fn start_options(s: StartArgs) -> pgrig_lab::ServerOptions {
-    let mut opts = pgrig_lab::ServerOptions::default().fast(false).tcp(s.tcp);
+    let mut opts = pgrig_lab::ServerOptions::default()
+        .fast(false)
+        .tcp(s.tcp)
+        .allow_access_settings(s.allow_access_settings);
     if let Some(n) = s.max_connections {
         opts = opts.max_connections(n);
     }

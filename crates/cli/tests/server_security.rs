@@ -109,3 +109,35 @@ fn run_with_tcp_benchmarks_a_throwaway_server_over_a_password_protected_port() {
     let v: serde_json::Value = serde_json::from_str(&out.stdout[json_start..]).unwrap();
     assert!(v["tps"].as_f64().unwrap() > 0.0, "{v}");
 }
+
+/// `--set` settings that change who can connect are refused without consent (the probe reopened
+/// a scratch server to every account with `unix_socket_permissions=0777`); with
+/// `--allow-access-settings` the server starts, warns where else it listens, and pgrig's own
+/// socket directory stays what `start` prints.
+#[test]
+fn access_settings_are_refused_without_consent() {
+    let state = tempfile::tempdir().unwrap();
+    let pgrig = |args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_pgrig"));
+        c.env("XDG_RUNTIME_DIR", state.path()).args(args);
+        pgrig_testkit::run(c)
+    };
+    for set in [
+        "unix_socket_permissions=0777",
+        "listen_addresses=*",
+        "hba_file=/tmp/h",
+    ] {
+        let out = pgrig(&["server", "start", "--set", set]);
+        assert_eq!(out.code, Some(1), "{set}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("--allow-access-settings"),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(
+            pgrig(&["server", "status"]).code,
+            Some(3),
+            "nothing started"
+        );
+    }
+}

@@ -29,6 +29,7 @@ mod runas;
 mod secret;
 mod state_file;
 mod template;
+mod template_digest;
 mod watchdog;
 
 pub use binaries::{release_of, PgBinaries};

@@ -96,6 +96,10 @@ pub struct ServerOptions {
     pub port: Option<u16>,
     /// How long to wait for the server to accept connections. Default 60 s.
     pub start_timeout: std::time::Duration,
+    /// Consent to user `settings` that change who can connect (`listen_addresses`,
+    /// `unix_socket_*`, `hba_file`, `ident_file`, `ssl*`: see `options_check`). Default false:
+    /// they are refused, so a scratch server stays reachable only by its owner.
+    pub allow_access_settings: bool,
 }
 
 impl Default for ServerOptions {
@@ -117,11 +121,18 @@ impl Default for ServerOptions {
             use_template: std::env::var_os("PGRIG_NO_TEMPLATE").is_none(),
             port: None,
             start_timeout: std::time::Duration::from_secs(60),
+            allow_access_settings: false,
         }
     }
 }
 
 impl ServerOptions {
+    /// Consents to settings that change who can connect (see [`Self::allow_access_settings`]).
+    pub fn allow_access_settings(mut self, yes: bool) -> Self {
+        self.allow_access_settings = yes;
+        self
+    }
+
     /// Adds a `postgresql.conf` setting.
     pub fn setting(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.settings.push((name.into(), value.into()));
@@ -222,9 +233,25 @@ impl ServerOptions {
             }
         }
         for (k, v) in &self.settings {
-            put(k, v);
+            if k.eq_ignore_ascii_case("unix_socket_directories") {
+                // pgrig's own directory stays first: its connections, and what it prints as
+                // the socket directory, remain true (`extra_socket_dirs` names the others).
+                put(k, &format!("{}, {v}", socket_dir.display()));
+            } else {
+                put(k, v);
+            }
         }
         out
+    }
+
+    /// The socket directories the user's `unix_socket_directories` adds to pgrig's own (only
+    /// with [`Self::allow_access_settings`]), as the user wrote them.
+    pub fn extra_socket_dirs(&self) -> Option<&str> {
+        self.settings
+            .iter()
+            .rev()
+            .find(|(k, _)| k.eq_ignore_ascii_case("unix_socket_directories"))
+            .map(|(_, v)| v.as_str())
     }
 
     /// `pg_hba.conf` contents.
@@ -308,6 +335,19 @@ mod tests {
         let user = conf.find("fsync = 'on'").unwrap();
         assert!(user > builtin);
         assert!(conf.contains("unix_socket_directories = '/tmp/x'"));
+    }
+
+    #[test]
+    fn a_users_socket_directory_is_added_after_pgrigs_own() {
+        let opts = ServerOptions::default()
+            .allow_access_settings(true)
+            .setting("unix_socket_directories", "/srv/sock");
+        let conf = opts.conf_lines(5432, Path::new("/tmp/x"));
+        assert!(
+            conf.ends_with("unix_socket_directories = '/tmp/x, /srv/sock'\n"),
+            "{conf}"
+        );
+        assert_eq!(opts.extra_socket_dirs(), Some("/srv/sock"));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Checking [`ServerOptions`] before anything starts: what would break the configuration files
 //! (setting names that are not identifiers, values or hba lines with line breaks) or cannot work
-//! (`host` hba lines without TCP, a superuser name a password file cannot hold).
+//! (`host` hba lines without TCP, a superuser name a password file cannot hold), and, without
+//! consent, settings that change who can connect.
 
 use crate::error::LabError;
 use crate::options::ServerOptions;
@@ -14,6 +15,15 @@ impl ServerOptions {
                 option: format!("setting {name:?}"),
                 reason,
             })?;
+            if !self.allow_access_settings && changes_access(name) {
+                return Err(LabError::Option {
+                    option: format!("setting {name:?}"),
+                    reason: "it changes who can connect to the scratch server, which pgrig keeps \
+                             reachable only by its owner (`pgrig server start \
+                             --allow-access-settings` sets it anyway)"
+                        .into(),
+                });
+            }
         }
         for line in self.hba.iter().flatten() {
             let bad = |reason: &str| LabError::Option {
@@ -37,6 +47,18 @@ impl ServerOptions {
         }
         Ok(())
     }
+}
+
+/// Whether setting `name` changes who can reach the server: where it listens
+/// (`listen_addresses`, `unix_socket_directories`), who may enter its socket
+/// (`unix_socket_group`, `unix_socket_permissions`), which authentication rules apply
+/// (`hba_file`, `ident_file`) or how TLS is set up (`ssl*`). Names are case-insensitive, as the
+/// server reads them.
+pub fn changes_access(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["listen_addresses", "hba_file", "ident_file"].contains(&n.as_str())
+        || n.starts_with("unix_socket_")
+        || n.starts_with("ssl")
 }
 
 /// Why a `postgresql.conf` setting cannot be written, if it cannot: the name must be an
@@ -63,6 +85,27 @@ pub fn check_setting(name: &str, value: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_that_change_who_can_connect_need_consent() {
+        for name in [
+            "unix_socket_permissions",
+            "Unix_Socket_Directories",
+            "listen_addresses",
+            "hba_file",
+            "ssl",
+            "ssl_ca_file",
+        ] {
+            let opts = ServerOptions::default().setting(name, "x");
+            let err = opts.check().unwrap_err().to_string();
+            assert!(err.contains("--allow-access-settings"), "{err}");
+            assert!(opts.allow_access_settings(true).check().is_ok());
+        }
+        assert!(ServerOptions::default()
+            .setting("work_mem", "4MB")
+            .check()
+            .is_ok());
+    }
 
     #[test]
     fn settings_that_would_break_the_configuration_are_refused() {

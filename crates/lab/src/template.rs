@@ -7,7 +7,10 @@
 //! (run as that account) is done, the template is given to pgrig's own account and nothing in it
 //! may be writable by group or others. Before every use the whole tree is checked (owner, modes,
 //! only directories and regular files); a template that fails is discarded and built again.
-//! Copies are made privately and handed to the server's account only when complete.
+//! Copies are made privately and handed to the server's account only when complete, and only
+//! when the copy's digest is the one recorded at build time (`template_digest`): a template
+//! changed after it was built, even with owner and modes intact, is discarded and built again.
+//! At build time initdb's `postgresql.auto.conf` must hold nothing but its header.
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -18,6 +21,7 @@ use crate::binaries::PgBinaries;
 use crate::error::LabError;
 use crate::initdb::run_initdb;
 use crate::runas::RunAs;
+use crate::template_digest;
 use crate::watchdog::Watchdog;
 
 const COMPLETE_MARKER: &str = "pgrig-template-complete";
@@ -31,9 +35,27 @@ pub(crate) fn data_dir_from_template(
     data_dir: &Path,
     superuser: &str,
 ) -> Result<(), LabError> {
-    let template = ensure_template(bins, runas, base, superuser)?;
-    copy_tree(&template.join("data"), data_dir)?;
-    chown_tree(data_dir, runas)
+    for attempt in 0..2 {
+        let template = ensure_template(bins, runas, base, superuser)?;
+        copy_tree(&template.join("data"), data_dir)?;
+        let recorded = std::fs::read_to_string(template.join(COMPLETE_MARKER)).unwrap_or_default();
+        let copied = template_digest::digest(data_dir)
+            .map_err(|e| LabError::io("checking the template's copy", data_dir, e))?;
+        if recorded.lines().nth(1) == Some(copied.as_str()) {
+            return chown_tree(data_dir, runas);
+        }
+        // Changed since it was built: never hand it on; build it again once.
+        let _ = std::fs::remove_dir_all(data_dir);
+        let _ = std::fs::remove_dir_all(&template);
+        if attempt == 1 {
+            return Err(LabError::io(
+                "checking the initdb template (its contents changed after it was built)",
+                &template,
+                std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+            ));
+        }
+    }
+    unreachable!("the loop returns")
 }
 
 fn template_root(base: &Path) -> PathBuf {
@@ -52,6 +74,9 @@ fn ensure_template(
         bins.version().as_bytes(),
         superuser.as_bytes(),
         runas.uid.to_string().as_bytes(),
+        // the template's format: its marker records the digest (templates of earlier builds
+        // of pgrig, which other processes may still be using, live under other names)
+        b"digest-v1",
     ]);
     let dir = root.join(format!("pg{}-{key:016x}", bins.major()));
     create_private_dir_all(&root)?;
@@ -101,8 +126,20 @@ fn build(bins: &PgBinaries, runas: &RunAs, tmp: &Path, superuser: &str) -> Resul
         switch: runas.switch,
     };
     chown_tree(&data, &me)?;
-    std::fs::write(tmp.join(COMPLETE_MARKER), bins.version())
-        .map_err(|e| LabError::io("writing template marker", tmp, e))
+    template_digest::auto_conf_is_pristine(&data).map_err(|why| {
+        LabError::io(
+            format!("checking the initdb template ({why}; did another process of the server's account write it?)"),
+            &data,
+            std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        )
+    })?;
+    let digest = template_digest::digest(&data)
+        .map_err(|e| LabError::io("reading the initdb template", &data, e))?;
+    std::fs::write(
+        tmp.join(COMPLETE_MARKER),
+        format!("{}\n{digest}\n", bins.version()),
+    )
+    .map_err(|e| LabError::io("writing template marker", tmp, e))
 }
 
 /// Ok if every entry of the template is a directory or regular file of ours that no one else

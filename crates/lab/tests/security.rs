@@ -8,6 +8,7 @@
 
 mod support;
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -215,6 +216,40 @@ fn template_tampering_does_not_reach_a_later_cluster() {
     let later = Server::start(opts()).unwrap();
     assert_eq!(later.psql("postgres", "SHOW work_mem").unwrap(), "4MB");
     drop(later);
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+/// A template whose contents changed after it was built, with owner and modes intact (as a
+/// process holding a descriptor opened while the server's account owned the file could do), is
+/// not handed on: the copy's digest differs from the one recorded at build time, so the template
+/// is built again and the later cluster has initdb's settings.
+#[test]
+fn template_changed_with_owner_and_modes_intact_is_built_again() {
+    let base = private_base("template_digest");
+    let opts = || ServerOptions {
+        base_dir: Some(base.clone()),
+        ..ServerOptions::default()
+    };
+    drop(Server::start(opts()).unwrap());
+    let auto_conf = template_data(&base).join("postgresql.auto.conf");
+    let before = std::fs::metadata(&auto_conf).unwrap();
+    let mut text = std::fs::read_to_string(&auto_conf).unwrap();
+    text.push_str("cluster_name = 'poisoned_by_nobody'\n");
+    std::fs::write(&auto_conf, text).unwrap();
+    let after = std::fs::metadata(&auto_conf).unwrap();
+    assert_eq!(
+        (before.uid(), before.mode()),
+        (after.uid(), after.mode()),
+        "owner and mode unchanged"
+    );
+    let later = Server::start(opts()).unwrap();
+    assert_eq!(later.psql("postgres", "SHOW cluster_name").unwrap(), "");
+    drop(later);
+    let rebuilt = std::fs::read_to_string(template_data(&base).join("postgresql.auto.conf"));
+    assert!(
+        !rebuilt.unwrap().contains("poisoned"),
+        "the template was built again"
+    );
     std::fs::remove_dir_all(&base).unwrap();
 }
 
