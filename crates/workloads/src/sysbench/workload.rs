@@ -209,10 +209,14 @@ impl Workload for SysbenchWorkload {
         };
         let rng = Rng::new(run_seed, u64::from(seed.id) + 1);
         match s.test {
-            Test::OltpInsert
-            | Test::SelectRandomPoints
-            | Test::SelectRandomRanges
-            | Test::BulkInsert => special::client(self.shared.clone(), rng, seed),
+            Test::BulkInsert => {
+                let table = seed.id % s.threads.max(1) + 1;
+                let stmt = self.shared.single + (table - 1) as StmtId;
+                Box::new(super::bulk::Bulk::new(table, stmt))
+            }
+            Test::OltpInsert | Test::SelectRandomPoints | Test::SelectRandomRanges => {
+                special::client(self.shared.clone(), rng, seed)
+            }
             _ => Box::new(oltp::Oltp::new(self.shared.clone(), rng)),
         }
     }
