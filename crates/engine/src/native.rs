@@ -388,9 +388,13 @@ async fn failed(
     };
     let Some(kind) = kind else {
         let s = &nat.stmts[id as usize];
-        let inlined = s.nparams > 0 && (s.simple || sh.cfg.mode == QueryMode::Simple);
-        let sent = if inlined { &c.buf[..] } else { s.sql.as_bytes() };
-        if !sh.sink.sql_abort(c.id, sent, code, &e.message) {
+        let simple = s.simple || sh.cfg.mode == QueryMode::Simple;
+        let sent = if simple && s.nparams > 0 {
+            &c.buf[..]
+        } else {
+            s.sql.as_bytes()
+        };
+        if !sh.sink.sql_abort(c.id, sent, simple, (code, &e.message)) {
             sh.msg(
                 Level::Error,
                 &format!(

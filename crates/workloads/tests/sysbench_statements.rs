@@ -343,8 +343,16 @@ fn options_are_checked_as_sysbench_checks_them() {
         "{}",
         e.message
     );
-    let e = sysbench::build("select_random_points", &opts(&["tables=2"])).unwrap_err();
-    assert_eq!(e.message, "this benchmark does not support --tables > 1");
+    // select_random_*: sysbench refuses --tables > 1 in cleanup only
+    let s = sysbench::settings("select_random_points", &opts(&["tables=2"])).unwrap();
+    assert_eq!(
+        s.cleanup_refusal(),
+        Some("this benchmark does not support --tables > 1")
+    );
+    let s = sysbench::settings("oltp_read_write", &opts(&["tables=2"])).unwrap();
+    assert_eq!(s.cleanup_refusal(), None);
+    let s = sysbench::settings("oltp_point_select", &opts(&["table_size=-1"])).unwrap();
+    assert_eq!(s.rows_per_table(), 0);
     let e = sysbench::build("oltp_read_write", &opts(&["rand-type=normal"])).unwrap_err();
     assert!(e.message.contains("\"rand-type\""), "{}", e.message);
     assert!(sysbench::build("oltp_read_write", &opts(&["random_points=3"])).is_err());

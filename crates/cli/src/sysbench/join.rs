@@ -41,4 +41,9 @@ impl Tests for Workloads {
     fn build(&self, test: &str, options: &Options) -> Result<Native, OptionError> {
         wl::build(test, options)
     }
+
+    fn cleanup_refusal(&self, test: &str, options: &Options) -> Option<String> {
+        let s = wl::settings(test, options).ok()?;
+        s.cleanup_refusal().map(String::from)
+    }
 }

@@ -112,6 +112,11 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             };
             general::check_driver(&c, phase)?;
             set_password(&pg);
+            if phase == Phase::Cleanup {
+                if let Some(why) = seam::tests().cleanup_refusal(&test, &options) {
+                    return Err(Exit::fatal(format!("`cleanup' function failed: {why}")));
+                }
+            }
             let native = build(&test, &options)?;
             match phase {
                 Phase::Prepare { .. } => prepare::prepare(&pg, &general, native, oltp_common),

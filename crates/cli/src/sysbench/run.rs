@@ -1,6 +1,8 @@
 //! `run`: the header, sysbench's check that every statement prepares (missing tables: its
 //! `PQprepare() failed` lines), the run on pgrig's engine with `--threads` clients, the
-//! `--report-interval` lines as the run goes, and the final report from the run document.
+//! `--report-interval` lines as the run goes, and the final report from the run document. A
+//! statement's error that ends a client is printed as sysbench's driver prints it and ends the
+//! run without a report, status 1, as sysbench's fatal errors do.
 
 use std::sync::{Arc, Mutex};
 
@@ -58,12 +60,13 @@ pub fn run(
         Exit::fatal(lines.join("\nFATAL: "))
     })?;
     let doc = RunDocument::of(&result);
+    if doc.aborted_clients > 0 {
+        // sysbench ends at a thread's fatal error, without a report
+        return Ok(1);
+    }
     let summary = Summary::of(&doc, general.percentile, general.histogram);
     print!("{}", report::summary(&summary));
-    if doc.interrupted {
-        return Ok(130);
-    }
-    Ok(if doc.aborted_clients > 0 { 1 } else { 0 })
+    Ok(if doc.interrupted { 130 } else { 0 })
 }
 
 /// sysbench prepares every statement of the test before its threads start; a statement that
@@ -119,8 +122,9 @@ fn config(g: &General, pg: &Pg, native: &Native) -> BenchConfig {
         no_vacuum: true,
         report_per_command: true,
         rate: (g.rate > 0).then_some(g.rate as f64),
-        // sysbench retries ignorable errors without limit
+        // sysbench retries ignorable errors without limit; any other error ends the run
         max_tries: 0,
+        exit_on_abort: true,
         random_seed: Some(if g.rand_seed != 0 {
             SeedOption::Value(u64::from(g.rand_seed))
         } else {
@@ -163,6 +167,24 @@ impl Sink for RunSink {
     fn stdout(&self, _: &str) {}
 
     fn progress(&self, _: &Progress) {}
+
+    /// sysbench's driver lines for a statement that failed (`PQexec()` for a simple query,
+    /// with the query; `PQexecPrepared()` for a prepared one), then its thread's last words.
+    fn sql_abort(&self, _client: u32, sql: &[u8], simple: bool, (code, msg): (&str, &str)) -> bool {
+        let mut out = if simple {
+            format!(
+                "FATAL: PQexec() failed: 7 {msg}\nFATAL: failed query was: {}\n",
+                String::from_utf8_lossy(sql)
+            )
+        } else {
+            format!("FATAL: PQexecPrepared() failed: 7 {msg}\n")
+        };
+        out += &format!(
+            "FATAL: `thread_run' function failed: SQL error, errno = 0, state = '{code}': {msg}\n"
+        );
+        print!("{out}");
+        true
+    }
 
     fn measuring(&self) {
         print!("{}", report::THREADS_STARTED);

@@ -37,6 +37,8 @@ pub trait Tests: Sync {
     fn options(&self, test: &str) -> Vec<TestOption>;
     /// The test built from its options (names as given, `-` and `_` alike).
     fn build(&self, test: &str, options: &Options) -> Result<Native, OptionError>;
+    /// Why the test's `cleanup` refuses these options (select_random_* with `--tables` > 1).
+    fn cleanup_refusal(&self, test: &str, options: &Options) -> Option<String>;
 }
 
 /// The tests of `pgrig_workloads::sysbench`.
