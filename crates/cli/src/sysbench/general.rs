@@ -183,6 +183,25 @@ fn aliased(c: &super::cmdline::CmdLine, old: &str, new: &str, floor: i64) -> Res
     }
 }
 
+/// The deprecated aliases, each with the option it stands for and the value above which it is
+/// used (and sysbench warns), in the order sysbench warns.
+const ALIASES: [(&str, &str, i64); 4] = [
+    ("num-threads", "threads", 1),
+    ("max-requests", "events", 0),
+    ("max-time", "time", 0),
+    ("tx-rate", "rate", 0),
+];
+
+/// sysbench's warnings for the deprecated aliases in use (`WARNING: --max-time is deprecated,
+/// use --time instead`), printed on standard output before the banner.
+pub fn deprecations(c: &super::cmdline::CmdLine) -> String {
+    ALIASES
+        .iter()
+        .filter(|(old, _, floor)| int(c, old).is_ok_and(|v| v > *floor))
+        .map(|(old, new, _)| format!("WARNING: --{old} is deprecated, use --{new} instead\n"))
+        .collect()
+}
+
 impl General {
     /// The general options, checked in sysbench's order with its messages.
     pub fn read(c: &super::cmdline::CmdLine) -> Result<General, Exit> {
