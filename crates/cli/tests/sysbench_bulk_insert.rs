@@ -62,7 +62,10 @@ fn events_are_the_rows_inserted() {
         let events = figure(&out, "total number of events:");
         assert_eq!(events, figure(&out, "transactions:"), "{name}");
         assert_eq!(events, rows, "{name}: events vs count(*)\n{}", out.stdout);
-        assert!(events > 39_033, "{name}: {events} rows in 2 s fill a buffer");
+        assert!(
+            events > 39_033,
+            "{name}: {events} rows in 2 s fill a buffer"
+        );
         let inserts = figure(&out, "write:");
         assert_eq!(inserts, figure(&out, "queries:"), "{name}");
         // at least one INSERT per thread, at most one per full buffer (over 29,000 rows of ids

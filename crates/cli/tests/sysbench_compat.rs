@@ -29,22 +29,41 @@ fn a_path_to_a_bundled_script_runs_that_test() {
         let args = [path, "--table-size=100", cmd];
         let (ours, theirs) = (pgrig(&db, &args), sysbench(&theirs_db, &args));
         assert_eq!(normalise(&ours.stdout), normalise(&theirs.stdout));
-        assert_eq!((ours.code, theirs.code), (Some(0), Some(0)), "{}", ours.stdout);
+        assert_eq!(
+            (ours.code, theirs.code),
+            (Some(0), Some(0)),
+            "{}",
+            ours.stdout
+        );
     }
     // ./oltp_read_only.lua: a copy of the bundled script in the current directory
     let dir = std::env::temp_dir().join(format!("pgrig-sb-path-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy("/usr/share/sysbench/oltp_read_only.lua", dir.join("oltp_read_only.lua"))
-        .unwrap();
+    std::fs::copy(
+        "/usr/share/sysbench/oltp_read_only.lua",
+        dir.join("oltp_read_only.lua"),
+    )
+    .unwrap();
     let prepare = ["./oltp_read_only.lua", "--table-size=100", "prepare"];
     let ours = run_in(link(), &db, &dir, &prepare);
     assert_eq!(ours.code, Some(0), "{}{}", ours.stdout, ours.stderr);
-    let args = ["./oltp_read_only.lua", "--table-size=100", "--events=20", "--time=0", "run"];
+    let args = [
+        "./oltp_read_only.lua",
+        "--table-size=100",
+        "--events=20",
+        "--time=0",
+        "run",
+    ];
     let (ours, theirs) = (
         run_in(link(), &db, &dir, &args),
         run_in(&oracle(), &db, &dir, &args),
     );
-    assert_eq!((ours.code, theirs.code), (Some(0), Some(0)), "{}", ours.stdout);
+    assert_eq!(
+        (ours.code, theirs.code),
+        (Some(0), Some(0)),
+        "{}",
+        ours.stdout
+    );
     let line = |o: &CmdOutput, label: &str| {
         o.stdout
             .lines()
@@ -73,7 +92,11 @@ fn a_custom_lua_script_is_refused_as_not_supported() {
     .unwrap();
     // sysbench runs it; pgrig says it does not, with sysbench's failure status
     let theirs = run_in(&oracle(), &db, &dir, &["./my.lua", "prepare"]);
-    assert!(theirs.stdout.contains("prepared by my.lua"), "{}", theirs.stdout);
+    assert!(
+        theirs.stdout.contains("prepared by my.lua"),
+        "{}",
+        theirs.stdout
+    );
     for arg in ["./my.lua", "my"] {
         let ours = run_in(link(), &db, &dir, &[arg, "prepare"]);
         assert_eq!(ours.code, Some(1));
@@ -102,13 +125,26 @@ fn deprecated_aliases_warn_as_sysbench() {
             "cleanup",
         ][..],
         // at their defaults they are not in use: no warning
-        &["--num-threads=1", "--max-requests=0", "oltp_point_select", "cleanup"],
+        &[
+            "--num-threads=1",
+            "--max-requests=0",
+            "oltp_point_select",
+            "cleanup",
+        ],
         &["--test=oltp_point_select", "--max-time=2", "cleanup"],
     ] {
         let out = same(&db, args);
         assert_eq!(out.code, Some(0));
     }
-    let out = pgrig(&db, &["--max-time=1", "--tx-rate=3", "oltp_point_select", "cleanup"]);
+    let out = pgrig(
+        &db,
+        &[
+            "--max-time=1",
+            "--tx-rate=3",
+            "oltp_point_select",
+            "cleanup",
+        ],
+    );
     assert!(out.stdout.starts_with(
         "WARNING: --max-time is deprecated, use --time instead\nWARNING: --tx-rate is deprecated, use --rate instead\nsysbench 1.0.20"
     ));
@@ -138,7 +174,12 @@ fn a_sysbench_0_5_command_line_gets_sysbenchs_error_then_a_hint() {
     // write-only runs: oltp_write_only
     let out = pgrig(
         &db,
-        &["--test=tests/db/oltp.lua", "--oltp-write-only=on", "--oltp-table-size=10", "prepare"],
+        &[
+            "--test=tests/db/oltp.lua",
+            "--oltp-write-only=on",
+            "--oltp-table-size=10",
+            "prepare",
+        ],
     );
     assert!(
         out.stdout
@@ -152,9 +193,20 @@ fn a_sysbench_0_5_command_line_gets_sysbenchs_error_then_a_hint() {
 fn sql_errors_without_prepared_statements_are_sysbenchs_lines_and_no_report() {
     let db = fresh_db("sb_sqlerr");
     for args in [
-        &["--db-ps-mode=disable", "--threads=2", "oltp_read_write", "--time=2", "run"][..],
+        &[
+            "--db-ps-mode=disable",
+            "--threads=2",
+            "oltp_read_write",
+            "--time=2",
+            "run",
+        ][..],
         &["--threads=2", "oltp_insert", "--time=2", "run"],
-        &["--db-ps-mode=disable", "oltp_point_select", "--time=2", "run"],
+        &[
+            "--db-ps-mode=disable",
+            "oltp_point_select",
+            "--time=2",
+            "run",
+        ],
     ] {
         let (ours, theirs) = (pgrig(&db, args), sysbench(&db, args));
         assert_eq!(
@@ -178,7 +230,12 @@ fn select_random_tests_with_three_tables_fail_in_cleanup_only() {
         let theirs_db = fresh_db(&format!("sb_{test}_3_sysbench"));
         let both = |args: &[&str]| (pgrig(&ours_db, args), sysbench(&theirs_db, args));
         let (ours, theirs) = both(&[test, "--tables=3", "--table-size=100", "prepare"]);
-        assert_eq!((ours.code, theirs.code), (Some(0), Some(0)), "{}", ours.stdout);
+        assert_eq!(
+            (ours.code, theirs.code),
+            (Some(0), Some(0)),
+            "{}",
+            ours.stdout
+        );
         // the same lines (pgrig loads the tables in parallel: another order)
         let sorted = |s: &str| {
             let mut v: Vec<String> = normalise(s).lines().map(String::from).collect();
@@ -189,8 +246,20 @@ fn select_random_tests_with_three_tables_fail_in_cleanup_only() {
         let tables = "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'sbtest%'";
         assert_eq!(ours_db.psql(tables), "3");
         assert_eq!(theirs_db.psql(tables), "3");
-        let (ours, theirs) = both(&[test, "--tables=3", "--table-size=100", "--events=10", "--time=0", "run"]);
-        assert_eq!((ours.code, theirs.code), (Some(0), Some(0)), "{}", ours.stdout);
+        let (ours, theirs) = both(&[
+            test,
+            "--tables=3",
+            "--table-size=100",
+            "--events=10",
+            "--time=0",
+            "run",
+        ]);
+        assert_eq!(
+            (ours.code, theirs.code),
+            (Some(0), Some(0)),
+            "{}",
+            ours.stdout
+        );
         let cleanup = [test, "--tables=3", "cleanup"];
         let (ours, theirs) = both(&cleanup);
         assert_eq!(normalise(&ours.stdout), normalise(&theirs.stdout));

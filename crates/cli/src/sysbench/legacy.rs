@@ -41,9 +41,9 @@ pub fn hint(c: &CmdLine, arg: &str) -> Option<String> {
         return None;
     }
     let on = |name: &str| {
-        c.rest.iter().any(|(n, v, _)| {
-            n == name && super::general::parse_bool(v.as_deref()) == Some(true)
-        })
+        c.rest
+            .iter()
+            .any(|(n, v, _)| n == name && super::options::parse_bool(v.as_deref()) == Some(true))
     };
     let test = match mapped.unwrap_or("oltp_read_write") {
         "oltp_read_write" if on("oltp_read_only") => "oltp_read_only",
@@ -101,9 +101,14 @@ mod tests {
     fn read_only_and_write_only_runs_name_their_tests() {
         let c = line("--test=oltp.lua --oltp-write-only=on --oltp-table-size=10 prepare");
         let h = hint(&c, "oltp.lua").unwrap();
-        assert!(h.ends_with("sysbench oltp_write_only --table-size=10 prepare\n"), "{h}");
+        assert!(
+            h.ends_with("sysbench oltp_write_only --table-size=10 prepare\n"),
+            "{h}"
+        );
         let c = line("--test=oltp.lua --oltp-read-only run");
-        assert!(hint(&c, "oltp.lua").unwrap().contains("sysbench oltp_read_only run"));
+        assert!(hint(&c, "oltp.lua")
+            .unwrap()
+            .contains("sysbench oltp_read_only run"));
         let c = line("--test=tests/db/update_index.lua run");
         assert!(hint(&c, "tests/db/update_index.lua")
             .unwrap()

@@ -19,6 +19,7 @@ pub mod histogram;
 pub mod join;
 pub mod legacy;
 pub mod mix;
+pub mod options;
 pub mod prepare;
 pub mod report;
 pub mod run;
@@ -72,7 +73,7 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
     print!("{}", general::deprecations(&c));
     let general = General::read(&c)?;
     print!("{}", banner());
-    let tests = seam::tests();
+    let tests = join::tests();
     let Some(arg) = c.test.clone() else {
         return Err(Exit::fatal(format!(
             "no test name given (pgrig runs sysbench's database tests: {})",
@@ -127,11 +128,11 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             general::check_driver(&c, phase)?;
             set_password(&pg);
             if phase == Phase::Cleanup {
-                if let Some(why) = seam::tests().cleanup_refusal(&test, &options) {
+                if let Some(why) = join::tests().cleanup_refusal(&test, &options) {
                     return Err(Exit::fatal(format!("`cleanup' function failed: {why}")));
                 }
             }
-            let native = build(&test, &options)?;
+            let native = join::build(&test, &options)?;
             match phase {
                 Phase::Prepare { .. } => prepare::prepare(&pg, &general, native, oltp_common),
                 _ => prepare::cleanup(&pg, &native),
@@ -151,13 +152,6 @@ fn with_hint(mut e: Exit, c: &CmdLine, arg: &str) -> Exit {
         e.stdout += &h;
     }
     e
-}
-
-/// The test's workload; options it refuses are `FATAL: ...`.
-fn build(test: &str, options: &pgrig_workloads::Options) -> Result<pgrig_workloads::Native, Exit> {
-    seam::tests()
-        .build(test, options)
-        .map_err(|e| Exit::fatal(e.message))
 }
 
 /// `--pgsql-password`, handed to the connection layer as libpq's `PGPASSWORD` (never an

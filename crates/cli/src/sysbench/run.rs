@@ -41,7 +41,7 @@ pub fn run(
         threads: general.threads,
     };
     general::check_driver(c, phase)?;
-    let native = super::build(test, options)?;
+    let native = super::join::build(test, options)?;
     if !general.ps_mode_disable {
         check_statements(pg, &native, phase)?;
     }

@@ -79,12 +79,18 @@ mod tests {
     #[test]
     fn bundled_tests_by_name_and_by_path() {
         let r = |a: &str| resolve(a, &bundled, &exists);
-        assert_eq!(r("oltp_read_only"), Script::Bundled("oltp_read_only".into()));
+        assert_eq!(
+            r("oltp_read_only"),
+            Script::Bundled("oltp_read_only".into())
+        );
         assert_eq!(
             r("/usr/share/sysbench/oltp_point_select.lua"),
             Script::Bundled("oltp_point_select".into())
         );
-        assert_eq!(r("./oltp_read_only.lua"), Script::Bundled("oltp_read_only".into()));
+        assert_eq!(
+            r("./oltp_read_only.lua"),
+            Script::Bundled("oltp_read_only".into())
+        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The seam between the `sysbench` command line and the sysbench workloads
 //! (`pgrig_workloads::sysbench`): which tests exist, each test's own options (for `help` and
 //! to tell its options from unknown ones), and building a test into a [`Native`] workload.
-//! The command line knows the workloads only through [`Tests`]; [`tests`] is the one place that
-//! names the implementation.
+//! The command line knows the workloads only through [`Tests`]; `join::tests` is the one place
+//! that names the implementation.
 
 use pgrig_workloads::{Native, OptionError, Options};
 
@@ -39,9 +39,4 @@ pub trait Tests: Sync {
     fn build(&self, test: &str, options: &Options) -> Result<Native, OptionError>;
     /// Why the test's `cleanup` refuses these options (select_random_* with `--tables` > 1).
     fn cleanup_refusal(&self, test: &str, options: &Options) -> Option<String>;
-}
-
-/// The tests of `pgrig_workloads::sysbench`.
-pub fn tests() -> &'static dyn Tests {
-    &crate::sysbench::join::Workloads
 }

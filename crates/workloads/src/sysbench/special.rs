@@ -12,8 +12,8 @@ use pgrig_engine::workload::{
 
 use super::options::Settings;
 use super::rand::Rng;
+use super::shared::Shared;
 use super::sql::{self, C_TEMPLATE, PAD_TEMPLATE};
-use super::workload::Shared;
 use super::Test;
 
 /// Adds the test's own statements (oltp_insert: one per table; bulk_insert: one per thread's
