@@ -281,3 +281,25 @@ fn a_negative_table_size_prepares_an_empty_table() {
     assert_eq!(ours_db.psql(rows), "0");
     assert_eq!(db.psql(rows), "0");
 }
+
+#[test]
+fn verbosity_below_three_hides_sysbenchs_notices() {
+    // sysbench's own bulk_insert test prepares and cleans up with --verbosity=1
+    let db = fresh_db("sb_verbosity");
+    let prepared = pgrig(&db, &["oltp_point_select", "--table-size=10", "prepare"]);
+    assert!(prepared.success(), "{}", prepared.stdout);
+    for args in [
+        &[
+            "--verbosity=2",
+            "--events=5",
+            "--time=0",
+            "oltp_point_select",
+            "--table-size=10",
+            "run",
+        ][..],
+        &["--verbosity=1", "--max-time=1", "nosuchtest", "run"],
+        &["--verbosity=1", "oltp_point_select", "cleanup"],
+    ] {
+        same(&db, args);
+    }
+}

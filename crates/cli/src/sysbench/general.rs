@@ -26,6 +26,9 @@ pub struct General {
     pub percentile: u32,
     pub histogram: bool,
     pub ps_mode_disable: bool,
+    /// `--verbosity` 3 or more: sysbench's notices are printed (the banner, the run's header,
+    /// interval lines and report); below, only its warnings and errors and the tests' own lines.
+    pub notices: bool,
 }
 
 /// How a sysbench command ends early: what it prints on each stream, and its status.
@@ -138,6 +141,7 @@ impl General {
             percentile: percentile as u32,
             histogram,
             ps_mode_disable: c.value("db-ps-mode") == Some("disable"),
+            notices: int(c, "verbosity")? >= 3,
         })
     }
 }

@@ -52,6 +52,7 @@ pub fn general() -> String {
     s += "Pseudo-Random Numbers Generator options:\n";
     s += &section(Section::Rand);
     s += "Log options:\n";
+    s += &section(Section::Verbosity);
     s += &section(Section::Log);
     s += "General database options:\n\n";
     s += &section(Section::Db);

@@ -72,7 +72,9 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
     }
     print!("{}", general::deprecations(&c));
     let general = General::read(&c)?;
-    print!("{}", banner());
+    if general.notices {
+        print!("{}", banner());
+    }
     let tests = join::tests();
     let Some(arg) = c.test.clone() else {
         return Err(Exit::fatal(format!(

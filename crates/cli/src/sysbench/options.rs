@@ -18,6 +18,8 @@ pub enum Section {
     General,
     Rand,
     Log,
+    /// the logger's own option, listed first under "Log options:" in a table of its own
+    Verbosity,
     Db,
     Pgsql,
     /// accepted for command-line compatibility, without effect (`--mysql-*`, `--debug`, ...)
@@ -41,7 +43,7 @@ const fn opt(
 }
 
 use OptKind::{Bool, Float, Int, Str};
-use Section::{Db, General as Gen, Ignored, Log, Pgsql, Rand};
+use Section::{Db, General as Gen, Ignored, Log, Pgsql, Rand, Verbosity};
 
 /// Every general option, in `--help`'s order.
 pub const GENERAL_OPTIONS: &[GeneralOption] = &[
@@ -67,7 +69,7 @@ pub const GENERAL_OPTIONS: &[GeneralOption] = &[
     opt("rand-spec-res", Int, Some("75"), "percentage of 'special' values to use (for special distribution)", Rand),
     opt("rand-seed", Int, Some("0"), "seed for random number generator. When 0, the current time is used as a RNG seed.", Rand),
     opt("rand-pareto-h", Float, Some("0.2"), "parameter h for pareto distribution", Rand),
-    opt("verbosity", Int, Some("3"), "verbosity level {5 - debug, 0 - only critical messages}", Ignored),
+    opt("verbosity", Int, Some("3"), "verbosity level {5 - debug, 0 - only critical messages}", Verbosity),
     opt("percentile", Int, Some("95"), "percentile to calculate in latency statistics (1-100). Use the special value of 0 to disable percentile calculations", Log),
     opt("histogram", Bool, Some("off"), "print latency histogram in report", Log),
     opt("db-driver", Str, Some("pgsql"), "specifies database driver to use (pgrig: pgsql only)", Db),

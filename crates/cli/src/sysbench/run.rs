@@ -28,15 +28,17 @@ pub fn run(
     general: &General,
     pg: &Pg,
 ) -> Result<i32, Exit> {
-    print!(
-        "{}",
-        report::header(&Header {
-            threads: general.threads,
-            rate: general.rate,
-            report_interval: general.report_interval,
-            rand_seed: general.rand_seed,
-        })
-    );
+    if general.notices {
+        print!(
+            "{}",
+            report::header(&Header {
+                threads: general.threads,
+                rate: general.rate,
+                report_interval: general.report_interval,
+                rand_seed: general.rand_seed,
+            })
+        );
+    }
     let phase = Phase::Run {
         threads: general.threads,
     };
@@ -50,7 +52,12 @@ pub fn run(
         threads: general.threads,
         percentile: general.percentile,
         per_event: super::mix::per_event(test, options),
-        interval: u64::from(general.report_interval),
+        interval: if general.notices {
+            u64::from(general.report_interval)
+        } else {
+            0
+        },
+        notices: general.notices,
         acc: Mutex::new(Acc::default()),
     });
     let stop = StopHandle::default();
@@ -64,8 +71,10 @@ pub fn run(
         // sysbench ends at a thread's fatal error, without a report
         return Ok(1);
     }
-    let summary = Summary::of(&doc, general.percentile, general.histogram);
-    print!("{}", report::summary(&summary));
+    if general.notices {
+        let summary = Summary::of(&doc, general.percentile, general.histogram);
+        print!("{}", report::summary(&summary));
+    }
     Ok(if doc.interrupted { 130 } else { 0 })
 }
 
@@ -143,6 +152,8 @@ struct RunSink {
     per_event: (f64, f64, f64),
     /// `--report-interval` (0: none)
     interval: u64,
+    /// `--verbosity` 3 or more
+    notices: bool,
     /// the seconds of the current interval
     acc: Mutex<Acc>,
 }
@@ -187,7 +198,9 @@ impl Sink for RunSink {
     }
 
     fn measuring(&self) {
-        print!("{}", report::THREADS_STARTED);
+        if self.notices {
+            print!("{}", report::THREADS_STARTED);
+        }
     }
 
     fn second(&self, s: &SecondReport<'_>) {
