@@ -7,27 +7,8 @@
 
 mod sysbench_common;
 
-use pgrig_testkit::{fresh_db, CmdOutput, TestDb};
-use sysbench_common::{normalise, pgrig, sysbench};
-
-fn same(db: &TestDb, args: &[&str]) -> CmdOutput {
-    let theirs = sysbench(db, args);
-    let ours = pgrig(db, args);
-    assert_eq!(
-        normalise(&ours.stdout),
-        normalise(&theirs.stdout),
-        "stdout of {args:?}\n--- pgrig:\n{}--- sysbench:\n{}",
-        ours.stdout,
-        theirs.stdout
-    );
-    assert_eq!(
-        normalise(&ours.stderr),
-        normalise(&theirs.stderr),
-        "stderr of {args:?}"
-    );
-    assert_eq!(ours.code, theirs.code, "exit status of {args:?}");
-    ours
-}
+use pgrig_testkit::{fresh_db, TestDb};
+use sysbench_common::{normalise, pgrig, same, sysbench};
 
 #[test]
 fn command_line_errors_are_sysbenchs() {

@@ -54,6 +54,15 @@ async fn sleep_until_us(sh: &RunShared, at_us: i64) {
 
 /// Runs one client to its end.
 pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> ClientEnd {
+    let end = run_transactions(sh, th, c).await;
+    if end == ClientEnd::Finished && !crate::native::run_native_finish(sh, th, c).await {
+        return ClientEnd::Aborted;
+    }
+    end
+}
+
+/// The client's transactions, to its limit, the run's end or its abort.
+async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> ClientEnd {
     loop {
         let now = sh.now_us();
         if done(sh, c, now) {

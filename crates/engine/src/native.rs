@@ -196,6 +196,46 @@ pub(crate) async fn run_native_once(
     end
 }
 
+/// The program's closing statement ([`crate::workload::TxProgram::finish`]) when the client's
+/// run ends normally: recorded in the per-statement figures of the first type that lists it.
+/// `false`: it failed and the client aborted.
+pub(crate) async fn run_native_finish(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> bool {
+    let Some(nat) = sh.native.as_ref() else {
+        return true;
+    };
+    if c.conn.is_none() {
+        return true;
+    }
+    c.params.clear();
+    let Some(id) = c.program.as_mut().and_then(|p| p.finish(&mut c.params)) else {
+        return true;
+    };
+    let listed = nat.slots.iter().enumerate().find_map(|(tx, row)| {
+        row.get(id as usize)
+            .filter(|&&s| s != u32::MAX)
+            .map(|&s| (tx, s as usize))
+    });
+    let Some((tx, slot)) = listed else {
+        sh.msg(
+            Level::Error,
+            &format!(
+                "client {} aborted: its closing statement {id} is listed by no transaction type",
+                c.id
+            ),
+        );
+        return false;
+    };
+    let t0 = sh.now_us();
+    match run_statement(sh, c, tx, slot, id).await {
+        StmtEnd::Ok(_) => {
+            let us = (sh.now_us() - t0) as f64;
+            th.stats.borrow_mut().scripts[tx].record_command(slot, us);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Queues statement `id`'s messages with the parameters in `c.params`.
 fn encode(sh: &RunShared, c: &mut Client, id: StmtId) {
     let nat = sh.native.as_ref().expect("native run");
@@ -254,22 +294,30 @@ async fn run_statement(
             Err(e) => return lost_end(sh, c, tx, slot, &e),
         }
         if let Err(e) = c.conn.as_mut().expect("connected").read_more().await {
-            let why = reply.error.map(|(_, t)| t).unwrap_or_else(|| e.to_string());
+            let why = reply.error.map(|e| e.text).unwrap_or_else(|| e.to_string());
             return lost_end(sh, c, tx, slot, &why);
         }
     }
     match reply.error {
         None => StmtEnd::Ok(reply.count.unwrap_or(reply.rows)),
-        Some((code, text)) => failed(sh, c, tx, slot, &code, &text).await,
+        Some(e) => failed(sh, c, (tx, slot, id), &e).await,
     }
+}
+
+/// The first error of a reply.
+struct ReplyError {
+    code: String,
+    /// as pgbench prints it (severity, message, position)
+    text: String,
+    /// the server's message alone
+    message: String,
 }
 
 #[derive(Default)]
 struct ReplyState {
     rows: u64,
     count: Option<u64>,
-    /// (sqlstate, text) of the first error
-    error: Option<(String, String)>,
+    error: Option<ReplyError>,
 }
 
 /// Takes the buffered messages; true at ReadyForQuery.
@@ -305,7 +353,11 @@ fn take_all(c: &mut Client, keep: bool, r: &mut ReplyState) -> Result<bool, Stri
             Some(Backend::Error(e)) => {
                 if r.error.is_none() {
                     let db = e.to_db_error();
-                    r.error = Some((db.code.clone(), db.to_string()));
+                    r.error = Some(ReplyError {
+                        code: db.code.clone(),
+                        text: db.to_string(),
+                        message: db.message.clone(),
+                    });
                 }
             }
             Some(Backend::ReadyForQuery(_)) => return Ok(true),
@@ -323,12 +375,11 @@ fn take_all(c: &mut Client, keep: bool, r: &mut ReplyState) -> Result<bool, Stri
 async fn failed(
     sh: &RunShared,
     c: &mut Client,
-    tx: usize,
-    slot: usize,
-    code: &str,
-    text: &str,
+    (tx, slot, id): (usize, usize, StmtId),
+    e: &ReplyError,
 ) -> StmtEnd {
     let nat = sh.native.as_ref().expect("native run");
+    let (code, text) = (e.code.as_str(), e.text.as_str());
     let kind = match code {
         "40P01" if nat.workload.retryable(code) => Some(FailKind::Deadlock),
         _ if nat.workload.retryable(code) => Some(FailKind::Serialization),
@@ -336,14 +387,23 @@ async fn failed(
         _ => None,
     };
     let Some(kind) = kind else {
-        sh.msg(
-            Level::Error,
-            &format!(
-                "client {} script {tx} aborted in command {slot} query 0: {}",
-                c.id,
-                text.trim_end()
-            ),
-        );
+        let s = &nat.stmts[id as usize];
+        let simple = s.simple || sh.cfg.mode == QueryMode::Simple;
+        let sent = if simple && s.nparams > 0 {
+            &c.buf[..]
+        } else {
+            s.sql.as_bytes()
+        };
+        if !sh.sink.sql_abort(c.id, sent, simple, (code, &e.message)) {
+            sh.msg(
+                Level::Error,
+                &format!(
+                    "client {} script {tx} aborted in command {slot} query 0: {}",
+                    c.id,
+                    text.trim_end()
+                ),
+            );
+        }
         return StmtEnd::Abort;
     };
     if sh.cfg.verbose_errors {

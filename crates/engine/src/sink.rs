@@ -101,6 +101,14 @@ pub trait Sink: Send + Sync {
     fn password(&self) -> Option<String> {
         None
     }
+    /// A native workload's statement failed and the error ends client `client` (not
+    /// retryable): `sql` as sent (values inlined when `simple`: sent as a simple query), the
+    /// SQLSTATE and the server's message. `true`: the sink reported it in its own words (the
+    /// sysbench drop-in prints sysbench's driver lines); `false` (default): the engine prints
+    /// pgbench's abort line.
+    fn sql_abort(&self, _client: u32, _sql: &[u8], _simple: bool, _error: (&str, &str)) -> bool {
+        false
+    }
 }
 
 /// A sink that drops everything (for library users and tests).

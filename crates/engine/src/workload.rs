@@ -174,6 +174,13 @@ pub trait TxProgram: Send {
     fn reconnect(&mut self) -> bool {
         false
     }
+    /// Called once when the client's run ends normally (its limit reached or the run
+    /// stopped), on its open connection: a last statement to run, outside any transaction's
+    /// figures but counted in the statement's (sysbench's `thread_done`, which sends
+    /// bulk_insert's last batch). Parameters go into `params` (cleared by the engine).
+    fn finish(&mut self, _params: &mut Params) -> Option<StmtId> {
+        None
+    }
     /// A transaction of type `tx` begins; `retry`: the previous attempt of the same transaction
     /// failed with a retryable error and was rolled back (replay the same inputs).
     fn begin(&mut self, tx: usize, retry: bool);
@@ -263,6 +270,15 @@ impl Params {
         let start = self.buf.len();
         f(&mut self.buf);
         self.push(start, ParamKind::Text)
+    }
+
+    /// A parameter inlined as written, in any query mode a SQL fragment the program vouches
+    /// for (bulk_insert's `(1,1),(2,2)` rows after `VALUES`): for statements sent as simple
+    /// queries only (bound, it is sent as text).
+    pub fn raw_with(&mut self, f: impl FnOnce(&mut Vec<u8>)) -> &mut Self {
+        let start = self.buf.len();
+        f(&mut self.buf);
+        self.push(start, ParamKind::Number)
     }
 
     /// SQL NULL.

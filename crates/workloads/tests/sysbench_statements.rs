@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use pgrig_engine::workload::{inline_params, ClientSeed, Params, Reply, Rows, Step};
 use pgrig_testkit::{custom_cluster, fresh_db_on, Server, ServerOptions, TestDb};
-use pgrig_workloads::sysbench::{self, special::bulk_batch};
+use pgrig_workloads::sysbench::{self, bulk::bulk_batch};
 use pgrig_workloads::{Native, Options};
 use sysbench_common::{logged_statements, pgrig_load, run_sysbench, shape};
 
@@ -264,13 +264,17 @@ fn bulk_insert_batches_hold_as_many_rows_as_sysbenchs() {
         first = b + 1;
     }
     assert!(theirs[0].starts_with("INSERT INTO sbtest1 VALUES(1,1),(2,2),"));
+    // pgrig: an event per row; the event of row 39034 sends rows 1..39033, as sysbench's does
     let native = sysbench::build("bulk_insert", &opts(&["threads=2"])).unwrap();
-    let ev = drive(&native, 1, 2, 2, false);
-    assert_eq!(
-        ev[0].sql,
-        ["INSERT INTO sbtest2 SELECT g, g FROM generate_series(1::integer, 39033::integer) AS g"]
-    );
-    assert_eq!(ev[1].params[0][0], "39034");
+    let ev = drive(&native, 1, 2, 39034, false);
+    let sent: Vec<(usize, &Event)> = ev
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.sql.is_empty())
+        .collect();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].0, 39033, "the event of row 39034");
+    assert_eq!(sent[0].1.sql[0], theirs[0].replace("sbtest1", "sbtest2"));
 }
 
 #[test]
@@ -339,8 +343,16 @@ fn options_are_checked_as_sysbench_checks_them() {
         "{}",
         e.message
     );
-    let e = sysbench::build("select_random_points", &opts(&["tables=2"])).unwrap_err();
-    assert_eq!(e.message, "this benchmark does not support --tables > 1");
+    // select_random_*: sysbench refuses --tables > 1 in cleanup only
+    let s = sysbench::settings("select_random_points", &opts(&["tables=2"])).unwrap();
+    assert_eq!(
+        s.cleanup_refusal(),
+        Some("this benchmark does not support --tables > 1")
+    );
+    let s = sysbench::settings("oltp_read_write", &opts(&["tables=2"])).unwrap();
+    assert_eq!(s.cleanup_refusal(), None);
+    let s = sysbench::settings("oltp_point_select", &opts(&["table_size=-1"])).unwrap();
+    assert_eq!(s.rows_per_table(), 0);
     let e = sysbench::build("oltp_read_write", &opts(&["rand-type=normal"])).unwrap_err();
     assert!(e.message.contains("\"rand-type\""), "{}", e.message);
     assert!(sysbench::build("oltp_read_write", &opts(&["random_points=3"])).is_err());

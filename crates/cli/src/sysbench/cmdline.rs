@@ -4,7 +4,7 @@
 //! is not a general one (or a general boolean with a bad value) is left for the test, which
 //! rejects what it does not know with `invalid option: ARG`.
 
-use super::general::{self, find};
+use super::options::{self, find};
 
 /// What the command line says, before the test is known.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -50,7 +50,7 @@ impl CmdLine {
                 continue;
             }
             match find(name) {
-                Some(o) if general::accepts(o.kind, value.as_deref()) => {
+                Some(o) if options::accepts(o.kind, value.as_deref()) => {
                     c.general.push((o.name, value));
                 }
                 _ => c.rest.push((name.replace('-', "_"), value, a.clone())),
@@ -80,10 +80,10 @@ impl CmdLine {
     /// A boolean general option.
     pub fn flag(&self, name: &str) -> bool {
         match self.given(name) {
-            Some(v) => general::parse_bool(v).unwrap_or(false),
+            Some(v) => options::parse_bool(v).unwrap_or(false),
             None => find(name)
                 .and_then(|o| o.default)
-                .and_then(|d| general::parse_bool(Some(d)))
+                .and_then(|d| options::parse_bool(Some(d)))
                 .unwrap_or(false),
         }
     }

@@ -1,7 +1,7 @@
 //! `--help` (sysbench's usage and the general options pgrig takes) and `TEST help` (the test's
 //! options), in sysbench's layout: `  --name=N   help [default]`, names padded to the longest.
 
-use super::general::{Section, GENERAL_OPTIONS};
+use super::options::{Section, GENERAL_OPTIONS};
 use super::seam::{OptKind, TestOption};
 
 fn suffix(kind: OptKind) -> &'static str {
@@ -52,6 +52,7 @@ pub fn general() -> String {
     s += "Pseudo-Random Numbers Generator options:\n";
     s += &section(Section::Rand);
     s += "Log options:\n";
+    s += &section(Section::Verbosity);
     s += &section(Section::Log);
     s += "General database options:\n\n";
     s += &section(Section::Db);

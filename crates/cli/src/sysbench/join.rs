@@ -4,6 +4,7 @@
 use pgrig_workloads::sysbench::{self as wl, OptionGroup, OptionKind, Test};
 use pgrig_workloads::{Native, OptionError, Options};
 
+use super::general::Exit;
 use super::seam::{OptKind, TestOption, Tests};
 
 /// sysbench 1.0's database tests.
@@ -41,4 +42,21 @@ impl Tests for Workloads {
     fn build(&self, test: &str, options: &Options) -> Result<Native, OptionError> {
         wl::build(test, options)
     }
+
+    fn cleanup_refusal(&self, test: &str, options: &Options) -> Option<String> {
+        let s = wl::settings(test, options).ok()?;
+        s.cleanup_refusal().map(String::from)
+    }
+}
+
+/// The tests of `pgrig_workloads::sysbench`.
+pub fn tests() -> &'static dyn Tests {
+    &Workloads
+}
+
+/// The test's workload; options it refuses are `FATAL: ...`.
+pub fn build(test: &str, options: &Options) -> Result<Native, Exit> {
+    tests()
+        .build(test, options)
+        .map_err(|e| Exit::fatal(e.message))
 }

@@ -4,7 +4,9 @@
 //! Like sysbench, everything but option errors goes to standard output.
 //!
 //! * [`cmdline`]: the arguments as sysbench splits them; [`general`]: the general options and
-//!   their checks; [`test_options`]: a test's own options.
+//!   their checks (and the deprecated aliases' warnings); [`test_options`]: a test's own options.
+//! * [`script`]: a test named by a bundled name or a script path (other Lua scripts are
+//!   refused: not supported yet); [`legacy`]: the hint after sysbench 0.5 command lines.
 //! * [`seam`]/[`join`]: the workloads behind the tests.
 //! * [`prepare`]: `prepare` and `cleanup`; [`run`]: `run`; [`report`], [`histogram`], [`mix`]:
 //!   the run's output (pure); [`help`]: `--help` and `TEST help`.
@@ -15,15 +17,19 @@ pub mod general;
 pub mod help;
 pub mod histogram;
 pub mod join;
+pub mod legacy;
 pub mod mix;
+pub mod options;
 pub mod prepare;
 pub mod report;
 pub mod run;
+pub mod script;
 pub mod seam;
 pub mod test_options;
 
 use cmdline::CmdLine;
 use general::{Exit, General, Pg, Phase};
+use script::Script;
 
 /// The version sysbench's command line and report mirror.
 pub const SYSBENCH_VERSION: &str = "1.0.20";
@@ -64,20 +70,31 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         );
         return Ok(0);
     }
+    print!("{}", general::deprecations(&c));
     let general = General::read(&c)?;
-    print!("{}", banner());
-    let tests = seam::tests();
-    let Some(test) = c.test.clone() else {
+    if general.notices {
+        print!("{}", banner());
+    }
+    let tests = join::tests();
+    let Some(arg) = c.test.clone() else {
         return Err(Exit::fatal(format!(
             "no test name given (pgrig runs sysbench's database tests: {})",
             join::TEST_NAMES.join(", ")
         )));
     };
-    if !tests.has(&test) {
-        return Err(Exit::fatal(format!(
-            "Cannot find benchmark '{test}': no such built-in test, file or module"
-        )));
-    }
+    let hinted = |e: Exit| with_hint(e, &c, &arg);
+    let test = match script::resolve(&arg, &|n| tests.has(n), &script::is_file) {
+        Script::Bundled(name) => name,
+        Script::Custom(file) => {
+            let msg = script::custom_message(&file, join::TEST_NAMES);
+            return Err(hinted(Exit::fatal(msg)));
+        }
+        Script::Missing => {
+            return Err(hinted(Exit::fatal(format!(
+                "Cannot find benchmark '{arg}': no such built-in test, file or module"
+            ))));
+        }
+    };
     // bulk_insert is not built on oltp_common: no command needed, no help, no prewarm.
     let oltp_common = test != "bulk_insert";
     let Some(command) = c.command.clone() else {
@@ -90,7 +107,7 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
     };
     let pg = Pg::read(&c)?;
     let known = tests.options(&test);
-    let options = test_options::read(&c, &known)?;
+    let options = test_options::read(&c, &known).map_err(hinted)?;
     match command.as_str() {
         "help" if !known.iter().any(|o| o.own) => Err(Exit::stderr(format!(
             "'{test}' test does not implement the 'help' command."
@@ -112,7 +129,12 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             };
             general::check_driver(&c, phase)?;
             set_password(&pg);
-            let native = build(&test, &options)?;
+            if phase == Phase::Cleanup {
+                if let Some(why) = join::tests().cleanup_refusal(&test, &options) {
+                    return Err(Exit::fatal(format!("`cleanup' function failed: {why}")));
+                }
+            }
+            let native = join::build(&test, &options)?;
             match phase {
                 Phase::Prepare { .. } => prepare::prepare(&pg, &general, native, oltp_common),
                 _ => prepare::cleanup(&pg, &native),
@@ -126,11 +148,12 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
     }
 }
 
-/// The test's workload; options it refuses are `FATAL: ...`.
-fn build(test: &str, options: &pgrig_workloads::Options) -> Result<pgrig_workloads::Native, Exit> {
-    seam::tests()
-        .build(test, options)
-        .map_err(|e| Exit::fatal(e.message))
+/// `e`, followed on standard output by the hint for a sysbench 0.5 command line naming `arg`.
+fn with_hint(mut e: Exit, c: &CmdLine, arg: &str) -> Exit {
+    if let Some(h) = legacy::hint(c, arg) {
+        e.stdout += &h;
+    }
+    e
 }
 
 /// `--pgsql-password`, handed to the connection layer as libpq's `PGPASSWORD` (never an

@@ -50,7 +50,7 @@ pub fn prepare(pg: &Pg, general: &General, native: Native, parallel: bool) -> Re
         after,
     } = native.load;
     let threads = if parallel { general.threads } else { 1 };
-    if threads > 1 {
+    if threads > 1 && general.notices {
         // sysbench prepares on its worker threads
         print!("Initializing worker threads...\n\n");
     }

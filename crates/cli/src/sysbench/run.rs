@@ -1,6 +1,8 @@
 //! `run`: the header, sysbench's check that every statement prepares (missing tables: its
 //! `PQprepare() failed` lines), the run on pgrig's engine with `--threads` clients, the
-//! `--report-interval` lines as the run goes, and the final report from the run document.
+//! `--report-interval` lines as the run goes, and the final report from the run document. A
+//! statement's error that ends a client is printed as sysbench's driver prints it and ends the
+//! run without a report, status 1, as sysbench's fatal errors do.
 
 use std::sync::{Arc, Mutex};
 
@@ -26,20 +28,22 @@ pub fn run(
     general: &General,
     pg: &Pg,
 ) -> Result<i32, Exit> {
-    print!(
-        "{}",
-        report::header(&Header {
-            threads: general.threads,
-            rate: general.rate,
-            report_interval: general.report_interval,
-            rand_seed: general.rand_seed,
-        })
-    );
+    if general.notices {
+        print!(
+            "{}",
+            report::header(&Header {
+                threads: general.threads,
+                rate: general.rate,
+                report_interval: general.report_interval,
+                rand_seed: general.rand_seed,
+            })
+        );
+    }
     let phase = Phase::Run {
         threads: general.threads,
     };
     general::check_driver(c, phase)?;
-    let native = super::build(test, options)?;
+    let native = super::join::build(test, options)?;
     if !general.ps_mode_disable {
         check_statements(pg, &native, phase)?;
     }
@@ -48,7 +52,12 @@ pub fn run(
         threads: general.threads,
         percentile: general.percentile,
         per_event: super::mix::per_event(test, options),
-        interval: u64::from(general.report_interval),
+        interval: if general.notices {
+            u64::from(general.report_interval)
+        } else {
+            0
+        },
+        notices: general.notices,
         acc: Mutex::new(Acc::default()),
     });
     let stop = StopHandle::default();
@@ -58,12 +67,15 @@ pub fn run(
         Exit::fatal(lines.join("\nFATAL: "))
     })?;
     let doc = RunDocument::of(&result);
-    let summary = Summary::of(&doc, general.percentile, general.histogram);
-    print!("{}", report::summary(&summary));
-    if doc.interrupted {
-        return Ok(130);
+    if doc.aborted_clients > 0 {
+        // sysbench ends at a thread's fatal error, without a report
+        return Ok(1);
     }
-    Ok(if doc.aborted_clients > 0 { 1 } else { 0 })
+    if general.notices {
+        let summary = Summary::of(&doc, general.percentile, general.histogram);
+        print!("{}", report::summary(&summary));
+    }
+    Ok(if doc.interrupted { 130 } else { 0 })
 }
 
 /// sysbench prepares every statement of the test before its threads start; a statement that
@@ -119,8 +131,9 @@ fn config(g: &General, pg: &Pg, native: &Native) -> BenchConfig {
         no_vacuum: true,
         report_per_command: true,
         rate: (g.rate > 0).then_some(g.rate as f64),
-        // sysbench retries ignorable errors without limit
+        // sysbench retries ignorable errors without limit; any other error ends the run
         max_tries: 0,
+        exit_on_abort: true,
         random_seed: Some(if g.rand_seed != 0 {
             SeedOption::Value(u64::from(g.rand_seed))
         } else {
@@ -139,6 +152,8 @@ struct RunSink {
     per_event: (f64, f64, f64),
     /// `--report-interval` (0: none)
     interval: u64,
+    /// `--verbosity` 3 or more
+    notices: bool,
     /// the seconds of the current interval
     acc: Mutex<Acc>,
 }
@@ -164,8 +179,28 @@ impl Sink for RunSink {
 
     fn progress(&self, _: &Progress) {}
 
+    /// sysbench's driver lines for a statement that failed (`PQexec()` for a simple query,
+    /// with the query; `PQexecPrepared()` for a prepared one), then its thread's last words.
+    fn sql_abort(&self, _client: u32, sql: &[u8], simple: bool, (code, msg): (&str, &str)) -> bool {
+        let mut out = if simple {
+            format!(
+                "FATAL: PQexec() failed: 7 {msg}\nFATAL: failed query was: {}\n",
+                String::from_utf8_lossy(sql)
+            )
+        } else {
+            format!("FATAL: PQexecPrepared() failed: 7 {msg}\n")
+        };
+        out += &format!(
+            "FATAL: `thread_run' function failed: SQL error, errno = 0, state = '{code}': {msg}\n"
+        );
+        print!("{out}");
+        true
+    }
+
     fn measuring(&self) {
-        print!("{}", report::THREADS_STARTED);
+        if self.notices {
+            print!("{}", report::THREADS_STARTED);
+        }
     }
 
     fn second(&self, s: &SecondReport<'_>) {

@@ -1,8 +1,8 @@
 //! The seam between the `sysbench` command line and the sysbench workloads
 //! (`pgrig_workloads::sysbench`): which tests exist, each test's own options (for `help` and
 //! to tell its options from unknown ones), and building a test into a [`Native`] workload.
-//! The command line knows the workloads only through [`Tests`]; [`tests`] is the one place that
-//! names the implementation.
+//! The command line knows the workloads only through [`Tests`]; `join::tests` is the one place
+//! that names the implementation.
 
 use pgrig_workloads::{Native, OptionError, Options};
 
@@ -37,9 +37,6 @@ pub trait Tests: Sync {
     fn options(&self, test: &str) -> Vec<TestOption>;
     /// The test built from its options (names as given, `-` and `_` alike).
     fn build(&self, test: &str, options: &Options) -> Result<Native, OptionError>;
-}
-
-/// The tests of `pgrig_workloads::sysbench`.
-pub fn tests() -> &'static dyn Tests {
-    &crate::sysbench::join::Workloads
+    /// Why the test's `cleanup` refuses these options (select_random_* with `--tables` > 1).
+    fn cleanup_refusal(&self, test: &str, options: &Options) -> Option<String>;
 }

@@ -6,7 +6,8 @@
 use pgrig_workloads::Options;
 
 use super::cmdline::CmdLine;
-use super::general::{self, Exit, GENERAL_OPTIONS};
+use super::general::Exit;
+use super::options::{self, GENERAL_OPTIONS};
 use super::seam::{OptKind, TestOption};
 
 fn norm(name: &str) -> String {
@@ -15,7 +16,7 @@ fn norm(name: &str) -> String {
 
 fn valid(kind: OptKind, value: Option<&str>) -> bool {
     match (kind, value) {
-        (OptKind::Bool, v) => general::parse_bool(v).is_some(),
+        (OptKind::Bool, v) => options::parse_bool(v).is_some(),
         (_, None) => false,
         (OptKind::Int, Some(v)) => v.trim().parse::<i64>().is_ok(),
         (OptKind::Float, Some(v)) => v.trim().parse::<f64>().is_ok_and(f64::is_finite),
@@ -47,7 +48,7 @@ pub fn read(c: &CmdLine, known: &[TestOption]) -> Result<Options, Exit> {
         }
         let v = match (k.kind, value.as_deref()) {
             (OptKind::Bool, v) => {
-                if general::parse_bool(v) == Some(true) {
+                if options::parse_bool(v) == Some(true) {
                     "on"
                 } else {
                     "off"

@@ -109,3 +109,37 @@ fn collapse_hashes(s: &str) -> String {
     }
     out
 }
+
+/// Runs `args` with sysbench and with pgrig on `db`: standard output and error (normalised)
+/// and the exit status must be the same. Returns pgrig's output.
+pub fn same(db: &TestDb, args: &[&str]) -> CmdOutput {
+    let theirs = sysbench(db, args);
+    let ours = pgrig(db, args);
+    assert_eq!(
+        normalise(&ours.stdout),
+        normalise(&theirs.stdout),
+        "stdout of {args:?}\n--- pgrig:\n{}--- sysbench:\n{}",
+        ours.stdout,
+        theirs.stdout
+    );
+    assert_eq!(
+        normalise(&ours.stderr),
+        normalise(&theirs.stderr),
+        "stderr of {args:?}"
+    );
+    assert_eq!(ours.code, theirs.code, "exit status of {args:?}");
+    ours
+}
+
+/// The distinct lines of a normalised output, sorted (threads interleave their lines, and
+/// sysbench's logger folds a repeated line into "(last message repeated N times)").
+pub fn line_set(s: &str) -> Vec<String> {
+    let mut v: Vec<String> = normalise(s)
+        .lines()
+        .filter(|l| !l.starts_with("(last message repeated") && !l.trim().is_empty())
+        .map(String::from)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}

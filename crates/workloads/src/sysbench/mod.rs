@@ -5,16 +5,20 @@
 //! * [`options`]: the option table (names, defaults, help) and [`Settings`].
 //! * [`rand`]: the PRNG and `--rand-type` distributions.
 //! * [`sql`]: the statement texts and sysbench's read/write/other classes.
-//! * [`workload`]: the catalogue and shared state; [`oltp`] and [`special`]: the programs.
+//! * [`workload`]: the catalogue and the clients' programs ([`shared`]: what they share);
+//!   [`oltp`], [`special`] and [`bulk`]: the programs (bulk_insert: an event is a row, sent
+//!   in sysbench's multi-row INSERTs).
 //! * [`dataset`]: `prepare` (a `LoadPlan`) and `cleanup`.
 //!
 //! `--db-ps-mode=disable` is the simple query mode ([`Settings::ps_disabled`]; the caller sets
 //! the run's query mode): values are inlined as sysbench's client-side emulation writes them.
 
+pub mod bulk;
 pub mod dataset;
 pub mod oltp;
 pub mod options;
 pub mod rand;
+pub mod shared;
 pub mod special;
 pub mod sql;
 pub mod workload;

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use pgrig_engine::workload::{Params, Reply, Step, TxProgram};
 
 use super::rand::Rng;
+use super::shared::{Group, Shared};
 use super::sql::{Kind, C_TEMPLATE, PAD_TEMPLATE};
-use super::workload::{Group, Shared};
 use super::Test;
 
 /// One client's OLTP program.

@@ -1,8 +1,8 @@
 //! The tests that are not oltp_common's statement groups: oltp_insert (a plain INSERT of a new
 //! row, server-numbered with `--auto_inc`, else `sysbench.rand.unique() - 2^31`),
 //! select_random_points and select_random_ranges (each client draws `k` values from its own
-//! slice `table_size / threads` wide) and bulk_insert (each client appends `(n,n)` rows to its
-//! own table in batches as large as sysbench's 512 KiB multi-row INSERT holds).
+//! slice `table_size / threads` wide). bulk_insert's statements are added here, its client is
+//! [`super::bulk`].
 
 use std::sync::Arc;
 
@@ -12,8 +12,8 @@ use pgrig_engine::workload::{
 
 use super::options::Settings;
 use super::rand::Rng;
+use super::shared::Shared;
 use super::sql::{self, C_TEMPLATE, PAD_TEMPLATE};
-use super::workload::Shared;
 use super::Test;
 
 /// Adds the test's own statements (oltp_insert: one per table; bulk_insert: one per thread's
@@ -43,7 +43,7 @@ pub fn add_statements(s: &Settings, cat: &mut Catalogue) -> StmtId {
             for t in 1..=s.threads {
                 cat.add(Statement::simple(
                     format!("sbtest{t}.bulk_insert"),
-                    sql::bulk_insert_series(t),
+                    sql::bulk_insert(t),
                 ));
             }
         }
@@ -60,13 +60,10 @@ pub fn client(sh: Arc<Shared>, rng: Rng, seed: ClientSeed) -> Box<dyn TxProgram>
     let rlen = f64::from(s.table_size) / f64::from(clients);
     let rmin = rlen * f64::from(seed.id % clients);
     let slice = (rmin as u32, (rmin + rlen) as u32);
-    let table = seed.id % s.threads.max(1) + 1;
     Box::new(Single {
         sh,
         rng,
         slice,
-        table,
-        next_row: 1,
         sent: false,
     })
 }
@@ -77,10 +74,6 @@ struct Single {
     rng: Rng,
     /// select_random_*: this client's `[rmin, rmax]`
     slice: (u32, u32),
-    /// bulk_insert: this client's table
-    table: u32,
-    /// bulk_insert: the next row's number
-    next_row: u64,
     sent: bool,
 }
 
@@ -118,34 +111,6 @@ impl Single {
         }
         self.sh.single
     }
-
-    fn bulk(&mut self, params: &mut Params) -> StmtId {
-        let (first, last) = bulk_batch(self.table, self.next_row);
-        self.next_row = last + 1;
-        params.int(first as i64).int(last as i64);
-        self.sh.single + (self.table - 1) as StmtId
-    }
-}
-
-/// The rows `first..=last` sysbench's multi-row INSERT into `sbtest<table>` holds when it
-/// starts at row `first`: rows are appended as `(n,n)`, comma-separated, while the text stays
-/// within [`sql::BULK_PACKET_SIZE`] bytes including its terminating NUL.
-pub fn bulk_batch(table: u32, first: u64) -> (u64, u64) {
-    let mut len = sql::bulk_insert_head(table).len();
-    let mut n = first;
-    loop {
-        let row = 2 * digits(n) + 3;
-        let comma = usize::from(n > first);
-        if n > first && len + row + 1 + comma > sql::BULK_PACKET_SIZE {
-            return (first, n - 1);
-        }
-        len += row + comma;
-        n += 1;
-    }
-}
-
-fn digits(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 impl TxProgram for Single {
@@ -161,8 +126,7 @@ impl TxProgram for Single {
         let id = match self.sh.settings.test {
             Test::OltpInsert => self.insert(params),
             Test::SelectRandomPoints => self.points(params),
-            Test::SelectRandomRanges => self.ranges(params),
-            _ => self.bulk(params),
+            _ => self.ranges(params),
         };
         Step::Run(id)
     }

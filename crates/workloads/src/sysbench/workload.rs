@@ -1,7 +1,7 @@
 //! One sysbench test as a [`Workload`]: its catalogue (every statement once per table, in the
 //! order the test prepares them, BEGIN/COMMIT as simple statements), the plan of statement
-//! groups an OLTP event runs, and the state its clients share (settings, statement ids, the
-//! unique-number sequence).
+//! groups an OLTP event runs, and the state its clients share ([`Shared`]), and each client's
+//! program.
 
 use std::sync::Arc;
 
@@ -11,38 +11,9 @@ use pgrig_engine::workload::{
 
 use super::options::Settings;
 use super::rand::{Rng, Unique};
+use super::shared::{Group, Shared};
 use super::sql::{self, Kind};
 use super::{oltp, special, Test};
-
-/// One step of an OLTP event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Group {
-    Begin,
-    /// `count` statements of a kind on one random table (`Kind::Delete` = delete + insert
-    /// pairs).
-    Repeat(Kind, u32),
-    Commit,
-}
-
-/// What every client of a run shares.
-#[derive(Debug)]
-pub struct Shared {
-    pub settings: Settings,
-    pub plan: Vec<Group>,
-    pub begin: StmtId,
-    pub commit: StmtId,
-    /// Statement id on `sbtest1` per kind (table `t` is `+ t - 1`).
-    pub first: [StmtId; 9],
-    /// The test's single statement (oltp_insert: per table), for the non-OLTP programs.
-    pub single: StmtId,
-    pub unique: Unique,
-}
-
-impl Shared {
-    pub fn stmt(&self, kind: Kind, table: u32) -> StmtId {
-        self.first[kind as usize] + (table - 1) as StmtId
-    }
-}
 
 /// A sysbench test ready to run.
 #[derive(Debug)]
@@ -209,10 +180,14 @@ impl Workload for SysbenchWorkload {
         };
         let rng = Rng::new(run_seed, u64::from(seed.id) + 1);
         match s.test {
-            Test::OltpInsert
-            | Test::SelectRandomPoints
-            | Test::SelectRandomRanges
-            | Test::BulkInsert => special::client(self.shared.clone(), rng, seed),
+            Test::BulkInsert => {
+                let table = seed.id % s.threads.max(1) + 1;
+                let stmt = self.shared.single + (table - 1) as StmtId;
+                Box::new(super::bulk::Bulk::new(table, stmt))
+            }
+            Test::OltpInsert | Test::SelectRandomPoints | Test::SelectRandomRanges => {
+                special::client(self.shared.clone(), rng, seed)
+            }
             _ => Box::new(oltp::Oltp::new(self.shared.clone(), rng)),
         }
     }
