@@ -228,7 +228,8 @@ fn env_and_url_reach_the_server() {
 #[test]
 fn base_dir_the_server_account_cannot_enter_is_refused_clearly() {
     if !nix::unistd::Uid::effective().is_root() {
-        return; // only root switches to another account
+        eprintln!("SKIPPED: only root switches to another account (run the tests as root)");
+        return;
     }
     let hidden = std::env::temp_dir().join(format!("pgrig-lab-private-{}", std::process::id()));
     std::fs::create_dir_all(&hidden).unwrap();
