@@ -78,6 +78,10 @@ pub struct RunDocument {
     /// native workloads: the programs' own counters, summed over clients
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub workload_counters: BTreeMap<String, u64>,
+    /// the server's transactions (`pg_stat_database`) over part of the run, sampled by the
+    /// front end (`pgrig run` with TPC-C: the steady window)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_xacts: Option<ServerXacts>,
     /// native workloads: the `-o` options the run was given (set by the front end)
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub workload_options: BTreeMap<String, String>,
@@ -85,6 +89,18 @@ pub struct RunDocument {
     /// the front end from this document
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_figures: Option<serde_json::Value>,
+}
+
+/// `sum(xact_commit + xact_rollback)` of `pg_stat_database` (every database, as HammerDB
+/// reads it) between two samples taken during the run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServerXacts {
+    /// when the first sample was taken, seconds after the run's start
+    pub from_s: f64,
+    /// when the second was taken (after the clients disconnected, so their counts are flushed)
+    pub to_s: f64,
+    /// the difference
+    pub transactions: u64,
 }
 
 /// One transaction type's completions per whole second (the seconds of `series`).
@@ -346,6 +362,7 @@ impl RunDocument {
             started_at_unix_s: r.extras.started_unix_s,
             type_series: type_series(r),
             workload_counters: r.extras.counters.clone(),
+            server_xacts: None,
             workload_options: BTreeMap::new(),
             workload_figures: None,
         }

@@ -6,8 +6,9 @@
 //! * [`sql`]: the five transactions' statements; [`input`]: their input generation;
 //!   [`new_order`], [`payment`], [`order_status`], [`delivery`], [`stock_level`]: their
 //!   programs; [`client`]: the card deck, warehouses per mode, keying and think times.
-//! * [`check`]: the consistency conditions of clause 3.3.2; [`metrics`]: tpmC / NOPM and the
-//!   response-time limits from a run document.
+//! * [`check`]: the consistency conditions of clause 3.3.2; [`metrics`]: tpmC-like / NOPM, TPM,
+//!   efficiency and the response-time limits from a run document; [`report`]: them as text
+//!   lines and JSON.
 //!
 //! Options: `warehouses` (1), `partitions` (0 = none), `mode` (`nowait`: clients spread over
 //! all warehouses, no wait, reported as NOPM; `terminals`: 10 terminals per warehouse with
@@ -33,6 +34,7 @@ pub mod order_status;
 pub mod payment;
 pub mod procs;
 pub mod rand;
+pub mod report;
 pub mod schema;
 pub mod sql;
 pub mod stock_level;
