@@ -88,7 +88,7 @@ impl Sampler {
         let unix = |t: SystemTime| t.duration_since(UNIX_EPOCH).ok().map(|d| d.as_secs_f64());
         let start = started_unix_s?;
         Some(ServerXacts {
-            from_s: unix(t0)? - start,
+            from_s: (unix(t0)? - start).max(0.0),
             to_s: unix(t1)? - start,
             // (this connection's own few sampling queries are in it, as in HammerDB's)
             transactions: v1.saturating_sub(v0),

@@ -57,8 +57,9 @@ fn efficiency_line(f: &Figures) -> Option<String> {
     Some(match f.efficiency {
         Some(e) => format!("efficiency: {:.1} % of {ceiling}", 100.0 * e),
         None => format!(
-            "efficiency: not comparable (think_scale={} ≠ 1: the keying and think times are not the specification's, so {ceiling} does not apply)",
-            f.think_scale
+            "efficiency: not comparable (think_scale={} ≠ 1; the ceiling, {:.2} committed New-Orders/min per warehouse from the card deck, assumes the specification's keying and think times)",
+            f.think_scale,
+            committed_ceiling_per_warehouse()
         ),
     })
 }
@@ -147,7 +148,7 @@ pub fn json_for(doc: &RunDocument, options: &Options) -> Option<Value> {
         .collect();
     let steady = f.steady.as_ref().map(|s| {
         json!({
-            "from_s": s.from, "to_s": s.to, "nopm": s.new_orders_per_min, "tpm": s.tpm,
+            "from_second": s.from, "to_second": s.to, "nopm": s.new_orders_per_min, "tpm": s.tpm,
             "estimated": s.estimated,
         })
     });
