@@ -357,8 +357,8 @@ fn a_run_json_carries_the_tpcc_figures_and_hammerdb_s_headline() {
     assert_eq!(f["types"][4]["p90_limit_s"], 20.0);
     assert!(f["efficiency"].is_null(), "no efficiency in no-wait mode");
     // the whole run's committed New-Orders are the orders the districts handed out
-    let committed = f["nopm_whole_run"].as_f64().unwrap() * doc["duration_s"].as_f64().unwrap()
-        / 60.0;
+    let committed =
+        f["nopm_whole_run"].as_f64().unwrap() * doc["duration_s"].as_f64().unwrap() / 60.0;
     let handed_out: i64 = db
         .psql("select sum(d_next_o_id) - 20 * 3001 from district")
         .trim()
@@ -389,15 +389,28 @@ fn a_run_json_carries_the_tpcc_figures_and_hammerdb_s_headline() {
     // the window's server transactions: part of the whole run's, at least the client's own
     // database transactions over the steady seconds
     let window = f["steady"]["tpm"].as_f64().unwrap() * 3.0 / 60.0;
-    assert!(n <= after - before, "{n} vs {} over the run", after - before);
+    assert!(
+        n <= after - before,
+        "{n} vs {} over the run",
+        after - before
+    );
     assert!(n as f64 >= 0.95 * window, "{n} vs {window} in the window");
 
     // the dataset records --load-seed 7: another seed is refused, naming the option
     let out = pgrig(
         &db,
         &[
-            "run", "--target", &db.conninfo(), "-w", "tpcc", "-o", "warehouses=2", "-o",
-            "load_seed=8", "-T", "1s",
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "warehouses=2",
+            "-o",
+            "load_seed=8",
+            "-T",
+            "1s",
         ],
     );
     assert_eq!(out.code, Some(1), "{out:?}");

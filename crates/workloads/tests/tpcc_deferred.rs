@@ -125,7 +125,9 @@ fn districts_without_undelivered_orders_are_reported_skipped() {
     let deferred = f.types.iter().find(|t| t.name == "delivery_deferred");
     assert_eq!(deferred.map(|t| t.count), Some(10));
     // a New-Order the run entered in district 1 may be delivered: every other delivery skips it
-    let skipped = f.skipped_districts.expect("the skipped districts are counted");
+    let skipped = f
+        .skipped_districts
+        .expect("the skipped districts are counted");
     let delivered_1 = db.int(
         "select count(*) from orders where o_w_id = 1 and o_d_id = 1 and o_id > 3000 and o_carrier_id is not null",
     );
@@ -151,14 +153,22 @@ fn concurrent_deliveries_on_one_warehouse_skip_no_district_with_orders() {
         // have hundreds of undelivered orders
         let pairs = [("procedures", procedures), ("deferred_delivery", deferred)];
         let n = 230 + if deferred == "on" { 10 } else { 0 };
-        let doc =
-            tpcc_common::run(&db, &pairs, 8, Duration::Transactions(n), QueryMode::Prepared);
+        let doc = tpcc_common::run(
+            &db,
+            &pairs,
+            8,
+            Duration::Transactions(n),
+            QueryMode::Prepared,
+        );
         assert_eq!(doc.aborted_clients, 0);
         let f = metrics::figures(&doc, &cfg(&pairs));
         let committed = 800 - doc.transactions.rollbacks as i64;
         let delivered = before + committed - db.int(undelivered);
         let label = format!("procedures={procedures} deferred={deferred}");
-        assert_eq!(delivered, 800, "{label}: every district delivered one order");
+        assert_eq!(
+            delivered, 800,
+            "{label}: every district delivered one order"
+        );
         assert_eq!(
             new_orders + committed - db.int("select count(*) from new_order"),
             800,
@@ -182,8 +192,13 @@ fn tpm_counts_the_database_transactions_pg_stat_database_counts() {
         ];
         let before = db.server_xacts();
         let n = 115 + if deferred == "on" { 5 } else { 0 };
-        let doc =
-            tpcc_common::run(&db, &pairs, 4, Duration::Transactions(n), QueryMode::Prepared);
+        let doc = tpcc_common::run(
+            &db,
+            &pairs,
+            4,
+            Duration::Transactions(n),
+            QueryMode::Prepared,
+        );
         let server = db.server_xacts() - before;
         let f = metrics::figures(&doc, &cfg(&pairs));
         let counted = metrics::database_transactions(&doc) as i64;

@@ -195,7 +195,10 @@ fn the_load_records_its_constants_and_a_run_takes_the_load_time_ones_from_it() {
     let stored = db.psql("select load_seed, c_last, c_id, ol_i_id from tpcc_dataset");
     assert_eq!(
         stored.trim(),
-        format!("{DEFAULT_LOAD_SEED}|{}", row(NurandC::load(DEFAULT_LOAD_SEED)))
+        format!(
+            "{DEFAULT_LOAD_SEED}|{}",
+            row(NurandC::load(DEFAULT_LOAD_SEED))
+        )
     );
     let tpcc = |pairs: &[(&str, &str)]| {
         let mut o = pgrig_workloads::Options::new();

@@ -107,7 +107,10 @@ fn terminals_are_paced_by_keying_and_think_times() {
         "tps {} vs ceiling {ceiling}",
         doc.tps
     );
-    let f = metrics::figures(&doc, &cfg(&[("mode", "terminals"), ("think_scale", "0.001")]));
+    let f = metrics::figures(
+        &doc,
+        &cfg(&[("mode", "terminals"), ("think_scale", "0.001")]),
+    );
     // not the specification's times: no efficiency against its ceiling
     assert!(f.efficiency.is_none());
     let lines = report::render(&f);
@@ -159,13 +162,11 @@ fn figures_count_committed_new_orders_and_mark_the_response_time_limits() {
     doc.transactions.rollbacks = 10;
     doc.transactions.retries = 7;
     doc.transactions.failed = 3;
-    for (s, (ok, p90)) in doc.scripts.iter_mut().zip([
-        (1000, 100.0),
-        (970, 5001.0),
-        (30, 3.0),
-        (0, 0.0),
-        (0, 0.0),
-    ]) {
+    for (s, (ok, p90)) in
+        doc.scripts
+            .iter_mut()
+            .zip([(1000, 100.0), (970, 5001.0), (30, 3.0), (0, 0.0), (0, 0.0)])
+    {
         s.transactions.ok = ok;
         s.latency_ms.p90 = p90;
     }
@@ -269,7 +270,11 @@ fn terminal_nopm_counts_the_new_orders_committed_inside_the_steady_window() {
     // times scaled 5×: New-Order keys for 3.6 s, the others for 0.4-0.6 s, so the ramp-up
     // runs no New-Order and the mix is not even over time (the 60 s run with 18 s of
     // keying, shortened; 40 terminals on one warehouse for enough orders)
-    let pairs = [("mode", "terminals"), ("think_scale", "0.2"), ("rampup", "3")];
+    let pairs = [
+        ("mode", "terminals"),
+        ("think_scale", "0.2"),
+        ("rampup", "3"),
+    ];
     let doc = run(&db, &pairs, 40, Duration::Seconds(12), QueryMode::Prepared);
     assert_eq!(doc.aborted_clients, 0);
     let f = metrics::figures_steady(&doc, &cfg(&pairs), 3);

@@ -137,11 +137,7 @@ pub fn figures_steady(doc: &RunDocument, cfg: &Config, rampup_s: u64) -> Figures
     };
     let minutes = window.len() as f64 / 60.0;
     let queued = deferred_queue_index(doc);
-    let typed = |name: &str| {
-        doc.type_series
-            .iter()
-            .find(|t| script_is(&t.desc, name))
-    };
+    let typed = |name: &str| doc.type_series.iter().find(|t| script_is(&t.desc, name));
     let mut db_xacts = 0u64;
     for &i in &window {
         let s = &doc.series[i];
@@ -298,7 +294,8 @@ fn warnings(doc: &RunDocument, cfg: &Config) -> Vec<String> {
     let terminals = TERMINALS_PER_WAREHOUSE * cfg.warehouses;
     let clients = i64::from(doc.options.clients);
     if cfg.mode == Mode::Terminals && clients != terminals {
-        let served = ((clients + TERMINALS_PER_WAREHOUSE - 1) / TERMINALS_PER_WAREHOUSE).min(cfg.warehouses);
+        let served =
+            ((clients + TERMINALS_PER_WAREHOUSE - 1) / TERMINALS_PER_WAREHOUSE).min(cfg.warehouses);
         let why = if clients > terminals {
             "some warehouses get more than 10 terminals".to_string()
         } else if served < cfg.warehouses {

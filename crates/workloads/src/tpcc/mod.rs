@@ -162,10 +162,16 @@ impl Tpcc {
 fn dataset_constants(answer: &str, cfg: &Config) -> Result<NurandC, String> {
     let v: Vec<&str> = answer.split_whitespace().collect();
     let int = |i: usize| v.get(i).and_then(|s| s.parse::<i64>().ok());
-    let (Some(seed), Some(c_last), Some(c_id), Some(ol_i_id)) =
-        (v.first().and_then(|s| s.parse::<u64>().ok()), int(1), int(2), int(3))
-    else {
-        return Err(format!("tpcc: unreadable row in {}: \"{answer}\"", schema::DATASET_TABLE));
+    let (Some(seed), Some(c_last), Some(c_id), Some(ol_i_id)) = (
+        v.first().and_then(|s| s.parse::<u64>().ok()),
+        int(1),
+        int(2),
+        int(3),
+    ) else {
+        return Err(format!(
+            "tpcc: unreadable row in {}: \"{answer}\"",
+            schema::DATASET_TABLE
+        ));
     };
     if cfg.load_seed_given && cfg.load_seed != seed {
         return Err(format!(

@@ -152,7 +152,9 @@ pub fn json_for(doc: &RunDocument, options: &Options) -> Option<Value> {
             "estimated": s.estimated,
         })
     });
-    let server = f.server_tpm.map(|s| json!({"from_s": s.from_s, "to_s": s.to_s, "tpm": s.tpm}));
+    let server = f
+        .server_tpm
+        .map(|s| json!({"from_s": s.from_s, "to_s": s.to_s, "tpm": s.tpm}));
     Some(json!({
         "warehouses": f.warehouses,
         "mode": f.mode.name(),

@@ -68,7 +68,8 @@ pub const TX_NAMES: [&str; 6] = [
 /// Delivery holds (`SKIP LOCKED`: under read committed, two Deliveries on one warehouse take
 /// the oldest and the next oldest instead of both the oldest, one finding nothing), deleted.
 /// No row means the district has no order left to deliver.
-pub const DL_OLDEST: &str = "DELETE FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 AND no_o_id = \
+pub const DL_OLDEST: &str =
+    "DELETE FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 AND no_o_id = \
     (SELECT no_o_id FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 \
     ORDER BY no_o_id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING no_o_id";
 
