@@ -1,8 +1,9 @@
 //! TPC-C with `deferred_delivery=on` through the engine on a real server: the terminal's
 //! Delivery only queues (no statement, its own latency), `delivery_deferred` runs the business
 //! transaction (client-side SQL or the function) — orders get their carriers, NEW-ORDER rows
-//! leave, every consistency condition holds — and the districts skipped are reported.
-
+//! leave, every consistency condition holds — and the districts skipped are reported; concurrent
+//! Deliveries on one warehouse skip no district that has orders (`SKIP LOCKED`), in both
+//! `procedures` modes; TPM counts the database transactions `pg_stat_database` counts.
 mod tpcc_common;
 
 use pgrig_engine::config::Duration;

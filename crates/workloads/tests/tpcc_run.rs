@@ -1,8 +1,9 @@
 //! TPC-C through the engine (`pgrig_engine::run_bench` with `BenchConfig.native`) on a real
 //! server: a no-wait run in each query mode under read committed with retries keeps every
 //! consistency condition and the mix, and its figures (NOPM, TPM, limits) come out of the run
-//! document; terminal mode paces each terminal by its keying and think times.
-
+//! document; terminal mode paces each terminal by its keying and think times; the steady
+//! window's New-Orders are the orders entered in it (`o_entry_d`); the efficiency's ceiling is
+//! what a terminal's own delays give.
 mod tpcc_common;
 
 use std::sync::Arc;
