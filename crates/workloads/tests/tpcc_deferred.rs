@@ -4,6 +4,7 @@
 //! leave, every consistency condition holds — and the districts skipped are reported; concurrent
 //! Deliveries on one warehouse skip no district that has orders (`SKIP LOCKED`), in both
 //! `procedures` modes; TPM counts the database transactions `pg_stat_database` counts.
+
 mod tpcc_common;
 
 use pgrig_engine::config::Duration;

@@ -4,6 +4,7 @@
 //! document; terminal mode paces each terminal by its keying and think times; the steady
 //! window's New-Orders are the orders entered in it (`o_entry_d`); the efficiency's ceiling is
 //! what a terminal's own delays give.
+
 mod tpcc_common;
 
 use std::sync::Arc;
