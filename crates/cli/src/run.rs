@@ -195,6 +195,7 @@ pub fn main(args: &[String]) -> i32 {
             return code;
         }
     }
+    let native_name = native.as_ref().map(|n| n.workload.name().to_string());
     let cfg = BenchConfig {
         conn,
         scripts,
@@ -235,6 +236,14 @@ pub fn main(args: &[String]) -> i32 {
                 return 1;
             }
         };
+    let sampler = tpcc_sampler(&a, native_name.as_deref(), &cfg.conn);
+    let engine_sink: Arc<dyn Sink> = match &sampler {
+        Some(s) => Arc::new(crate::server_xacts::SamplingSink {
+            inner: engine_sink,
+            sampler: s.clone(),
+        }),
+        None => engine_sink,
+    };
     let (r, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, &stop);
     let r = match r {
         Ok(r) => r,
@@ -249,7 +258,11 @@ pub fn main(args: &[String]) -> i32 {
     if sink.tty {
         eprintln!();
     }
-    let doc = RunDocument::of(&r);
+    let mut doc = RunDocument::of(&r);
+    if let Some(s) = &sampler {
+        doc.server_xacts = s.finish(doc.started_at_unix_s);
+    }
+    annotate(&mut doc, &a);
     let mut code = report(&doc, &native_options(&a), json, &sink);
     if let Some(m) = metrics {
         m.finish(Some(&r));
@@ -418,6 +431,35 @@ fn initialise(
         eprintln!("pgrig: interrupted (Ctrl-C) before anything was measured; the throwaway server is removed");
     }
     Err(130)
+}
+
+/// TPC-C: the sampler of `pg_stat_database` for HammerDB's headline, its first sample when
+/// the ramp-up ends (option `rampup`, else a tenth of the run).
+fn tpcc_sampler(
+    a: &RunArgs,
+    workload: Option<&str>,
+    conn: &ConnArgs,
+) -> Option<Arc<crate::server_xacts::Sampler>> {
+    if workload != Some("tpcc") {
+        return None;
+    }
+    let cfg = pgrig_workloads::tpcc::Config::from_options(&native_options(a)).ok()?;
+    let rampup = cfg.rampup_s.unwrap_or(a.duration / 10);
+    if rampup >= a.duration {
+        return None;
+    }
+    crate::server_xacts::Sampler::connect(conn, rampup)
+}
+
+/// A native run's document with its `-o` options and its family's own figures (TPC-C's
+/// NOPM, TPM, efficiency...), for `--json` and the report.
+fn annotate(doc: &mut RunDocument, a: &RunArgs) {
+    let Some(name) = doc.workload.clone() else {
+        return;
+    };
+    let options = native_options(a);
+    doc.workload_options = (options.pairs().iter()).cloned().collect();
+    doc.workload_figures = pgrig_workloads::figures_json(&name, doc, &options);
 }
 
 /// `--option KEY=VALUE` as workload options (malformed ones are refused before this).

@@ -133,11 +133,17 @@ fn load(a: LoadArgs) -> i32 {
     eprintln!("pgrig: loading TPC-C with {} warehouse(s)...", a.warehouses);
     match pgrig_init::generic::load(&a.target.conn(), &native.load, a.load_jobs, &sink, &stop) {
         Ok(r) => {
+            let seed = a
+                .load_seed
+                .unwrap_or(pgrig_workloads::tpcc::DEFAULT_LOAD_SEED);
+            let c = pgrig_workloads::tpcc::rand::NurandC::load(seed);
             println!(
-                "tpcc: {} warehouse(s) loaded {}; {:.0} rows/s",
+                "tpcc: {} warehouse(s) loaded {}; {:.0} rows/s; load seed {seed} (C_LAST constant {}, recorded in {})",
                 a.warehouses,
                 r.summary(),
-                r.rows as f64 / r.total_s().max(1e-9)
+                r.rows as f64 / r.total_s().max(1e-9),
+                c.c_last,
+                pgrig_workloads::tpcc::schema::DATASET_TABLE
             );
             0
         }

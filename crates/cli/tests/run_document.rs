@@ -133,6 +133,7 @@ fn two_scripts(interrupted: bool) -> RunResult {
         }],
         seed: 42,
         interrupted,
+        extras: Default::default(),
     }
 }
 

@@ -304,3 +304,121 @@ fn a_study_compares_client_side_sql_with_server_side_functions() {
         assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
     }
 }
+
+#[test]
+fn a_run_json_carries_the_tpcc_figures_and_hammerdb_s_headline() {
+    let db = fresh_db("tpcc_cli_json");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let out = pgrig(
+        &db,
+        &["tpcc", "load", "--warehouses", "2", "--load-seed", "7"],
+    );
+    assert!(out.success(), "{out:?}");
+    let server_xacts = || -> i64 {
+        let v = db.psql("select sum(xact_commit + xact_rollback) from pg_stat_database");
+        v.trim().parse().unwrap()
+    };
+    let before = server_xacts();
+    let out = pgrig(
+        &db,
+        &[
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "warehouses=2",
+            "-o",
+            "rampup=1",
+            "-c",
+            "4",
+            "-T",
+            "4s",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert!(out.success(), "{out:?}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let after = server_xacts();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["options"]["scale"], 2, "the warehouses, not 1");
+    assert_eq!(doc["workload_options"]["warehouses"], "2");
+    assert_eq!(doc["workload_options"]["rampup"], "1");
+    let f = &doc["workload_figures"];
+    assert_eq!(f["warehouses"], 2);
+    assert_eq!(f["mode"], "nowait");
+    assert_eq!(f["steady"]["from_second"], 2);
+    assert_eq!(f["nopm"], f["steady"]["nopm"]);
+    assert_eq!(f["types"].as_array().unwrap().len(), 5);
+    assert_eq!(f["types"][4]["p90_limit_s"], 20.0);
+    assert!(f["efficiency"].is_null(), "no efficiency in no-wait mode");
+    // the whole run's committed New-Orders are the orders the districts handed out
+    let committed =
+        f["nopm_whole_run"].as_f64().unwrap() * doc["duration_s"].as_f64().unwrap() / 60.0;
+    let handed_out: i64 = db
+        .psql("select sum(d_next_o_id) - 20 * 3001 from district")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        (committed - handed_out as f64).abs() < 1e-6,
+        "{committed} vs {handed_out}"
+    );
+    // HammerDB's headline: the steady window's New-Orders, pg_stat_database's transactions
+    let headline = f["headline"].as_str().expect("a headline");
+    assert!(
+        out.stdout.lines().any(|l| l == headline),
+        "{headline} in {}",
+        out.stdout
+    );
+    let server = &doc["server_xacts"];
+    let n = server["transactions"].as_i64().unwrap();
+    let minutes = (server["to_s"].as_f64().unwrap() - server["from_s"].as_f64().unwrap()) / 60.0;
+    assert_eq!(
+        headline,
+        format!(
+            "System achieved {:.0} NOPM from {:.0} PostgreSQL TPM",
+            f["nopm"].as_f64().unwrap(),
+            n as f64 / minutes
+        )
+    );
+    // the window's server transactions: part of the whole run's, at least the client's own
+    // database transactions over the steady seconds
+    let window = f["steady"]["tpm"].as_f64().unwrap() * 3.0 / 60.0;
+    assert!(
+        n <= after - before,
+        "{n} vs {} over the run",
+        after - before
+    );
+    assert!(n as f64 >= 0.95 * window, "{n} vs {window} in the window");
+
+    // the dataset records --load-seed 7: another seed is refused, naming the option
+    let out = pgrig(
+        &db,
+        &[
+            "run",
+            "--target",
+            &db.conninfo(),
+            "-w",
+            "tpcc",
+            "-o",
+            "warehouses=2",
+            "-o",
+            "load_seed=8",
+            "-T",
+            "1s",
+        ],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "invalid value \"8\" for option \"load_seed\": the dataset was loaded with --load-seed 7"
+        ),
+        "{}",
+        out.stderr
+    );
+}

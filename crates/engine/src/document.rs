@@ -5,6 +5,8 @@
 //! renderer sees the statistics' storage. Its fields are documented in `docs/run-document.md`;
 //! adding a field keeps [`SCHEMA_VERSION`], renaming or removing one raises it.
 
+use std::collections::BTreeMap;
+
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
@@ -67,6 +69,49 @@ pub struct RunDocument {
     /// every client's share of the run, by client id
     #[serde(default)]
     pub clients: Vec<ClientDoc>,
+    /// wall-clock start of the measured run, Unix seconds (absent in constructed documents)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at_unix_s: Option<f64>,
+    /// native workloads: per transaction type, its completions in each whole second
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub type_series: Vec<TypeSeries>,
+    /// native workloads: the programs' own counters, summed over clients
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub workload_counters: BTreeMap<String, u64>,
+    /// the server's transactions (`pg_stat_database`) over part of the run, sampled by the
+    /// front end (`pgrig run` with TPC-C: the steady window)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_xacts: Option<ServerXacts>,
+    /// native workloads: the `-o` options the run was given (set by the front end)
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub workload_options: BTreeMap<String, String>,
+    /// native workloads: the family's own figures (TPC-C's NOPM, TPM, efficiency...), set by
+    /// the front end from this document
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_figures: Option<serde_json::Value>,
+}
+
+/// `sum(xact_commit + xact_rollback)` of `pg_stat_database` (every database, as HammerDB
+/// reads it) between two samples taken during the run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServerXacts {
+    /// when the first sample was taken, seconds after the run's start
+    pub from_s: f64,
+    /// when the second was taken (after the clients disconnected, so their counts are flushed)
+    pub to_s: f64,
+    /// the difference
+    pub transactions: u64,
+}
+
+/// One transaction type's completions per whole second (the seconds of `series`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TypeSeries {
+    /// the type's name (a `scripts[].desc`)
+    pub desc: String,
+    /// successful transactions completed in each second (index 0 = second 1)
+    pub ok: Vec<u64>,
+    /// of those, the ones that ended in the workload's own rollback
+    pub rollbacks: Vec<u64>,
 }
 
 /// One client's share of the run (sysbench's "threads fairness").
@@ -314,8 +359,34 @@ impl RunDocument {
                     busy_s: c.busy_s,
                 })
                 .collect(),
+            started_at_unix_s: r.extras.started_unix_s,
+            type_series: type_series(r),
+            workload_counters: r.extras.counters.clone(),
+            server_xacts: None,
+            workload_options: BTreeMap::new(),
+            workload_figures: None,
         }
     }
+}
+
+/// The per-second counts of each transaction type, as one series per type.
+fn type_series(r: &RunResult) -> Vec<TypeSeries> {
+    let per_second = &r.extras.series_by_type;
+    if per_second.is_empty() {
+        return Vec::new();
+    }
+    r.scripts
+        .iter()
+        .enumerate()
+        .map(|(i, info)| {
+            let at = |s: &Vec<crate::result::TypeSecond>| s.get(i).copied().unwrap_or_default();
+            TypeSeries {
+                desc: info.desc.clone(),
+                ok: per_second.iter().map(|s| at(s).ok).collect(),
+                rollbacks: per_second.iter().map(|s| at(s).rollbacks).collect(),
+            }
+        })
+        .collect()
 }
 
 fn per_second(n: u64, seconds: f64) -> f64 {

@@ -70,4 +70,28 @@ pub struct RunResult {
     pub seed: u64,
     /// stopped early from outside (Ctrl-C): the figures cover what completed before
     pub interrupted: bool,
+    /// what a native workload's run adds (empty for scripts)
+    pub extras: RunExtras,
+}
+
+/// Per transaction type, what completed in one second of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TypeSecond {
+    /// successful transactions
+    pub ok: u64,
+    /// of those, the ones that ended in the workload's own rollback
+    pub rollbacks: u64,
+}
+
+/// What a run records beyond pgbench's figures: when it started, each transaction type's
+/// per-second counts (native workloads), and the counters the programs kept.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunExtras {
+    /// wall-clock start of the measured run (the first worker's benchmark start), Unix seconds
+    pub started_unix_s: Option<f64>,
+    /// per second (index 0 = first), per script / transaction type (native workloads only)
+    pub series_by_type: Vec<Vec<TypeSecond>>,
+    /// the native programs' own counters (TPC-C's districts skipped by Delivery), summed over
+    /// clients
+    pub counters: std::collections::BTreeMap<String, u64>,
 }

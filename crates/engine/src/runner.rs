@@ -13,7 +13,7 @@ use crate::client_state::Client;
 use crate::compile::{compile, Compiled};
 use crate::config::{BenchConfig, Duration, SeedOption};
 use crate::error::EngineError;
-use crate::result::{RunResult, ScriptInfo};
+use crate::result::{RunResult, ScriptInfo, TypeSecond};
 use crate::shared::RunShared;
 use crate::sink::{Progress, Sink};
 use crate::stats::{Snapshot, ThreadStats};
@@ -66,7 +66,8 @@ pub fn run_bench(
     );
     seeds.clients.drain(..first as usize);
     seeds.clients.truncate(nclients);
-    let scale = setup.scale.unwrap_or(cfg.scale.unwrap_or(1) as i64);
+    let native_scale = native.as_ref().and_then(|n| n.workload.scale());
+    let scale = (setup.scale.or(native_scale)).unwrap_or(cfg.scale.unwrap_or(1) as i64);
     let proto = initial_vars(&cfg, &compiled, scale, seed, seeds.default_seed);
     let scripts_info = match &native {
         Some(n) => n.infos(),
@@ -79,12 +80,21 @@ pub fn run_bench(
     stop.attach(&sh);
 
     let (handles, rx) = start_workers(&sh, nthreads, seeds, &proto, client_id, seed)?;
-    let series = collect_progress(&sh, &rx, nthreads);
+    let (series, series_by_type) = collect_progress(&sh, &rx, nthreads);
     sh.finished.store(true, Ordering::SeqCst);
     stop.detach();
     let joined = join_workers(handles)?;
     let end = Instant::now();
     let bench_start = sh.bench_start.get().copied().unwrap_or(sh.start);
+    let started = sh.start_wall + bench_start.duration_since(sh.start);
+    let extras = crate::result::RunExtras {
+        started_unix_s: started
+            .duration_since(UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_secs_f64()),
+        series_by_type,
+        counters: joined.counters,
+    };
     Ok(RunResult {
         config: cfg,
         scripts: scripts_info,
@@ -100,6 +110,7 @@ pub fn run_bench(
         clients: joined.clients,
         seed,
         interrupted: stop.requested(),
+        extras,
     })
 }
 
@@ -271,6 +282,7 @@ struct Joined {
     cpu: Vec<crate::result::ThreadCpu>,
     aborted: u32,
     clients: Vec<crate::result::ClientTally>,
+    counters: std::collections::BTreeMap<String, u64>,
 }
 
 /// Waits for the workers and merges their statistics; a failed first connection is the run's
@@ -280,6 +292,7 @@ fn join_workers(handles: Vec<JoinHandle<WorkerOut>>) -> Result<Joined, EngineErr
     let mut cpu = Vec::new();
     let mut aborted = 0;
     let mut clients = Vec::new();
+    let mut counters = std::collections::BTreeMap::new();
     let mut connect_error = None;
     for h in handles {
         let out = h
@@ -290,6 +303,9 @@ fn join_workers(handles: Vec<JoinHandle<WorkerOut>>) -> Result<Joined, EngineErr
         }
         aborted += out.aborted;
         clients.extend(out.clients);
+        for (name, n) in out.counters {
+            *counters.entry(name).or_insert(0) += n;
+        }
         cpu.push(out.cpu);
         match &mut stats {
             None => stats = Some(out.stats),
@@ -304,13 +320,20 @@ fn join_workers(handles: Vec<JoinHandle<WorkerOut>>) -> Result<Joined, EngineErr
         cpu,
         aborted,
         clients,
+        counters,
     })
 }
 
+/// Per-second deltas: of all transactions, and per transaction type (native workloads).
+type Series = (Vec<Snapshot>, Vec<Vec<TypeSecond>>);
+
 /// Receives the workers' per-second snapshots until all are done; prints `-P` lines; returns the
 /// per-second deltas.
-fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize) -> Vec<Snapshot> {
+fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize) -> Series {
     let mut latest = vec![Snapshot::default(); nthreads];
+    let mut latest_types: Vec<Vec<TypeSecond>> = vec![Vec::new(); nthreads];
+    let mut prev_types: Vec<TypeSecond> = Vec::new();
+    let mut series_by_type = Vec::new();
     let mut seen = vec![0u64; nthreads];
     let mut done = vec![false; nthreads];
     let mut series = Vec::new();
@@ -327,8 +350,10 @@ fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize
                 sec,
                 snap,
                 histogram,
+                by_type,
             }) => {
                 latest[tid] = snap;
+                latest_types[tid] = by_type;
                 seen[tid] = sec;
                 match histograms.get_mut(&sec) {
                     Some(h) => {
@@ -361,6 +386,11 @@ fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize
             });
             series.push(d);
             prev_total = total;
+            let types = sum_types(&latest_types);
+            if !types.is_empty() {
+                series_by_type.push(delta_types(&types, &prev_types));
+                prev_types = types;
+            }
             if progress > 0 && next_sec.is_multiple_of(progress) {
                 report_progress(sh, &total, &prev_report, next_sec, progress);
                 prev_report = total;
@@ -368,7 +398,35 @@ fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize
             next_sec += 1;
         }
     }
-    series
+    (series, series_by_type)
+}
+
+/// The threads' cumulative per-type counts, summed.
+fn sum_types(threads: &[Vec<TypeSecond>]) -> Vec<TypeSecond> {
+    let mut out: Vec<TypeSecond> = Vec::new();
+    for t in threads {
+        if out.len() < t.len() {
+            out.resize(t.len(), TypeSecond::default());
+        }
+        for (o, x) in out.iter_mut().zip(t) {
+            o.ok += x.ok;
+            o.rollbacks += x.rollbacks;
+        }
+    }
+    out
+}
+
+fn delta_types(now: &[TypeSecond], before: &[TypeSecond]) -> Vec<TypeSecond> {
+    now.iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let b = before.get(i).copied().unwrap_or_default();
+            TypeSecond {
+                ok: n.ok - b.ok,
+                rollbacks: n.rollbacks - b.rollbacks,
+            }
+        })
+        .collect()
 }
 
 fn delta(now: &Snapshot, before: &Snapshot) -> Snapshot {

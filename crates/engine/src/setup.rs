@@ -61,6 +61,14 @@ pub(crate) async fn prepare(
                 return Err(EngineError::fatal(e.to_string().trim_end().to_string()));
             }
         }
+        let mut answers = Vec::new();
+        for sql in native.0.dataset_queries() {
+            answers.push(match conn.simple_query(&sql).await {
+                Ok(rows) => Ok(first_value(&rows)),
+                Err(e) => Err(e.to_string().trim_end().to_string()),
+            });
+        }
+        native.0.configure(&answers).map_err(EngineError::fatal)?;
     } else if !cfg.no_vacuum {
         vacuum(cfg, &mut conn, &**sink).await;
     }

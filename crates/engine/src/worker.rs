@@ -2,6 +2,7 @@
 //! thread-local statistics, and a once-a-second snapshot sent to the coordinator.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
@@ -14,7 +15,7 @@ use crate::client::{run_client, ClientEnd};
 use crate::client_state::Client;
 use crate::cpu::{thread_cpu_seconds, thread_wait_seconds};
 use crate::log::TxLog;
-use crate::result::{ClientTally, ThreadCpu};
+use crate::result::{ClientTally, ThreadCpu, TypeSecond};
 use crate::shared::{RunShared, ThreadCtx};
 use crate::sink::Level;
 use crate::stats::{Snapshot, ThreadStats};
@@ -28,6 +29,8 @@ pub(crate) enum Report {
         snap: Snapshot,
         /// latency histogram of the thread's successful transactions since its last tick
         histogram: Box<hdrhistogram::Histogram<u64>>,
+        /// cumulative, per script / transaction type (native workloads; empty otherwise)
+        by_type: Vec<TypeSecond>,
     },
     Done {
         tid: usize,
@@ -39,6 +42,8 @@ pub(crate) struct WorkerOut {
     pub cpu: ThreadCpu,
     pub aborted: u32,
     pub clients: Vec<ClientTally>,
+    /// the native programs' own counters, summed over the thread's clients
+    pub counters: BTreeMap<String, u64>,
     /// what stopped the thread before the run: an initial connection failure or a log file that
     /// cannot be opened (pgbench exits 1)
     pub connect_error: Option<String>,
@@ -100,6 +105,7 @@ pub(crate) fn run_worker(
                 cpu: ThreadCpu::default(),
                 aborted: 0,
                 clients: Vec::new(),
+                counters: BTreeMap::new(),
                 connect_error,
             };
         }
@@ -108,8 +114,8 @@ pub(crate) fn run_worker(
         let (u0, s0) = thread_cpu_seconds();
         let w0 = thread_wait_seconds();
         th.throttle_trigger.set(sh.now_us());
-        let ticker = spawn_ticker(&th, &tx, tid, start);
-        let (aborted, tallies) = run_clients(&sh, &th, clients).await;
+        let ticker = spawn_ticker(&th, &tx, tid, start, sh.native.is_some());
+        let (aborted, tallies, counters) = run_clients(&sh, &th, clients).await;
         ticker.abort();
         let (u1, s1) = thread_cpu_seconds();
         let w1 = thread_wait_seconds();
@@ -128,6 +134,7 @@ pub(crate) fn run_worker(
             cpu,
             aborted,
             clients: tallies,
+            counters,
             connect_error: None,
         }
     })
@@ -156,15 +163,27 @@ fn spawn_ticker(
     tx: &Sender<Report>,
     tid: usize,
     start: Instant,
+    sh_native: bool,
 ) -> pgrig_wire::rt::JoinHandle<()> {
     let th = th.clone();
     let tx = tx.clone();
+    let native = sh_native;
     pgrig_wire::rt::spawn_local(async move {
         let mut sec = 1u64;
         loop {
             let at = start + std::time::Duration::from_secs(sec);
             pgrig_wire::rt::sleep_until(at).await;
             let snap = th.stats.borrow().total();
+            let by_type = if native {
+                (th.stats.borrow().scripts.iter())
+                    .map(|s| TypeSecond {
+                        ok: s.snap.counts.ok,
+                        rollbacks: s.snap.counts.rollbacks,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let histogram = {
                 let mut h = th.second_histogram.borrow_mut();
                 let out = Box::new(h.clone());
@@ -176,6 +195,7 @@ fn spawn_ticker(
                 sec,
                 snap,
                 histogram,
+                by_type,
             };
             if tx.send(tick).is_err() {
                 return;
@@ -185,13 +205,13 @@ fn spawn_ticker(
     })
 }
 
-/// Runs the thread's clients as local tasks to their ends; returns how many aborted, and each
-/// client's share.
+/// Runs the thread's clients as local tasks to their ends; returns how many aborted, each
+/// client's share, and the native programs' counters summed.
 async fn run_clients(
     sh: &Arc<RunShared>,
     th: &Rc<ThreadCtx>,
     clients: Vec<Client>,
-) -> (u32, Vec<ClientTally>) {
+) -> (u32, Vec<ClientTally>, BTreeMap<String, u64>) {
     let mut handles = Vec::with_capacity(clients.len());
     for mut c in clients {
         let sh = sh.clone();
@@ -209,17 +229,22 @@ async fn run_clients(
                 transactions: c.cnt,
                 busy_s: c.busy_us / 1e6,
             };
-            (end, tally)
+            let counters = c.program.as_ref().map(|p| p.counters()).unwrap_or_default();
+            (end, tally, counters)
         }));
     }
     let mut aborted = 0;
     let mut tallies = Vec::with_capacity(handles.len());
+    let mut counters = BTreeMap::new();
     for h in handles {
-        let (end, tally) = h.await;
+        let (end, tally, own) = h.await;
         if end != ClientEnd::Finished {
             aborted += 1;
         }
         tallies.push(tally);
+        for (name, n) in own {
+            *counters.entry(name.to_string()).or_insert(0) += n;
+        }
     }
-    (aborted, tallies)
+    (aborted, tallies, counters)
 }

@@ -141,6 +141,22 @@ pub trait Workload: Send + Sync + fmt::Debug {
     fn preflight(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Queries run after the preflight, on the same connection, asking the dataset what the
+    /// run must know (TPC-C's load-time constants); each answer (its first row's first value,
+    /// or the server's error) goes to [`configure`](Self::configure).
+    fn dataset_queries(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Takes the answers of [`dataset_queries`](Self::dataset_queries) before any client's
+    /// program is made; an error ends the run with that message.
+    fn configure(&self, _answers: &[Result<Option<String>, String>]) -> Result<(), String> {
+        Ok(())
+    }
+    /// The run's `scale` (`options.scale` of the run document), when the workload has one
+    /// (TPC-C's warehouses).
+    fn scale(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// What a program does next.
@@ -187,6 +203,11 @@ pub trait TxProgram: Send {
     /// The next step. `reply` is the reply to the statement run last (`None` at the first step
     /// of an attempt). Parameters for [`Step::Run`] go into `params` (cleared by the engine).
     fn step(&mut self, reply: Option<&Reply<'_>>, params: &mut Params) -> Step;
+    /// The program's own counters at the end of the run (summed over clients into the run
+    /// document's `workload_counters`), e.g. TPC-C's districts skipped by Delivery.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// A shareable workload in a [`crate::config::BenchConfig`]: compared by name and identity.

@@ -221,6 +221,7 @@ pub fn decode(text: &str) -> Result<RunResult, ScaleError> {
             .collect(),
         seed: v["seed"].as_str().and_then(|s| s.parse().ok()).unwrap_or(0),
         interrupted: v["interrupted"].as_bool().unwrap_or(false),
+        extras: Default::default(),
     })
 }
 
@@ -270,6 +271,7 @@ mod tests {
             }],
             seed: u64::MAX - 1,
             interrupted: true,
+            extras: Default::default(),
         }
     }
 

@@ -43,6 +43,8 @@ struct Family {
     /// The family's own report lines for a finished run (YCSB's `[READ], ...`, TPC-C's tpmC),
     /// printed after pgrig's summary.
     report: fn(&RunDocument, &Options) -> Vec<String>,
+    /// The family's figures as JSON (the run document's `workload_figures`), if it has any.
+    figures: Option<fn(&RunDocument, &Options) -> Option<serde_json::Value>>,
     /// The family's consistency checks after a run (TPC-C's conditions), if it has any.
     consistency: Option<ConsistencyCheck>,
 }
@@ -67,18 +69,21 @@ const FAMILIES: &[Family] = &[
         build: sysbench::build,
         // sysbench's report layout is the `pgrig sysbench` command line's
         report: |_, _| Vec::new(),
+        figures: None,
         consistency: None,
     },
     Family {
         names: ycsb::names,
         build: ycsb::build,
         report: |doc, _| ycsb::summary_lines(doc),
+        figures: None,
         consistency: None,
     },
     Family {
         names: tpcc::names,
         build: tpcc::build,
-        report: |doc, options| tpcc::metrics::lines_for(doc, options).unwrap_or_default(),
+        report: |doc, options| tpcc::report::lines_for(doc, options).unwrap_or_default(),
+        figures: Some(tpcc::report::json_for),
         consistency: Some(tpcc_consistency),
     },
 ];
@@ -129,6 +134,13 @@ pub fn report_lines(name: &str, doc: &RunDocument, options: &Options) -> Vec<Str
         .find(|f| (f.names)().contains(&name))
         .map(|f| (f.report)(doc, options))
         .unwrap_or_default()
+}
+
+/// Workload `name`'s own figures of a finished run as JSON (TPC-C's NOPM, TPM, efficiency,
+/// limits), for the run document's `workload_figures`.
+pub fn figures_json(name: &str, doc: &RunDocument, options: &Options) -> Option<serde_json::Value> {
+    let family = FAMILIES.iter().find(|f| (f.names)().contains(&name))?;
+    (family.figures?)(doc, options)
 }
 
 /// Builds workload `name` from `options`.

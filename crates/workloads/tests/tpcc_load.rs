@@ -169,3 +169,68 @@ fn partitioned_tables_hold_their_warehouse_ranges() {
         assert!(o.passed(), "{}", o.line());
     }
 }
+
+/// A run of `tpcc` (1 client, one deck) on `db`; the run's error text when it is refused.
+fn run_with(db: &Db, tpcc: &std::sync::Arc<pgrig_workloads::tpcc::Tpcc>) -> Result<(), String> {
+    use pgrig_engine::config::{BenchConfig, Duration};
+    let cfg = BenchConfig {
+        conn: tpcc_common::conn_args(db.conninfo()),
+        clients: 1,
+        duration: Duration::Transactions(23),
+        native: Some(pgrig_engine::workload::NativeWorkload(tpcc.clone())),
+        ..Default::default()
+    };
+    let sink = std::sync::Arc::new(tpcc_common::PrintSink);
+    pgrig_engine::run_bench(cfg, sink, &pgrig_engine::StopHandle::default())
+        .map(|r| assert_eq!(r.aborted_clients, 0))
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_load_records_its_constants_and_a_run_takes_the_load_time_ones_from_it() {
+    use pgrig_workloads::tpcc::rand::{valid_run_c_last, NurandC};
+    use pgrig_workloads::tpcc::{Config, Tpcc, DEFAULT_LOAD_SEED};
+    let db = Db::loaded(1);
+    let row = |c: NurandC| format!("{}|{}|{}", c.c_last, c.c_id, c.ol_i_id);
+    let stored = db.psql("select load_seed, c_last, c_id, ol_i_id from tpcc_dataset");
+    assert_eq!(
+        stored.trim(),
+        format!(
+            "{DEFAULT_LOAD_SEED}|{}",
+            row(NurandC::load(DEFAULT_LOAD_SEED))
+        )
+    );
+    let tpcc = |pairs: &[(&str, &str)]| {
+        let mut o = pgrig_workloads::Options::new();
+        for (k, v) in pairs {
+            o.set(k, *v);
+        }
+        std::sync::Arc::new(Tpcc::new(Config::from_options(&o).unwrap()))
+    };
+    // a dataset loaded with --load-seed 7: a run without the option takes its constants
+    let seven = NurandC::load(7);
+    db.psql(&format!(
+        "update tpcc_dataset set load_seed = 7, c_last = {}, c_id = {}, ol_i_id = {}",
+        seven.c_last, seven.c_id, seven.ol_i_id
+    ));
+    let t = tpcc(&[]);
+    run_with(&db, &t).expect("the run goes");
+    assert_eq!(t.load_constants(), seven);
+    assert_ne!(seven.c_last, NurandC::load(DEFAULT_LOAD_SEED).c_last);
+    for seed in 0..100 {
+        let run = NurandC::run(t.load_constants(), seed);
+        assert!(valid_run_c_last(seven.c_last, run.c_last));
+    }
+    // ... and one given another seed is refused, naming the option
+    let err = run_with(&db, &tpcc(&[("load_seed", "8")])).expect_err("refused");
+    assert!(
+        err.contains("invalid value \"8\" for option \"load_seed\": the dataset was loaded with --load-seed 7"),
+        "{err}"
+    );
+    run_with(&db, &tpcc(&[("load_seed", "7")])).expect("the same seed goes");
+    // a dataset from before the table: the option's constants
+    db.psql("drop table tpcc_dataset");
+    let t = tpcc(&[("load_seed", "8")]);
+    run_with(&db, &t).expect("the run goes");
+    assert_eq!(t.load_constants(), NurandC::load(8));
+}

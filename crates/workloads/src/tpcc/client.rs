@@ -33,6 +33,10 @@ pub const THINK_S: [f64; 5] = [12.0, 12.0, 10.0, 5.0, 5.0];
 
 const DECK_SIZE: usize = 23;
 
+/// The counter of districts Delivery skipped (no undelivered order), in the run document's
+/// `workload_counters`.
+pub const SKIPPED_DISTRICTS: &str = "tpcc_delivery_skipped_districts";
+
 pub struct Client {
     cfg: Config,
     c: NurandC,
@@ -47,6 +51,8 @@ pub struct Client {
     previous: Option<usize>,
     /// a Delivery request queued, not yet executed (deferred mode)
     queued: bool,
+    /// districts committed Deliveries found without an undelivered order
+    skipped_districts: u64,
     tx: usize,
     new_order: NewOrder,
     payment: Payment,
@@ -77,6 +83,7 @@ impl Client {
             home_d: (cfg.mode == Mode::Terminals).then_some(id % DISTRICTS + 1),
             previous: None,
             queued: false,
+            skipped_districts: 0,
             tx: 0,
             new_order: NewOrder::default(),
             payment: Payment::default(),
@@ -199,6 +206,15 @@ impl TxProgram for Client {
             (STOCK_LEVEL, true) => self.stock_level.step_proc(r, p),
             (other, _) => Err(format!("tpcc: no transaction type {other}")),
         };
+        let executed = self.tx == DELIVERY_DEFERRED || (self.tx == DELIVERY && !deferred);
+        if executed && matches!(r, Ok(Step::Done)) {
+            // the business transaction committed (a retried attempt's skips are not counted)
+            self.skipped_districts += u64::from(self.delivery.skipped);
+        }
         r.unwrap_or_else(Step::Abort)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![(SKIPPED_DISTRICTS, self.skipped_districts)]
     }
 }

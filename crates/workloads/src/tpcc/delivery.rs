@@ -1,7 +1,9 @@
 //! Delivery (clause 2.7), run in one database transaction for all ten districts (not deferred):
 //! per district the oldest undelivered order leaves NEW-ORDER, gets its carrier, its lines
-//! their delivery date, and its customer the lines' total added to the balance. A district with
-//! no undelivered order is skipped.
+//! their delivery date, and its customer the lines' total added to the balance. The oldest order
+//! is taken `FOR UPDATE SKIP LOCKED` ([`super::sql::DL_OLDEST`]): a concurrent Delivery on the
+//! same warehouse holding it makes this one take the next oldest, so a district is skipped (and
+//! counted in `skipped`) only when it has no undelivered order left.
 
 use pgrig_engine::workload::{Params, Reply, Step};
 

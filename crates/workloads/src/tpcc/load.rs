@@ -81,7 +81,7 @@ pub fn plan(warehouses: i64, partitions: i64, seed: u64) -> LoadPlan {
     .collect();
     LoadPlan {
         drop: schema::drop(),
-        create: schema::create(warehouses, partitions),
+        create: schema::create(warehouses, partitions, seed, gen.c),
         sources,
         keys: schema::keys(),
         after: schema::after(),

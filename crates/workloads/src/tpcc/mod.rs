@@ -6,13 +6,16 @@
 //! * [`sql`]: the five transactions' statements; [`input`]: their input generation;
 //!   [`new_order`], [`payment`], [`order_status`], [`delivery`], [`stock_level`]: their
 //!   programs; [`client`]: the card deck, warehouses per mode, keying and think times.
-//! * [`check`]: the consistency conditions of clause 3.3.2; [`metrics`]: tpmC / NOPM and the
-//!   response-time limits from a run document.
+//! * [`check`]: the consistency conditions of clause 3.3.2; [`metrics`]: tpmC-like / NOPM, TPM,
+//!   efficiency and the response-time limits from a run document; [`report`]: them as text
+//!   lines and JSON.
 //!
 //! Options: `warehouses` (1), `partitions` (0 = none), `mode` (`nowait`: clients spread over
 //! all warehouses, no wait, reported as NOPM; `terminals`: 10 terminals per warehouse with
 //! keying and think times, tpmC-like), `load_seed` (the dataset's seed, which fixes the
-//! load-time NURand constants: give the same one to the run), `think_scale` (1; multiplies the
+//! load-time NURand constants; the load stores it and its constants in `tpcc_dataset`, and a run
+//! takes the load-time constants from there — a run given another `load_seed` is refused; a
+//! dataset without the table, loaded by an older pgrig, uses the option), `think_scale` (1; multiplies the
 //! keying and think times — anything but 1 is not the specification's), `rampup` (seconds at the
 //! start left out of tpmC-like / NOPM; default a tenth of the run), `procedures` (off; `on`:
 //! the five transactions as server-side PL/pgSQL functions, created by the run's preflight),
@@ -31,11 +34,12 @@ pub mod order_status;
 pub mod payment;
 pub mod procs;
 pub mod rand;
+pub mod report;
 pub mod schema;
 pub mod sql;
 pub mod stock_level;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pgrig_engine::workload::{Catalogue, ClientSeed, TxProgram, Workload};
 
@@ -92,6 +96,8 @@ pub struct Config {
     /// Delivery in deferred mode (clause 2.7.2): the terminal's transaction queues the
     /// request, `delivery_deferred` executes it ([`client`]).
     pub deferred_delivery: bool,
+    /// `load_seed` was given (a run checks it against the dataset's)
+    pub load_seed_given: bool,
 }
 
 impl Config {
@@ -122,6 +128,7 @@ impl Config {
             rampup_s: o.get("rampup").map(|_| o.u64("rampup", 0)).transpose()?,
             procedures: o.bool("procedures", false)?,
             deferred_delivery: o.bool("deferred_delivery", false)?,
+            load_seed_given: o.get("load_seed").is_some(),
         })
     }
 }
@@ -131,6 +138,8 @@ impl Config {
 pub struct Tpcc {
     pub cfg: Config,
     catalogue: Catalogue,
+    /// the load-time constants the dataset records (set by `configure` before the clients)
+    loaded: Mutex<Option<NurandC>>,
 }
 
 impl Tpcc {
@@ -138,8 +147,44 @@ impl Tpcc {
         Tpcc {
             cfg,
             catalogue: sql::catalogue_for(cfg.procedures, cfg.deferred_delivery),
+            loaded: Mutex::new(None),
         }
     }
+
+    /// The load-time NURand constants: the dataset's, else those of option `load_seed`.
+    pub fn load_constants(&self) -> NurandC {
+        let loaded = *self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        loaded.unwrap_or_else(|| NurandC::load(self.cfg.load_seed))
+    }
+}
+
+/// `tpcc_dataset`'s row (`load_seed c_last c_id ol_i_id`) checked against option `load_seed`.
+fn dataset_constants(answer: &str, cfg: &Config) -> Result<NurandC, String> {
+    let v: Vec<&str> = answer.split_whitespace().collect();
+    let int = |i: usize| v.get(i).and_then(|s| s.parse::<i64>().ok());
+    let (Some(seed), Some(c_last), Some(c_id), Some(ol_i_id)) = (
+        v.first().and_then(|s| s.parse::<u64>().ok()),
+        int(1),
+        int(2),
+        int(3),
+    ) else {
+        return Err(format!(
+            "tpcc: unreadable row in {}: \"{answer}\"",
+            schema::DATASET_TABLE
+        ));
+    };
+    if cfg.load_seed_given && cfg.load_seed != seed {
+        return Err(format!(
+            "invalid value \"{}\" for option \"load_seed\": the dataset was loaded with --load-seed {seed} \
+             (C_LAST constant {c_last}); leave the option out or give load_seed={seed}",
+            cfg.load_seed
+        ));
+    }
+    Ok(NurandC {
+        c_last,
+        c_id,
+        ol_i_id,
+    })
 }
 
 impl Workload for Tpcc {
@@ -152,7 +197,7 @@ impl Workload for Tpcc {
     }
 
     fn client(&self, seed: ClientSeed) -> Box<dyn TxProgram> {
-        let c = NurandC::run(NurandC::load(self.cfg.load_seed), seed.seed);
+        let c = NurandC::run(self.load_constants(), seed.seed);
         Box::new(client::Client::new(self.cfg, c, seed))
     }
 
@@ -167,6 +212,24 @@ impl Workload for Tpcc {
             out.extend(procs::create());
         }
         out
+    }
+
+    fn dataset_queries(&self) -> Vec<String> {
+        vec![schema::DATASET_QUERY.to_string()]
+    }
+
+    fn configure(&self, answers: &[Result<Option<String>, String>]) -> Result<(), String> {
+        let found = match answers.first() {
+            Some(Ok(Some(row))) => Some(dataset_constants(row, &self.cfg)?),
+            // no tpcc_dataset (a load by an older pgrig): option load_seed's constants
+            _ => None,
+        };
+        *self.loaded.lock().unwrap_or_else(|e| e.into_inner()) = found;
+        Ok(())
+    }
+
+    fn scale(&self) -> Option<i64> {
+        Some(self.cfg.warehouses)
     }
 }
 

@@ -141,8 +141,10 @@ DECLARE
 BEGIN
   out_skipped := 0;
   FOR v_d IN 1..10 LOOP
+    v_o := NULL;
     DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d AND no_o_id =
-        (SELECT min(no_o_id) FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d)
+        (SELECT no_o_id FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d
+          ORDER BY no_o_id LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING no_o_id INTO v_o;
     IF v_o IS NULL THEN
       out_skipped := out_skipped + 1;

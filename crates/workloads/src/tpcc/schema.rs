@@ -1,7 +1,10 @@
 //! TPC-C's nine tables (clause 1.3) as PostgreSQL DDL: created without keys, optionally range
 //! partitioned by warehouse (every table but ITEM), then the primary keys and the two secondary
 //! indexes the transactions need (customers by last name, orders by customer) built after the
-//! load, then ANALYZE.
+//! load, then ANALYZE. Beside them, `tpcc_dataset`: one row with the load's seed and NURand
+//! constants, from which a run derives its own (clause 2.1.6.1).
+
+use super::rand::NurandC;
 
 /// The tables, in loading order.
 pub const TABLES: [&str; 9] = [
@@ -82,15 +85,35 @@ const COLUMNS: [(&str, &str, &str); 9] = [
 /// `DROP TABLE IF EXISTS` for every table, and the server-side functions ([`super::procs`]).
 pub fn drop() -> Vec<String> {
     vec![
-        format!("drop table if exists {} cascade", TABLES.join(", ")),
+        format!(
+            "drop table if exists {}, {DATASET_TABLE} cascade",
+            TABLES.join(", ")
+        ),
         super::procs::drop(),
     ]
 }
 
+/// The table recording the load's seed and NURand constants.
+pub const DATASET_TABLE: &str = "tpcc_dataset";
+
+/// The query a run asks the dataset: `load_seed c_last c_id ol_i_id` as one text value.
+pub const DATASET_QUERY: &str =
+    "select concat_ws(' ', load_seed, c_last, c_id, ol_i_id) from tpcc_dataset";
+
 /// `CREATE TABLE` statements; with `partitions` > 1, every table with a warehouse column is
-/// range partitioned into that many contiguous warehouse ranges.
-pub fn create(warehouses: i64, partitions: i64) -> Vec<String> {
-    let mut out = Vec::new();
+/// range partitioned into that many contiguous warehouse ranges. First, [`DATASET_TABLE`] with
+/// the load's seed and constants `c`.
+pub fn create(warehouses: i64, partitions: i64, seed: u64, c: NurandC) -> Vec<String> {
+    let mut out = vec![
+        format!(
+            "create table {DATASET_TABLE} (load_seed numeric(20) not null, c_last integer not null, \
+             c_id integer not null, ol_i_id integer not null, loaded_at timestamptz not null default now())"
+        ),
+        format!(
+            "insert into {DATASET_TABLE} (load_seed, c_last, c_id, ol_i_id) values ({seed}, {}, {}, {})",
+            c.c_last, c.c_id, c.ol_i_id
+        ),
+    ];
     for (table, cols, wcol) in COLUMNS {
         if partitions > 1 && !wcol.is_empty() {
             out.push(format!(
@@ -148,7 +171,7 @@ mod tests {
 
     #[test]
     fn partitions_cover_every_warehouse_once() {
-        let sql = create(10, 3);
+        let sql = create(10, 3, 1, NurandC::load(1));
         let wh: Vec<_> = sql
             .iter()
             .filter(|s| s.contains("partition of warehouse "))

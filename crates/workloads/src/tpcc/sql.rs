@@ -64,6 +64,15 @@ pub const TX_NAMES: [&str; 6] = [
     "delivery_deferred",
 ];
 
+/// Delivery's step on NEW-ORDER: the district's oldest undelivered order that no concurrent
+/// Delivery holds (`SKIP LOCKED`: under read committed, two Deliveries on one warehouse take
+/// the oldest and the next oldest instead of both the oldest, one finding nothing), deleted.
+/// No row means the district has no order left to deliver.
+pub const DL_OLDEST: &str =
+    "DELETE FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 AND no_o_id = \
+    (SELECT no_o_id FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 \
+    ORDER BY no_o_id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING no_o_id";
+
 const BY_NAME: &str =
     "SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first";
 
@@ -100,8 +109,7 @@ fn statements() -> Vec<Statement> {
         q("order_status.order", "SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3 ORDER BY o_id DESC LIMIT 1").with_rows(),
         q("order_status.order_lines", "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line \
            WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3"),
-        q("delivery.new_order", "DELETE FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 AND no_o_id = \
-           (SELECT min(no_o_id) FROM new_order WHERE no_w_id = $1 AND no_d_id = $2) RETURNING no_o_id").with_rows(),
+        q("delivery.new_order", DL_OLDEST).with_rows(),
         q("delivery.order", "UPDATE orders SET o_carrier_id = $4 WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3 RETURNING o_c_id").with_rows(),
         q("delivery.order_lines", "WITH l AS (UPDATE order_line SET ol_delivery_d = localtimestamp WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3 \
            RETURNING ol_amount) SELECT coalesce(sum(ol_amount), 0) FROM l").with_rows(),

@@ -105,6 +105,30 @@ impl Db {
             .unwrap_or_else(|_| panic!("{sql}: not an integer: {out}"))
     }
 
+    /// `xact_commit + xact_rollback` of this database in `pg_stat_database`, read from another
+    /// database (the reading is not counted) once it stops moving (backends flush their
+    /// counts when they exit).
+    pub fn server_xacts(&self) -> i64 {
+        let q = format!(
+            "select xact_commit + xact_rollback from pg_stat_database where datname = '{}'",
+            self.name
+        );
+        let read = || {
+            let out = self.tpl.server().psql("postgres", &q).unwrap();
+            out.trim().parse::<i64>().unwrap()
+        };
+        let mut last = read();
+        for _ in 0..30 {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            let next = read();
+            if next == last {
+                break;
+            }
+            last = next;
+        }
+        last
+    }
+
     pub fn wire(&self) -> pgrig_wire::Config {
         pgrig_wire::Config::from_args(&conn_args(self.conninfo()), "tpcc-test").unwrap()
     }
