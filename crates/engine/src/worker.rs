@@ -12,7 +12,7 @@ use pgrig_script::Prng;
 
 use crate::client::{run_client, ClientEnd};
 use crate::client_state::Client;
-use crate::cpu::{thread_cpu_seconds, thread_wait_seconds};
+use crate::cpu::thread_reading;
 use crate::log::TxLog;
 use crate::result::{ClientTally, ThreadCpu};
 use crate::shared::{RunShared, ThreadCtx};
@@ -28,6 +28,8 @@ pub(crate) enum Report {
         snap: Snapshot,
         /// latency histogram of the thread's successful transactions since its last tick
         histogram: Box<hdrhistogram::Histogram<u64>>,
+        /// the thread's CPU time and run-queue wait since its benchmark start
+        cpu: ThreadCpu,
     },
     Done {
         tid: usize,
@@ -105,24 +107,16 @@ pub(crate) fn run_worker(
         }
         let start = sh.mark_bench_start();
         let my_start = Instant::now();
-        let (u0, s0) = thread_cpu_seconds();
-        let w0 = thread_wait_seconds();
+        let cpu0 = thread_reading(my_start);
         th.throttle_trigger.set(sh.now_us());
-        let ticker = spawn_ticker(&th, &tx, tid, start);
+        let ticker = spawn_ticker(&th, &tx, tid, start, (my_start, cpu0));
         let (aborted, tallies) = run_clients(&sh, &th, clients).await;
         ticker.abort();
-        let (u1, s1) = thread_cpu_seconds();
-        let w1 = thread_wait_seconds();
+        let cpu = thread_reading(my_start).since(&cpu0);
         if let Some(log) = &th.log {
             log.borrow_mut().finish();
         }
         let _ = tx.send(Report::Done { tid });
-        let cpu = ThreadCpu {
-            user_s: u1 - u0,
-            sys_s: s1 - s0,
-            wait_s: w1 - w0,
-            wall_s: my_start.elapsed().as_secs_f64(),
-        };
         WorkerOut {
             stats: th.stats.borrow().clone(),
             cpu,
@@ -156,6 +150,7 @@ fn spawn_ticker(
     tx: &Sender<Report>,
     tid: usize,
     start: Instant,
+    (my_start, cpu0): (Instant, ThreadCpu),
 ) -> pgrig_wire::rt::JoinHandle<()> {
     let th = th.clone();
     let tx = tx.clone();
@@ -176,6 +171,7 @@ fn spawn_ticker(
                 sec,
                 snap,
                 histogram,
+                cpu: thread_reading(my_start).since(&cpu0),
             };
             if tx.send(tick).is_err() {
                 return;
