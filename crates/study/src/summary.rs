@@ -186,7 +186,8 @@ mod tests {
     #[test]
     fn table_flags_spread_failures_and_contention() {
         let doc = |tps: f64, retries: u64| {
-            json!({"point": {"clients": 4}, "round": 1, "tps": tps, "client_cpu": 0.2,
+            json!({"point": {"clients": 4}, "round": 1, "tps": tps,
+                   "client_cpu_time": 0.2, "client_run_queue_wait": 0.01,
                    "latency_ms": {"p99": 1.0}, "transactions": {"retries": retries, "failed": 0},
                    "aborted_clients": 0})
         };
@@ -194,5 +195,32 @@ mod tests {
         assert!(t.contains("clients=4"), "{t}");
         assert!(t.contains("high-spread,contention"), "{t}");
         assert!(run_line(&doc(1.0, 2)).starts_with("clients=4 rep null"));
+        assert!(
+            run_line(&doc(1.0, 2)).ends_with("client CPU time 20%, run-queue wait 1%"),
+            "{}",
+            run_line(&doc(1.0, 2))
+        );
+    }
+
+    /// The study run: 0.36 s of CPU in 4.1 s was flagged client-saturated because the
+    /// record's `client_cpu` added the run-queue wait; read from its threads it is 9 % CPU time
+    /// and host-contended.
+    #[test]
+    fn an_old_record_that_waited_for_a_cpu_is_host_contended_not_client_saturated() {
+        let doc = json!({"point": {"clients": 4}, "round": 1, "tps": 50.0, "client_cpu": 0.95,
+            "client_threads": [{"user_s": 0.3, "sys_s": 0.06, "wait_s": 3.5, "wall_s": 4.1,
+                                "busy": 0.95}],
+            "latency_ms": {"p99": 1.0}, "transactions": {"retries": 0, "failed": 0},
+            "aborted_clients": 0});
+        let t = points_table(&[doc.clone()]);
+        assert!(
+            t.contains("host-contended") && !t.contains("client-saturated"),
+            "{t}"
+        );
+        let line = run_line(&doc);
+        assert!(
+            line.ends_with("client CPU time 9%, run-queue wait 85%"),
+            "{line}"
+        );
     }
 }
