@@ -1,5 +1,6 @@
 //! `pgrig run`: the modern front door. A named workload (or a script file) for a duration, with a
-//! live progress line and a readable summary (tps, latency percentiles, failures, client CPU).
+//! live progress line and a readable summary (tps, latency percentiles, failures, client CPU time
+//! and run-queue wait).
 //! With no target (and no PGHOST), a throwaway local PostgreSQL is started, initialised, used and
 //! removed.
 

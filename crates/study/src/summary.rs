@@ -212,7 +212,7 @@ mod tests {
                                 "busy": 0.95}],
             "latency_ms": {"p99": 1.0}, "transactions": {"retries": 0, "failed": 0},
             "aborted_clients": 0});
-        let t = points_table(&[doc.clone()]);
+        let t = points_table(std::slice::from_ref(&doc));
         assert!(
             t.contains("host-contended") && !t.contains("client-saturated"),
             "{t}"
