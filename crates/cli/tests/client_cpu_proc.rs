@@ -1,24 +1,28 @@
 //! The client's two CPU figures — CPU time and run-queue wait — against the kernel's own counts,
-//! read from outside the process: `pgrig run` is started pinned to one CPU beside a thread
-//! that spins on the same CPU, and while it runs the test samples its worker thread's
-//! `/proc/PID/task/TID/schedstat` (run time, run-queue wait); when it has exited (a zombie, not
-//! yet reaped) the process's `/proc/PID/stat` utime + stime. What pgrig stores (`--json`),
-//! prints (summary) and shows live (progress lines) must fall within those bounds, and the
-//! flags follow the figures: a thread that shared its CPU is `host-contended`, not
-//! `client-saturated`. The bounds hold on a loaded machine (more load only widens the gap
-//! between samples, which the bounds account for). Its own test binary: nothing else of the
-//! suite competes for the pinned CPU.
+//! read from outside the process: `pgrig run` (and `pgrig study`) is started pinned to one CPU
+//! beside a thread that spins on the same CPU, and while it runs the test samples its worker
+//! thread's `/proc/PID/task/TID/schedstat` (run time, run-queue wait); when it has exited (a
+//! zombie, not yet reaped) the process's `/proc/PID/stat` utime + stime. What pgrig stores
+//! (`--json`, the study's record), prints (summary, the study's run line) and shows live
+//! (progress lines) must fall within those bounds, and the flags follow the figures: a thread
+//! that shared its CPU is `host-contended`, not `client-saturated`. The bounds hold on a loaded
+//! machine (more load only widens the gap between samples, which the bounds account for). Its
+//! own test binary, its tests taking turns: nothing else of the suite competes for the CPU.
 
 mod common;
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pgrig_testkit::fresh_db;
 use serde_json::Value;
+
+/// The tests pin to the same CPU: they take turns.
+static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Clock ticks per second of `/proc/PID/stat`'s utime and stime.
 fn clock_ticks() -> f64 {
@@ -186,20 +190,18 @@ fn watch(pid: u32) -> Outside {
     }
 }
 
-/// `pgrig run` of a client-only script (meta-commands: the client never waits for the server),
-/// pinned to `cpu`; returns what the test saw and the run's stdout, stderr and JSON.
-fn run_pinned(cpu: usize, dir: &Path) -> (Outside, String, String, Value) {
-    let db = fresh_db("cpu_proc");
+/// A client-only script (meta-commands: the client never waits for the server), in `dir`.
+fn spin_script(dir: &Path) -> std::path::PathBuf {
     let script = dir.join("spin.sql");
     std::fs::write(&script, "\\set a random(1, 1000000)\n\\set b :a * 2 + 1\n").unwrap();
-    let json = dir.join("run.json");
+    script
+}
+
+/// Runs `c` pinned to `cpu`, watching its worker thread from outside; returns what the test
+/// saw and the command's stdout and stderr (it must succeed).
+fn spawn_pinned(mut c: Command, cpu: usize, dir: &Path) -> (Outside, String, String) {
     let (out, err) = (dir.join("stdout"), dir.join("stderr"));
-    let mut c = common::pgrig_cmd(&db);
-    c.args(["run", "--target", &db.conninfo(), "-w"])
-        .arg(&script)
-        .args(["-T", "3s", "-c", "1", "-j", "1", "--json"])
-        .arg(&json)
-        .stdin(std::process::Stdio::null())
+    c.stdin(std::process::Stdio::null())
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(std::fs::File::create(&err).unwrap());
     // SAFETY: between fork and exec only sched_setaffinity (async-signal-safe) runs.
@@ -212,6 +214,19 @@ fn run_pinned(cpu: usize, dir: &Path) -> (Outside, String, String, Value) {
         std::fs::read_to_string(err).unwrap(),
     );
     assert!(status.success(), "{stdout}\n{stderr}");
+    (outside, stdout, stderr)
+}
+
+/// `pgrig run` of the client-only script for 3 s, pinned to `cpu`; also returns its `--json`.
+fn run_pinned(cpu: usize, dir: &Path) -> (Outside, String, String, Value) {
+    let db = fresh_db("cpu_proc");
+    let json = dir.join("run.json");
+    let mut c = common::pgrig_cmd(&db);
+    c.args(["run", "--target", &db.conninfo(), "-w"])
+        .arg(spin_script(dir))
+        .args(["-T", "3s", "-c", "1", "-j", "1", "--json"])
+        .arg(&json);
+    let (outside, stdout, stderr) = spawn_pinned(c, cpu, dir);
     let doc = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
     (outside, stdout, stderr, doc)
 }
@@ -238,6 +253,7 @@ fn within(what: &str, v: f64, (lo, hi): (f64, f64)) {
 
 #[test]
 fn cpu_time_and_run_queue_wait_match_proc_and_name_the_contention() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let cpu = a_cpu();
     let dir = tempfile::tempdir().unwrap();
     let (stop, spin) = spinner(cpu);
@@ -308,4 +324,70 @@ fn progress_lines_add_up(stderr: &str, cpu_s: f64, wait_s: f64) {
         sum("run-queue wait"),
         (0.0, wait_s + 0.005 * n + 0.02),
     );
+}
+
+/// `pgrig study` of the same client-only run, pinned beside a spinner: the stored record's
+/// seconds fall within /proc's bounds, its two figures are the thread's shares, and the
+/// study's line and table name them: `host-contended`, not `client-saturated`.
+#[test]
+fn a_study_run_stores_and_flags_the_two_figures_as_proc_counts_them() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let cpu = a_cpu();
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db("cpu_proc_study");
+    spin_script(dir.path());
+    let study = format!(
+        "name = \"cpu\"\n[target]\nurl = \"{}\"\n[workload]\nscripts = [\"spin.sql\"]\n\
+         duration = \"3s\"\nclients = 1\nthreads = 1\n",
+        db.url()
+    );
+    std::fs::write(dir.path().join("study.toml"), study).unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    c.args(["study", "study.toml"]).current_dir(dir.path());
+    let (stop, spin) = spinner(cpu);
+    let (outside, stdout, stderr) = spawn_pinned(c, cpu, dir.path());
+    stop.store(true, Ordering::Relaxed);
+    spin.join().unwrap();
+    eprintln!("{outside:?}\n{stdout}\n{stderr}");
+    let mut e = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    e.args(["results", "export", "--format", "json"])
+        .current_dir(dir.path());
+    let export = pgrig_testkit::run(e);
+    assert!(export.success(), "{}", export.stderr);
+    let runs: Value = serde_json::from_str(&export.stdout).unwrap();
+    let r = &runs[0];
+    let t = &r["client_threads"][0];
+    let f = |v: &Value, k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"));
+    within(
+        "stored CPU time (s)",
+        f(t, "cpu_time_s"),
+        outside.cpu_bounds(),
+    );
+    within(
+        "stored run-queue wait (s)",
+        f(t, "run_queue_wait_s"),
+        outside.wait_bounds(),
+    );
+    let wall = f(t, "wall_s");
+    assert!(
+        (f(r, "client_cpu_time") - f(t, "cpu_time_s") / wall).abs() < 1e-9,
+        "{r}"
+    );
+    assert!((f(r, "client_run_queue_wait") - f(t, "run_queue_wait_s") / wall).abs() < 1e-9);
+    let all = format!("{stdout}{stderr}");
+    let line = all
+        .lines()
+        .find(|l| l.contains("client CPU time"))
+        .unwrap_or_else(|| panic!("no run line in\n{all}"));
+    let shown = number_after(line, "", "client CPU time");
+    assert!(
+        (shown - 100.0 * f(r, "client_cpu_time")).abs() <= 0.5 + 1e-9,
+        "{line}"
+    );
+    assert!(
+        f(r, "client_run_queue_wait") >= 0.1 && f(r, "client_cpu_time") < 0.9,
+        "{r}"
+    );
+    assert!(all.contains("host-contended"), "{all}");
+    assert!(!all.contains("client-saturated"), "{all}");
 }
