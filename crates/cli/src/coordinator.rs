@@ -482,3 +482,26 @@ fn live_state(r: &RunResult, incomplete: bool) -> RunState {
         RunState::Finished
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use pgrig_engine::result::ThreadCpu;
+
+    /// A host whose thread waited for a CPU is host-contended, not client-saturated.
+    #[test]
+    fn a_host_line_names_cpu_time_and_run_queue_wait() {
+        let t = |user_s, wait_s| ThreadCpu {
+            user_s,
+            sys_s: 0.0,
+            wait_s,
+            wall_s: 5.0,
+        };
+        let line = super::host_cpu(&[t(0.79, 3.4), t(0.5, 0.0)]);
+        assert_eq!(
+            line,
+            "client CPU time 1.29 s (busiest thread 16%), run-queue wait 3.40 s (longest 68%) — host-contended"
+        );
+        let busy = super::host_cpu(&[t(4.8, 0.1)]);
+        assert!(busy.ends_with("— client-saturated"), "{busy}");
+    }
+}
