@@ -99,7 +99,6 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
         Ok(p) => p,
         Err(e) => {
             sink.message(Level::Error, &e);
-            crate::json::abandon(json);
             return 1;
         }
     };
@@ -108,7 +107,6 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
             Ok(m) => m,
             Err(e) => {
                 sink.message(Level::Error, &e);
-                crate::json::abandon(json);
                 return 1;
             }
         };
@@ -117,7 +115,6 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
         Ok(r) => r,
         Err(e) => {
             let code = e.report(&*sink);
-            crate::json::abandon(json);
             return code;
         }
     };
@@ -139,7 +136,6 @@ pub(crate) fn report_bench(
 ) -> i32 {
     if result.config.exit_on_abort && result.aborted_clients > 0 {
         sink.message(Level::Error, "Run was aborted due to an error in thread 0");
-        crate::json::abandon(json);
         return 2;
     }
     let doc = RunDocument::of(result);

@@ -2,7 +2,6 @@
 //! comparison and writes it (terminal table, markdown, JSON or an HTML fragment) to standard
 //! output or `-o FILE` (private, 0600). Errors are one clear message and status 1.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Parser;
@@ -110,14 +109,7 @@ fn run(a: CompareArgs) -> Result<(), String> {
     }
 }
 
-/// Results are private: the file is created 0600.
+/// Results are private: the file is created 0600, never through a link planted at the name.
 fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    f.write_all(text.as_bytes())
+    pgrig_outfile::write(path, text.as_bytes())
 }

@@ -356,14 +356,12 @@ impl Coordinator<'_> {
             Ok(Outcome::Ended(ws)) => ws,
             Ok(Outcome::StoppedEarly) => {
                 protocol::set_state(&mut self.db, self.run, "failed", None)?;
-                crate::json::abandon(json);
                 self.sink
                     .message(Level::Error, "interrupted (Ctrl-C) before the run started");
                 return Ok(130);
             }
             Err(e) => {
                 let _ = protocol::set_state(&mut self.db, self.run, "failed", None);
-                crate::json::abandon(json);
                 return Err(e);
             }
         };
@@ -381,7 +379,6 @@ impl Coordinator<'_> {
             }
         }
         let Some(merged) = pgrig_scale::merge::merge(cfg, parts) else {
-            crate::json::abandon(json);
             return Err(ScaleError::new("no segment handed in a result"));
         };
         let incomplete = !missing.is_empty();

@@ -1,11 +1,8 @@
 //! `--json`: the run document (`pgrig_engine::document`, fields in docs/run-document.md) as
-//! pretty JSON, to a file or standard output. The file is opened before the run (created 0600,
-//! not yet truncated), so a destination that cannot be written is found before anything is
-//! measured; a write that fails afterwards is an error the caller turns into the exit status.
-
-use std::fs::{File, OpenOptions};
-use std::io::{Seek, Write};
-use std::os::unix::fs::OpenOptionsExt;
+//! pretty JSON, to a file or standard output. The destination is checked before the run, so one
+//! that cannot be written is found before anything is measured; the file is written after it
+//! (`pgrig_outfile`: private, never through a link); a write that fails then is an error the
+//! caller turns into the exit status.
 
 use pgrig_engine::document::RunDocument;
 
@@ -14,41 +11,27 @@ pub fn text(doc: &RunDocument) -> String {
     serde_json::to_string_pretty(doc).unwrap_or_default() + "\n"
 }
 
-/// Where `--json` goes, opened before the run.
+/// Where `--json` goes, checked before the run.
 pub enum JsonOut {
     Stdout,
-    File {
-        path: String,
-        file: File,
-        /// created by us (removed again when the run fails)
-        created: bool,
-    },
+    File { path: String },
 }
 
 impl JsonOut {
-    /// Opens `path` (`-` = standard output) for writing, creating it private to the user.
+    /// Checks that `path` (`-` = standard output) can take the document
+    /// ([`pgrig_outfile::check`]: nothing there but a link or a file of the user's own, and a
+    /// directory that takes new files), before anything is measured.
     pub fn open(path: &str) -> Result<JsonOut, String> {
         if path == "-" {
             return Ok(JsonOut::Stdout);
         }
-        let existed = std::fs::symlink_metadata(path).is_ok();
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(path)
-            .map_err(|e| {
-                format!(
-                    "could not open JSON result file \"{path}\": {}",
-                    pgrig_wire::strerror(&e)
-                )
-            })?;
-        Ok(JsonOut::File {
-            path: path.into(),
-            file,
-            created: !existed,
-        })
+        pgrig_outfile::check(std::path::Path::new(path)).map_err(|e| {
+            format!(
+                "could not open JSON result file \"{path}\": {}",
+                pgrig_wire::strerror(&e)
+            )
+        })?;
+        Ok(JsonOut::File { path: path.into() })
     }
 
     /// Whether the document goes to standard output (which then carries nothing else).
@@ -56,7 +39,8 @@ impl JsonOut {
         matches!(self, JsonOut::Stdout)
     }
 
-    /// Writes the document; the error text when it could not be written.
+    /// Writes the document (a file private to the user, written without following links); the
+    /// error text when it could not be written.
     pub fn write(self, doc: &RunDocument) -> Result<(), String> {
         let text = text(doc);
         match self {
@@ -66,17 +50,8 @@ impl JsonOut {
                     pgrig_wire::strerror(&e)
                 )
             }),
-            JsonOut::File { path, mut file, .. } => {
-                let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
-                let r = if regular {
-                    file.set_len(0).and_then(|_| file.rewind())
-                } else {
-                    Ok(())
-                };
-                let r = r
-                    .and_then(|_| file.write_all(text.as_bytes()))
-                    .and_then(|_| file.flush());
-                r.map_err(|e| {
+            JsonOut::File { path } => {
+                pgrig_outfile::write(std::path::Path::new(&path), text.as_bytes()).map_err(|e| {
                     format!(
                         "could not write JSON result to \"{path}\": {}",
                         pgrig_wire::strerror(&e)
@@ -84,17 +59,5 @@ impl JsonOut {
                 })
             }
         }
-    }
-}
-
-/// The run produced no document: a file created for it goes away again.
-pub fn abandon(json: Option<JsonOut>) {
-    if let Some(JsonOut::File {
-        path,
-        created: true,
-        ..
-    }) = json
-    {
-        let _ = std::fs::remove_file(path);
     }
 }

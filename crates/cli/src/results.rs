@@ -221,17 +221,9 @@ pub(crate) fn out(text: &str) -> Result<(), StudyError> {
     }
 }
 
-/// Writes an export file: a new one is private (0600 whatever the umask), an existing one keeps
-/// its mode.
+/// Writes an export file: private (0600), never through a link planted at the name.
 fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    pgrig_study::store::create_private(path)?;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(path)?;
-    f.write_all(text.as_bytes())?;
-    f.sync_all()
+    pgrig_outfile::write(path, text.as_bytes())
 }
 
 /// Writes to standard error; nothing to do when that fails.

@@ -189,7 +189,6 @@ pub fn main(args: &[String]) -> i32 {
     let (conn, server) = match target(&a) {
         Ok(t) => t,
         Err(code) => {
-            crate::json::abandon(json);
             return code;
         }
     };
@@ -210,7 +209,6 @@ pub fn main(args: &[String]) -> i32 {
             None => initialise(&a, &conn, &sink.inner, &stop, server.is_some()),
         };
         if let Err(code) = done {
-            crate::json::abandon(json);
             return code;
         }
     }
@@ -236,7 +234,6 @@ pub fn main(args: &[String]) -> i32 {
         Ok(p) => p,
         Err(e) => {
             eprintln!("pgrig: error: {e}");
-            crate::json::abandon(json);
             return 1;
         }
     };
@@ -252,7 +249,6 @@ pub fn main(args: &[String]) -> i32 {
             Ok(m) => m,
             Err(e) => {
                 eprintln!("pgrig: error: {e}");
-                crate::json::abandon(json);
                 return 1;
             }
         };
@@ -264,7 +260,6 @@ pub fn main(args: &[String]) -> i32 {
                 m.finish(None);
             }
             let code = e.report(&*sink);
-            crate::json::abandon(json);
             return code;
         }
     };

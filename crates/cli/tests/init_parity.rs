@@ -5,7 +5,7 @@
 //! rows (md5 of every table's rows in key order), the visibility map summary (all-visible and
 //! all-frozen pages, so FREEZE and vacuum effects show) and the shape of stderr (numbers
 //! masked) must be the same. Bad options must give pgbench's messages and exit status.
-//! PostgreSQL 18 refuses the unlogged partitioned table pgbench 15 asks for: see [`oracle`].
+//! `--unlogged-tables` with partitions follows pgbench 18, not 15: see [`oracle`].
 
 mod common;
 
@@ -169,21 +169,19 @@ fn prepared_db(hint: &str) -> TestDb {
     db
 }
 
-/// pgbench 15 cannot run `args` on PostgreSQL 18+: the server refuses the unlogged partitioned
-/// parent that `--unlogged-tables --partitions` asks for.
-fn unlogged_parent_refused(args: &[&str]) -> bool {
-    quiet_cluster().major_version() >= 18
-        && args.contains(&"--unlogged-tables")
-        && args.iter().any(|a| a.starts_with("--partitions"))
+/// True when pgrig follows pgbench 18 rather than pgbench 15 for `args`: `--unlogged-tables` with
+/// partitions makes only the partitions unlogged (pgbench 15 also the four tables and their
+/// indexes, which PostgreSQL 18 refuses for the partitioned parent).
+fn pgbench18_persistence(args: &[&str]) -> bool {
+    args.contains(&"--unlogged-tables") && args.iter().any(|a| a.starts_with("--partitions"))
 }
 
-/// What pgbench does with `args`. Where the server refuses the unlogged parent
-/// ([`unlogged_parent_refused`]) pgbench runs without `--unlogged-tables`, and its catalog is
-/// adjusted to what pgrig makes there: every table and index unlogged but the partitioned
-/// parent and its key.
+/// What pgbench does with `args`. For [`pgbench18_persistence`] pgbench runs without
+/// `--unlogged-tables`, and its catalog is adjusted to pgbench 18's rule: the partitions and
+/// their indexes unlogged, everything else logged.
 fn oracle(args: &[&str]) -> Outcome {
     let base = prepared_db("oracle");
-    if !unlogged_parent_refused(args) {
+    if !pgbench18_persistence(args) {
         return outcome(&base, pgbench(&base, &[&["-i"][..], args].concat()));
     }
     let logged: Vec<&str> = args
@@ -196,9 +194,9 @@ fn oracle(args: &[&str]) -> Outcome {
         .catalog
         .lines()
         .map(|l| {
-            let table = l.starts_with("rel ") && (l.contains(" kind=r ") || l.contains(" kind=i "));
-            let table_index = l.starts_with("idx ") && !l.contains(" ON ONLY ");
-            if table || table_index {
+            let partition = l.starts_with("rel ") && l.contains(" partition=true ");
+            let partition_index = l.starts_with("idx ") && !l.ends_with(" parent=-");
+            if partition || partition_index {
                 l.replace("persistence=p", "persistence=u")
             } else {
                 l.to_string()
@@ -353,6 +351,82 @@ fn tablespaces() {
     let i = format!("--index-tablespace={its}");
     check(&[t.as_str(), i.as_str(), "-s", "1"]);
     check(&[t.as_str(), i.as_str(), "--partitions=2", "-s", "2"]);
+}
+
+/// The `-i` option combinations of PostgreSQL's pgbench TAP suites (15.18 and 18.6) that touch
+/// persistence, partitions and constraints, against pgbench 15 (with pgbench 18's persistence
+/// rule, see [`oracle`]).
+#[test]
+fn tap_suite_init_combinations_match_pgbench() {
+    check(&[
+        "--init-steps=dtpvGvv",
+        "--no-vacuum",
+        "--foreign-keys",
+        "--unlogged-tables",
+        "--partitions=3",
+    ]);
+    let db = fresh_db("ts_tap");
+    let ts = tablespace(&db, &format!("ts_tap_{}", std::process::id()));
+    let t = format!("--tablespace={ts}");
+    let i = format!("--index-tablespace={ts}");
+    check(&[
+        "--init-steps=dtpvg",
+        "--scale=1",
+        "--unlogged-tables",
+        "--fillfactor=98",
+        "--foreign-keys",
+        "--quiet",
+        t.as_str(),
+        i.as_str(),
+        "--partitions=2",
+        "--partition-method=hash",
+    ]);
+}
+
+/// `--unlogged-tables` read back from `pg_class` on this server: pgbench 18.6's rule whatever
+/// the server version (partitioned: the four tables logged, only the partitions unlogged;
+/// unpartitioned: all four unlogged), and `--foreign-keys` works with it.
+#[test]
+fn unlogged_tables_persistence_is_pgbench18s_on_every_server() {
+    const PERSISTENCE: &str =
+        "select string_agg(relname || '=' || relpersistence::text, ' ' order by relname) \
+        from pg_class where relname like 'pgbench%' and relkind in ('r', 'p')";
+    let db = fresh_db("persist_part");
+    let out = pgrig(
+        &db,
+        &[
+            "init",
+            "-q",
+            "--unlogged-tables",
+            "--partitions=3",
+            "--foreign-keys",
+            "-s",
+            "1",
+        ],
+    );
+    assert!(out.success(), "{}", out.stderr);
+    assert_eq!(
+        db.psql(PERSISTENCE),
+        "pgbench_accounts=p pgbench_accounts_1=u pgbench_accounts_2=u pgbench_accounts_3=u \
+         pgbench_branches=p pgbench_history=p pgbench_tellers=p"
+    );
+    let db = fresh_db("persist_plain");
+    let out = pgrig(
+        &db,
+        &[
+            "init",
+            "-q",
+            "--unlogged-tables",
+            "--foreign-keys",
+            "-s",
+            "1",
+        ],
+    );
+    assert!(out.success(), "{}", out.stderr);
+    assert_eq!(
+        db.psql(PERSISTENCE),
+        "pgbench_accounts=u pgbench_branches=u pgbench_history=u pgbench_tellers=u"
+    );
 }
 
 #[test]

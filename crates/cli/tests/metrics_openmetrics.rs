@@ -1,6 +1,7 @@
 //! `--metrics-addr`: the endpoint serves OpenMetrics while the run lasts, parsed by the
-//! reference parser (`prometheus_client`'s OpenMetrics parser, PyPI; .ci/run installs it), and
-//! its final counters agree with the report.
+//! reference parser (`prometheus_client`'s OpenMetrics parser, PyPI; `./test` installs it), and
+//! its final counters agree with the report. Scrapes are plain socket reads every 100 ms while the
+//! run lasts (fast on a loaded machine); every exposition is parsed by the reference parser after.
 
 mod common;
 
@@ -12,44 +13,105 @@ use std::time::{Duration, Instant};
 
 use pgrig_testkit::fresh_db;
 
-/// Scrapes URL and parses it with prometheus_client's OpenMetrics parser (which rejects what
-/// is not OpenMetrics); prints one `name{labels} value` line per sample.
-const SCRAPE: &str = r#"
-import sys, urllib.request
+/// Parses each exposition (one per line of stdin, JSON strings) with prometheus_client's
+/// OpenMetrics parser, which rejects what is not OpenMetrics; prints one `name{labels} value`
+/// line per sample and a `--` line after each exposition.
+const PARSE: &str = r#"
+import sys, json
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
-with urllib.request.urlopen(sys.argv[1], timeout=5) as r:
-    ctype = r.headers.get("Content-Type")
-    body = r.read().decode()
-assert ctype.startswith("application/openmetrics-text"), ctype
-for fam in text_string_to_metric_families(body):
-    for s in fam.samples:
-        labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
-        print(f"{fam.type} {s.name}{{{labels}}} {s.value}")
+for line in sys.stdin:
+    for fam in text_string_to_metric_families(json.loads(line)):
+        for s in fam.samples:
+            labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
+            print(f"{s.name}{{{labels}}} {s.value}")
+    print("--")
 "#;
 
-/// `name{labels}` → value, with each family's type checked present.
-fn scrape(url: &str) -> Result<BTreeMap<String, f64>, String> {
-    let out = Command::new("python3")
-        .args(["-c", SCRAPE, url])
-        .output()
-        .map_err(|e| format!("python3: {e}"))?;
+/// One scrape of `url` (`http://HOST:PORT/metrics`) over a plain socket: the body, with the
+/// OpenMetrics content type checked. Fast even on a loaded machine, so a short run still gets
+/// scraped several times; the bodies are parsed afterwards by the reference parser ([`parse`]).
+fn fetch(url: &str) -> String {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (addr, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let mut conn = std::net::TcpStream::connect(addr).expect("connect to the endpoint");
+    conn.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(conn, "GET /{path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut response = String::new();
+    conn.read_to_string(&mut response).expect("a response");
+    let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+    assert!(
+        head.lines().any(|l| l
+            .to_ascii_lowercase()
+            .starts_with("content-type: application/openmetrics-text")),
+        "{head}"
+    );
+    body.to_string()
+}
+
+/// Whether an exposition says the run has finished (the loop's stop condition; what is
+/// asserted comes from [`parse`]).
+fn says_finished(body: &str) -> bool {
+    body.lines()
+        .any(|l| l == "pgrig_run_state{pgrig_run_state=\"finished\"} 1")
+}
+
+/// Every exposition parsed by the reference parser, in order: `name{labels}` → value.
+fn parse(bodies: &[String]) -> Vec<BTreeMap<String, f64>> {
+    let mut child = Command::new("python3")
+        .args(["-c", PARSE])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut input = String::new();
+    for b in bodies {
+        input.push_str(&serde_json::to_string(b).unwrap());
+        input.push('\n');
+    }
+    // A parser that died at once (the oracle missing) is reported from its stderr below.
+    let _ = std::io::Write::write_all(child.stdin.as_mut().unwrap(), input.as_bytes());
+    let out = child.wait_with_output().expect("python3 ends");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !stderr.contains("No module named 'prometheus_client'"),
-        "the oracle is missing: pip install prometheus_client (.ci/run does)"
+        "the oracle is missing: pip install prometheus_client (./test does)"
     );
-    if !out.status.success() {
-        return Err(stderr.into_owned());
-    }
+    assert!(out.status.success(), "not OpenMetrics: {stderr}");
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut m = BTreeMap::new();
+    let mut all = vec![BTreeMap::new()];
     for line in text.lines() {
-        let mut w = line.rsplitn(2, ' ');
-        let v: f64 = w.next().unwrap().parse().unwrap();
-        let key = w.next().unwrap().split_once(' ').unwrap().1.to_string();
-        m.insert(key, v);
+        if line == "--" {
+            all.push(BTreeMap::new());
+            continue;
+        }
+        let (key, v) = line.rsplit_once(' ').unwrap();
+        all.last_mut()
+            .unwrap()
+            .insert(key.to_string(), v.parse().unwrap());
     }
-    Ok(m)
+    all.pop();
+    assert_eq!(all.len(), bodies.len());
+    all
+}
+
+/// Scrapes `url` every 100 ms until an exposition says the run finished (or `limit` passes);
+/// returns every exposition, parsed.
+fn scrape_until_finished(url: &str, limit: Duration) -> Vec<BTreeMap<String, f64>> {
+    let mut bodies = Vec::new();
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        let body = fetch(url);
+        let done = says_finished(&body);
+        bodies.push(body);
+        if done {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    parse(&bodies)
 }
 
 fn field(stdout: &str, prefix: &str) -> u64 {
@@ -86,22 +148,24 @@ fn metrics_endpoint_parses_as_openmetrics_and_agrees_with_the_report() {
     let url = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("the address line on stderr");
-    let (mut running, mut last_ok, mut final_scrape) = (0, 0.0, None);
-    let deadline = Instant::now() + Duration::from_secs(40);
-    while Instant::now() < deadline {
-        let m = scrape(&url).expect("an OpenMetrics exposition");
+    let scrapes = scrape_until_finished(&url, Duration::from_secs(60));
+    let mut last_ok = 0.0;
+    for m in &scrapes {
         let ok = m["pgrig_transactions_total{outcome=ok}"];
         assert!(ok >= last_ok, "a counter went down: {last_ok} -> {ok}");
         last_ok = ok;
-        if m["pgrig_run_state{pgrig_run_state=running}"] == 1.0 && ok > 0.0 {
-            running += 1;
-        }
-        if m["pgrig_run_state{pgrig_run_state=finished}"] == 1.0 {
-            final_scrape = Some(m);
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(400));
     }
+    let running = scrapes
+        .iter()
+        .filter(|m| {
+            m["pgrig_run_state{pgrig_run_state=running}"] == 1.0
+                && m["pgrig_transactions_total{outcome=ok}"] > 0.0
+        })
+        .count();
+    let final_scrape = scrapes
+        .last()
+        .filter(|m| m["pgrig_run_state{pgrig_run_state=finished}"] == 1.0)
+        .cloned();
     let out = child.wait_with_output().expect("pgrig ends");
     let stderr = reader.join().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -182,18 +246,16 @@ fn coordinator_serves_the_merged_segments_as_openmetrics() {
         })
         .collect();
     let url = rx.recv_timeout(Duration::from_secs(30)).expect("address");
-    let (mut segments_seen, mut final_scrape) = (0, None);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        let m = scrape(&url).expect("an OpenMetrics exposition");
-        let cpu = m.keys().filter(|k| k.contains("host=segment-")).count();
-        segments_seen = segments_seen.max(cpu);
-        if m["pgrig_run_state{pgrig_run_state=finished}"] == 1.0 {
-            final_scrape = Some(m);
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(400));
-    }
+    let scrapes = scrape_until_finished(&url, Duration::from_secs(90));
+    let segments_seen = scrapes
+        .iter()
+        .map(|m| m.keys().filter(|k| k.contains("host=segment-")).count())
+        .max()
+        .unwrap_or(0);
+    let final_scrape = scrapes
+        .last()
+        .filter(|m| m["pgrig_run_state{pgrig_run_state=finished}"] == 1.0)
+        .cloned();
     for mut w in workers {
         assert!(w.wait().unwrap().success());
     }

@@ -61,7 +61,7 @@ impl TxLog {
             &pgrig_script::bytes::encode(&name),
         )
         .to_owned();
-        let f = File::create(path).map_err(|e| {
+        let f = pgrig_outfile::create_streaming(std::path::Path::new(&path)).map_err(|e| {
             format!(
                 "could not open logfile \"{name}\": {}",
                 pgrig_wire::strerror(&e)

@@ -103,18 +103,18 @@ fn method_name(m: PartitionMethod) -> &'static str {
     }
 }
 
-/// The four `create table` statements of the `t` step, in pgbench's order. A partitioned
-/// parent is `unlogged` like pgbench 15-17 makes it on servers that accept that (before 18);
-/// PostgreSQL 18 refuses unlogged partitioned tables, so there the parent is logged. (pgbench 18
-/// then creates every table but the partitions logged; pgrig keeps the others unlogged as
-/// `--unlogged-tables` asks.)
-pub fn create_tables(cfg: &InitConfig, server_version: i32) -> Vec<String> {
+/// The four `create table` statements of the `t` step, in pgbench's order. `--unlogged-tables`
+/// follows pgbench 18 on every server: unpartitioned, all four tables are unlogged; partitioned,
+/// all four are logged and only the partitions unlogged (PostgreSQL 18 refuses unlogged
+/// partitioned tables, and permanent tables may not reference unlogged ones with
+/// `--foreign-keys`). pgbench 15-17 instead make all four unlogged, the partitioned parent too.
+pub fn create_tables(cfg: &InitConfig) -> Vec<String> {
     let method = partition_method(cfg);
     TABLES
         .iter()
         .map(|t| {
             let partitioned = method.is_some() && t.name == "pgbench_accounts";
-            let unlogged = if cfg.unlogged && (!partitioned || server_version < 180000) {
+            let unlogged = if cfg.unlogged && method.is_none() {
                 " unlogged"
             } else {
                 ""

@@ -340,6 +340,9 @@ async fn vacuum_on<C: Connector>(
     db: &mut C::Db,
 ) -> Result<(), EngineError> {
     if !ctx.exact() && relkind(db, "pgbench_accounts").await?.as_deref() == Some("p") {
+        if ctx.cfg.unlogged {
+            exec(ctx, db, FLUSH_ASYNC_COMMITS).await?;
+        }
         let parts = parallel::partitions(db).await?;
         let jobs = parts
             .iter()
@@ -359,6 +362,14 @@ async fn vacuum_on<C: Connector>(
     }
     Ok(())
 }
+
+/// A statement that commits synchronously (it writes the catalog), flushing the WAL past every
+/// earlier commit. Loading unlogged partitions over several connections commits those
+/// transactions asynchronously (they write no WAL), and until the WAL is flushed past them no
+/// hint bit can be set for any transaction sharing their commit-log page group, so the `v`
+/// step would leave the logged branches' and tellers' pages not all-visible, unlike pgbench's
+/// one-connection load. Statistics are recomputed by the `vacuum analyze` that follows.
+pub const FLUSH_ASYNC_COMMITS: &str = "analyze pgbench_branches";
 
 #[cfg(test)]
 mod tests {

@@ -117,7 +117,7 @@ async fn run_step<C: Connector>(
 
 async fn create_tables<D: InitDb>(ctx: &StepCtx<'_>, db: &mut D) -> Result<(), EngineError> {
     ctx.say("creating tables...\n");
-    for sql in ddl::create_tables(ctx.cfg, db.server_version_num()) {
+    for sql in ddl::create_tables(ctx.cfg) {
         exec(ctx, db, &sql).await?;
     }
     let parts = ddl::create_partitions(ctx.cfg);

@@ -37,25 +37,15 @@ impl Profile {
         name: &str,
         title: &str,
     ) -> Result<(), ProfileError> {
-        std::fs::create_dir_all(dir).map_err(|e| ProfileError::io(dir, e))?;
+        pgrig_outfile::create_dir(dir).map_err(|e| ProfileError::io(dir, e))?;
         let svg = flame_svg(&self.folded, title)?;
         write_private(&dir.join(format!("{name}.folded")), self.folded.as_bytes())?;
         write_private(&dir.join(format!("{name}.svg")), svg.as_bytes())
     }
 }
 
-/// Creates or replaces `path` with mode 0600 (results are private).
+/// Creates or replaces `path` with mode 0600 (results are private), never through a link
+/// planted at the name.
 pub fn write_private(path: &std::path::Path, bytes: &[u8]) -> Result<(), ProfileError> {
-    use std::io::Write;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| ProfileError::io(path, e))?;
-    f.set_permissions(std::fs::Permissions::from_mode(0o600))
-        .map_err(|e| ProfileError::io(path, e))?;
-    f.write_all(bytes).map_err(|e| ProfileError::io(path, e))
+    pgrig_outfile::write(path, bytes).map_err(|e| ProfileError::io(path, e))
 }

@@ -19,6 +19,10 @@
 pub enum HasArg {
     No,
     Required,
+    /// Takes the next argument as its value only when that is a word (not an option, not the
+    /// end of the line); otherwise the option has no value. pgbench's `-d`: `--debug` in 15/16,
+    /// `--dbname DBNAME` in 17+ (see `options.rs`).
+    WordOrNone,
 }
 
 /// A short option character (the `"c:"` part of an optstring).
@@ -117,7 +121,7 @@ impl<'a, T: Copy> Getopt<'a, T> {
                 id: opt.id,
                 arg: None,
             },
-            HasArg::Required => {
+            HasArg::Required | HasArg::WordOrNone => {
                 if !rest_empty {
                     self.cluster = None;
                     self.next = idx + 1;
@@ -126,7 +130,15 @@ impl<'a, T: Copy> Getopt<'a, T> {
                         arg: Some(arg[after..].to_string()),
                     };
                 }
-                if let Some(value) = self.args.get(self.next) {
+                let next = self.args.get(self.next);
+                let is_word = |v: &String| v == "-" || !v.starts_with('-');
+                if opt.has_arg == HasArg::WordOrNone && !next.is_some_and(is_word) {
+                    return Event::Opt {
+                        id: opt.id,
+                        arg: None,
+                    };
+                }
+                if let Some(value) = next {
                     self.next += 1;
                     Event::Opt {
                         id: opt.id,
@@ -172,11 +184,11 @@ impl<'a, T: Copy> Getopt<'a, T> {
                 "{}: option '--{}' doesn't allow an argument",
                 self.argv0, opt.name
             )),
-            (HasArg::Required, Some(v)) => Event::Opt {
+            (HasArg::Required | HasArg::WordOrNone, Some(v)) => Event::Opt {
                 id: opt.id,
                 arg: Some(v.to_string()),
             },
-            (HasArg::Required, None) => {
+            (HasArg::Required | HasArg::WordOrNone, None) => {
                 if let Some(v) = self.args.get(self.next) {
                     self.next += 1;
                     Event::Opt {

@@ -24,6 +24,7 @@ mod system;
 pub use help::help_text;
 pub use scripts::builtin_list_lines;
 
+use options::Opt;
 use pgrig_engine::config::{BenchConfig, InitConfig};
 
 /// What the command line asks for.
@@ -227,17 +228,19 @@ pub fn parse_pgbench_args(
     for event in scan.by_ref() {
         match event {
             getopt::Event::Error(line) => return Err(fail(&st, vec![line, rep.try_help()])),
-            getopt::Event::Opt { id, arg } => match st.apply(id, arg.unwrap_or_default()) {
-                Ok(None) => {}
-                Ok(Some(action)) => {
-                    return Ok(Parsed {
-                        action,
-                        output: OutputOptions::default(),
-                        notices: st.notices,
-                    })
+            getopt::Event::Opt { id, arg } => {
+                match st.apply(dash_d(id, &arg), arg.unwrap_or_default()) {
+                    Ok(None) => {}
+                    Ok(Some(action)) => {
+                        return Ok(Parsed {
+                            action,
+                            output: OutputOptions::default(),
+                            notices: st.notices,
+                        })
+                    }
+                    Err(lines) => return Err(fail(&st, lines)),
                 }
-                Err(lines) => return Err(fail(&st, lines)),
-            },
+            }
         }
     }
     let positionals = scan.positionals().to_vec();
@@ -274,5 +277,14 @@ pub fn parse_pgbench_args(
             notices: st.notices,
         }),
         Err(lines) => Err(fail(&st, lines)),
+    }
+}
+
+/// `-d` without a word after it is pgbench 15/16's `--debug` (see `options.rs`).
+fn dash_d(id: Opt, arg: &Option<String>) -> Opt {
+    if id == Opt::Dbname && arg.is_none() {
+        Opt::Debug
+    } else {
+        id
     }
 }

@@ -65,7 +65,7 @@ pub enum Opt {
     Coordinator,
 }
 
-use HasArg::{No, Required as Req};
+use HasArg::{No, Required as Req, WordOrNone};
 
 const fn s(ch: char, has_arg: HasArg, id: Opt) -> ShortOpt<Opt> {
     ShortOpt { ch, has_arg, id }
@@ -79,7 +79,10 @@ const SHORT: &[ShortOpt<Opt>] = &[
     s('b', Req, Opt::Builtin),
     s('c', Req, Opt::Client),
     s('C', No, Opt::Connect),
-    s('d', Req, Opt::Dbname),
+    // `-d`: pgbench 15/16 read it as `--debug`, 17+ as `--dbname DBNAME`. Followed by a word, the
+    // database is that word under either reading (15 takes it as the positional DBNAME), so it is
+    // `--dbname`; followed by an option or nothing it can only be `--debug` (the 15/16 scripts).
+    s('d', WordOrNone, Opt::Dbname),
     s('D', Req, Opt::Define),
     s('f', Req, Opt::File),
     s('F', Req, Opt::Fillfactor),
