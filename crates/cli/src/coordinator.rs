@@ -443,20 +443,24 @@ impl Coordinator<'_> {
     }
 }
 
-/// One host's client CPU: its threads' CPU seconds, the busiest thread, and whether the host
-/// was saturated (a thread busy 90 % of at least half a second, the self-check's rule).
+/// One host's client CPU under the run document's two names: its threads' CPU time and
+/// run-queue wait (seconds, and the busiest thread's share), flagged by the self-check's rules.
 fn host_cpu(threads: &[pgrig_engine::result::ThreadCpu]) -> String {
-    let secs: f64 = threads.iter().map(|t| t.user_s + t.sys_s).sum();
-    let busiest = threads.iter().map(|t| t.busy()).fold(0.0, f64::max);
-    let saturated = threads.iter().any(|t| t.wall_s >= 0.5 && t.busy() >= 0.9);
-    let flag = if saturated {
-        " — client host saturated"
-    } else {
-        ""
-    };
+    let max =
+        |f: fn(&pgrig_engine::result::ThreadCpu) -> f64| threads.iter().map(f).fold(0.0, f64::max);
+    let cpu: f64 = threads.iter().map(|t| t.cpu_time_s()).sum();
+    let wait: f64 = threads.iter().map(|t| t.wait_s).sum();
+    let mut flags = String::new();
+    if threads.iter().any(|t| t.saturated()) {
+        flags.push_str(" — client-saturated");
+    }
+    if threads.iter().any(|t| t.contended()) {
+        flags.push_str(" — host-contended");
+    }
     format!(
-        "client CPU {secs:.2} s, busiest thread {:.0}%{flag}",
-        busiest * 100.0
+        "client CPU time {cpu:.2} s (busiest thread {:.0}%), run-queue wait {wait:.2} s (longest {:.0}%){flags}",
+        100.0 * max(|t| t.cpu_time()),
+        100.0 * max(|t| t.run_queue_wait()),
     )
 }
 
@@ -473,5 +477,28 @@ fn live_state(r: &RunResult, incomplete: bool) -> RunState {
         RunState::Interrupted
     } else {
         RunState::Finished
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pgrig_engine::result::ThreadCpu;
+
+    /// A host whose thread waited for a CPU is host-contended, not client-saturated.
+    #[test]
+    fn a_host_line_names_cpu_time_and_run_queue_wait() {
+        let t = |user_s, wait_s| ThreadCpu {
+            user_s,
+            sys_s: 0.0,
+            wait_s,
+            wall_s: 5.0,
+        };
+        let line = super::host_cpu(&[t(0.79, 3.4), t(0.5, 0.0)]);
+        assert_eq!(
+            line,
+            "client CPU time 1.29 s (busiest thread 16%), run-queue wait 3.40 s (longest 68%) — host-contended"
+        );
+        let busy = super::host_cpu(&[t(4.8, 0.1)]);
+        assert!(busy.ends_with("— client-saturated"), "{busy}");
     }
 }

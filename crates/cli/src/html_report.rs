@@ -31,7 +31,8 @@ struct ReportArgs {
     #[arg(long, value_name = "DIR")]
     svg: Option<PathBuf>,
     /// The headline metric of matrix and round charts: tps, p50, p90, p95, p99, p99_9, mean,
-    /// max, client_cpu, server_cpu, wal_bytes_per_tx, checkpoints, retries, failed.
+    /// max, client_cpu_time, client_run_queue_wait, server_cpu, wal_bytes_per_tx, checkpoints,
+    /// retries, failed.
     #[arg(long, default_value = "tps")]
     metric: String,
     /// Put the comparison of two selections in the page (as `pgrig compare A B` takes them:

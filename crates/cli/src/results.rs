@@ -1,6 +1,6 @@
 //! `pgrig results list|summary|show|export`: reads the results store. `export --format json` writes an
 //! array of run objects (`study`, `point`, `repetition`, `round`, `tps`, `transactions`,
-//! `latency_ms`, `client_cpu`, `relation_sizes`, ...); `--format csv` one flat row per run.
+//! `latency_ms`, `client_cpu_time`, `client_run_queue_wait`, `relation_sizes`, ...); `--format csv` one flat row per run.
 
 use std::path::PathBuf;
 
@@ -245,9 +245,17 @@ const FIXED: &[(&str, &[&str])] = &[
     ("latency_p90_ms", &["latency_ms", "p90"]),
     ("latency_p99_ms", &["latency_ms", "p99"]),
     ("latency_max_ms", &["latency_ms", "max"]),
-    ("client_cpu", &["client_cpu"]),
     ("aborted_clients", &["aborted_clients"]),
 ];
+
+/// The client's CPU time and run-queue wait (shares of the run), recomputed from the stored
+/// threads for records written before the two names; empty when the record has neither.
+fn client_cpu_cells(d: &Value) -> [String; 2] {
+    match pgrig_study::client_cpu::of(d) {
+        Some(c) => [c.cpu_time.to_string(), c.run_queue_wait.to_string()],
+        None => [String::new(), String::new()],
+    }
+}
 
 fn cell(v: &Value) -> String {
     let s = match v {
@@ -286,6 +294,7 @@ pub fn csv(docs: &[Value]) -> String {
     let mut header: Vec<String> = vec!["run_id".into(), "study".into(), "target".into()];
     header.extend(point_keys.iter().cloned());
     header.extend(FIXED.iter().map(|(n, _)| n.to_string()));
+    header.extend(["client_cpu_time".into(), "client_run_queue_wait".into()]);
     for t in &tables {
         for part in ["heap", "indexes", "total"] {
             header.push(format!("{t}.{part}"));
@@ -307,6 +316,7 @@ pub fn csv(docs: &[Value]) -> String {
             }
             row.push(cell(v));
         }
+        row.extend(client_cpu_cells(d));
         for t in &tables {
             for part in ["heap", "indexes", "total"] {
                 row.push(cell(&d["relation_sizes"][t][part]));

@@ -1,5 +1,6 @@
 //! `pgrig run`: the modern front door. A named workload (or a script file) for a duration, with a
-//! live progress line and a readable summary (tps, latency percentiles, failures, client CPU).
+//! live progress line and a readable summary (tps, latency percentiles, failures, client CPU time
+//! and run-queue wait).
 //! With no target (and no PGHOST), a throwaway local PostgreSQL is started, initialised, used and
 //! removed.
 
@@ -129,13 +130,29 @@ impl Sink for LiveSink {
     fn progress(&self, p: &Progress) {
         if self.tty {
             eprint!(
-                "\r\x1b[K{:>5.0} s  {:>10.1} tps  lat {:.3} ms  {} failed  {} retries",
-                p.time, p.tps, p.latency_ms, p.failed, p.retries
+                "\r\x1b[K{:>5.0} s  {:>10.1} tps  lat {:.3} ms  {} failed  {} retries  {}",
+                p.time,
+                p.tps,
+                p.latency_ms,
+                p.failed,
+                p.retries,
+                client_cpu_progress(p)
             );
         } else {
-            self.inner.progress(p)
+            let line = self.inner.progress_line(p);
+            let line = format!("{}, {}\n", line.trim_end(), client_cpu_progress(p));
+            crate::sink::err(&line);
         }
     }
+}
+
+/// The progress line's client figures over the interval (the busiest thread's shares).
+pub fn client_cpu_progress(p: &Progress) -> String {
+    format!(
+        "client CPU time {:.0}%, run-queue wait {:.0}%",
+        100.0 * p.client_cpu_time,
+        100.0 * p.client_run_queue_wait
+    )
 }
 
 /// One branch row per client (TPC-B-like transactions update one of `scale` branch rows), within
@@ -626,30 +643,34 @@ pub fn summary(r: &RunDocument) -> String {
         "latency ms:   mean {:.3}  p50 {:.3}  p90 {:.3}  p99 {:.3}  p99.9 {:.3}  max {:.3}",
         l.mean, l.p50, l.p90, l.p99, l.p99_9, l.max
     );
-    let cpu: Vec<String> = r
-        .client_cpu
-        .threads
-        .iter()
-        .map(|c| format!("{:.0}%", 100.0 * c.busy))
-        .collect();
-    let total_cpu: f64 = r
-        .client_cpu
-        .threads
-        .iter()
-        .map(|c| c.user_s + c.sys_s)
-        .sum();
+    client_cpu_lines(&mut s, r);
+    s
+}
+
+/// The client's two CPU figures: CPU time (seconds, the busiest thread's share of the run, per
+/// transaction) and run-queue wait (seconds, the largest share a thread waited for a CPU).
+fn client_cpu_lines(s: &mut String, r: &RunDocument) {
+    use std::fmt::Write;
+    let c = &r.client_cpu;
+    let k = &r.transactions;
     let per_tx = if k.ok > 0 {
-        total_cpu * 1e6 / k.ok as f64
+        c.cpu_time_s * 1e6 / k.ok as f64
     } else {
         0.0
     };
     let _ = writeln!(
         s,
-        "client CPU:   {} busy per thread, {:.1} µs per transaction",
-        cpu.join(" "),
+        "client CPU time:       {:.2} s, busiest thread {:.0}% of the run, {:.1} µs per transaction",
+        c.cpu_time_s,
+        100.0 * c.cpu_time,
         per_tx
     );
-    s
+    let _ = writeln!(
+        s,
+        "client run-queue wait: {:.2} s, longest thread {:.0}% of the run",
+        c.run_queue_wait_s,
+        100.0 * c.run_queue_wait
+    );
 }
 
 /// `--profile`: perf on the throwaway server (or the target's postmaster) and on pgrig.

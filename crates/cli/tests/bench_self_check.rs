@@ -1,5 +1,5 @@
 //! pgrig's client self-check and percentile lines: a client thread that is busy the whole run
-//! is reported as the possible limit; more TPC-B clients than branch rows are reported as
+//! is reported as the possible limit (its own CPU, or the CPU it waited for); more TPC-B clients than branch rows are reported as
 //! contention; `--percentiles` adds HDR percentile lines to pgbench's report. (Its own test
 //! binary, so nothing else competes for the CPU while the busy thread is measured.)
 
@@ -11,24 +11,59 @@ use pgrig_testkit::fresh_db;
 /// The busy-thread measurement needs the CPU to itself: the tests take turns.
 static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// A thread that never waits for the server spends the run on a CPU or waiting for one: on a
+/// quiet host its CPU time is the limit (`client-saturated`), on a loaded one it waits for a
+/// CPU (`host-contended`). Which one depends on the machine; that the two add up to the run
+/// and the warnings follow them does not.
 #[test]
 fn a_thread_busy_all_run_is_reported_as_the_possible_limit() {
     let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let db = fresh_db("busy");
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("spin.sql");
+    let json = dir.path().join("out.json");
     // meta-commands only: the client computes and never waits for the server
     std::fs::write(&f, "\\set a random(1, 1000000)\n\\set b :a * 2 + 1\n").unwrap();
-    let out = pgrig_bench(&db, &["-n", "-T", "1", "-f", f.to_str().unwrap()]);
+    let out = pgrig_bench(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "1",
+            "-f",
+            f.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert!(
-        out.stderr.contains("warning: client thread 0 was busy")
-            && out
-                .stderr
-                .contains("the result may be limited by the client"),
-        "{}",
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let c = &doc["client_cpu"];
+    let (cpu, wait) = (
+        c["cpu_time"].as_f64().unwrap(),
+        c["run_queue_wait"].as_f64().unwrap(),
+    );
+    let saturated = out.stderr.contains("warning: client thread 0 was on a CPU");
+    let contended = out
+        .stderr
+        .contains("warning: client thread 0 waited for a CPU");
+    assert_eq!(saturated, cpu >= 0.9, "CPU time {cpu}: {}", out.stderr);
+    assert_eq!(
+        contended,
+        wait >= 0.1,
+        "run-queue wait {wait}: {}",
         out.stderr
     );
+    // on a CPU or waiting for one all the run (never for the server)
+    assert!(cpu + wait >= 0.9, "{c}\n{}", out.stderr);
+    assert_eq!(doc["self_check"]["client_saturated"], saturated);
+    assert_eq!(doc["self_check"]["host_contended"], contended);
+    if saturated {
+        assert!(out
+            .stderr
+            .contains("the result may be limited by the client"));
+    }
 }
 
 #[test]

@@ -309,7 +309,7 @@ fn json_files_are_private_and_say_the_run_was_not_interrupted() {
     let mode = std::fs::metadata(&path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
     let v = json_file(&path);
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     assert_eq!(v["interrupted"], false);
     assert_eq!(v["transactions"]["ok"], 5);
 }

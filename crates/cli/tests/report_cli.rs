@@ -50,7 +50,7 @@ fn fill(path: &str) {
             let result = json!({"study": "sweep", "target": "local", "point": {"clients": clients},
                 "repetition": rep, "round": 1, "tps": tps, "duration_s": 5.0,
                 "transactions": {"ok": tps as u64 * 5, "failed": 0, "retries": 0},
-                "aborted_clients": 0, "client_cpu": 0.2,
+                "aborted_clients": 0, "client_cpu_time": 0.2, "client_run_queue_wait": 0.01,
                 "latency_ms": {"mean": 1.0, "p50": 0.9, "p90": 1.5, "p95": 2.0, "p99": 3.0, "p99_9": 5.0, "max": 9.0},
                 "wait_events": {"samples": 10, "events": {"CPU:running": 6, "Client:ClientRead": 4}}});
             let series: Vec<_> = (1..=5).map(|s| json!({"second": s, "tps": tps, "latency_ms_mean": 1.0, "failed": 0, "retries": 0})).collect();

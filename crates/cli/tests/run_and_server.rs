@@ -78,7 +78,8 @@ fn run_without_a_target_benchmarks_a_throwaway_server_and_removes_it() {
     for p in ["mean", "p50", "p90", "p99", "p99.9", "max"] {
         assert!(lat.contains(p), "{lat}");
     }
-    assert!(field(&out.stdout, "client CPU:").contains("per transaction"));
+    assert!(field(&out.stdout, "client CPU time:").contains("per transaction"));
+    assert!(field(&out.stdout, "client run-queue wait:").contains("% of the run"));
     assert!(
         !out.stderr.contains("clients on scale"),
         "default scale follows the clients"

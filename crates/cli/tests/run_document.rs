@@ -245,13 +245,65 @@ fn self_check_flags_a_saturated_client_and_branch_contention() {
     r.threads_cpu[1].user_s = 1.9;
     let doc = RunDocument::of(&r);
     assert!(doc.self_check.client_saturated);
+    assert!(!doc.self_check.host_contended, "5 % run-queue wait");
     assert!(doc.self_check.branch_contention, "4 clients on scale 2");
     assert_eq!(doc.self_check.warnings.len(), 2);
     r.scale = 4;
     r.threads_cpu[1].user_s = 0.1;
     let quiet = RunDocument::of(&r).self_check;
-    assert!(!quiet.client_saturated && !quiet.branch_contention);
+    assert!(!quiet.client_saturated && !quiet.branch_contention && !quiet.host_contended);
     assert!(quiet.warnings.is_empty());
+}
+
+/// The run: 0.79 s of CPU in 5.05 s (16 %) was labelled 83 % busy because 3.4 s of
+/// waiting for a CPU were added to it. It is host-contended, not client-saturated.
+#[test]
+fn waiting_for_a_cpu_is_host_contended_not_client_saturated() {
+    let mut r = two_scripts(false);
+    r.threads_cpu = vec![ThreadCpu {
+        user_s: 0.6,
+        sys_s: 0.19,
+        wait_s: 3.4,
+        wall_s: 5.05,
+    }];
+    let doc = RunDocument::of(&r);
+    let c = &doc.client_cpu;
+    assert!((c.cpu_time_s - 0.79).abs() < 1e-9 && (c.run_queue_wait_s - 3.4).abs() < 1e-9);
+    assert!((c.cpu_time - 0.79 / 5.05).abs() < 1e-9, "{c:?}");
+    assert!((c.run_queue_wait - 3.4 / 5.05).abs() < 1e-9, "{c:?}");
+    let check = &doc.self_check;
+    assert!(!check.client_saturated && check.host_contended, "{check:?}");
+    assert!(
+        check.warnings[0].starts_with(
+            "client thread 0 waited for a CPU 67% of the run (run-queue wait 3.40 s, CPU time 0.79 s in 5.05 s)"
+        ),
+        "{check:?}"
+    );
+    let summary = pgrig_cli::run::summary(&doc);
+    assert!(
+        summary.contains("client CPU time:       0.79 s, busiest thread 16% of the run"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("client run-queue wait: 3.40 s, longest thread 67% of the run"),
+        "{summary}"
+    );
+}
+
+/// A schema 1 document kept `wait_s` and a `busy`/`busiest` share that added the wait to the
+/// CPU time; read back, it gives CPU time and run-queue wait from the seconds.
+#[test]
+fn a_schema_1_client_cpu_reads_as_cpu_time_and_run_queue_wait() {
+    let mut v = serde_json::to_value(RunDocument::of(&two_scripts(false))).unwrap();
+    v["schema_version"] = 1.into();
+    v["client_cpu"] = serde_json::json!({"busiest": 0.83, "threads": [
+        {"user_s": 0.6, "sys_s": 0.19, "wait_s": 3.4, "wall_s": 5.05, "busy": 0.83}]});
+    let old: RunDocument = serde_json::from_value(v).expect("a schema 1 document reads");
+    let c = &old.client_cpu;
+    assert!((c.cpu_time - 0.79 / 5.05).abs() < 1e-9, "{c:?}");
+    assert!((c.run_queue_wait - 3.4 / 5.05).abs() < 1e-9, "{c:?}");
+    assert!((c.threads[0].run_queue_wait_s - 3.4).abs() < 1e-9);
+    assert!((c.threads[0].cpu_time_s - 0.79).abs() < 1e-9);
 }
 
 /// Every field path of `v` (`a.b`, `a[].c`); `[value, count]` pairs are leaves.

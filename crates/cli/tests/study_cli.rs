@@ -90,7 +90,7 @@ relation_sizes = ["accounts", "branches"]
         for k in ["mean", "p50", "p90", "p99", "max"] {
             assert!(r["latency_ms"][k].as_f64().is_some(), "latency_ms.{k}");
         }
-        assert!(r["client_cpu"].as_f64().unwrap() > 0.0);
+        client_cpu_figures_agree_with_the_threads(r);
         let acc = &r["relation_sizes"]["accounts"];
         assert!(
             n(&acc["heap"]) > 0 && n(&acc["indexes"]) > 0 && n(&acc["total"]) >= n(&acc["heap"])
@@ -412,4 +412,24 @@ relation_sizes = true
         assert!(!r["per_statement"].as_array().unwrap().is_empty());
     }
     assert_eq!(runs[1]["point"]["scripts"][0], "sql/many.sql@2");
+}
+
+/// A stored run's client CPU time and run-queue wait are the busiest thread's shares, as its
+/// stored threads' seconds give them.
+fn client_cpu_figures_agree_with_the_threads(r: &serde_json::Value) {
+    let threads = r["client_threads"].as_array().expect("client_threads");
+    let share = |t: &serde_json::Value, part: f64| part / t["wall_s"].as_f64().unwrap();
+    let max = |f: &dyn Fn(&serde_json::Value) -> f64| threads.iter().map(f).fold(0.0, f64::max);
+    let s = |t: &serde_json::Value, k: &str| t[k].as_f64().unwrap();
+    let cpu = max(&|t| share(t, s(t, "user_s") + s(t, "sys_s")));
+    let wait = max(&|t| share(t, s(t, "run_queue_wait_s")));
+    assert!(cpu > 0.0, "{r}");
+    assert!(
+        (r["client_cpu_time"].as_f64().unwrap() - cpu).abs() < 1e-9,
+        "{r}"
+    );
+    assert!(
+        (r["client_run_queue_wait"].as_f64().unwrap() - wait).abs() < 1e-9,
+        "{r}"
+    );
 }

@@ -238,7 +238,8 @@ fn insert_tuning_example_covers_every_point() {
     assert_eq!(runs.len(), 16);
     for r in &runs {
         assert!(r["tps"].as_f64().unwrap() > 0.0, "{}", r["point"]);
-        assert!(r["client_cpu"].as_f64().is_some());
+        assert!(r["client_cpu_time"].as_f64().is_some());
+        assert!(r["client_run_queue_wait"].as_f64().is_some());
     }
     report_shows(
         dir.path(),

@@ -11,13 +11,11 @@ use serde_json::Value;
 use crate::metric::{Metric, METRICS};
 
 /// Invalid-run flags, named as `pgrig study`'s table names them.
-pub const CLIENT_SATURATED: &str = "client-saturated";
+pub use pgrig_study::client_cpu::{CLIENT_SATURATED, HOST_CONTENDED};
 pub const HIGH_SPREAD: &str = "high-spread";
 pub const FAILURES: &str = "failures";
 pub const CONTENTION: &str = "contention";
 
-/// A run's busiest client thread above this share of the run was busy: client-bound.
-const CLIENT_BUSY: f64 = 0.9;
 /// Share of sampled sessions waiting on locks above which a run counts as contended.
 const LOCK_SHARE: f64 = 0.2;
 /// Coefficient of variation (%) of tps across repetitions above which the spread is high.
@@ -32,7 +30,7 @@ pub struct Sample {
     pub point: Value,
     pub round: u64,
     pub values: BTreeMap<&'static str, f64>,
-    /// per-run flags (client-saturated, failures, contention)
+    /// per-run flags (client-saturated, host-contended, failures, contention)
     pub flags: Vec<&'static str>,
     /// what ran, for refusing to compare different workloads: the scripts (builtin name or
     /// file text, with weights) and `-D` defines; `None` when the run does not record them
@@ -74,7 +72,8 @@ pub fn value(m: &Metric, doc: &Value) -> Option<f64> {
         "latency_avg" => num(doc, &["latency_ms", "mean"]),
         "p50" | "p90" | "p95" | "p99" | "p99_9" => num(doc, &["latency_ms", m.name]),
         "latency_max" => num(doc, &["latency_ms", "max"]),
-        "client_cpu" => num(doc, &["client_cpu"]),
+        "client_cpu_time" => pgrig_study::client_cpu::of(doc).map(|c| c.cpu_time),
+        "client_run_queue_wait" => pgrig_study::client_cpu::of(doc).map(|c| c.run_queue_wait),
         "server_cpu" => num(doc, &["server_processes", "cpus_busy"]),
         "failures" => num(doc, &["transactions", "failed"]),
         "retries" => num(doc, &["transactions", "retries"]),
@@ -86,10 +85,7 @@ pub fn value(m: &Metric, doc: &Value) -> Option<f64> {
 }
 
 fn flags(doc: &Value) -> Vec<&'static str> {
-    let mut f = Vec::new();
-    if num(doc, &["client_cpu"]).unwrap_or(0.0) > CLIENT_BUSY {
-        f.push(CLIENT_SATURATED);
-    }
+    let mut f = pgrig_study::client_cpu::of(doc).unwrap_or_default().flags();
     let failed = num(doc, &["transactions", "failed"]).unwrap_or(0.0);
     if failed > 0.0 || num(doc, &["aborted_clients"]).unwrap_or(0.0) > 0.0 {
         f.push(FAILURES);
@@ -138,7 +134,8 @@ mod tests {
     fn metrics_flags_and_workload_from_a_stored_run() {
         let doc = json!({
             "run_id": 7, "study": "s", "target": "local", "round": 1, "point": {"clients": 4},
-            "tps": 100.0, "client_cpu": 0.95, "aborted_clients": 0,
+            "tps": 100.0, "client_cpu_time": 0.95, "client_run_queue_wait": 0.2,
+            "aborted_clients": 0,
             "latency_ms": {"mean": 2.0, "p50": 1.5, "p99": 9.0, "max": 20.0},
             "transactions": {"ok": 200, "failed": 1, "retries": 0},
             "server_stats": {"wal": {"wal_bytes": 50000, "wal_fpi": 20}},
@@ -155,10 +152,26 @@ mod tests {
         assert_eq!(s.values["wal_fpi_per_tx"], 0.1);
         assert!(!s.values.contains_key("server_cpu"));
         assert!(!s.values.contains_key("p95"));
-        assert_eq!(s.flags, [CLIENT_SATURATED, FAILURES, CONTENTION]);
+        assert_eq!(s.values["client_cpu_time"], 0.95);
+        assert_eq!(
+            s.flags,
+            [CLIENT_SATURATED, HOST_CONTENDED, FAILURES, CONTENTION]
+        );
         let w = s.workload.unwrap();
         assert!(w.starts_with("builtin tpcb-like, a.sql (text "), "{w}");
         assert!(w.ends_with("@2, -D width=10"), "{w}");
         assert_eq!(Sample::from_doc(&json!({})).workload, None);
+    }
+
+    /// A record stored before the two names: its `client_cpu` (CPU time + wait, 0.83) is not
+    /// CPU time; the threads give 16 % CPU time and 67 % run-queue wait.
+    #[test]
+    fn an_old_record_is_read_as_cpu_time_and_run_queue_wait() {
+        let doc = json!({"client_cpu": 0.83, "client_threads": [
+            {"user_s": 0.6, "sys_s": 0.2, "wait_s": 3.35, "wall_s": 5.0, "busy": 0.83}]});
+        let s = Sample::from_doc(&doc);
+        assert!((s.values["client_cpu_time"] - 0.16).abs() < 1e-9);
+        assert!((s.values["client_run_queue_wait"] - 0.67).abs() < 1e-9);
+        assert_eq!(s.flags, [HOST_CONTENDED]);
     }
 }

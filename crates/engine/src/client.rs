@@ -113,6 +113,12 @@ async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> Cli
             end,
         };
         record_tx(sh, th, c, script, outcome, tries - 1, times);
+        // a script that never waits for the server (meta-commands only) would keep the thread
+        // and starve its once-a-second ticker (progress lines, series, CPU readings)
+        if end - c.yielded_us >= 10_000 {
+            c.yielded_us = end;
+            pgrig_wire::rt::yield_now().await;
+        }
 
         // pgbench's end of transaction: recorded first, then a transaction block still open
         // aborts the client.

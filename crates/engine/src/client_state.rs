@@ -33,6 +33,8 @@ pub(crate) struct Client {
     pub rolled_back: bool,
     /// latency of this client's successful transactions, summed (µs)
     pub busy_us: f64,
+    /// when the client last let its thread's other tasks run (µs, `RunShared::now_us`)
+    pub yielded_us: i64,
 }
 
 /// A Parse sent in front of a command's first Bind (prepared mode): pgbench prepares with a
@@ -65,6 +67,7 @@ impl Client {
             rows: crate::workload::Rows::default(),
             rolled_back: false,
             busy_us: 0.0,
+            yielded_us: 0,
         }
     }
 }

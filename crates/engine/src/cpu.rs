@@ -2,6 +2,8 @@
 //! it was ready to run but waited for a CPU (`/proc/thread-self/schedstat`), and the CPUs a
 //! worker thread may run on (`BenchConfig::client_cpus`).
 
+use crate::result::ThreadCpu;
+
 /// Lets the calling thread run only on `cpus`.
 pub fn pin_thread(cpus: &[usize]) -> Result<(), String> {
     let fail = |why: String| format!("could not set the client's CPU affinity: {why}");
@@ -31,6 +33,18 @@ pub fn thread_cpu_seconds() -> (f64, f64) {
     }
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (tv(ru.ru_utime), tv(ru.ru_stime))
+}
+
+/// The calling thread's CPU time and run-queue wait so far, with `wall_s` the time since
+/// `origin`; subtract two readings ([`ThreadCpu::since`]) for what a stretch of the run spent.
+pub fn thread_reading(origin: std::time::Instant) -> ThreadCpu {
+    let (user_s, sys_s) = thread_cpu_seconds();
+    ThreadCpu {
+        user_s,
+        sys_s,
+        wait_s: thread_wait_seconds(),
+        wall_s: origin.elapsed().as_secs_f64(),
+    }
 }
 
 /// Seconds the calling thread has spent runnable but waiting for a CPU (the scheduler's run

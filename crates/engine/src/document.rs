@@ -15,7 +15,7 @@ use crate::result::{RunResult, ThreadCpu};
 use crate::stats::{Counts, Moments, ScriptStats, Snapshot};
 
 /// Version of the document's shape (`schema_version`).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One run, as every output shows it. Reads documents written before `schema_version` existed
 /// too (the fields they lack take their defaults).
@@ -266,32 +266,81 @@ pub struct Second {
     pub latency_ms_mean: f64,
 }
 
-/// The client's own CPU use.
+/// The client's own CPU, under two names: CPU time (user + system time of each worker thread)
+/// and run-queue wait (time a worker thread was ready to run but waited for a CPU). Read back,
+/// every figure is recomputed from `threads` (documents before schema 2 stored `wait_s` and a
+/// `busy`/`busiest` share that mixed the two; they are read as the two figures).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredClientCpu")]
 pub struct ClientCpu {
     /// one entry per worker thread
     pub threads: Vec<ThreadCpuDoc>,
-    /// the largest `busy` of the threads
-    pub busiest: f64,
+    /// CPU time of all worker threads, seconds
+    pub cpu_time_s: f64,
+    /// run-queue wait of all worker threads, seconds
+    pub run_queue_wait_s: f64,
+    /// the largest `cpu_time` of the threads (0..1; 1 = a thread was on a CPU all the run)
+    pub cpu_time: f64,
+    /// the largest `run_queue_wait` of the threads (0..1)
+    pub run_queue_wait: f64,
 }
 
+/// What [`ClientCpu`] is read from: its threads.
+#[derive(Deserialize)]
+struct StoredClientCpu {
+    #[serde(default)]
+    threads: Vec<ThreadCpuDoc>,
+}
+
+impl From<StoredClientCpu> for ClientCpu {
+    fn from(s: StoredClientCpu) -> ClientCpu {
+        let threads: Vec<ThreadCpu> = s.threads.iter().map(ThreadCpuDoc::reading).collect();
+        client_cpu(&threads)
+    }
+}
+
+/// One worker thread's CPU time and run-queue wait over the run.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ThreadCpuDoc {
     pub user_s: f64,
     pub sys_s: f64,
-    /// ready to run but waiting for a CPU (schema 1 documents written before it have none)
+    /// user + system (absent before schema 2: read as 0, recomputed from the two)
     #[serde(default)]
-    pub wait_s: f64,
+    pub cpu_time_s: f64,
+    /// ready to run but waiting for a CPU (`wait_s` before schema 2; absent in the first
+    /// documents: 0)
+    #[serde(default, alias = "wait_s")]
+    pub run_queue_wait_s: f64,
     pub wall_s: f64,
-    /// (user + sys + wait) / wall, 0..1
-    pub busy: f64,
+    /// cpu_time_s / wall_s, 0..1
+    #[serde(default)]
+    pub cpu_time: f64,
+    /// run_queue_wait_s / wall_s, 0..1
+    #[serde(default)]
+    pub run_queue_wait: f64,
+}
+
+impl ThreadCpuDoc {
+    fn reading(&self) -> ThreadCpu {
+        ThreadCpu {
+            user_s: self.user_s,
+            sys_s: self.sys_s,
+            wait_s: self.run_queue_wait_s,
+            wall_s: self.wall_s,
+        }
+    }
 }
 
 /// pgrig's client self-check: signs that the client, not the server, set the pace.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SelfCheck {
-    /// a worker thread was on a CPU at least 90 % of a run of at least 0.5 s
+    /// a worker thread's CPU time was at least 90 % of a run of at least 0.5 s: the client's
+    /// own CPU was the limit
     pub client_saturated: bool,
+    /// a worker thread's run-queue wait was at least 10 % of a run of at least 0.5 s: other
+    /// work on the client host took the CPU from it
+    #[serde(default)]
+    pub host_contended: bool,
     /// TPC-B-like clients outnumber the branch rows they update (row-lock queueing)
     pub branch_contention: bool,
     /// the warnings, as printed
@@ -500,37 +549,48 @@ fn second((i, s): (usize, &Snapshot)) -> Second {
 }
 
 fn client_cpu(threads: &[ThreadCpu]) -> ClientCpu {
+    let max = |f: fn(&ThreadCpu) -> f64| threads.iter().map(f).fold(0.0, f64::max);
     ClientCpu {
         threads: threads
             .iter()
             .map(|c| ThreadCpuDoc {
                 user_s: c.user_s,
                 sys_s: c.sys_s,
-                wait_s: c.wait_s,
+                cpu_time_s: c.cpu_time_s(),
+                run_queue_wait_s: c.wait_s,
                 wall_s: c.wall_s,
-                busy: c.busy(),
+                cpu_time: c.cpu_time(),
+                run_queue_wait: c.run_queue_wait(),
             })
             .collect(),
-        busiest: threads.iter().map(|c| c.busy()).fold(0.0, f64::max),
+        cpu_time_s: threads.iter().map(ThreadCpu::cpu_time_s).sum(),
+        run_queue_wait_s: threads.iter().map(|c| c.wait_s).sum(),
+        cpu_time: max(ThreadCpu::cpu_time),
+        run_queue_wait: max(ThreadCpu::run_queue_wait),
     }
 }
 
-/// Warnings when the client, not the server, may have set the pace.
+/// Warnings when the client, not the server, may have set the pace: a thread whose own CPU was
+/// the limit (`client_saturated`), a thread that waited for a CPU (`host_contended`).
 fn self_check(r: &RunResult) -> SelfCheck {
     let mut check = SelfCheck::default();
     for (t, c) in r.threads_cpu.iter().enumerate() {
-        if c.wall_s >= 0.5 && c.busy() >= 0.9 {
+        if c.saturated() {
             check.client_saturated = true;
-            // the wait is named only where it counts: another process had the CPU
-            let waited = if c.wait_s >= 0.05 * c.wall_s {
-                format!(" + {:.2} s waiting for a CPU", c.wait_s)
-            } else {
-                String::new()
-            };
             check.warnings.push(format!(
-                "client thread {t} was busy {:.0}% of the run ({:.2} s CPU{waited} in {:.2} s): the result may be limited by the client, not the server; use more threads (-j) or run the client on another host",
-                100.0 * c.busy(),
-                c.user_s + c.sys_s,
+                "client thread {t} was on a CPU {:.0}% of the run (CPU time {:.2} s in {:.2} s): the result may be limited by the client, not the server; use more threads (-j) or run the client on another host",
+                100.0 * c.cpu_time(),
+                c.cpu_time_s(),
+                c.wall_s
+            ));
+        }
+        if c.contended() {
+            check.host_contended = true;
+            check.warnings.push(format!(
+                "client thread {t} waited for a CPU {:.0}% of the run (run-queue wait {:.2} s, CPU time {:.2} s in {:.2} s): other work on the client host took its CPU, so the result may measure that contention; run the client on a quieter host or give it its own CPUs",
+                100.0 * c.run_queue_wait(),
+                c.wait_s,
+                c.cpu_time_s(),
                 c.wall_s
             ));
         }

@@ -4,26 +4,68 @@
 use crate::config::BenchConfig;
 use crate::stats::{Snapshot, ThreadStats};
 
-/// CPU time one worker thread spent, and over how long.
+/// A worker thread on a CPU at least this share of a run was the limit: `client-saturated`.
+pub const SATURATED_CPU_TIME: f64 = 0.9;
+/// A worker thread that waited for a CPU at least this share of a run shared its host with
+/// work that took the CPU from it: `host-contended`.
+pub const CONTENDED_RUN_QUEUE_WAIT: f64 = 0.1;
+/// Runs shorter than this (seconds) are too short for either flag.
+pub const FLAG_MIN_WALL_S: f64 = 0.5;
+
+/// What one worker thread spent over the run: CPU time (user + system, `RUSAGE_THREAD`) and
+/// run-queue wait (ready to run, waiting for a CPU: schedstat's run delay), over `wall_s`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ThreadCpu {
     pub user_s: f64,
     pub sys_s: f64,
-    /// ready to run but waiting for a CPU (another process had it)
+    /// run-queue wait: ready to run but waiting for a CPU (another thread or process had it)
     pub wait_s: f64,
     pub wall_s: f64,
 }
 
 impl ThreadCpu {
-    /// Fraction of the wall time the thread was on a CPU or waiting for one (0..1): never
-    /// waiting for the server. Counting the wait keeps the measure true on a loaded machine,
-    /// where a thread that always has work gets only part of a CPU.
-    pub fn busy(&self) -> f64 {
-        if self.wall_s > 0.0 {
-            ((self.user_s + self.sys_s + self.wait_s) / self.wall_s).min(1.0)
-        } else {
-            0.0
+    /// CPU time, seconds (user + system).
+    pub fn cpu_time_s(&self) -> f64 {
+        self.user_s + self.sys_s
+    }
+
+    /// CPU time as a share of the wall time (0..1; 1 = on a CPU all the run).
+    pub fn cpu_time(&self) -> f64 {
+        share(self.cpu_time_s(), self.wall_s)
+    }
+
+    /// Run-queue wait as a share of the wall time (0..1).
+    pub fn run_queue_wait(&self) -> f64 {
+        share(self.wait_s, self.wall_s)
+    }
+
+    /// On a CPU at least [`SATURATED_CPU_TIME`] of a run long enough to judge.
+    pub fn saturated(&self) -> bool {
+        self.wall_s >= FLAG_MIN_WALL_S && self.cpu_time() >= SATURATED_CPU_TIME
+    }
+
+    /// Waited for a CPU at least [`CONTENDED_RUN_QUEUE_WAIT`] of a run long enough to judge.
+    pub fn contended(&self) -> bool {
+        self.wall_s >= FLAG_MIN_WALL_S && self.run_queue_wait() >= CONTENDED_RUN_QUEUE_WAIT
+    }
+
+    /// What was spent since `before` (readings of the same thread).
+    pub fn since(&self, before: &ThreadCpu) -> ThreadCpu {
+        ThreadCpu {
+            user_s: self.user_s - before.user_s,
+            sys_s: self.sys_s - before.sys_s,
+            wait_s: self.wait_s - before.wait_s,
+            wall_s: self.wall_s - before.wall_s,
         }
+    }
+}
+
+/// `part / whole`, capped to 0..1 (readings taken a moment apart can overshoot slightly).
+fn share(part: f64, whole: f64) -> f64 {
+    if whole > 0.0 {
+        (part / whole).clamp(0.0, 1.0)
+    } else {
+        0.0
     }
 }
 

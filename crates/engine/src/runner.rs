@@ -13,7 +13,7 @@ use crate::client_state::Client;
 use crate::compile::{compile, Compiled};
 use crate::config::{BenchConfig, Duration, SeedOption};
 use crate::error::EngineError;
-use crate::result::{RunResult, ScriptInfo, TypeSecond};
+use crate::result::{RunResult, ScriptInfo, ThreadCpu, TypeSecond};
 use crate::shared::RunShared;
 use crate::sink::{Progress, Sink};
 use crate::stats::{Snapshot, ThreadStats};
@@ -334,6 +334,8 @@ fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize
     let mut latest_types: Vec<Vec<TypeSecond>> = vec![Vec::new(); nthreads];
     let mut prev_types: Vec<TypeSecond> = Vec::new();
     let mut series_by_type = Vec::new();
+    let mut cpu = vec![ThreadCpu::default(); nthreads];
+    let mut cpu_reported = cpu.clone();
     let mut seen = vec![0u64; nthreads];
     let mut done = vec![false; nthreads];
     let mut series = Vec::new();
@@ -351,9 +353,11 @@ fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize
                 snap,
                 histogram,
                 by_type,
+                cpu: c,
             }) => {
                 latest[tid] = snap;
                 latest_types[tid] = by_type;
+                cpu[tid] = c;
                 seen[tid] = sec;
                 match histograms.get_mut(&sec) {
                     Some(h) => {
@@ -392,8 +396,10 @@ fn collect_progress(sh: &RunShared, rx: &mpsc::Receiver<Report>, nthreads: usize
                 prev_types = types;
             }
             if progress > 0 && next_sec.is_multiple_of(progress) {
-                report_progress(sh, &total, &prev_report, next_sec, progress);
+                let figures = busiest(&cpu, &cpu_reported);
+                report_progress(sh, &total, &prev_report, next_sec, progress, figures);
                 prev_report = total;
+                cpu_reported.clone_from(&cpu);
             }
             next_sec += 1;
         }
@@ -437,7 +443,22 @@ fn delta(now: &Snapshot, before: &Snapshot) -> Snapshot {
     }
 }
 
-fn report_progress(sh: &RunShared, total: &Snapshot, prev: &Snapshot, sec: u64, interval: u64) {
+/// The largest CPU time and run-queue wait shares among the threads since the last progress line.
+fn busiest(now: &[ThreadCpu], before: &[ThreadCpu]) -> (f64, f64) {
+    let spent = now.iter().zip(before).map(|(n, b)| n.since(b));
+    spent.fold((0.0, 0.0), |(c, w), t| {
+        (c.max(t.cpu_time()), w.max(t.run_queue_wait()))
+    })
+}
+
+fn report_progress(
+    sh: &RunShared,
+    total: &Snapshot,
+    prev: &Snapshot,
+    sec: u64,
+    interval: u64,
+    (cpu_time, run_queue_wait): (f64, f64),
+) {
     let d = delta(total, prev);
     let time = if sh.cfg.progress_timestamp {
         let b = sh.bench_start.get().copied().unwrap_or(sh.start);
@@ -458,6 +479,8 @@ fn report_progress(sh: &RunShared, total: &Snapshot, prev: &Snapshot, sec: u64, 
         skipped: d.counts.skipped,
         retried: d.counts.retried,
         retries: d.counts.retries,
+        client_cpu_time: cpu_time,
+        client_run_queue_wait: run_queue_wait,
     };
     sh.sink.progress(&p);
 }

@@ -27,6 +27,11 @@ pub struct Progress {
     pub skipped: u64,
     pub retried: u64,
     pub retries: u64,
+    /// client CPU time over the interval: the busiest worker thread's share of it on a CPU (0..1)
+    pub client_cpu_time: f64,
+    /// client run-queue wait over the interval: the largest share of it a worker thread spent
+    /// ready to run but waiting for a CPU (0..1)
+    pub client_run_queue_wait: f64,
 }
 
 /// One whole second of the run, as it completes (every second, whatever `-P` says): what

@@ -13,7 +13,7 @@ use pgrig_script::Prng;
 
 use crate::client::{run_client, ClientEnd};
 use crate::client_state::Client;
-use crate::cpu::{thread_cpu_seconds, thread_wait_seconds};
+use crate::cpu::thread_reading;
 use crate::log::TxLog;
 use crate::result::{ClientTally, ThreadCpu, TypeSecond};
 use crate::shared::{RunShared, ThreadCtx};
@@ -31,6 +31,8 @@ pub(crate) enum Report {
         histogram: Box<hdrhistogram::Histogram<u64>>,
         /// cumulative, per script / transaction type (native workloads; empty otherwise)
         by_type: Vec<TypeSecond>,
+        /// the thread's CPU time and run-queue wait since its benchmark start
+        cpu: ThreadCpu,
     },
     Done {
         tid: usize,
@@ -111,24 +113,16 @@ pub(crate) fn run_worker(
         }
         let start = sh.mark_bench_start();
         let my_start = Instant::now();
-        let (u0, s0) = thread_cpu_seconds();
-        let w0 = thread_wait_seconds();
+        let cpu0 = thread_reading(my_start);
         th.throttle_trigger.set(sh.now_us());
-        let ticker = spawn_ticker(&th, &tx, tid, start, sh.native.is_some());
+        let ticker = spawn_ticker(&th, &tx, tid, start, sh.native.is_some(), (my_start, cpu0));
         let (aborted, tallies, counters) = run_clients(&sh, &th, clients).await;
         ticker.abort();
-        let (u1, s1) = thread_cpu_seconds();
-        let w1 = thread_wait_seconds();
+        let cpu = thread_reading(my_start).since(&cpu0);
         if let Some(log) = &th.log {
             log.borrow_mut().finish();
         }
         let _ = tx.send(Report::Done { tid });
-        let cpu = ThreadCpu {
-            user_s: u1 - u0,
-            sys_s: s1 - s0,
-            wait_s: w1 - w0,
-            wall_s: my_start.elapsed().as_secs_f64(),
-        };
         WorkerOut {
             stats: th.stats.borrow().clone(),
             cpu,
@@ -164,6 +158,7 @@ fn spawn_ticker(
     tid: usize,
     start: Instant,
     sh_native: bool,
+    (my_start, cpu0): (Instant, ThreadCpu),
 ) -> pgrig_wire::rt::JoinHandle<()> {
     let th = th.clone();
     let tx = tx.clone();
@@ -196,6 +191,7 @@ fn spawn_ticker(
                 snap,
                 histogram,
                 by_type,
+                cpu: thread_reading(my_start).since(&cpu0),
             };
             if tx.send(tick).is_err() {
                 return;

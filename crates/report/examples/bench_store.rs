@@ -48,7 +48,7 @@ fn main() {
                              "failures": {"serialization": 0, "deadlock": 0, "other": 0}},
             "aborted_clients": 0,
             "latency_ms": {"mean": 1.2, "stddev": 0.4, "min": 0.2, "p50": 1.0, "p90": 1.9, "p95": 2.4, "p99": 4.0, "p99_9": 9.0, "max": 30.0},
-            "client_cpu": 0.35, "clients": clients, "threads": 1, "protocol": "prepared",
+            "client_cpu_time": 0.35, "client_run_queue_wait": 0.02, "clients": clients, "threads": 1, "protocol": "prepared",
             "server_stats": {"wal": {"wal_bytes": (tps * 60.0 * 700.0) as u64}, "checkpointer": {"checkpoints_timed": 1, "checkpoints_requested": 0}},
             "wait_events": {"samples": 300, "events": {"CPU:running": 120, "Client:ClientRead": 100, "IO:WALSync": 50, "Lock:transactionid": 30}},
             "server_processes": {"cpus_busy": 0.9},

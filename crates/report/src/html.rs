@@ -107,9 +107,7 @@ fn figure(out: &mut String, c: &Chart, svg: &str, f: &Frame) {
     if !c.notes.is_empty() {
         out.push_str("<ul class=\"notes\">");
         for n in &c.notes {
-            let flag = ["client-saturated", "high-spread", "failures", "contention"]
-                .iter()
-                .any(|f| n.contains(f));
+            let flag = flags::ALL.iter().any(|f| n.contains(f));
             let class = if flag { " class=\"flag\"" } else { "" };
             let _ = write!(out, "<li{class}>{}</li>", esc(n));
         }
@@ -121,7 +119,7 @@ fn figure(out: &mut String, c: &Chart, svg: &str, f: &Frame) {
 fn flag_legend(out: &mut String, charts: &[Chart]) {
     let mut used: Vec<&str> = Vec::new();
     for n in charts.iter().flat_map(|c| &c.notes) {
-        for f in ["client-saturated", "high-spread", "failures", "contention"] {
+        for &f in flags::ALL {
             if n.contains(f) && !used.contains(&f) {
                 used.push(f);
             }

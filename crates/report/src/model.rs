@@ -152,8 +152,8 @@ pub struct Run {
     pub retries: f64,
     pub aborted_clients: f64,
     pub latency: Latency,
-    /// the busiest client worker thread's busy fraction
-    pub client_cpu: Option<f64>,
+    /// the client's CPU time and run-queue wait (busiest thread's shares of the run)
+    pub client_cpu: Option<pgrig_study::client_cpu::Figures>,
     pub server: Server,
     pub relation_sizes: Vec<(String, Sizes)>,
     pub statements: Vec<Statement>,

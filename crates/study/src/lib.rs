@@ -2,10 +2,11 @@
 //! ([`plan`]) of runs; the [`runner`] executes them on a throwaway or external server
 //! ([`managed`], [`target`]) with the data per [`dataset`] and collectors alongside
 //! ([`collect`]; setup files split by [`setup_sql`]), and every finished run ([`record`]) goes into the results [`store`].
-//! [`summary`] renders what people read. A workload of queries instead of scripts is a query
+//! [`summary`] renders what people read ([`client_cpu`] reads the client's CPU figures from any record). A workload of queries instead of scripts is a query
 //! study ([`query`]: measured executions with EXPLAIN, parallel degree, cold cache).
 
 pub mod checked;
+pub mod client_cpu;
 pub mod collect;
 pub mod dataset;
 pub mod db;

@@ -1,6 +1,6 @@
 //! One finished run as stored and exported, rendered from its run document
 //! (`pgrig_engine::document`): the result (the keys scripts rely on: `study`, `point`,
-//! `repetition`, `round`, `tps`, `transactions`, `latency_ms`, `client_cpu`, `relation_sizes`,
+//! `repetition`, `round`, `tps`, `transactions`, `latency_ms`, `client_cpu_time`, `client_run_queue_wait`, `relation_sizes`,
 //! plus collectors; mapping in docs/run-document.md), its provenance, per-second series and
 //! merged histogram.
 
@@ -78,7 +78,8 @@ pub fn build(
         "transactions": doc.transactions,
         "aborted_clients": doc.aborted_clients,
         "latency_ms": doc.latency_ms,
-        "client_cpu": doc.client_cpu.busiest,
+        "client_cpu_time": doc.client_cpu.cpu_time,
+        "client_run_queue_wait": doc.client_cpu.run_queue_wait,
         "client_threads": doc.client_cpu.threads,
         "clients": o.clients,
         "threads": o.threads,

@@ -1,6 +1,6 @@
 //! Text for people: the one-line summary of a run, and the table per point at the end (median,
 //! min, max and coefficient of variation of tps across repetitions, with flags for client
-//! saturation, high spread, failures and contention). Pure functions over result documents.
+//! saturation, host contention, high spread, failures and contention). Pure functions over result documents.
 
 use std::fmt::Write;
 
@@ -31,8 +31,9 @@ fn f(v: &Value, path: &[&str]) -> f64 {
 
 /// One line per finished run.
 pub fn run_line(r: &Value) -> String {
+    let cpu = crate::client_cpu::of(r).unwrap_or_default();
     format!(
-        "{} rep {} round {}: {:.1} tps, p99 {:.3} ms, {} failed, {} retries, client CPU {:.0}%",
+        "{} rep {} round {}: {:.1} tps, p99 {:.3} ms, {} failed, {} retries, client CPU time {:.0}%, run-queue wait {:.0}%",
         point_label(&r["point"]),
         r["repetition"],
         r["round"],
@@ -40,8 +41,25 @@ pub fn run_line(r: &Value) -> String {
         f(r, &["latency_ms", "p99"]),
         f(r, &["transactions", "failed"]),
         f(r, &["transactions", "retries"]),
-        100.0 * f(r, &["client_cpu"]),
+        100.0 * cpu.cpu_time,
+        100.0 * cpu.run_queue_wait,
     )
+}
+
+/// `client-saturated` and `host-contended` when any of the runs raises them.
+fn client_cpu_flags(ds: &[&Value]) -> Vec<&'static str> {
+    let raised: Vec<&'static str> = ds
+        .iter()
+        .filter_map(|d| crate::client_cpu::of(d))
+        .flat_map(|c| c.flags())
+        .collect();
+    [
+        crate::client_cpu::CLIENT_SATURATED,
+        crate::client_cpu::HOST_CONTENDED,
+    ]
+    .into_iter()
+    .filter(|f| raised.contains(f))
+    .collect()
 }
 
 /// Share of the sampled sessions that waited on a lock (`Lock:*` wait events).
@@ -119,8 +137,8 @@ pub fn points_table(docs: &[Value]) -> String {
         let failed: f64 = ds.iter().map(|d| f(d, &["transactions", "failed"])).sum();
         let aborted: f64 = ds.iter().map(|d| f(d, &["aborted_clients"])).sum();
         let mut flags = Vec::new();
-        if ds.iter().any(|d| f(d, &["client_cpu"]) > 0.9) {
-            flags.push("client-saturated");
+        for flag in client_cpu_flags(ds) {
+            flags.push(flag);
         }
         if cv > 10.0 {
             flags.push("high-spread");
@@ -168,7 +186,8 @@ mod tests {
     #[test]
     fn table_flags_spread_failures_and_contention() {
         let doc = |tps: f64, retries: u64| {
-            json!({"point": {"clients": 4}, "round": 1, "tps": tps, "client_cpu": 0.2,
+            json!({"point": {"clients": 4}, "round": 1, "tps": tps,
+                   "client_cpu_time": 0.2, "client_run_queue_wait": 0.01,
                    "latency_ms": {"p99": 1.0}, "transactions": {"retries": retries, "failed": 0},
                    "aborted_clients": 0})
         };
@@ -176,5 +195,32 @@ mod tests {
         assert!(t.contains("clients=4"), "{t}");
         assert!(t.contains("high-spread,contention"), "{t}");
         assert!(run_line(&doc(1.0, 2)).starts_with("clients=4 rep null"));
+        assert!(
+            run_line(&doc(1.0, 2)).ends_with("client CPU time 20%, run-queue wait 1%"),
+            "{}",
+            run_line(&doc(1.0, 2))
+        );
+    }
+
+    /// The study run: 0.36 s of CPU in 4.1 s was flagged client-saturated because the
+    /// record's `client_cpu` added the run-queue wait; read from its threads it is 9 % CPU time
+    /// and host-contended.
+    #[test]
+    fn an_old_record_that_waited_for_a_cpu_is_host_contended_not_client_saturated() {
+        let doc = json!({"point": {"clients": 4}, "round": 1, "tps": 50.0, "client_cpu": 0.95,
+            "client_threads": [{"user_s": 0.3, "sys_s": 0.06, "wait_s": 3.5, "wall_s": 4.1,
+                                "busy": 0.95}],
+            "latency_ms": {"p99": 1.0}, "transactions": {"retries": 0, "failed": 0},
+            "aborted_clients": 0});
+        let t = points_table(std::slice::from_ref(&doc));
+        assert!(
+            t.contains("host-contended") && !t.contains("client-saturated"),
+            "{t}"
+        );
+        let line = run_line(&doc);
+        assert!(
+            line.ends_with("client CPU time 9%, run-queue wait 85%"),
+            "{line}"
+        );
     }
 }

@@ -186,7 +186,26 @@ pub fn single(id: &str, r: &Run) -> Vec<Chart> {
     if let Some(n) = totals(r) {
         out[0].notes.push(n);
     }
+    if let Some(n) = client(r) {
+        out[0].notes.push(n);
+    }
     out
+}
+
+/// The client's two CPU figures over the run, and the flags they raise.
+fn client(r: &Run) -> Option<String> {
+    let c = r.client_cpu?;
+    let flags = c.flags();
+    let flagged = if flags.is_empty() {
+        String::new()
+    } else {
+        format!(" — {}", flags.join(", "))
+    };
+    Some(format!(
+        "client (busiest thread): CPU time {}% of the run, run-queue wait {}%{flagged}",
+        fmt(100.0 * c.cpu_time),
+        fmt(100.0 * c.run_queue_wait)
+    ))
 }
 
 /// The server's totals over the run, said beside the time axis.

@@ -1,7 +1,7 @@
 //! One run document as JSON → a model [`Run`]. Two shapes are read: the results store's run
 //! (`pgrig results show`/`export`: `point`, `per_statement`, `histogram`, `provenance`,
 //! `server_stats`, ...) and the `--json` document of `pgrig bench`/`run` (`options`, `scripts`
-//! with per-script percentiles and commands, `client_cpu.busiest`). Missing keys stay empty; this
+//! with per-script percentiles and commands, `client_cpu`'s threads). Missing keys stay empty; this
 //! is the one place that knows those key names.
 
 use serde_json::Value;
@@ -208,7 +208,7 @@ pub fn run(id: String, v: &Value) -> Run {
         .flatten()
         .map(|(k, x)| (k.clone(), point_value(x)))
         .collect();
-    let client_cpu = num(&v["client_cpu"]).or_else(|| num(&v["client_cpu"]["busiest"]));
+    let client_cpu = pgrig_study::client_cpu::of(v);
     let mut provenance = Vec::new();
     flatten("", &v["provenance"], &mut provenance);
     flatten("options", &v["options"], &mut provenance);
@@ -262,7 +262,8 @@ mod tests {
             "server_stats": {"checkpointer": {"checkpoints_timed": 1, "checkpoints_requested": 2},
                              "wal": {"wal_bytes": 400}},
             "wait_events": {"events": {"Lock:tuple": 3, "CPU:running": 5}},
-            "provenance": {"host": {"cpus": 2}}, "client_cpu": 0.5});
+            "provenance": {"host": {"cpus": 2}},
+            "client_cpu_time": 0.5, "client_run_queue_wait": 0.25});
         let r = run("run 1".into(), &v);
         assert_eq!(
             r.point_label(),
@@ -274,20 +275,25 @@ mod tests {
         assert_eq!(r.server.checkpoints, Some(3.0));
         assert_eq!(r.server.wait_events[0].0, "CPU:running");
         assert_eq!(r.provenance, vec![("host.cpus".into(), "2".into())]);
-        assert_eq!((r.failed, r.retries, r.client_cpu), (1.0, 2.0, Some(0.5)));
+        assert_eq!((r.failed, r.retries), (1.0, 2.0));
+        let cpu = r.client_cpu.unwrap();
+        assert_eq!((cpu.cpu_time, cpu.run_queue_wait), (0.5, 0.25));
     }
 
     #[test]
     fn bench_document_maps_scripts_commands_and_busiest_thread() {
         let v = json!({"tps": 5.0, "transactions": {"ok": 5},
             "latency_ms": {"p50": 1.0, "p99": 2.0, "max": 3.0},
-            "client_cpu": {"busiest": 0.25},
+            "client_cpu": {"busiest": 0.75, "threads": [
+                {"user_s": 0.2, "sys_s": 0.05, "wait_s": 0.5, "wall_s": 1.0, "busy": 0.75}]},
             "scripts": [
               {"desc": "a", "latency_ms": {"p50": 1.0}, "commands": [{"text": "select 1", "latency_ms_mean": 0.5}]},
               {"desc": "b", "latency_ms": {"p50": 2.0}, "commands": []}],
             "options": {"clients": 2}});
         let r = run("x.json".into(), &v);
-        assert_eq!(r.client_cpu, Some(0.25));
+        // a schema 1 document: `busiest` added the wait to the CPU time; the threads tell them apart
+        let cpu = r.client_cpu.unwrap();
+        assert_eq!((cpu.cpu_time, cpu.run_queue_wait), (0.25, 0.5));
         assert_eq!(r.statements[0].text, "select 1");
         let names: Vec<_> = r.distributions.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["all transactions", "a", "b"]);

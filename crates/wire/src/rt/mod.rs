@@ -1,6 +1,6 @@
 //! pgrig's own single-threaded runtime for the benchmark hot path: an executor whose wakers
 //! are task ids ([`executor`]), an edge-triggered epoll reactor with cached readiness and the
-//! thread's timers ([`reactor`]), and sleeps. One per worker thread; a thread's clients are
+//! thread's timers ([`reactor`]), sleeps and yields. One per worker thread; a thread's clients are
 //! tasks on it, and one `epoll_wait` serves every socket that became ready together.
 //!
 //! Connections run on it after [`crate::Connection::into_rt`] (or
@@ -48,6 +48,33 @@ impl Future for Sleep {
                 return Poll::Pending;
             }
             self.armed = true;
+        }
+        Poll::Pending
+    }
+}
+
+/// Lets the thread's due timers and other tasks run, then continues: a task that never waits
+/// for a socket (a client-only script) would otherwise keep the thread and starve them.
+pub fn yield_now() -> YieldNow {
+    YieldNow { armed: false }
+}
+
+/// Future of [`yield_now`]: pending once, on a timer that is already due, so the executor
+/// turns the reactor (which fires due timers) before polling it again.
+pub struct YieldNow {
+    armed: bool,
+}
+
+impl Future for YieldNow {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.armed {
+            return Poll::Ready(());
+        }
+        self.armed = true;
+        let w = cx.waker().clone();
+        if reactor::with(|r| r.add_timer(Instant::now(), w)).is_err() {
+            cx.waker().wake_by_ref();
         }
         Poll::Pending
     }

@@ -99,3 +99,25 @@ fn executors_can_run_one_after_another_on_a_thread() {
         );
     }
 }
+
+/// A task that never waits for a socket but yields lets a due timer's task run: the ticker of
+/// a client-only script.
+#[test]
+fn a_yielding_busy_task_lets_timers_fire() {
+    block_on(async {
+        let ticked = Rc::new(RefCell::new(false));
+        let t = ticked.clone();
+        let _ticker = spawn_local(async move {
+            sleep(Duration::from_millis(20)).await;
+            *t.borrow_mut() = true;
+        });
+        let start = Instant::now();
+        while !*ticked.borrow() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "the timer never fired"
+            );
+            super::yield_now().await;
+        }
+    });
+}
