@@ -12,6 +12,7 @@ use pgrig_engine::config::{BenchConfig, SeedOption};
 use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
+use pgrig_scale::check::MAX_COUNT;
 use pgrig_scale::db::Db;
 use pgrig_scale::protocol::{self, WorkerRow};
 use pgrig_scale::ScaleError;
@@ -256,6 +257,7 @@ impl Coordinator<'_> {
             protocol::coordinator_alive(&mut self.db, self.run)?;
             self.read_intervals()?;
             let ws = protocol::workers(&mut self.db, self.run)?;
+            pgrig_scale::check::workers(self.run, &ws, self.count)?;
             let grace = started.elapsed().as_millis() as u32 > LEAD_MS + 2 * INTERVAL_MS;
             self.check(&ws, grace)?;
             let ended = ws.iter().all(|w| {
@@ -273,6 +275,7 @@ impl Coordinator<'_> {
         loop {
             protocol::coordinator_alive(&mut self.db, self.run)?;
             let ws = protocol::workers(&mut self.db, self.run)?;
+            pgrig_scale::check::workers(self.run, &ws, self.count)?;
             if let Some(w) = ws.iter().find(|w| w.state == "failed") {
                 return Err(ScaleError::new(failure(w)));
             }
@@ -313,34 +316,33 @@ impl Coordinator<'_> {
         Ok(())
     }
 
-    /// New interval rows into the live figures.
+    /// New interval rows into the live figures, each checked first (a bad row fails the run).
     fn read_intervals(&mut self) -> Result<(), ScaleError> {
         let rows = protocol::intervals_after(&mut self.db, self.run, self.last_interval)?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut f = self.live.snapshot();
         let mut hosts: BTreeMap<u32, f64> = BTreeMap::new();
-        self.live.update(|f| {
-            for (id, i) in &rows {
-                f.ok += i.ok;
-                f.failed += i.failed;
-                f.skipped += i.skipped;
-                f.retried += i.retried;
-                f.retries += i.retries;
-                f.latency_sum_s += i.latency_sum_us / 1e6;
-                if let Some(h) = i.histogram.as_deref() {
-                    if let Ok(h) = pgrig_scale::codec::histogram_of(h) {
-                        f.add_histogram(&h);
-                    }
-                }
-                hosts.insert(i.segment, i.cpu_s);
-                self.last_interval = *id;
+        for (id, i) in &rows {
+            pgrig_scale::check::interval(self.run, *id, i, self.count)?;
+            add_interval(&mut f, i).map_err(|why| {
+                ScaleError::new(format!(
+                    "run {}: refused interval row {id} (segment {}, second {}): {why}",
+                    self.run, i.segment, i.seq
+                ))
+            })?;
+            hosts.insert(i.segment, i.cpu_s);
+            self.last_interval = *id;
+        }
+        for (seg, cpu) in &hosts {
+            let label = format!("segment-{seg}");
+            match f.cpu.iter_mut().find(|(h, _)| *h == label) {
+                Some(e) => e.1 = Some(*cpu),
+                None => f.cpu.push((label, Some(*cpu))),
             }
-            for (seg, cpu) in &hosts {
-                let label = format!("segment-{seg}");
-                match f.cpu.iter_mut().find(|(h, _)| *h == label) {
-                    Some(e) => e.1 = Some(*cpu),
-                    None => f.cpu.push((label, Some(*cpu))),
-                }
-            }
-        });
+        }
+        self.live.update(|g| *g = f);
         Ok(())
     }
 
@@ -371,16 +373,15 @@ impl Coordinator<'_> {
         for w in &ws {
             match w.result.as_deref().filter(|_| w.state == "done") {
                 Some(text) => {
-                    let r = pgrig_scale::codec::decode(text)?;
+                    let r = self.result_of(w, text, cfg.clients)?;
                     cpu.insert(w.segment, host_cpu(&r.threads_cpu));
-                    parts.push(r);
+                    parts.push((w.segment, r));
                 }
                 None => missing.push(w.segment),
             }
         }
-        let Some(merged) = pgrig_scale::merge::merge(cfg, parts) else {
-            return Err(ScaleError::new("no segment handed in a result"));
-        };
+        let merged = pgrig_scale::merge::merge(cfg, parts)
+            .map_err(|e| ScaleError::new(format!("run {}: {e}", self.run)))?;
         let incomplete = !missing.is_empty();
         let state = if incomplete { "incomplete" } else { "finished" };
         protocol::set_state(&mut self.db, self.run, state, None)?;
@@ -404,6 +405,22 @@ impl Coordinator<'_> {
             return Ok(2);
         }
         Ok(code)
+    }
+
+    /// The result worker `w` handed in, decoded and checked.
+    fn result_of(&self, w: &WorkerRow, text: &str, clients: u32) -> Result<RunResult, ScaleError> {
+        let r = pgrig_scale::codec::decode(text).map_err(|e| {
+            ScaleError::new(format!(
+                "run {}: refused the result of segment {} (host {:?}): {e}",
+                self.run, w.segment, w.host
+            ))
+        })?;
+        let seg = pgrig_scale::share::SegmentId {
+            index: w.segment,
+            count: self.count,
+        };
+        pgrig_scale::check::result(self.run, seg, &w.host, &r, clients)?;
+        Ok(r)
     }
 
     fn report(
@@ -462,7 +479,10 @@ fn host_cpu(threads: &[pgrig_engine::result::ThreadCpu]) -> String {
 
 /// `segment I on HOST failed: WHY`.
 fn failure(w: &WorkerRow) -> String {
-    let why = w.error.as_deref().unwrap_or("");
+    // the worker's own words, but read from the schema: no control characters but newlines
+    let why: String = (w.error.as_deref().unwrap_or("").chars())
+        .map(|c| if c.is_control() && c != '\n' { '?' } else { c })
+        .collect();
     format!("segment {} on {} failed: {why}", w.segment, w.host)
 }
 
@@ -474,4 +494,26 @@ fn live_state(r: &RunResult, incomplete: bool) -> RunState {
     } else {
         RunState::Finished
     }
+}
+
+/// Adds an interval row's counts and histogram to the live figures; refused when a total would
+/// exceed [`MAX_COUNT`] or the histogram is damaged.
+fn add_interval(f: &mut crate::metrics::Figures, i: &protocol::Interval) -> Result<(), String> {
+    let add = |a: u64, b: u64| {
+        (a.checked_add(b).filter(|v| *v <= MAX_COUNT))
+            .ok_or_else(|| format!("the run's counts would exceed {MAX_COUNT}"))
+    };
+    f.ok = add(f.ok, i.ok)?;
+    f.failed = add(f.failed, i.failed)?;
+    f.skipped = add(f.skipped, i.skipped)?;
+    f.retried = add(f.retried, i.retried)?;
+    f.retries = add(f.retries, i.retries)?;
+    f.latency_sum_s += i.latency_sum_us / 1e6;
+    if let Some(text) = i.histogram.as_deref() {
+        let h = pgrig_scale::codec::histogram_of(text).map_err(|e| e.0)?;
+        let recorded = f.buckets.iter().try_fold(0u64, |t, b| add(t, *b))?;
+        add(recorded, h.len())?;
+        f.add_histogram(&h);
+    }
+    Ok(())
 }

@@ -86,7 +86,7 @@ impl Figures {
                 .iter()
                 .position(|&b| s <= b)
                 .unwrap_or(BOUNDS_S.len());
-            self.buckets[i] += v.count_at_value();
+            self.buckets[i] = self.buckets[i].saturating_add(v.count_at_value());
         }
     }
 
@@ -162,7 +162,7 @@ fn render(f: &Figures) -> String {
     let _ = writeln!(o, "# HELP {name} Latency of successful transactions.");
     let mut cum = 0u64;
     for (i, n) in f.buckets.iter().enumerate() {
-        cum += n;
+        cum = cum.saturating_add(*n);
         let le = BOUNDS_S
             .get(i)
             .map_or("+Inf".to_string(), |b| format!("{b}"));

@@ -7,6 +7,7 @@
 //! counters, moments and HDR histograms in hdrhistogram's V2 format), which the coordinator
 //! merges into one run result (`merge`), so percentiles of the whole run are true percentiles.
 
+pub mod check;
 pub mod clock;
 pub mod codec;
 pub mod db;

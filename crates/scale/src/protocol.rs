@@ -83,16 +83,19 @@ pub fn workers(db: &mut Db, id: i64) -> Result<Vec<WorkerRow>, ScaleError> {
     rows.into_iter()
         .map(|r| {
             let g = |i: usize| r[i].as_deref();
+            let seg = g(0).unwrap_or("NULL");
+            let named =
+                |e: ScaleError| ScaleError::new(format!("worker row of segment {seg}: {e}"));
             Ok(WorkerRow {
-                segment: parse(g(0), "segment")?,
+                segment: parse(g(0), "segment").map_err(named)?,
                 host: g(1).unwrap_or("").to_string(),
-                cores: parse(g(2), "cores")?,
+                cores: parse(g(2), "cores").map_err(named)?,
                 version: g(3).unwrap_or("").to_string(),
-                offset_ms: parse(g(4), "clock offset")?,
-                error_ms: parse(g(5), "clock error")?,
+                offset_ms: parse(g(4), "clock offset").map_err(named)?,
+                error_ms: parse(g(5), "clock error").map_err(named)?,
                 state: g(6).unwrap_or("").to_string(),
                 error: r[7].clone(),
-                silent_s: parse(g(8), "heartbeat")?,
+                silent_s: parse(g(8), "heartbeat").map_err(named)?,
                 result: r[9].clone(),
             })
         })
@@ -129,19 +132,21 @@ pub fn intervals_after(
     rows.into_iter()
         .map(|r| {
             let g = |i: usize| r[i].as_deref();
+            let id: i64 = parse(g(0), "interval id")?;
+            let named = |e: ScaleError| ScaleError::new(format!("interval row {id}: {e}"));
             let i = Interval {
-                segment: parse(g(1), "segment")?,
-                seq: parse(g(2), "seq")?,
-                ok: parse(g(3), "ok")?,
-                failed: parse(g(4), "failed")?,
-                skipped: parse(g(5), "skipped")?,
-                retried: parse(g(6), "retried")?,
-                retries: parse(g(7), "retries")?,
-                latency_sum_us: parse(g(8), "latency")?,
-                cpu_s: parse(g(9), "cpu")?,
+                segment: parse(g(1), "segment").map_err(named)?,
+                seq: parse(g(2), "seq").map_err(named)?,
+                ok: parse(g(3), "ok").map_err(named)?,
+                failed: parse(g(4), "failed").map_err(named)?,
+                skipped: parse(g(5), "skipped").map_err(named)?,
+                retried: parse(g(6), "retried").map_err(named)?,
+                retries: parse(g(7), "retries").map_err(named)?,
+                latency_sum_us: parse(g(8), "latency").map_err(named)?,
+                cpu_s: parse(g(9), "cpu").map_err(named)?,
                 histogram: r[10].clone(),
             };
-            Ok((parse(g(0), "interval id")?, i))
+            Ok((id, i))
         })
         .collect()
 }
