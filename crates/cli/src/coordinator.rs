@@ -367,21 +367,13 @@ impl Coordinator<'_> {
                 return Err(e);
             }
         };
-        let mut parts = Vec::new();
-        let mut missing = Vec::new();
-        let mut cpu = BTreeMap::new();
-        for w in &ws {
-            match w.result.as_deref().filter(|_| w.state == "done") {
-                Some(text) => {
-                    let r = self.result_of(w, text, cfg.clients)?;
-                    cpu.insert(w.segment, host_cpu(&r.threads_cpu));
-                    parts.push((w.segment, r));
-                }
-                None => missing.push(w.segment),
+        let (merged, missing, cpu) = match self.merged(&ws, cfg) {
+            Ok(m) => m,
+            Err(e) => {
+                let _ = protocol::set_state(&mut self.db, self.run, "failed", None);
+                return Err(e);
             }
-        }
-        let merged = pgrig_scale::merge::merge(cfg, parts)
-            .map_err(|e| ScaleError::new(format!("run {}: {e}", self.run)))?;
+        };
         let incomplete = !missing.is_empty();
         let state = if incomplete { "incomplete" } else { "finished" };
         protocol::set_state(&mut self.db, self.run, state, None)?;
@@ -405,6 +397,31 @@ impl Coordinator<'_> {
             return Ok(2);
         }
         Ok(code)
+    }
+
+    /// The results handed in, checked and merged; the segments without one; each host's CPU.
+    #[allow(clippy::type_complexity)]
+    fn merged(
+        &self,
+        ws: &[WorkerRow],
+        cfg: BenchConfig,
+    ) -> Result<(RunResult, Vec<u32>, BTreeMap<u32, String>), ScaleError> {
+        let mut parts = Vec::new();
+        let mut missing = Vec::new();
+        let mut cpu = BTreeMap::new();
+        for w in ws {
+            match w.result.as_deref().filter(|_| w.state == "done") {
+                Some(text) => {
+                    let r = self.result_of(w, text, cfg.clients)?;
+                    cpu.insert(w.segment, host_cpu(&r.threads_cpu));
+                    parts.push((w.segment, r));
+                }
+                None => missing.push(w.segment),
+            }
+        }
+        let merged = pgrig_scale::merge::merge(cfg, parts)
+            .map_err(|e| ScaleError::new(format!("run {}: {e}", self.run)))?;
+        Ok((merged, missing, cpu))
     }
 
     /// The result worker `w` handed in, decoded and checked.

@@ -106,6 +106,7 @@ fn worker_row(db: &TestDb, run: i64, segment: i64, state: &str, result: Option<&
 }
 
 struct Ended {
+    db: Option<TestDb>,
     code: Option<i32>,
     stdout: String,
     stderr: String,
@@ -120,6 +121,7 @@ fn ended(mut c: Child) -> Ended {
     let _ = c.kill();
     let out = c.wait_with_output().unwrap();
     Ended {
+        db: None,
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -133,7 +135,10 @@ fn forged_results(name: &str, r0: &Value, r1: &Value) -> Ended {
     let run = run_id(&db);
     worker_row(&db, run, 0, "done", Some(r0));
     worker_row(&db, run, 1, "done", Some(r1));
-    ended(coord)
+    Ended {
+        db: Some(db),
+        ..ended(coord)
+    }
 }
 
 /// The coordinator refused the run (exit 1), saying `needles`, and printed no report.
@@ -187,6 +192,11 @@ fn an_absurd_duration_is_refused() {
     r0["bench_duration_s"] = Value::from(1e300);
     let e = forged_results("hostile_duration", &r0, &result(&[2, 3]));
     assert_refused(&e, &["segment 0", "bench_duration_s is out of range"]);
+    let state =
+        e.db.as_ref()
+            .unwrap()
+            .psql("SELECT state FROM pgrig_scale.runs");
+    assert_eq!(state.trim(), "failed");
 }
 
 #[test]
