@@ -26,18 +26,6 @@ const INTERVAL_MS: u32 = 1000;
 /// From all registered to the start: time for every worker to see the start instant.
 const LEAD_MS: u32 = 2000;
 
-/// pgrig's own options of `bench` that stay on the coordinator (never stored for workers).
-const OWN: [&str; 8] = [
-    "--segments",
-    "--coordinator",
-    "--json",
-    "--metrics-addr",
-    "--metrics-linger",
-    "--percentiles",
-    "--profile",
-    "--profile-pid",
-];
-
 /// `pgrig run --segments N --coordinator URL`: the run as `pgrig bench` options (pgbench scripts
 /// only), coordinated as `bench --segments` does; pgbench's report of the whole run.
 pub fn from_run(
@@ -88,9 +76,7 @@ pub fn from_run(
         push("--metrics-addr", m.clone());
         push("--metrics-linger", a.metrics_linger.to_string());
     }
-    if let Some(t) = &a.target {
-        argv.push(t.clone());
-    }
+    // the target is each worker's own (pgrig worker --target URL, or its PG* environment)
     crate::bench::main("pgrig run", &argv)
 }
 
@@ -109,29 +95,17 @@ pub fn main(prefix: &str, args: &[String], cfg: BenchConfig, output: OutputOptio
     }
 }
 
-/// The pgbench arguments the workers get: pgrig's own options dropped; refused when one holds a
-/// password (it would be stored in the schema).
+/// The run options the workers get ([`crate::args::run_options::for_workers`]: no connection
+/// option, target, local path or pgrig option); refused when one holds a password (it would be
+/// stored in the schema).
 fn worker_args(args: &[String]) -> Result<Vec<String>, ScaleError> {
-    let mut out = Vec::new();
-    let mut it = args.iter().skip(1);
-    while let Some(a) = it.next() {
-        let name = a.split('=').next().unwrap_or(a);
-        if OWN.contains(&name) {
-            if !a.contains('=') && name != "--percentiles" {
-                it.next();
-            }
-            continue;
-        }
-        if a == "--profile-client" {
-            continue;
-        }
-        if pgrig_wire::mask_passwords(a) != *a {
-            return Err(ScaleError::new(
-                "a password on the command line of a segmented run would be stored in the \
-                 coordination schema: give it to every host in PGPASSWORD or a password file",
-            ));
-        }
-        out.push(a.clone());
+    let rest = args.get(1..).unwrap_or(&[]);
+    let out = crate::args::run_options::for_workers(rest).map_err(ScaleError::new)?;
+    if out.iter().any(|a| pgrig_wire::mask_passwords(a) != *a) {
+        return Err(ScaleError::new(
+            "a password on the command line of a segmented run would be stored in the \
+             coordination schema: give it to every host in PGPASSWORD or a password file",
+        ));
     }
     Ok(out)
 }
@@ -172,11 +146,13 @@ fn coordinate(
     };
     cfg.random_seed = Some(SeedOption::Value(seed));
     let mut db = Db::connect(&seg.coordinator)?;
-    let run = protocol::create_run(&mut db, seg.count, &stored, seed, INTERVAL_MS)?;
+    let scripts = pgrig_scale::scripts::encode(&cfg.scripts);
+    let run = protocol::create_run(&mut db, seg.count, &stored, &scripts, seed, INTERVAL_MS)?;
     sink.message(
         Level::Info,
         &format!(
-            "run {run} waits for {n} workers: pgrig worker --segment I/{n} --coordinator \"{}\"",
+            "run {run} waits for {n} workers: pgrig worker --segment I/{n} --coordinator \"{}\" \
+             [--target URL] [--log-dir DIR]",
             db.shown,
             n = seg.count
         ),

@@ -14,6 +14,7 @@ pub mod db;
 pub mod merge;
 pub mod protocol;
 pub mod schema;
+pub mod scripts;
 pub mod share;
 pub mod vacuum;
 

@@ -13,8 +13,11 @@ use crate::ScaleError;
 pub struct RunRow {
     pub id: i64,
     pub segments: u32,
-    /// `pgrig bench` arguments of the whole run (after the program name)
+    /// the run options of the whole run (`pgrig bench` options after the program name; run
+    /// options only, which the worker checks)
     pub args: Vec<String>,
+    /// the run's scripts ([`crate::scripts::encode`]; the worker decodes and checks them)
+    pub scripts: String,
     pub seed: u64,
     pub interval_ms: u32,
 }
@@ -57,6 +60,7 @@ pub fn create_run(
     db: &mut Db,
     segments: u32,
     args: &[String],
+    scripts: &str,
     seed: u64,
     interval_ms: u32,
 ) -> Result<i64, ScaleError> {
@@ -66,8 +70,9 @@ pub fn create_run(
         args.iter().map(|a| lit(a)).collect::<Vec<_>>().join(",")
     );
     let id = db.value(&format!(
-        "INSERT INTO pgrig_scale.runs (segments, args, seed, interval_ms) \
-         VALUES ({segments}, {arr}, {}, {interval_ms}) RETURNING id",
+        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms) \
+         VALUES ({segments}, {arr}, {}, {}, {interval_ms}) RETURNING id",
+        lit(scripts),
         lit(&seed.to_string())
     ))?;
     parse(id.as_deref(), "run id")
@@ -166,7 +171,8 @@ pub fn find_run(
         return Ok(None);
     }
     let rows = db.rows(&format!(
-        "SELECT id, segments, array_to_json(args), seed, interval_ms FROM pgrig_scale.runs \
+        "SELECT id, segments, array_to_json(args), seed, interval_ms, scripts \
+         FROM pgrig_scale.runs \
          WHERE {filter} ORDER BY id DESC LIMIT 1"
     ))?;
     let Some(r) = rows.into_iter().next() else {
@@ -181,6 +187,7 @@ pub fn find_run(
         args,
         seed: parse(g(3), "seed")?,
         interval_ms: parse(g(4), "interval")?,
+        scripts: g(5).unwrap_or("").to_string(),
     }))
 }
 
