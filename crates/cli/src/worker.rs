@@ -244,6 +244,14 @@ fn wait_for_start(
             ("running", Some(start_ms)) => {
                 let local = start_ms - offset_ms;
                 let ahead = local - clock::now_ms();
+                // read from the schema: a start beyond --wait (or not a time) is refused
+                if !ahead.is_finite() || ahead > wait as f64 * 1000.0 {
+                    return Err(ScaleError::new(format!(
+                        "run {}: refused: its start instant is {:.0} s away (beyond --wait {wait})",
+                        run.id,
+                        ahead / 1000.0
+                    )));
+                }
                 if ahead > 0.0 {
                     std::thread::sleep(Duration::from_secs_f64(ahead / 1000.0));
                 }

@@ -379,3 +379,26 @@ fn the_coordinator_sends_no_connection_option_or_path() {
         );
     }
 }
+
+#[test]
+fn a_start_instant_beyond_the_wait_or_infinite_is_refused() {
+    let db = fresh_db("trust_start");
+    common::pgbench_init(&db, 1);
+    let dir = tempfile::tempdir().unwrap();
+    for start in ["'infinity'", "clock_timestamp() + interval '1 year'"] {
+        let run = forged_run(&db, &["-n", "-c", "1", "-t", "1"], SELECT_ONLY);
+        let w = worker(&db, run, dir.path(), &[]);
+        let until = Instant::now() + Duration::from_secs(60);
+        while !registration(&db, run).starts_with("registered") {
+            assert!(Instant::now() < until, "the worker did not register");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        db.psql(&format!(
+            "UPDATE pgrig_scale.runs SET state = 'running', start_at = {start}, \
+             coordinator_seen = clock_timestamp() WHERE id = {run}"
+        ));
+        let w = ended(w, Duration::from_secs(30));
+        assert_eq!(w.code, Some(1), "{start}: {}", w.stderr);
+        assert!(w.stderr.contains("start instant"), "{start}: {}", w.stderr);
+    }
+}
