@@ -73,6 +73,15 @@ pub fn main(args: &[String]) -> i32 {
 
 fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     let seg = a.segment;
+    if a.target
+        .as_deref()
+        .is_some_and(|t| pgrig_wire::mask_passwords(t) != t)
+    {
+        return Err(ScaleError::new(
+            "a password in --target would show in the process list: give it in PGPASSWORD or \
+             a password file",
+        ));
+    }
     if let Some(d) = &a.log_dir {
         if !d.is_dir() {
             return Err(ScaleError::new(format!(

@@ -138,6 +138,20 @@ fn a_worker_connects_to_no_host_the_schema_names() {
         0,
         "a worker connected where the schema said"
     );
+    // its own target: --target (without a password in it), else its environment
+    let run = forged_run(&db, &["-c", "1", "-t", "1"], SELECT_ONLY);
+    let w = ended(
+        worker(
+            &db,
+            run,
+            dir.path(),
+            &["--target", "host=x password=hunter2"],
+        ),
+        Duration::from_secs(60),
+    );
+    assert_eq!(w.code, Some(1), "{}", w.stderr);
+    assert!(w.stderr.contains("a password in --target"), "{}", w.stderr);
+    assert!(!w.stderr.contains("hunter2"), "{}", w.stderr);
 }
 
 #[test]
@@ -311,7 +325,12 @@ fn a_script_travels_as_its_text_with_its_digest() {
         &db.url(),
         "--wait",
         "60",
+        "--target", // its own target, given here rather than in its environment
+        &db.url(),
     ])
+    .env_remove("PGHOST")
+    .env_remove("PGPORT")
+    .env_remove("PGDATABASE")
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
     let w = ended(w.spawn().unwrap(), Duration::from_secs(60));
