@@ -1,6 +1,6 @@
 //! `pgrig bench --segments N --coordinator URL [pgbench options]`: the coordinator of a run
-//! spread over N `pgrig worker`s. Writes the run (its pgbench arguments and seed) into the
-//! coordination schema, waits until every segment registered, sets the shared start instant,
+//! spread over N `pgrig worker`s. Writes the run (its run options — no connection option or
+//! path —, its scripts as text, its seed) into the coordination schema, waits until every segment registered, sets the shared start instant,
 //! follows the intervals (live metrics of the merged run, silent workers), stops the workers on
 //! Ctrl-C, merges their statistics exactly and prints pgbench's report of the whole run.
 
