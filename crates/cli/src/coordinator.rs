@@ -1,8 +1,9 @@
 //! `pgrig bench --segments N --coordinator URL [pgbench options]`: the coordinator of a run
 //! spread over N `pgrig worker`s. Writes the run (its run options — no connection option or
-//! path —, its scripts as text, its seed) into the coordination schema, waits until every segment registered, sets the shared start instant,
-//! follows the intervals (live metrics of the merged run, silent workers), stops the workers on
-//! Ctrl-C, merges their statistics exactly and prints pgbench's report of the whole run.
+//! path —, its scripts as text, its seed) into the coordination schema, waits until every
+//! segment registered, sets the shared start instant, follows the intervals (live metrics of the
+//! merged run, silent workers), stops the workers on Ctrl-C, checks every row it reads back,
+//! merges the statistics exactly and prints pgbench's report of the whole run.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
