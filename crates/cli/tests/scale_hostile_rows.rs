@@ -87,6 +87,7 @@ fn result(ids: &[u32]) -> Value {
             .collect(),
         seed: 1,
         interrupted: false,
+        extras: Default::default(),
     };
     serde_json::from_str(&pgrig_scale::codec::encode(&r)).unwrap()
 }
