@@ -212,8 +212,21 @@ pub fn main(args: &[String]) -> i32 {
             return code;
         }
     }
-    let native_name = native.as_ref().map(|n| n.workload.name().to_string());
-    let cfg = BenchConfig {
+    let cfg = bench_config(&a, conn, scripts, mode, native);
+    let code = measure(&a, cfg, server.as_ref(), &sink, &stop, json);
+    drop(server);
+    code
+}
+
+/// The benchmark `pgrig run` asks for.
+fn bench_config(
+    a: &RunArgs,
+    conn: ConnArgs,
+    scripts: Vec<ScriptSource>,
+    mode: QueryMode,
+    native: Option<pgrig_workloads::Native>,
+) -> BenchConfig {
+    BenchConfig {
         conn,
         scripts,
         clients: a.clients,
@@ -226,12 +239,21 @@ pub fn main(args: &[String]) -> i32 {
         no_vacuum: false,
         native: native.map(|n| pgrig_engine::workload::NativeWorkload(n.workload)),
         ..Default::default()
-    };
-    let profiler = match start_profile(
-        &a,
-        &cfg.conn,
-        server.as_ref().and_then(|m| m.server.as_ref()),
-    ) {
+    }
+}
+
+/// Runs the benchmark with its profiler, live metrics and server-side sampling, then writes
+/// every output; the exit status.
+fn measure(
+    a: &RunArgs,
+    cfg: BenchConfig,
+    server: Option<&Managed>,
+    sink: &Arc<LiveSink>,
+    stop: &StopHandle,
+    json: Option<JsonOut>,
+) -> i32 {
+    let native_name = cfg.native.as_ref().map(|n| n.0.name().to_string());
+    let profiler = match start_profile(a, &cfg.conn, server.and_then(|m| m.server.as_ref())) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("pgrig: error: {e}");
@@ -253,7 +275,7 @@ pub fn main(args: &[String]) -> i32 {
                 return 1;
             }
         };
-    let sampler = tpcc_sampler(&a, native_name.as_deref(), &cfg.conn);
+    let sampler = tpcc_sampler(a, native_name.as_deref(), &cfg.conn);
     let engine_sink: Arc<dyn Sink> = match &sampler {
         Some(s) => Arc::new(crate::server_xacts::SamplingSink {
             inner: engine_sink,
@@ -261,15 +283,14 @@ pub fn main(args: &[String]) -> i32 {
         }),
         None => engine_sink,
     };
-    let (r, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, &stop);
+    let (r, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, stop);
     let r = match r {
         Ok(r) => r,
         Err(e) => {
             if let Some(m) = metrics {
                 m.finish(None);
             }
-            let code = e.report(&*sink);
-            return code;
+            return e.report(&**sink);
         }
     };
     if sink.tty {
@@ -279,11 +300,21 @@ pub fn main(args: &[String]) -> i32 {
     if let Some(s) = &sampler {
         doc.server_xacts = s.finish(doc.started_at_unix_s);
     }
-    annotate(&mut doc, &a);
-    let mut code = report(&doc, &native_options(&a), json, &sink);
+    annotate(&mut doc, a);
+    let code = report(&doc, &native_options(a), json, sink);
     if let Some(m) = metrics {
         m.finish(Some(&r));
     }
+    outputs(a, &doc, profiled, code)
+}
+
+/// The profile's files and `--report`'s page; `code` made 1 when one could not be written.
+fn outputs(
+    a: &RunArgs,
+    doc: &RunDocument,
+    profiled: Option<crate::profile::ProfileOutcome>,
+    mut code: i32,
+) -> i32 {
     if let (Some(dir), Some(done)) = (&a.profile, profiled) {
         match done {
             Ok(written) => {
@@ -300,7 +331,7 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     if let Some(path) = &a.report {
-        let value = serde_json::to_value(&doc).unwrap_or_default();
+        let value = serde_json::to_value(doc).unwrap_or_default();
         if let Err(e) = crate::html_report::of_run_document(&value, path) {
             eprintln!("pgrig: error: {e}");
             if code == 0 {
@@ -308,7 +339,6 @@ pub fn main(args: &[String]) -> i32 {
             }
         }
     }
-    drop(server);
     code
 }
 
