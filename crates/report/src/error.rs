@@ -30,6 +30,9 @@ pub enum ReportError {
     /// Nothing in the input can be drawn.
     #[error("{0}")]
     Empty(String),
+    /// The page would exceed `bound::MAX_PAGE_BYTES`.
+    #[error("{0}")]
+    TooLarge(String),
     /// A bad option value (`--metric`).
     #[error("{0}")]
     Usage(String),

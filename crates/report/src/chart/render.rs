@@ -98,9 +98,15 @@ fn nines_cap(c: &Chart) -> f64 {
     (m - 1e-6).ceil().max(1.0) + 0.5
 }
 
+/// Largest magnitude an axis shows: values beyond it are drawn at it, so that the range and
+/// its padding stay finite (an axis up to `f64::MAX` padded to infinity hung plotters' tick
+/// computation).
+const AXIS_LIMIT: f64 = 1e300;
+
 fn range(vals: impl Iterator<Item = f64>, zero: bool) -> (f64, f64) {
     let (mut lo, mut hi) = vals
         .filter(|v| v.is_finite())
+        .map(|v| v.clamp(-AXIS_LIMIT, AXIS_LIMIT))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
             (a.min(v), b.max(v))
         });
