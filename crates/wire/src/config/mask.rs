@@ -77,8 +77,9 @@ fn mask_keywords(text: &str) -> String {
 }
 
 /// Length of an unquoted conninfo value as libpq reads it: up to the first whitespace that is
-/// not escaped by a backslash (`Se\ CrEt` is one value). In running text a `"` followed by
-/// whitespace, punctuation or the end closes the string the value was quoted in and ends it too.
+/// not escaped by a backslash (`Se\ CrEt` is one value). In running text a `"` after the first
+/// character and before whitespace or the end closes the string the value was quoted in (a TOML
+/// string, a quoted message) and ends it too; any other `"` is part of the value.
 fn unquoted_len(s: &str) -> usize {
     let mut chars = s.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
@@ -90,12 +91,7 @@ fn unquoted_len(s: &str) -> usize {
                 chars.next();
             }
             c if c.is_whitespace() => return i,
-            '"' if chars
-                .peek()
-                .is_none_or(|&(_, n)| n.is_whitespace() || ",;:)]}".contains(n)) =>
-            {
-                return i
-            }
+            '"' if i > 0 && chars.peek().is_none_or(|&(_, n)| n.is_whitespace()) => return i,
             _ => {}
         }
     }
@@ -200,7 +196,11 @@ mod tests {
         );
         assert_eq!(
             mask_passwords("target \"host=h password=s3\": refused"),
-            "target \"host=h password=****\": refused"
+            "target \"host=h password=**** refused"
+        );
+        assert_eq!(
+            mask_passwords("host=h password=\":aa user=u"),
+            "host=h password=**** user=u"
         );
         // a URI query value ends at '&'
         assert_eq!(
