@@ -93,3 +93,16 @@ fn a_fifo_in_place_of_a_file_is_refused_at_once() {
         format!("could not read \"{}\": not a regular file", fifo.display())
     );
 }
+
+#[test]
+fn a_point_far_outside_the_axis_is_drawn_at_its_edge_not_a_panic() {
+    // found by tests/input_proptest.rs: plotters' pixel arithmetic overflowed
+    let dir = tempfile::tempdir().unwrap();
+    let doc = file(
+        dir.path(),
+        "neg.json",
+        r#"{"tps": 0, "transactions": {"ok": 0},
+            "latency_ms": {"p50": -1.7976931348623157e308, "p99": 0, "max": 0}}"#,
+    );
+    let _ = report(&[doc]);
+}

@@ -88,3 +88,43 @@ fn the_longest_accepted_chain_evaluates_on_a_small_stack() {
     });
     assert_eq!(got, format!("int {depth}"));
 }
+
+mod long_expressions {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn expression() -> impl Strategy<Value = String> {
+        let op = prop::sample::select(vec![
+            " + ", " - ", " * ", " | ", " and ", " or ", " = ", " < ", " # ",
+        ]);
+        let term = prop::sample::select(vec!["1", "-1", "(2)", "not 0", "abs(-3)", "~4", "- - 5"]);
+        (1usize..3000, op, term, 0usize..300).prop_map(|(n, op, term, nest)| {
+            format!(
+                "{}{}{}",
+                "-(".repeat(nest),
+                vec![term; n].join(op),
+                ")".repeat(nest)
+            )
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Whatever is accepted evaluates and drops on a 2 MiB stack; the rest is an error.
+        #[test]
+        fn long_and_deep_expressions_are_refused_or_evaluated(e in expression()) {
+            let text = format!("\\set x {e}\n");
+            let shown = on_small_stack(move || match parse(&text) {
+                Ok(cmds) => {
+                    let CommandKind::Set { expr, .. } = &cmds[0].kind else {
+                        panic!("not a \\set")
+                    };
+                    Env::new(1).show(expr)
+                }
+                Err(err) => err.to_string(),
+            });
+            prop_assert!(!shown.is_empty());
+        }
+    }
+}
