@@ -269,7 +269,11 @@ impl SqliteStore {
                 |r| r.get(0),
             )
             .map_err(|e| self.err(e))?;
-        self.lock = Some(StudyLock::acquire(&self.path, name, id)?);
+        // the study this store already holds stays held (its lock would conflict with itself)
+        if self.lock.as_ref().is_none_or(|l| l.id != id) {
+            self.lock = None;
+            self.lock = Some(StudyLock::acquire(&self.path, name, id)?);
+        }
         Ok(id)
     }
 

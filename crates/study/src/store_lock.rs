@@ -23,6 +23,8 @@ const INODE_BASE: i64 = 1 << 40;
 
 /// The lock; released when dropped (the files are closed).
 pub struct StudyLock {
+    /// the study id held
+    pub id: i64,
     _by_name: File,
     _by_inode: File,
 }
@@ -60,6 +62,7 @@ impl StudyLock {
         let by_name = lock_by_name(store, study, id)?;
         let by_inode = lock_by_inode(store, study, id)?;
         Ok(StudyLock {
+            id,
             _by_name: by_name,
             _by_inode: by_inode,
         })

@@ -22,6 +22,10 @@ fn held(first: &str, second: &str) {
     assert!(e.contains("is being run into this store by"), "{e}");
     // another study of the same store is not held
     b.study_id("t", "t.toml", "name = \"t\"").unwrap();
+    // and a store asking again for the study it holds keeps it
+    a.study_id("s", "s.toml", "name = \"s\"").unwrap();
+    let e = err(b.study_id("s", "s.toml", "name = \"s\""));
+    assert!(e.contains("is being run into this store by"), "{e}");
 }
 
 #[test]
