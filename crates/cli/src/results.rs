@@ -181,8 +181,13 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
 /// `-o FILE` (private) or standard output.
 fn to_output(output: Option<PathBuf>, text: &str) -> Result<(), StudyError> {
     match output {
-        Some(p) => write_private(&p, text)
-            .map_err(|e| StudyError::Other(format!("could not write \"{}\": {e}", p.display()))),
+        Some(p) => write_private(&p, text).map_err(|e| {
+            StudyError::Other(format!(
+                "could not write \"{}\": {}",
+                p.display(),
+                pgrig_wire::strerror(&e)
+            ))
+        }),
         None => out(text),
     }
 }
@@ -216,7 +221,8 @@ pub(crate) fn out(text: &str) -> Result<(), StudyError> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(StudyError::Other(format!(
-            "could not write to standard output: {e}"
+            "could not write to standard output: {}",
+            pgrig_wire::strerror(&e)
         ))),
     }
 }

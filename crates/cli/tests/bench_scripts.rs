@@ -129,3 +129,39 @@ fn pipelined_script_runs_in_extended_mode() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert_eq!(db.psql("select sum(abalance) from pgbench_accounts"), "10");
 }
+
+#[test]
+fn hostile_scripts_exit_1_with_pgbench_errors_not_a_crash() {
+    // issue 21: an error past column 65,535 panicked (exit 101); a 14,000-term `\set`
+    // overflowed the stack
+    let db = fresh_db("hostile_scripts");
+    let wide = write_script("wide.sql", &format!("\\set x {}(\n", " ".repeat(70_000)));
+    let out = pgrig_bench(&db, &["-n", "-t", "1", "-f", &wide]);
+    assert_eq!(
+        out.code,
+        Some(1),
+        "{}",
+        &out.stderr[..out.stderr.len().min(300)]
+    );
+    assert!(out.stderr.contains("wide.sql:1: syntax error"));
+    assert!(out.stderr.contains("^ error found here"));
+    assert!(!out.stderr.contains("panicked"));
+    let long = write_script(
+        "long.sql",
+        &format!("select 1;\n\\set x {}\n", vec!["1"; 14_000].join(" + ")),
+    );
+    let out = pgrig_bench(&db, &["-n", "-t", "1", "-f", &long]);
+    assert_eq!(
+        out.code,
+        Some(1),
+        "{}",
+        &out.stderr[..out.stderr.len().min(300)]
+    );
+    assert!(
+        out.stderr.contains(
+            "long.sql:2: expression is too complex (more than 1000 operators and function calls)"
+        ),
+        "{}",
+        &out.stderr[..out.stderr.len().min(300)]
+    );
+}

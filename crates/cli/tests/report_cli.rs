@@ -35,19 +35,24 @@ fn store(dir: &Path) -> String {
 
 /// Stores study "sweep" into the store at `path` (a SQLite file or a postgresql:// URL).
 fn fill(path: &str) {
+    fill_named(path, "sweep");
+}
+
+/// Stores the sweep under the study name `name`.
+fn fill_named(path: &str, name: &str) {
     let mut s = Store::open(path).unwrap();
     let id = s
         .study_id(
-            "sweep",
+            name,
             "sweep.toml",
-            "name = \"sweep\"\n[matrix]\nclients = [1, 4]\n",
+            &format!("name = \"{name}\"\n[matrix]\nclients = [1, 4]\n"),
         )
         .unwrap();
     let mut i = 0;
     for clients in [1u32, 4] {
         for rep in 1..=2u32 {
             let tps = 1000.0 * clients as f64 + 50.0 * rep as f64;
-            let result = json!({"study": "sweep", "target": "local", "point": {"clients": clients},
+            let result = json!({"study": name, "target": "local", "point": {"clients": clients},
                 "repetition": rep, "round": 1, "tps": tps, "duration_s": 5.0,
                 "transactions": {"ok": tps as u64 * 5, "failed": 0, "retries": 0},
                 "aborted_clients": 0, "client_cpu_time": 0.2, "client_run_queue_wait": 0.01,
@@ -394,4 +399,48 @@ fn report_reads_a_postgresql_store() {
     if let Some(pw) = db.server().password() {
         assert!(!html.contains(pw), "no password in the page");
     }
+}
+
+#[test]
+fn a_study_name_holding_a_slash_is_a_study_not_a_path() {
+    // issue 21: `report team/tps` said "no such file"
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db").display().to_string();
+    fill_named(&db, "team/tps");
+    let out = pgrig(
+        dir.path(),
+        &["report", "--store", &db, "team/tps", "-o", "t.html"],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(dir.path().join("t.html").is_file());
+    let out = pgrig(dir.path(), &["report", "--store", &db, "team/nope"]);
+    fails_with(&out, "no study named \"team/nope\"");
+    fails_with(&out, "and no file of that name");
+    let out = pgrig(dir.path(), &["report", "--store", &db, "logs/run.json"]);
+    fails_with(&out, "could not read \"logs/run.json\": no such file");
+}
+
+#[test]
+fn hostile_pgbench_logs_are_refused_or_bounded_without_a_panic() {
+    // issue 21: `inf` epochs panicked with "capacity overflow"; an 11-day gap wrote 240 MB
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("inf.log"),
+        "0 1 1000 0 1700000000 0\n0 2 1000 0 inf 0\n",
+    )
+    .unwrap();
+    let out = pgrig(dir.path(), &["report", "inf.log", "-o", "inf.html"]);
+    fails_with(&out, "inf.log:2: time_epoch \"inf\" is not a finite number");
+    assert!(!dir.path().join("inf.html").exists());
+    std::fs::write(
+        dir.path().join("gap.log"),
+        "0 1 1000 0 1700000000 0\n0 2 1000 0 1700950400 0\n",
+    )
+    .unwrap();
+    let out = pgrig(dir.path(), &["report", "gap.log", "-o", "gap.html"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let size = std::fs::metadata(dir.path().join("gap.html"))
+        .unwrap()
+        .len();
+    assert!(size < 20 << 20, "{size} bytes");
 }

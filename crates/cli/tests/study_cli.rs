@@ -433,3 +433,78 @@ fn client_cpu_figures_agree_with_the_threads(r: &serde_json::Value) {
         "{r}"
     );
 }
+
+#[test]
+fn dry_run_parses_scripts_and_refuses_huge_matrices() {
+    // issue 21: `\set x (` passed --dry-run; a 200x200x200 matrix aborted
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.sql"), "\\set x (\n").unwrap();
+    write_study(
+        dir.path(),
+        "name = \"x\"\n[workload]\nscripts = [\"bad.sql\"]\n",
+    );
+    let out = pgrig(dir.path(), &["study", "study.toml", "--dry-run"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("study.toml:3:"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("bad.sql:1: syntax error"),
+        "{}",
+        out.stderr
+    );
+    let list = format!(
+        "[{}]",
+        (1..=200)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    write_study(
+        dir.path(),
+        &format!("name = \"big\"\n[matrix]\nclients = {list}\nmax_tries = {list}\nrate = {list}\n"),
+    );
+    let out = pgrig(dir.path(), &["study", "study.toml", "--dry-run"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("the matrix has 8000000 points"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_fifo_or_an_empty_file_as_store_is_refused() {
+    // issue 21: a FIFO as --store hung every command; an empty file was written into
+    let dir = tempfile::tempdir().unwrap();
+    write_study(dir.path(), "name = \"x\"\n");
+    let ok = Command::new("mkfifo")
+        .arg(dir.path().join("fifo.db"))
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    for args in [
+        &["study", "study.toml", "--dry-run", "--store", "fifo.db"][..],
+        &["results", "list", "--store", "fifo.db"][..],
+        &["report", "--store", "fifo.db"][..],
+    ] {
+        let out = pgrig(dir.path(), args);
+        assert_eq!(out.code, Some(1), "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("a FIFO, not a regular file"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    std::fs::write(dir.path().join("empty.db"), b"").unwrap();
+    let out = pgrig(
+        dir.path(),
+        &["study", "study.toml", "--dry-run", "--store", "empty.db"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("an empty database"), "{}", out.stderr);
+    assert_eq!(
+        std::fs::metadata(dir.path().join("empty.db"))
+            .unwrap()
+            .len(),
+        0
+    );
+}

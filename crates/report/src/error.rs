@@ -22,7 +22,7 @@ pub enum ReportError {
     #[error("{0}")]
     Selection(String),
     /// The report could not be written.
-    #[error("could not write \"{path}\": {source}")]
+    #[error("could not write \"{}\": {}", path.display(), pgrig_wire::strerror(source))]
     Output {
         path: PathBuf,
         source: std::io::Error,
@@ -30,6 +30,9 @@ pub enum ReportError {
     /// Nothing in the input can be drawn.
     #[error("{0}")]
     Empty(String),
+    /// The page would exceed `bound::MAX_PAGE_BYTES`.
+    #[error("{0}")]
+    TooLarge(String),
     /// A bad option value (`--metric`).
     #[error("{0}")]
     Usage(String),

@@ -4,6 +4,7 @@
 //! plain `model` → chart choice (`choose`, pure) → drawing (`chart::render`, plotters' SVG
 //! backend) → page (`html`) → files (`write`).
 
+pub mod bound;
 pub mod chart;
 pub mod choose;
 pub mod error;
@@ -84,6 +85,13 @@ pub fn build(model: &Model, opts: &Options) -> Result<Report, ReportError> {
         &body,
         opts.compare_html.as_deref(),
     );
+    if html.len() > bound::MAX_PAGE_BYTES {
+        return Err(ReportError::TooLarge(format!(
+            "the report would be {} MB, more than the {} MB a page may have: select fewer studies or runs",
+            html.len() >> 20,
+            bound::MAX_PAGE_BYTES >> 20
+        )));
+    }
     Ok(Report { html, svgs })
 }
 

@@ -71,7 +71,12 @@ impl fmt::Display for SyntaxError {
             write!(f, "\n{line}")?;
             if let Some(col) = self.column {
                 let col = original_column(line, col);
-                write!(f, "\n{:>width$} error found here", '^', width = col + 1)?;
+                // written out: a `{:>width$}` width above 65,535 panics in `fmt`
+                f.write_str("\n")?;
+                for _ in 0..col {
+                    f.write_str(" ")?;
+                }
+                f.write_str("^ error found here")?;
             }
         }
         Ok(())

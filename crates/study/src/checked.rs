@@ -3,7 +3,7 @@
 //! and the `bin_dir` of throwaway targets looked at, so a missing file fails before the first run
 //! and the runner reads nothing again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use pgrig_engine::config::ScriptSource;
@@ -67,11 +67,15 @@ fn read_scripts(
         Ok(text)
     };
     let mut all = Vec::with_capacity(plan.points.len());
+    let mut parsed = HashSet::new();
     for p in &plan.points {
         // a query point runs queries, not scripts: its files are checked here, read by `query`
         let read_point = match p.workload.is_query() {
             true => p.workload.query_sources(base_dir).map(|_| Vec::new()),
-            false => p.workload.script_sources(base_dir, &mut read),
+            false => p
+                .workload
+                .script_sources(base_dir, &mut read)
+                .and_then(|s| parse_scripts(&s, &p.workload, &mut parsed).map(|()| s)),
         };
         match read_point {
             Ok(scripts) => all.push(scripts),
@@ -91,6 +95,29 @@ fn read_scripts(
         }
     }
     Ok(all)
+}
+
+/// Parses each script file as the engine will (with the point's protocol), so that `--dry-run`
+/// finds a syntax error too; each file and protocol once. The error is pgbench's
+/// (`FILE:LINE: syntax error ...`).
+fn parse_scripts(
+    sources: &[ScriptSource],
+    workload: &crate::workload::WorkloadSpec,
+    parsed: &mut HashSet<(String, String)>,
+) -> Result<(), String> {
+    let mode = workload.mode()?;
+    for src in sources {
+        let ScriptSource::File { path, text, .. } = src else {
+            continue;
+        };
+        if !parsed.insert((path.clone(), workload.protocol.clone())) {
+            continue;
+        }
+        let mut vars = pgrig_script::VarTable::new();
+        pgrig_script::parse::parse_script(path, text, &mut vars, mode, &mut 0)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// A throwaway target's `bin_dir` holds `initdb` and `postgres`.

@@ -6,7 +6,10 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum StudyError {
     /// The study file could not be read.
-    #[error("could not read study file \"{path}\": {source}")]
+    #[error(
+        "could not read study file \"{path}\": {}",
+        pgrig_wire::strerror(source)
+    )]
     Read {
         path: PathBuf,
         source: std::io::Error,

@@ -6,6 +6,7 @@
 //! create nothing. Spoken through pgrig's own wire driver; the URL's password is never shown.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use pgrig_lab::quote_literal as lit;
 use pgrig_wire::{Config, ConnArgs, Connection, QueryResult};
@@ -60,6 +61,30 @@ pub struct PgStore {
     conn: Connection,
     /// the URL without its password, for messages
     shown: String,
+    /// readers: how long connecting and each statement may take (a server that never answers
+    /// must not hang `results` or `report`); none for a study writing its runs
+    deadline: Option<Duration>,
+}
+
+/// How long a reader waits for the store server to connect or to answer one statement.
+const READ_DEADLINE: Duration = Duration::from_secs(60);
+
+/// `fut`, ended with an error after `deadline` when there is one.
+fn within<T, E: std::fmt::Display>(
+    rt: &tokio::runtime::Runtime,
+    deadline: Option<Duration>,
+    fut: impl std::future::Future<Output = Result<T, E>>,
+) -> Result<T, String> {
+    match deadline {
+        None => rt.block_on(fut).map_err(|e| e.to_string()),
+        Some(d) => match rt.block_on(async { tokio::time::timeout(d, fut).await }) {
+            Ok(r) => r.map_err(|e| e.to_string()),
+            Err(_) => Err(format!(
+                "the server did not answer within {} s",
+                d.as_secs()
+            )),
+        },
+    }
 }
 
 fn iso(col: &str) -> String {
@@ -67,7 +92,7 @@ fn iso(col: &str) -> String {
 }
 
 impl PgStore {
-    fn connect(url: &str) -> Result<PgStore, StudyError> {
+    fn connect(url: &str, deadline: Option<Duration>) -> Result<PgStore, StudyError> {
         let shown = pgrig_wire::mask_passwords(url);
         let fail = |e: &dyn std::fmt::Display| StudyError::store(shown.clone(), e);
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -82,15 +107,18 @@ impl PgStore {
             "pgrig",
         )
         .map_err(|e| fail(&e))?;
-        let conn = rt
-            .block_on(Connection::connect(&cfg))
-            .map_err(|e| fail(&e))?;
-        Ok(PgStore { rt, conn, shown })
+        let conn = within(&rt, deadline, Connection::connect(&cfg)).map_err(|e| fail(&e))?;
+        Ok(PgStore {
+            rt,
+            conn,
+            shown,
+            deadline,
+        })
     }
 
     /// Opens the store for a study, creating schema `pgrig` and its tables if needed.
     pub fn open(url: &str) -> Result<PgStore, StudyError> {
-        let mut s = PgStore::connect(url)?;
+        let mut s = PgStore::connect(url, None)?;
         if s.has_store()? {
             s.check_version()?;
         }
@@ -101,7 +129,11 @@ impl PgStore {
 
     /// Opens an existing store read-only: the session is read-only and nothing is created.
     pub fn open_existing(url: &str) -> Result<PgStore, StudyError> {
-        let mut s = PgStore::connect(url)?;
+        Self::open_existing_within(url, READ_DEADLINE)
+    }
+
+    fn open_existing_within(url: &str, deadline: Duration) -> Result<PgStore, StudyError> {
+        let mut s = PgStore::connect(url, Some(deadline))?;
         s.query("SET default_transaction_read_only = on")?;
         if !s.has_store()? {
             return Err(StudyError::store(
@@ -138,9 +170,8 @@ impl PgStore {
 
     fn query(&mut self, sql: &str) -> Result<Vec<QueryResult>, StudyError> {
         let conn = &mut self.conn;
-        self.rt
-            .block_on(conn.simple_query(sql))
-            .map_err(|e| StudyError::store(self.shown.clone(), e.to_string().trim_end()))
+        within(&self.rt, self.deadline, conn.simple_query(sql))
+            .map_err(|e| StudyError::store(self.shown.clone(), e.trim_end()))
     }
 
     /// Rows of the last statement's result, as text (NULL as "").
@@ -335,5 +366,27 @@ impl PgStore {
             o.insert("study_text".into(), Value::String(r[4].clone()));
         }
         Ok(Some(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reader_gives_up_on_a_server_that_never_answers() {
+        // accepts the connection and says nothing (issue 21: every input reader is time-bound)
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let silent = std::thread::spawn(move || listener.accept().map(|(c, _)| c));
+        let start = std::time::Instant::now();
+        let url = format!("postgresql://u@127.0.0.1:{port}/db?sslmode=disable");
+        let e = match PgStore::open_existing_within(&url, Duration::from_secs(1)) {
+            Ok(_) => panic!("opened"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("did not answer within 1 s"), "{e}");
+        assert!(start.elapsed() < Duration::from_secs(10));
+        drop(silent.join());
     }
 }

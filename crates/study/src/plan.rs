@@ -89,6 +89,7 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
     let targets = targets(study)?;
     check_workload_keys(study)?;
     let (dims, repetitions) = dimensions(study)?;
+    check_point_count(study, targets.len(), &dims)?;
     let base = spec.workload_table();
     let mut points = Vec::new();
     for (ti, t) in targets.iter().enumerate() {
@@ -146,6 +147,7 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
             });
         }
     }
+    check_run_count(study, &points, repetitions)?;
     let reinit = spec.dataset.as_ref().map(|d| d.reinit).unwrap_or_default();
     let runs = runs(&points, repetitions, reinit, spec.order);
     Ok(Plan {
@@ -155,6 +157,47 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
         repetitions,
         reinit,
     })
+}
+
+/// Most points (targets × matrix combinations) a study may have: a 200×200×200 matrix tried to
+/// build 8 million points and aborted, even under `--dry-run`.
+pub const MAX_POINTS: u64 = 10_000;
+
+/// Most runs (points × repetitions × rounds) a study may have.
+pub const MAX_RUNS: u64 = 100_000;
+
+/// Refuses a matrix above [`MAX_POINTS`] before anything is built, naming the count.
+fn check_point_count(study: &Study, targets: usize, dims: &[Dimension]) -> Result<(), StudyError> {
+    let count = dims
+        .iter()
+        .try_fold(targets as u64, |n, d| n.checked_mul(d.values.len() as u64));
+    match count {
+        Some(n) if n <= MAX_POINTS => Ok(()),
+        n => Err(study.error_in(
+            &["matrix"],
+            format!(
+                "the matrix has {} points (targets × values of each key); at most {MAX_POINTS} are allowed",
+                n.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string())
+            ),
+        )),
+    }
+}
+
+/// Refuses a plan above [`MAX_RUNS`] runs, naming the count.
+fn check_run_count(study: &Study, points: &[Point], repetitions: u32) -> Result<(), StudyError> {
+    let count = points.iter().try_fold(0u64, |n, p| {
+        n.checked_add(u64::from(repetitions) * u64::from(p.workload.rounds))
+    });
+    match count {
+        Some(n) if n <= MAX_RUNS => Ok(()),
+        n => Err(study.error_in(
+            &["matrix"],
+            format!(
+                "the study has {} runs (points × repetitions × rounds); at most {MAX_RUNS} are allowed",
+                n.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string())
+            ),
+        )),
+    }
 }
 
 /// Every `[workload]` key is known and its value valid on its own, whether or not the matrix

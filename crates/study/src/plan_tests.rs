@@ -234,3 +234,46 @@ fn interleaved_order_alternates_the_points_in_every_repetition() {
         .to_string();
     assert!(e.contains("s.toml:2") && e.contains("interleaved"), "{e}");
 }
+
+fn list(n: usize) -> String {
+    format!(
+        "[{}]",
+        (1..=n)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+#[test]
+fn a_200_cubed_matrix_is_refused_naming_the_count() {
+    let text = format!(
+        "name = \"big\"\n[matrix]\nclients = {l}\nmax_tries = {l}\nrate = {l}\n",
+        l = list(200)
+    );
+    let err = plan(&text).unwrap_err().to_string();
+    assert!(err.starts_with("s.toml:2:"), "{err}");
+    assert!(err.contains("8000000 points"), "{err}");
+    assert!(err.contains("at most 10000"), "{err}");
+}
+
+#[test]
+fn repetitions_and_rounds_count_against_the_run_limit() {
+    let err = plan("name = \"r\"\n[workload]\nrounds = 4000000000\n[matrix]\nclients = [1, 2]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("8000000000 runs"), "{err}");
+    let err = plan("name = \"r\"\n[matrix]\nclients = [1, 2]\nrepetitions = 4000000000\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("8000000000 runs"), "{err}");
+}
+
+#[test]
+fn a_matrix_at_the_point_limit_expands() {
+    let text = format!(
+        "name = \"ok\"\n[matrix]\nclients = {l}\nrate = {l}\n",
+        l = list(100)
+    );
+    assert_eq!(plan(&text).unwrap().points.len(), 10_000);
+}

@@ -15,6 +15,7 @@ use crate::store_lock::StudyLock;
 use crate::store_schema::{
     check_version, create_private, text_hash, RunRecord, RunRow, SCHEMA_VERSION,
 };
+use pgrig_wire::strerror;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -59,11 +60,20 @@ pub struct SqliteStore {
 #[derive(Clone, Copy, PartialEq)]
 enum Access {
     Read,
+    /// writing into a file that existed
     Write,
+    /// writing into the file this process has just created
+    Create,
 }
 
 /// Checks that the database is a pgrig store of this schema version (or, for writing, empty).
 fn check_kind(conn: &Connection, path: &str, access: Access) -> Result<(), StudyError> {
+    check_tables(conn, path, access)
+}
+
+/// [`check_kind`]'s work; `Access::Write` accepts a database without tables only when this
+/// process has just created the file ([`SqliteStore::open`] checks that first).
+fn check_tables(conn: &Connection, path: &str, access: Access) -> Result<(), StudyError> {
     let not_store =
         |why: &str| StudyError::store(path, format!("not a pgrig results store ({why})"));
     let tables: Vec<String> = conn
@@ -79,8 +89,8 @@ fn check_kind(conn: &Connection, path: &str, access: Access) -> Result<(), Study
     let has = |t: &str| tables.iter().any(|x| x == t);
     if tables.is_empty() {
         return match access {
-            Access::Write => Ok(()),
-            Access::Read => Err(not_store(
+            Access::Create => Ok(()),
+            Access::Read | Access::Write => Err(not_store(
                 "an empty database; `pgrig study FILE --store PATH` creates a store",
             )),
         };
@@ -107,6 +117,52 @@ fn check_kind(conn: &Connection, path: &str, access: Access) -> Result<(), Study
     check_version(path, version)
 }
 
+/// Why a store path cannot be opened as a file.
+enum NotRegular {
+    Io(std::io::Error),
+    /// a FIFO, a device, a socket or a directory
+    Kind(&'static str),
+}
+
+impl NotRegular {
+    fn into_error(self, path: &str) -> StudyError {
+        match self {
+            NotRegular::Io(e) => StudyError::store(path, strerror(&e)),
+            NotRegular::Kind(k) => StudyError::store(
+                path,
+                format!("{k}, not a regular file: a SQLite store is a regular file"),
+            ),
+        }
+    }
+}
+
+/// Opens `path` without blocking (a FIFO would wait for a writer forever) and checks that it is
+/// a regular file.
+fn regular_file(path: &str, mode: libc::c_int) -> Result<(), NotRegular> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(mode != libc::O_WRONLY)
+        .write(mode != libc::O_RDONLY)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path);
+    let t = match file.and_then(|f| f.metadata()) {
+        Ok(m) => m.file_type(),
+        // opening a FIFO for writing without a reader fails with ENXIO: it is still a FIFO
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return Err(NotRegular::Kind("a FIFO")),
+        Err(e) if e.raw_os_error() == Some(libc::EISDIR) => {
+            return Err(NotRegular::Kind("a directory"))
+        }
+        Err(e) => return Err(NotRegular::Io(e)),
+    };
+    match () {
+        _ if t.is_file() => Ok(()),
+        _ if t.is_fifo() => Err(NotRegular::Kind("a FIFO")),
+        _ if t.is_dir() => Err(NotRegular::Kind("a directory")),
+        _ if t.is_socket() => Err(NotRegular::Kind("a socket")),
+        _ => Err(NotRegular::Kind("a device")),
+    }
+}
+
 /// The tables, created in one transaction (never half a store).
 fn schema() -> String {
     format!(
@@ -118,20 +174,27 @@ fn schema() -> String {
 impl SqliteStore {
     /// Opens the store at `path` for a study, creating it (0600) if needed.
     pub fn open(path: &str) -> Result<SqliteStore, StudyError> {
-        create_private(std::path::Path::new(path))
-            .map_err(|e| StudyError::store(path, format!("could not create it: {e}")))?;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(|e| {
-                StudyError::store(
-                    path,
-                    format!("a study writes its store, and this one cannot be written: {e}"),
-                )
-            })?;
+        let created = create_private(std::path::Path::new(path)).map_err(|e| {
+            StudyError::store(path, format!("could not create it: {}", strerror(&e)))
+        })?;
+        regular_file(path, libc::O_WRONLY).map_err(|e| match e {
+            NotRegular::Io(e) => StudyError::store(
+                path,
+                format!(
+                    "a study writes its store, and this one cannot be written: {}",
+                    strerror(&e)
+                ),
+            ),
+            e => e.into_error(path),
+        })?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Self::connect(path, flags)?;
-        check_kind(&conn, path, Access::Write)?;
+        let access = if created {
+            Access::Create
+        } else {
+            Access::Write
+        };
+        check_kind(&conn, path, access)?;
         conn.execute_batch(&schema())
             .map_err(|e| StudyError::store(path, format!("creating the schema: {e}")))?;
         Ok(SqliteStore {
@@ -167,9 +230,14 @@ impl SqliteStore {
     }
 
     fn connect(path: &str, flags: OpenFlags) -> Result<Connection, StudyError> {
-        // SQLite says only "unable to open database file": say why first
-        std::fs::File::open(path)
-            .map_err(|e| StudyError::store(path, format!("could not read it: {e}")))?;
+        // SQLite says only "unable to open database file" (and waits forever on a FIFO): say
+        // why first
+        regular_file(path, libc::O_RDONLY).map_err(|e| match e {
+            NotRegular::Io(e) => {
+                StudyError::store(path, format!("could not read it: {}", strerror(&e)))
+            }
+            e => e.into_error(path),
+        })?;
         let conn =
             Connection::open_with_flags(path, flags).map_err(|e| StudyError::store(path, e))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
@@ -201,7 +269,11 @@ impl SqliteStore {
                 |r| r.get(0),
             )
             .map_err(|e| self.err(e))?;
-        self.lock = Some(StudyLock::acquire(&self.path, name, id)?);
+        // the study this store already holds stays held (its lock would conflict with itself)
+        if self.lock.as_ref().is_none_or(|l| l.id != id) {
+            self.lock = None;
+            self.lock = Some(StudyLock::acquire(&self.path, name, id)?);
+        }
         Ok(id)
     }
 

@@ -202,6 +202,26 @@ mod tests {
     }
 
     #[test]
+    fn backslash_escaped_passwords_are_stored_masked_whole() {
+        // issue 21: `password=Se\ CrEt` was stored as `password=**** CrEt`
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db").display().to_string();
+        let mut s = Store::open(&path).unwrap();
+        let text =
+            "name = \"s\"\n[[targets]]\nname = \"t\"\nurl = \"host=h password=Se\\\\ CrEt\"\n";
+        let id = s.study_id("s", "s.toml", text).unwrap();
+        let mut r = record(0);
+        r.target = "host=h password=Se\\ CrEt user=u".into();
+        r.provenance =
+            json!({"server_settings": {"primary_conninfo": "password=Se\\ CrEt host=p"}});
+        s.save_run(id, &r).unwrap();
+        let run_id = s.list(None).unwrap()[0].id;
+        let shown = s.show(run_id).unwrap().unwrap().to_string();
+        assert!(!shown.contains("CrEt"), "{shown}");
+        assert!(shown.contains("password=****"), "{shown}");
+    }
+
+    #[test]
     fn runs_survive_reopen_and_resume_by_study_text() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.db").display().to_string();

@@ -65,9 +65,22 @@ fn e<E: std::fmt::Debug>(x: E) -> Err {
     format!("drawing failed: {x:?}")
 }
 
-/// An axis' value transform.
+/// An axis' value transform. What it gives is within ±[`AXIS_LIMIT`], as the axis range is, so
+/// plotters never maps a point far outside the frame (its pixel arithmetic overflows there).
 fn tf(scale: Scale, cap: f64) -> impl Fn(f64) -> f64 {
-    move |v: f64| match scale {
+    move |v: f64| clamp_axis(transform(scale, cap, v))
+}
+
+fn clamp_axis(v: f64) -> f64 {
+    if v.is_nan() {
+        v
+    } else {
+        v.clamp(-AXIS_LIMIT, AXIS_LIMIT)
+    }
+}
+
+fn transform(scale: Scale, cap: f64, v: f64) -> f64 {
+    match scale {
         Scale::Linear => v,
         Scale::Log => {
             if v > 0.0 {
@@ -98,9 +111,15 @@ fn nines_cap(c: &Chart) -> f64 {
     (m - 1e-6).ceil().max(1.0) + 0.5
 }
 
+/// Largest magnitude an axis shows: values beyond it are drawn at it, so that the range and
+/// its padding stay finite (an axis up to `f64::MAX` padded to infinity hung plotters' tick
+/// computation).
+const AXIS_LIMIT: f64 = 1e300;
+
 fn range(vals: impl Iterator<Item = f64>, zero: bool) -> (f64, f64) {
     let (mut lo, mut hi) = vals
         .filter(|v| v.is_finite())
+        .map(|v| v.clamp(-AXIS_LIMIT, AXIS_LIMIT))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
             (a.min(v), b.max(v))
         });
@@ -520,7 +539,7 @@ fn stacked_totals(c: &Chart) -> Vec<f64> {
     for s in &c.series {
         for p in &s.points {
             if let Some(v) = t.get_mut(p.x as usize) {
-                *v += p.y;
+                *v = clamp_axis(*v + p.y);
             }
         }
     }
@@ -535,11 +554,11 @@ fn draw_stacked(cc: &mut Cc, c: &Chart) -> Result<(), Err> {
                 continue;
             };
             cc.draw_series(std::iter::once(Rectangle::new(
-                [(p.x - 0.35, *b), (p.x + 0.35, *b + p.y)],
+                [(p.x - 0.35, *b), (p.x + 0.35, clamp_axis(*b + p.y))],
                 color(j).filled(),
             )))
             .map_err(e)?;
-            *b += p.y;
+            *b = clamp_axis(*b + p.y);
         }
     }
     Ok(())

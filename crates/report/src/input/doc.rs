@@ -64,7 +64,8 @@ fn summary_curve(l: &Latency) -> Vec<(f64, f64)> {
 }
 
 fn series(v: &Value) -> Vec<Second> {
-    v.as_array()
+    let all = v
+        .as_array()
         .into_iter()
         .flatten()
         .enumerate()
@@ -81,7 +82,8 @@ fn series(v: &Value) -> Vec<Second> {
             wal_bytes: num(&s["wal_bytes"]),
             server_cpu: num(&s["server_cpu"]),
         })
-        .collect()
+        .collect();
+    crate::bound::series(all)
 }
 
 fn server(v: &Value) -> Server {

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::bound;
 use crate::error::ReportError;
 use crate::input::{doc, query};
 use crate::model::{Run, Study};
@@ -16,11 +17,38 @@ pub enum Loaded {
     Studies(Vec<Study>),
 }
 
+/// Reads an input file: a regular file of at most [`bound::MAX_INPUT_BYTES`]. Opened without
+/// blocking, so a FIFO or a device put in a file's place is refused instead of waited on (or
+/// read forever); reading a bounded regular file ends.
 pub fn read(path: &Path) -> Result<String, ReportError> {
-    std::fs::read_to_string(path).map_err(|e| ReportError::Read {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let fail = |message: String| ReportError::Read {
         file: path.display().to_string(),
-        message: e.to_string(),
-    })
+        message,
+    };
+    let io = |e: std::io::Error| fail(pgrig_wire::strerror(&e));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(fail("not a regular file".into()));
+    }
+    if meta.len() > bound::MAX_INPUT_BYTES {
+        return Err(fail(format!(
+            "{} bytes; input files of at most {} bytes are read",
+            meta.len(),
+            bound::MAX_INPUT_BYTES
+        )));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(bound::MAX_INPUT_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    String::from_utf8(bytes).map_err(|_| fail("stream did not contain valid UTF-8".into()))
 }
 
 /// Reads one input file: JSON, or else (the text is returned) a pgbench log.

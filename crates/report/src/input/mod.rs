@@ -55,11 +55,14 @@ pub fn load(store_path: &str, args: &[String]) -> Result<Model, ReportError> {
                     .push((a.clone(), text)),
             }
             model.sources.push(a.clone());
-        } else if a.contains('/') || a.ends_with(".json") || a.ends_with(".log") {
+        } else if path.exists() || a.ends_with(".json") || a.ends_with(".log") {
+            // a study name may hold '/': only what exists or looks like a file is a path
             return Err(ReportError::Read {
                 file: a.clone(),
                 message: if path.is_dir() {
                     "a directory, not a file"
+                } else if path.exists() {
+                    "not a regular file"
                 } else {
                     "no such file"
                 }

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::bound;
 use crate::error::ReportError;
 use crate::input::curve;
 use crate::model::{Distribution, Latency, Run, Second};
@@ -39,14 +40,21 @@ fn bad(file: &str, line: usize, message: String) -> ReportError {
     }
 }
 
+/// A finite number (`inf`, `nan` and `1e999` are refused: pgbench never writes them).
 fn number(file: &str, line: usize, field: &str, what: &str) -> Result<f64, ReportError> {
-    field.parse::<f64>().map_err(|_| {
-        bad(
+    match field.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        Ok(_) => Err(bad(
+            file,
+            line,
+            format!("{what} \"{field}\" is not a finite number"),
+        )),
+        Err(_) => Err(bad(
             file,
             line,
             format!("expected a number for {what}, found \"{field}\" (not a pgbench -l log line)"),
-        )
-    })
+        )),
+    }
 }
 
 /// Reads the log files of one run (one file per pgbench thread) into a run named `id`.
@@ -100,6 +108,13 @@ fn transactions(file: &str, text: &str) -> Result<Vec<Tx>, ReportError> {
         };
         let script = number(file, n, f[3], "script_no")? as u32;
         let end_us = number(file, n, f[4], "time_epoch")? * 1e6 + number(file, n, f[5], "time_us")?;
+        if !end_us.is_finite() {
+            return Err(bad(
+                file,
+                n,
+                format!("time_epoch \"{}\" is out of range", f[4]),
+            ));
+        }
         let retries = if f.len() == 8 {
             number(file, n, f[7], "retries")?
         } else {
@@ -193,21 +208,23 @@ fn from_intervals(id: &str, all: Vec<Interval>) -> Run {
             ..Second::default()
         })
         .collect();
+    let series = bound::series(series);
     let ok: f64 = by_start.values().map(|i| i.ok).sum();
     let sum: f64 = by_start.values().map(|i| i.sum_us).sum();
-    let duration = series.len() as f64 * step;
+    let duration = by_start.len() as f64 * step;
     Run {
         id: id.to_string(),
         tps: if duration > 0.0 { ok / duration } else { 0.0 },
         duration_s: duration,
         ok,
-        failed: series.iter().map(|s| s.failed).sum(),
-        retries: series.iter().map(|s| s.retries).sum(),
+        failed: by_start.values().map(|i| i.failed).sum(),
+        retries: by_start.values().map(|i| i.retries).sum(),
         latency: Latency {
             mean: (ok > 0.0).then(|| sum / ok / 1000.0),
-            max: series
-                .iter()
-                .filter_map(|s| s.latency_max_ms)
+            max: by_start
+                .values()
+                .filter(|i| i.ok > 0.0)
+                .map(|i| i.max_us / 1000.0)
                 .reduce(f64::max),
             ..Latency::default()
         },
@@ -229,33 +246,38 @@ fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 /// Transactions (sorted by completion) into seconds: count, latency percentiles, failures.
+/// A run longer than [`bound::MAX_SERIES_POINTS`] seconds (or with a gap that long) is counted
+/// in wider intervals, so the series never has more points than that, whatever the epochs.
 fn per_second(all: &[Tx]) -> Vec<Second> {
     let t0 = all.first().map(|t| (t.end_us / 1e6).floor()).unwrap_or(0.0);
-    let mut seconds: BTreeMap<i64, (Vec<f64>, f64, f64)> = BTreeMap::new();
+    let span = all.last().map(|t| t.end_us / 1e6 - t0).unwrap_or(0.0);
+    let width = bound::interval_width(span);
+    let mut buckets: BTreeMap<i64, (Vec<f64>, f64, f64)> = BTreeMap::new();
     for tx in all {
-        let s = ((tx.end_us / 1e6) - t0).floor() as i64;
-        let e = seconds.entry(s).or_default();
+        let b = (((tx.end_us / 1e6) - t0) / width).floor() as i64;
+        let b = b.clamp(0, bound::MAX_SERIES_POINTS as i64 - 1);
+        let e = buckets.entry(b).or_default();
         match tx.latency_us {
             Some(l) => e.0.push(l),
             None => e.1 += 1.0,
         }
         e.2 += tx.retries;
     }
-    let last = seconds.keys().next_back().copied().unwrap_or(0);
+    let last = buckets.keys().next_back().copied().unwrap_or(0);
     (0..=last)
-        .map(|s| {
-            let (mut lat, failed, retries) = seconds.remove(&s).unwrap_or_default();
+        .map(|b| {
+            let (mut lat, failed, retries) = buckets.remove(&b).unwrap_or_default();
             lat.sort_by(f64::total_cmp);
             Second {
-                t: (s + 1) as f64,
-                tps: lat.len() as f64,
+                t: (b + 1) as f64 * width,
+                tps: lat.len() as f64 / width,
                 latency_mean_ms: (!lat.is_empty())
                     .then(|| lat.iter().sum::<f64>() / lat.len() as f64 / 1000.0),
                 latency_p50_ms: quantile(&lat, 0.5),
                 latency_p99_ms: quantile(&lat, 0.99),
                 latency_max_ms: quantile(&lat, 1.0),
-                failed,
-                retries,
+                failed: failed / width,
+                retries: retries / width,
                 ..Second::default()
             }
         })
@@ -345,6 +367,55 @@ mod tests {
         assert_eq!(r.series[1].latency_mean_ms, Some(1.0));
         let old = one("1700000000 10 20000 0 1000 5000\n").unwrap();
         assert_eq!(old.tps, 10.0);
+    }
+
+    #[test]
+    fn epochs_a_century_apart_give_a_bounded_series() {
+        // issue 21: tried to allocate 13.6 GB and aborted
+        let r = one("0 1 1000 0 1700000000 0\n0 2 1000 0 1800000000 0\n").unwrap();
+        assert!(
+            r.series.len() <= bound::MAX_SERIES_POINTS,
+            "{}",
+            r.series.len()
+        );
+        assert_eq!(r.series.iter().filter(|s| s.tps > 0.0).count(), 2);
+        assert_eq!(r.ok, 2.0);
+        // an 11-day gap (a 240 MB page)
+        let r = one("0 1 1000 0 1700000000 0\n0 2 1000 0 1700950400 0\n").unwrap();
+        assert!(r.series.len() <= bound::MAX_SERIES_POINTS);
+        let r = one("0 1 1000 0 1 0\n0 2 1000 0 1000000000000000000 0\n").unwrap();
+        assert!(r.series.len() <= bound::MAX_SERIES_POINTS);
+    }
+
+    #[test]
+    fn non_finite_values_are_refused_with_file_and_line() {
+        // issue 21: `inf` and `1e18` epochs panicked with "capacity overflow"
+        let e = one("0 1 1000 0 1700000000 0\n0 2 1000 0 inf 0\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "pgbench_log.1:2: time_epoch \"inf\" is not a finite number"
+        );
+        let e = one("0 1 nan 0 1700000000 0\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("pgbench_log.1:1: the latency (time) \"nan\""),
+            "{e}"
+        );
+        let e = one("0 1 1 0 1e306 0\n").unwrap_err().to_string();
+        assert_eq!(e, "pgbench_log.1:1: time_epoch \"1e306\" is out of range");
+        let e = one("1700000000 10 20000 0 1000 5000\n1700000001 -inf 1 0 1 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("pgbench_log.1:2: field 2 \"-inf\""), "{e}");
+    }
+
+    #[test]
+    fn aggregated_logs_over_a_long_span_are_bounded() {
+        let text: String = (0..30_000)
+            .map(|i| format!("{} 10 20000 0 1000 5000\n", 1_700_000_000 + i))
+            .collect();
+        let r = one(&text).unwrap();
+        assert!(r.series.len() <= bound::MAX_SERIES_POINTS);
+        assert_eq!((r.ok, r.duration_s, r.tps), (300_000.0, 30_000.0, 10.0));
     }
 
     #[test]

@@ -86,8 +86,13 @@ fn study(
         let mut known: Vec<&str> = rows.iter().map(|r| r.study.as_str()).collect();
         known.dedup();
         return Err(ReportError::Selection(format!(
-            "no study named \"{name}\" in \"{shown}\" (it holds: {})",
-            known.join(", ")
+            "no study named \"{name}\" in \"{shown}\" (it holds: {}){}",
+            known.join(", "),
+            if name.contains('/') {
+                ", and no file of that name"
+            } else {
+                ""
+            }
         )));
     }
     let mut out: Vec<Study> = Vec::new();

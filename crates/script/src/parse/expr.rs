@@ -97,11 +97,18 @@ enum Arity {
 /// about 10000 parser states, but no real script comes close.)
 const MAX_DEPTH: usize = 256;
 
+/// Operators and function calls in one expression. Every one adds at most two levels to the
+/// tree, so this bounds its height (a left-deep chain `1+1+...` is as deep as it is long) and
+/// with it the evaluator's and the destructor's recursion: a 14,000-term sum overflowed the
+/// stack (pgbench 15 crashes on it). Refused as "expression is too complex".
+pub(crate) const MAX_OPERATORS: usize = 1000;
+
 pub(crate) struct ExprParser<'a, 'v> {
     lex: ExprLexer<'a>,
     look: Option<(Tok, usize)>,
     vars: &'v mut VarTable,
     depth: usize,
+    operators: usize,
 }
 
 impl<'a, 'v> ExprParser<'a, 'v> {
@@ -111,6 +118,7 @@ impl<'a, 'v> ExprParser<'a, 'v> {
             look: None,
             vars,
             depth: 0,
+            operators: 0,
         }
     }
 
@@ -144,6 +152,19 @@ impl<'a, 'v> ExprParser<'a, 'v> {
         }
     }
 
+    /// Count one more operator or function call, ending at `end`; see [`MAX_OPERATORS`].
+    fn operator(&mut self, end: usize) -> Result<(), ExprError> {
+        self.operators += 1;
+        if self.operators > MAX_OPERATORS {
+            return Err(ExprError::at_end(
+                "expression is too complex",
+                Some("more than 1000 operators and function calls"),
+                end,
+            ));
+        }
+        Ok(())
+    }
+
     fn expr(&mut self, pending: Pending) -> Result<Expr, ExprError> {
         self.depth += 1;
         let r = self.expr_inner(pending);
@@ -170,6 +191,7 @@ impl<'a, 'v> ExprParser<'a, 'v> {
                     return Err(syntax_error(end));
                 }
             }
+            self.operator(end)?;
             self.bump();
             lhs = match tok {
                 Tok::IsNull => is(lhs, Value::Null),
@@ -205,6 +227,12 @@ impl<'a, 'v> ExprParser<'a, 'v> {
     /// An operand: constant, variable, function call, CASE, parenthesised or prefix expression.
     fn prefix(&mut self) -> Result<Expr, ExprError> {
         let (tok, end) = self.peek()?;
+        if matches!(
+            tok,
+            Tok::Minus | Tok::Tilde | Tok::Not | Tok::Func(_) | Tok::Case
+        ) {
+            self.operator(end)?;
+        }
         let e = match tok {
             Tok::LParen => {
                 self.bump();

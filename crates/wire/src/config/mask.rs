@@ -1,7 +1,9 @@
 //! Password masking for anything pgrig shows or stores: [`mask_passwords`] replaces the password
 //! of every `scheme://user:password@` URI and every `password=value` / `sslpassword=value`
 //! (conninfo or URI query form, quoted or not) in a text with `****`, wherever they stand in it —
-//! error messages, study files, comments. Over-masking is preferred to a leak.
+//! error messages, study files, comments. A value ends where libpq ends it (a conninfo value at
+//! whitespace not escaped by a backslash or at its closing quote, a URI query value at `&`), so
+//! the whole password libpq would read is masked. Over-masking is preferred to a leak.
 
 /// What a masked password is shown as.
 pub const MASK: &str = "****";
@@ -57,11 +59,11 @@ fn mask_keywords(text: &str) -> String {
         };
         let lead = value.len() - value.trim_start().len();
         let value = value.trim_start();
+        let in_query = text[..pos + found].ends_with(['?', '&']);
         let value_len = match value.strip_prefix('\'') {
-            Some(quoted) => 1 + quoted_len(quoted),
-            None => value
-                .find(|c: char| c.is_whitespace() || matches!(c, '&' | '"' | '\''))
-                .unwrap_or(value.len()),
+            Some(quoted) if !in_query => 1 + quoted_len(quoted),
+            _ if in_query => query_value_len(value),
+            _ => unquoted_len(value),
         };
         let value_start = key_end + gap + 1 + lead;
         out.push_str(&text[pos..value_start]);
@@ -72,6 +74,35 @@ fn mask_keywords(text: &str) -> String {
     }
     out.push_str(&text[pos..]);
     out
+}
+
+/// Length of an unquoted conninfo value as libpq reads it: up to the first whitespace that is
+/// not escaped by a backslash (`Se\ CrEt` is one value). In running text a `"` after the first
+/// character and before whitespace or the end closes the string the value was quoted in (a TOML
+/// string, a quoted message) and ends it too; any other `"` is part of the value.
+fn unquoted_len(s: &str) -> usize {
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => {
+                // a run of backslashes escapes what follows, whatever its parity: in a TOML
+                // basic string libpq's `\ ` is written `\\ ` (over-masking is preferred)
+                while chars.next_if(|&(_, n)| n == '\\').is_some() {}
+                chars.next();
+            }
+            c if c.is_whitespace() => return i,
+            '"' if i > 0 && chars.peek().is_none_or(|&(_, n)| n.is_whitespace()) => return i,
+            _ => {}
+        }
+    }
+    s.len()
+}
+
+/// Length of a URI query value (`?password=x&...`): up to the `&` that ends it as libpq splits
+/// the query, or whitespace or a `"` ending the URI in running text.
+fn query_value_len(s: &str) -> usize {
+    s.find(|c: char| c.is_whitespace() || matches!(c, '&' | '"'))
+        .unwrap_or(s.len())
 }
 
 /// Length of a single-quoted conninfo value after its opening quote, closing quote included
@@ -138,5 +169,69 @@ mod tests {
             "password is required"
         );
         assert_eq!(mask_passwords("password="), "password=");
+    }
+
+    #[test]
+    fn unquoted_values_end_where_libpq_ends_them() {
+        // issue 21: `password=Se\ CrEt` was stored as `password=**** CrEt`
+        assert_eq!(
+            mask_passwords("host=h password=Se\\ CrEt user=bob"),
+            "host=h password=**** user=bob"
+        );
+        assert_eq!(mask_passwords("password=x\\"), "password=****");
+        // the same connection string inside a TOML basic string
+        assert_eq!(
+            mask_passwords("url = \"host=h password=Se\\\\ CrEt\"\n"),
+            "url = \"host=h password=****\"\n"
+        );
+        // a quote or an ampersand inside an unquoted value is part of it
+        assert_eq!(
+            mask_passwords("password=ab'cd&ef\"gh user=u"),
+            "password=**** user=u"
+        );
+        // the quotes of the text around a connection string still end it
+        assert_eq!(
+            mask_passwords("url = \"host=h password=s3\"\nx = 1"),
+            "url = \"host=h password=****\"\nx = 1"
+        );
+        assert_eq!(
+            mask_passwords("target \"host=h password=s3\": refused"),
+            "target \"host=h password=**** refused"
+        );
+        assert_eq!(
+            mask_passwords("host=h password=\":aa user=u"),
+            "host=h password=**** user=u"
+        );
+        // a URI query value ends at '&'
+        assert_eq!(
+            mask_passwords("postgresql:///db?password=a'b&user=u"),
+            "postgresql:///db?password=****&user=u"
+        );
+    }
+
+    #[test]
+    fn every_password_libpq_reads_is_masked_whole() {
+        // each connection string's password, as libpq parses it, appears nowhere in the mask
+        for cs in [
+            "host=h password=Se\\ CrEt",
+            "password = 'it''s' host=h",
+            "password='a\\' b' user=x",
+            "password=\\'quoted\\' user=x",
+            "sslpassword=k\\ e\\ y dbname=d",
+            "password=\"dq\"x user=x",
+        ] {
+            let masked = mask_passwords(cs);
+            for (k, v) in super::super::conninfo::parse(cs).unwrap_or_default() {
+                if k.ends_with("password") && v.len() > 1 {
+                    assert!(!masked.contains(&v), "{cs:?} -> {masked:?} shows {v:?}");
+                    for part in v.split_whitespace().filter(|p| p.len() > 1) {
+                        assert!(
+                            !masked.contains(part),
+                            "{cs:?} -> {masked:?} shows {part:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

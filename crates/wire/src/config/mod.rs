@@ -9,6 +9,8 @@
 mod conninfo;
 mod env;
 mod mask;
+#[cfg(test)]
+mod mask_proptest;
 mod options;
 mod pgpass;
 mod uri;
