@@ -14,6 +14,7 @@ use pgrig_engine::document::RunDocument;
 use pgrig_engine::sink::{Level, Progress, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_script::QueryMode;
+use pgrig_study::collect::server_seconds::{SecondsSink, ServerSeconds};
 use pgrig_study::dataset::Dataset;
 use pgrig_study::managed::Managed;
 use pgrig_study::plan::TargetPlan;
@@ -261,7 +262,10 @@ pub fn main(args: &[String]) -> i32 {
         }),
         None => engine_sink,
     };
+    let seconds = ServerSeconds::connect(&cfg.conn);
+    let engine_sink = SecondsSink::around(engine_sink, seconds.as_ref());
     let (r, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, &stop);
+    let readings = seconds.map(|s| s.finish());
     let r = match r {
         Ok(r) => r,
         Err(e) => {
@@ -276,6 +280,9 @@ pub fn main(args: &[String]) -> i32 {
         eprintln!();
     }
     let mut doc = RunDocument::of(&r);
+    if let Some(readings) = &readings {
+        readings.fill(&mut doc);
+    }
     if let Some(s) = &sampler {
         doc.server_xacts = s.finish(doc.started_at_unix_s);
     }

@@ -105,7 +105,9 @@ pub fn overlaid(id: &str, runs: &[Run], metric: &Metric) -> Option<Chart> {
         format!("{id}-latency-percentiles"),
         "Latency percentiles".into(),
         curves,
-        note.into_iter().chain(said).reduce(|a, b| format!("{a}; {b}")),
+        note.into_iter()
+            .chain(said)
+            .reduce(|a, b| format!("{a}; {b}")),
     )
 }
 

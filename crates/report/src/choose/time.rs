@@ -401,7 +401,11 @@ mod tests {
         tps[14] = 40.0;
         let s = secs(&tps);
         let (ramp, tail, _) = steady(&s, 15.0).unwrap();
-        assert_eq!((ramp, tail), (0, 15), "no second of the run is shaded as tail");
+        assert_eq!(
+            (ramp, tail),
+            (0, 15),
+            "no second of the run is shaded as tail"
+        );
         // the same figures from a log whose last second ran past the end (14.3 s measured)
         assert_eq!(steady(&s, 14.3).map(|w| w.1), Some(14));
     }

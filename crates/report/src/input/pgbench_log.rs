@@ -225,7 +225,11 @@ fn from_intervals(id: &str, all: Vec<Interval>, partial_until: f64) -> Run {
     }
     Run {
         id: id.to_string(),
-        tps: if duration > 0.0 { rated_ok / duration } else { 0.0 },
+        tps: if duration > 0.0 {
+            rated_ok / duration
+        } else {
+            0.0
+        },
         duration_s: duration,
         ok,
         failed: by_start.values().map(|i| i.failed).sum(),
@@ -379,7 +383,12 @@ mod tests {
     fn a_partial_first_interval_is_counted_but_not_rated_as_a_full_second() {
         // the run began at .7 of the first second: 30 transactions there, then 100 a second
         let two = |start: u64, n: u64| format!("{start} {n} {} 0 1000 1000\n", n * 1000);
-        let text = [two(1700000000, 30), two(1700000001, 100), two(1700000002, 100)].concat();
+        let text = [
+            two(1700000000, 30),
+            two(1700000001, 100),
+            two(1700000002, 100),
+        ]
+        .concat();
         let r = parse("log", &[("pgbench_log.1".into(), text.clone())]).unwrap();
         assert_eq!(r.ok, 230.0, "every transaction counts");
         assert_eq!(r.tps, 100.0, "the rate is the full seconds'");
@@ -389,7 +398,10 @@ mod tests {
         let late = [two(1700000001, 60), two(1700000002, 100)].concat();
         let r = parse(
             "log",
-            &[("pgbench_log.1".into(), text), ("pgbench_log.1.1".into(), late)],
+            &[
+                ("pgbench_log.1".into(), text),
+                ("pgbench_log.1.1".into(), late),
+            ],
         )
         .unwrap();
         assert_eq!((r.ok, r.tps, r.series.len()), (390.0, 200.0, 1));
