@@ -3,7 +3,8 @@
 //! (and a study's run) goes on must show in the second it completed and in no other; the seconds'
 //! WAL must add up to the run's `pg_current_wal_lsn()` difference; their CPU to the server
 //! processes' CPU time read from `/proc/PID/stat` (postmaster, its reaped children, its live
-//! children). Its own test binary, its tests taking turns: nothing else writes WAL on its cluster.
+//! children) — and the report drawn from the run marks that second on its TPS, latency and server
+//! charts. Its own test binary, its tests taking turns: nothing else writes WAL on its cluster.
 
 mod common;
 
@@ -192,6 +193,20 @@ fn a_forced_checkpoint_wal_and_server_cpu_show_per_second_in_a_run() {
         doc["started_at_unix_s"].as_f64().unwrap(),
         &a,
         "run",
+    );
+    // the report draws the server's seconds and marks the checkpoint's second on its charts
+    let html = dir.path().join("run.html");
+    let mut c = common::pgrig_cmd(&db);
+    c.arg("report").arg(&json).arg("-o").arg(&html);
+    let out = pgrig_testkit::run(c);
+    assert!(out.success(), "{}", out.stderr);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("run-server-over-time"), "no server chart");
+    // (band labels are SVG text elements, their text on a line of its own)
+    let marks = page.lines().filter(|l| l.trim() == "checkpoint").count();
+    assert_eq!(
+        marks, 3,
+        "the checkpoint on the TPS, latency and server charts"
     );
 }
 
