@@ -1,4 +1,5 @@
-//! Runs over time: TPS and latency per second. For one run the ramp-up (leading seconds below 90 %
+//! Runs over time: TPS and latency per second, with the seconds in which the server counted a
+//! checkpoint shaded (for overlaid runs, named by run). For one run the ramp-up (leading seconds below 90 %
 //! of the median) and the tail (the trailing seconds that end after the run's known end — its
 //! measured duration — never a dip in the figures: a stall inside the run is part of it) are
 //! shaded, and the steady window's TPS is given beside the whole run's when they differ by more
@@ -345,7 +346,31 @@ fn overlay_charts(id: &str, runs: &[(String, &Run)], note: Option<String>) -> Ve
     );
     a.notes.extend(note.clone());
     b.notes.extend(note);
+    a.bands = overlay_checkpoints(&runs);
+    b.bands = a.bands.clone();
     vec![a, b]
+}
+
+/// The seconds in which an overlaid run's server counted a checkpoint, each named by its runs.
+fn overlay_checkpoints(runs: &[&(String, &Run)]) -> Vec<Band> {
+    let mut seconds: Vec<(f64, Vec<&str>)> = Vec::new();
+    for (label, r) in runs {
+        for s in r.series.iter().filter(|s| s.checkpoints > 0.0) {
+            match seconds.iter_mut().find(|c| c.0 == s.t) {
+                Some(c) => c.1.push(label),
+                None => seconds.push((s.t, vec![label])),
+            }
+        }
+    }
+    seconds.sort_by(|a, b| a.0.total_cmp(&b.0));
+    seconds
+        .into_iter()
+        .map(|(t, labels)| Band {
+            x0: t - 1.0,
+            x1: t,
+            label: format!("checkpoint ({})", labels.join(", ")),
+        })
+        .collect()
 }
 
 /// A study: the representative run of each point overlaid.
