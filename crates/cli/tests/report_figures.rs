@@ -71,7 +71,7 @@ fn an_aggregated_logs_partial_first_second_is_counted_but_not_rated() {
         })
         .collect();
     let covered: Vec<&(f64, f64, f64)> = lines.iter().filter(|l| l.2 >= 0.95).collect();
-    let m = pgrig_report::input::load("unused.db", &[file.clone()]).unwrap();
+    let m = pgrig_report::input::load("unused.db", std::slice::from_ref(&file)).unwrap();
     let r = &m.loose[0];
     let t0 = lines[0].0;
     let rated: Vec<f64> = r.series.iter().map(|s| t0 + s.t - 1.0).collect();

@@ -189,12 +189,6 @@ fn check_snapshot(name: &str, actual: &str) {
 }
 
 /// The document's JSON with the version made stable.
-fn json_of(r: &RunResult) -> Value {
-    let mut v = serde_json::to_value(RunDocument::of(r)).unwrap();
-    v["pgrig_version"] = Value::String("VERSION".into());
-    v
-}
-
 #[test]
 fn json_document_matches_its_snapshot() {
     let doc = RunDocument::of(&two_scripts(false));
