@@ -1,8 +1,9 @@
 //! `pgrig bench --segments N --coordinator URL [pgbench options]`: the coordinator of a run
-//! spread over N `pgrig worker`s. Writes the run (its pgbench arguments and seed) into the
-//! coordination schema, waits until every segment registered, sets the shared start instant,
-//! follows the intervals (live metrics of the merged run, silent workers), stops the workers on
-//! Ctrl-C, merges their statistics exactly and prints pgbench's report of the whole run.
+//! spread over N `pgrig worker`s. Writes the run (its run options — no connection option or
+//! path —, its scripts as text, its seed) into the coordination schema, waits until every
+//! segment registered, sets the shared start instant, follows the intervals (live metrics of the
+//! merged run, silent workers), stops the workers on Ctrl-C, checks every row it reads back,
+//! merges the statistics exactly and prints pgbench's report of the whole run.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use pgrig_engine::config::{BenchConfig, SeedOption};
 use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
+use pgrig_scale::check::MAX_COUNT;
 use pgrig_scale::db::Db;
 use pgrig_scale::protocol::{self, WorkerRow};
 use pgrig_scale::ScaleError;
@@ -24,18 +26,6 @@ use crate::sink::StderrSink;
 const INTERVAL_MS: u32 = 1000;
 /// From all registered to the start: time for every worker to see the start instant.
 const LEAD_MS: u32 = 2000;
-
-/// pgrig's own options of `bench` that stay on the coordinator (never stored for workers).
-const OWN: [&str; 8] = [
-    "--segments",
-    "--coordinator",
-    "--json",
-    "--metrics-addr",
-    "--metrics-linger",
-    "--percentiles",
-    "--profile",
-    "--profile-pid",
-];
 
 /// `pgrig run --segments N --coordinator URL`: the run as `pgrig bench` options (pgbench scripts
 /// only), coordinated as `bench --segments` does; pgbench's report of the whole run.
@@ -87,9 +77,7 @@ pub fn from_run(
         push("--metrics-addr", m.clone());
         push("--metrics-linger", a.metrics_linger.to_string());
     }
-    if let Some(t) = &a.target {
-        argv.push(t.clone());
-    }
+    // the target is each worker's own (pgrig worker --target URL, or its PG* environment)
     crate::bench::main("pgrig run", &argv)
 }
 
@@ -108,29 +96,17 @@ pub fn main(prefix: &str, args: &[String], cfg: BenchConfig, output: OutputOptio
     }
 }
 
-/// The pgbench arguments the workers get: pgrig's own options dropped; refused when one holds a
-/// password (it would be stored in the schema).
+/// The run options the workers get ([`crate::args::run_options::for_workers`]: no connection
+/// option, target, local path or pgrig option); refused when one holds a password (it would be
+/// stored in the schema).
 fn worker_args(args: &[String]) -> Result<Vec<String>, ScaleError> {
-    let mut out = Vec::new();
-    let mut it = args.iter().skip(1);
-    while let Some(a) = it.next() {
-        let name = a.split('=').next().unwrap_or(a);
-        if OWN.contains(&name) {
-            if !a.contains('=') && name != "--percentiles" {
-                it.next();
-            }
-            continue;
-        }
-        if a == "--profile-client" {
-            continue;
-        }
-        if pgrig_wire::mask_passwords(a) != *a {
-            return Err(ScaleError::new(
-                "a password on the command line of a segmented run would be stored in the \
-                 coordination schema: give it to every host in PGPASSWORD or a password file",
-            ));
-        }
-        out.push(a.clone());
+    let rest = args.get(1..).unwrap_or(&[]);
+    let out = crate::args::run_options::for_workers(rest).map_err(ScaleError::new)?;
+    if out.iter().any(|a| pgrig_wire::mask_passwords(a) != *a) {
+        return Err(ScaleError::new(
+            "a password on the command line of a segmented run would be stored in the \
+             coordination schema: give it to every host in PGPASSWORD or a password file",
+        ));
     }
     Ok(out)
 }
@@ -171,11 +147,13 @@ fn coordinate(
     };
     cfg.random_seed = Some(SeedOption::Value(seed));
     let mut db = Db::connect(&seg.coordinator)?;
-    let run = protocol::create_run(&mut db, seg.count, &stored, seed, INTERVAL_MS)?;
+    let scripts = pgrig_scale::scripts::encode(&cfg.scripts);
+    let run = protocol::create_run(&mut db, seg.count, &stored, &scripts, seed, INTERVAL_MS)?;
     sink.message(
         Level::Info,
         &format!(
-            "run {run} waits for {n} workers: pgrig worker --segment I/{n} --coordinator \"{}\"",
+            "run {run} waits for {n} workers: pgrig worker --segment I/{n} --coordinator \"{}\" \
+             [--target URL] [--log-dir DIR]",
             db.shown,
             n = seg.count
         ),
@@ -256,6 +234,7 @@ impl Coordinator<'_> {
             protocol::coordinator_alive(&mut self.db, self.run)?;
             self.read_intervals()?;
             let ws = protocol::workers(&mut self.db, self.run)?;
+            pgrig_scale::check::workers(self.run, &ws, self.count)?;
             let grace = started.elapsed().as_millis() as u32 > LEAD_MS + 2 * INTERVAL_MS;
             self.check(&ws, grace)?;
             let ended = ws.iter().all(|w| {
@@ -273,6 +252,7 @@ impl Coordinator<'_> {
         loop {
             protocol::coordinator_alive(&mut self.db, self.run)?;
             let ws = protocol::workers(&mut self.db, self.run)?;
+            pgrig_scale::check::workers(self.run, &ws, self.count)?;
             if let Some(w) = ws.iter().find(|w| w.state == "failed") {
                 return Err(ScaleError::new(failure(w)));
             }
@@ -313,34 +293,33 @@ impl Coordinator<'_> {
         Ok(())
     }
 
-    /// New interval rows into the live figures.
+    /// New interval rows into the live figures, each checked first (a bad row fails the run).
     fn read_intervals(&mut self) -> Result<(), ScaleError> {
         let rows = protocol::intervals_after(&mut self.db, self.run, self.last_interval)?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut f = self.live.snapshot();
         let mut hosts: BTreeMap<u32, f64> = BTreeMap::new();
-        self.live.update(|f| {
-            for (id, i) in &rows {
-                f.ok += i.ok;
-                f.failed += i.failed;
-                f.skipped += i.skipped;
-                f.retried += i.retried;
-                f.retries += i.retries;
-                f.latency_sum_s += i.latency_sum_us / 1e6;
-                if let Some(h) = i.histogram.as_deref() {
-                    if let Ok(h) = pgrig_scale::codec::histogram_of(h) {
-                        f.add_histogram(&h);
-                    }
-                }
-                hosts.insert(i.segment, i.cpu_s);
-                self.last_interval = *id;
+        for (id, i) in &rows {
+            pgrig_scale::check::interval(self.run, *id, i, self.count)?;
+            add_interval(&mut f, i).map_err(|why| {
+                ScaleError::new(format!(
+                    "run {}: refused interval row {id} (segment {}, second {}): {why}",
+                    self.run, i.segment, i.seq
+                ))
+            })?;
+            hosts.insert(i.segment, i.cpu_s);
+            self.last_interval = *id;
+        }
+        for (seg, cpu) in &hosts {
+            let label = format!("segment-{seg}");
+            match f.cpu.iter_mut().find(|(h, _)| *h == label) {
+                Some(e) => e.1 = Some(*cpu),
+                None => f.cpu.push((label, Some(*cpu))),
             }
-            for (seg, cpu) in &hosts {
-                let label = format!("segment-{seg}");
-                match f.cpu.iter_mut().find(|(h, _)| *h == label) {
-                    Some(e) => e.1 = Some(*cpu),
-                    None => f.cpu.push((label, Some(*cpu))),
-                }
-            }
-        });
+        }
+        self.live.update(|g| *g = f);
         Ok(())
     }
 
@@ -365,21 +344,12 @@ impl Coordinator<'_> {
                 return Err(e);
             }
         };
-        let mut parts = Vec::new();
-        let mut missing = Vec::new();
-        let mut cpu = BTreeMap::new();
-        for w in &ws {
-            match w.result.as_deref().filter(|_| w.state == "done") {
-                Some(text) => {
-                    let r = pgrig_scale::codec::decode(text)?;
-                    cpu.insert(w.segment, host_cpu(&r.threads_cpu));
-                    parts.push(r);
-                }
-                None => missing.push(w.segment),
+        let (merged, missing, cpu) = match self.merged(&ws, cfg) {
+            Ok(m) => m,
+            Err(e) => {
+                let _ = protocol::set_state(&mut self.db, self.run, "failed", None);
+                return Err(e);
             }
-        }
-        let Some(merged) = pgrig_scale::merge::merge(cfg, parts) else {
-            return Err(ScaleError::new("no segment handed in a result"));
         };
         let incomplete = !missing.is_empty();
         let state = if incomplete { "incomplete" } else { "finished" };
@@ -404,6 +374,47 @@ impl Coordinator<'_> {
             return Ok(2);
         }
         Ok(code)
+    }
+
+    /// The results handed in, checked and merged; the segments without one; each host's CPU.
+    #[allow(clippy::type_complexity)]
+    fn merged(
+        &self,
+        ws: &[WorkerRow],
+        cfg: BenchConfig,
+    ) -> Result<(RunResult, Vec<u32>, BTreeMap<u32, String>), ScaleError> {
+        let mut parts = Vec::new();
+        let mut missing = Vec::new();
+        let mut cpu = BTreeMap::new();
+        for w in ws {
+            match w.result.as_deref().filter(|_| w.state == "done") {
+                Some(text) => {
+                    let r = self.result_of(w, text, cfg.clients)?;
+                    cpu.insert(w.segment, host_cpu(&r.threads_cpu));
+                    parts.push((w.segment, r));
+                }
+                None => missing.push(w.segment),
+            }
+        }
+        let merged = pgrig_scale::merge::merge(cfg, parts)
+            .map_err(|e| ScaleError::new(format!("run {}: {e}", self.run)))?;
+        Ok((merged, missing, cpu))
+    }
+
+    /// The result worker `w` handed in, decoded and checked.
+    fn result_of(&self, w: &WorkerRow, text: &str, clients: u32) -> Result<RunResult, ScaleError> {
+        let r = pgrig_scale::codec::decode(text).map_err(|e| {
+            ScaleError::new(format!(
+                "run {}: refused the result of segment {} (host {:?}): {e}",
+                self.run, w.segment, w.host
+            ))
+        })?;
+        let seg = pgrig_scale::share::SegmentId {
+            index: w.segment,
+            count: self.count,
+        };
+        pgrig_scale::check::result(self.run, seg, &w.host, &r, clients)?;
+        Ok(r)
     }
 
     fn report(
@@ -466,7 +477,10 @@ fn host_cpu(threads: &[pgrig_engine::result::ThreadCpu]) -> String {
 
 /// `segment I on HOST failed: WHY`.
 fn failure(w: &WorkerRow) -> String {
-    let why = w.error.as_deref().unwrap_or("");
+    // the worker's own words, but read from the schema: no control characters but newlines
+    let why: String = (w.error.as_deref().unwrap_or("").chars())
+        .map(|c| if c.is_control() && c != '\n' { '?' } else { c })
+        .collect();
     format!("segment {} on {} failed: {why}", w.segment, w.host)
 }
 
@@ -478,6 +492,28 @@ fn live_state(r: &RunResult, incomplete: bool) -> RunState {
     } else {
         RunState::Finished
     }
+}
+
+/// Adds an interval row's counts and histogram to the live figures; refused when a total would
+/// exceed [`MAX_COUNT`] or the histogram is damaged.
+fn add_interval(f: &mut crate::metrics::Figures, i: &protocol::Interval) -> Result<(), String> {
+    let add = |a: u64, b: u64| {
+        (a.checked_add(b).filter(|v| *v <= MAX_COUNT))
+            .ok_or_else(|| format!("the run's counts would exceed {MAX_COUNT}"))
+    };
+    f.ok = add(f.ok, i.ok)?;
+    f.failed = add(f.failed, i.failed)?;
+    f.skipped = add(f.skipped, i.skipped)?;
+    f.retried = add(f.retried, i.retried)?;
+    f.retries = add(f.retries, i.retries)?;
+    f.latency_sum_s += i.latency_sum_us / 1e6;
+    if let Some(text) = i.histogram.as_deref() {
+        let h = pgrig_scale::codec::histogram_of(text).map_err(|e| e.0)?;
+        let recorded = f.buckets.iter().try_fold(0u64, |t, b| add(t, *b))?;
+        add(recorded, h.len())?;
+        f.add_histogram(&h);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub mod interrupt;
 pub mod json;
 pub mod k8s;
 pub mod metrics;
+pub mod metrics_http;
 pub mod own_args;
 pub mod profile;
 pub mod prompt;

@@ -1,22 +1,22 @@
 //! Live OpenMetrics (`--metrics-addr HOST:PORT` of `bench`, `run` and the coordinator of a
 //! segmented run): the run's figures so far ([`Live`]: transactions ok/failed/skipped/retried,
 //! retries, the latency histogram in fixed buckets, client CPU per host, the run's state),
-//! rendered as OpenMetrics text ([`Live::render`]) and served over HTTP by a small server on a
-//! std `TcpListener` in a thread of its own ([`Server`]). A single-host run feeds it from the
-//! engine's progress through [`MetricsSink`]; the coordinator feeds it the merged segments. The
-//! final figures come from the run's result, so the last scrape agrees with the report.
+//! rendered as OpenMetrics text ([`Live::render`]) and served over HTTP ([`Server`], on
+//! `crate::metrics_http`: connections served concurrently, each within a deadline). A
+//! single-host run feeds it from the engine's progress through [`MetricsSink`]; the coordinator
+//! feeds it the merged segments. The final figures come from the run's result, so the last
+//! scrape agrees with the report.
 
 use std::fmt::Write as _;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
+
+use crate::metrics_http::{Exposition, HttpServer};
 
 /// Upper bounds of the latency histogram's buckets, seconds (`+Inf` follows).
 pub const BOUNDS_S: [f64; 16] = [
@@ -86,7 +86,7 @@ impl Figures {
                 .iter()
                 .position(|&b| s <= b)
                 .unwrap_or(BOUNDS_S.len());
-            self.buckets[i] += v.count_at_value();
+            self.buckets[i] = self.buckets[i].saturating_add(v.count_at_value());
         }
     }
 
@@ -162,7 +162,7 @@ fn render(f: &Figures) -> String {
     let _ = writeln!(o, "# HELP {name} Latency of successful transactions.");
     let mut cum = 0u64;
     for (i, n) in f.buckets.iter().enumerate() {
-        cum += n;
+        cum = cum.saturating_add(*n);
         let le = BOUNDS_S
             .get(i)
             .map_or("+Inf".to_string(), |b| format!("{b}"));
@@ -212,135 +212,47 @@ pub fn host_name() -> String {
         .unwrap_or_else(|| "localhost".into())
 }
 
-/// The HTTP server of `--metrics-addr`: `GET /metrics` (or `/`) answers the figures.
+/// The server of `--metrics-addr` (`crate::metrics_http`): `GET /metrics` (or `/`) answers the
+/// figures.
 pub struct Server {
     pub live: Arc<Live>,
     pub addr: SocketAddr,
-    stop: Arc<AtomicBool>,
-    /// scrapes served since the run ended
-    scraped_final: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    http: HttpServer,
+}
+
+impl Exposition for Live {
+    fn exposition(&self) -> (String, bool) {
+        let f = self.snapshot();
+        let ended = !matches!(f.state, RunState::Starting | RunState::Running);
+        (render(&f), ended)
+    }
 }
 
 impl Server {
     /// Listens on `addr` (`HOST:PORT`; port 0: any free port) and serves `live`.
     pub fn start(addr: &str, live: Arc<Live>) -> Result<Server, String> {
-        let listener = TcpListener::bind(addr)
-            .map_err(|e| format!("--metrics-addr {addr}: could not listen: {}", strerror(&e)))?;
-        let bound = listener.local_addr().map_err(|e| strerror(&e))?;
-        listener.set_nonblocking(true).map_err(|e| strerror(&e))?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let scraped_final = Arc::new(AtomicBool::new(false));
-        let (l, s, sf) = (live.clone(), stop.clone(), scraped_final.clone());
-        let thread = std::thread::Builder::new()
-            .name("pgrig-metrics".into())
-            .spawn(move || serve(listener, &l, &s, &sf))
-            .map_err(|e| format!("could not start the metrics server: {e}"))?;
+        let http = HttpServer::start(addr, live.clone())?;
         Ok(Server {
             live,
-            addr: bound,
-            stop,
-            scraped_final,
-            thread: Some(thread),
+            addr: http.addr,
+            http,
         })
     }
 
     /// The run is over: the final figures stay served until one scrape has read them or
-    /// `linger` has passed, then the server stops.
+    /// `linger` has passed, then the server stops (without waiting for any client).
     pub fn finish(mut self, linger: Duration) {
         let state = self.live.snapshot().state;
         if matches!(state, RunState::Starting | RunState::Running) {
             self.live.update(|f| f.state = RunState::Finished);
         }
-        self.scraped_final.store(false, Ordering::SeqCst);
+        self.http.forget_final();
         let until = Instant::now() + linger;
-        while Instant::now() < until && !self.scraped_final.load(Ordering::SeqCst) {
+        while Instant::now() < until && !self.http.final_served() {
             std::thread::sleep(Duration::from_millis(20));
         }
-        self.shut();
+        self.http.stop();
     }
-
-    fn shut(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.shut();
-    }
-}
-
-fn strerror(e: &std::io::Error) -> String {
-    pgrig_wire::strerror(e)
-}
-
-fn serve(listener: TcpListener, live: &Live, stop: &AtomicBool, scraped_final: &AtomicBool) {
-    while !stop.load(Ordering::SeqCst) {
-        match listener.accept() {
-            Ok((conn, _)) => {
-                let ended = !matches!(
-                    live.snapshot().state,
-                    RunState::Starting | RunState::Running
-                );
-                if answer(conn, live) && ended {
-                    scraped_final.store(true, Ordering::SeqCst);
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(20)),
-        }
-    }
-}
-
-/// Answers one HTTP/1.0-style request (one response, then close); whether metrics were served.
-fn answer(mut conn: TcpStream, live: &Live) -> bool {
-    let _ = conn.set_nonblocking(false);
-    let _ = conn.set_read_timeout(Some(Duration::from_secs(2)));
-    let mut req = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !req.windows(4).any(|w| w == b"\r\n\r\n") && req.len() < 16 * 1024 {
-        match conn.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => req.extend_from_slice(&buf[..n]),
-        }
-    }
-    let line = String::from_utf8_lossy(&req);
-    let mut words = line.split_whitespace();
-    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-    let path = path.split('?').next().unwrap_or("");
-    let (status, ctype, body, ok) = if method != "GET" {
-        (
-            "405 Method Not Allowed",
-            "text/plain",
-            "GET only\n".to_string(),
-            false,
-        )
-    } else if path == "/metrics" || path == "/" {
-        let ct = "application/openmetrics-text; version=1.0.0; charset=utf-8";
-        ("200 OK", ct, live.render(), true)
-    } else {
-        (
-            "404 Not Found",
-            "text/plain",
-            "see /metrics\n".to_string(),
-            false,
-        )
-    };
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let sent = conn
-        .write_all(head.as_bytes())
-        .and_then(|_| conn.write_all(body.as_bytes()))
-        .is_ok();
-    sent && ok
 }
 
 /// A sink passing everything on to `inner` and adding each second of the benchmark (its counts

@@ -1,8 +1,12 @@
-//! `pgrig worker --segment I/N --coordinator URL`: one segment of a run spread over several
-//! client hosts. Finds the run the coordinator (`pgrig bench --segments N --coordinator URL`)
-//! opened in the coordination schema, takes the run's pgbench arguments from it, registers
-//! (host, cores, version, clock offset), waits for the shared start instant, runs its share of
-//! the clients, reports every interval and hands its statistics in for the exact merge.
+//! `pgrig worker --segment I/N --coordinator URL [--target URL] [--log-dir DIR]`: one segment of
+//! a run spread over several client hosts. Finds the run the coordinator (`pgrig bench
+//! --segments N --coordinator URL`) opened in the coordination schema, takes the run's options
+//! and scripts from it — run options only and scripts as text, both checked, since anyone who
+//! can write the schema can write them: its target is its own (`--target` or libpq's
+//! environment), its logs go under its own `--log-dir` — registers (host, cores, version, clock
+//! offset; or as failed, with the reason it refused the run), waits for the shared start
+//! instant, runs its share of the clients, reports every interval and hands its statistics in
+//! for the exact merge.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -43,6 +47,14 @@ pub struct WorkerArgs {
     /// How long to wait for the coordinator's run and its start.
     #[arg(long, value_name = "SEC", default_value_t = 300)]
     pub wait: u64,
+    /// The target this worker benchmarks (postgresql:// URI or conninfo; default: libpq's
+    /// environment, PGHOST, PGPORT, PGUSER, PGDATABASE). Never taken from the coordinator.
+    #[arg(long, value_name = "URL")]
+    pub target: Option<String>,
+    /// Where this worker writes the run's `-l` transaction logs (a run asking for them is
+    /// refused without it); the run names only the files' prefix.
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<std::path::PathBuf>,
 }
 
 pub fn main(args: &[String]) -> i32 {
@@ -61,9 +73,39 @@ pub fn main(args: &[String]) -> i32 {
 
 fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     let seg = a.segment;
+    if a.target
+        .as_deref()
+        .is_some_and(|t| pgrig_wire::mask_passwords(t) != t)
+    {
+        return Err(ScaleError::new(
+            "a password in --target would show in the process list: give it in PGPASSWORD or \
+             a password file",
+        ));
+    }
+    if let Some(d) = &a.log_dir {
+        if !d.is_dir() {
+            return Err(ScaleError::new(format!(
+                "--log-dir {}: not a directory",
+                d.display()
+            )));
+        }
+    }
     let mut db = Db::connect(&a.coordinator)?;
     let run = wait_for_run(&mut db, a)?;
-    let cfg = segment_config(&run, seg)?;
+    let cfg = match segment_config(&run, a) {
+        Ok(c) => c,
+        Err(e) => return Err(refuse(&mut db, &run, seg, e)),
+    };
+    for (i, s) in cfg.0.scripts.iter().enumerate() {
+        if let pgrig_engine::config::ScriptSource::File { path, text, .. } = s {
+            let sum = pgrig_scale::scripts::digest(text);
+            eprintln!(
+                "pgrig: run {}: script {}: {path} (sha256 {sum})",
+                run.id,
+                i + 1
+            );
+        }
+    }
     if seg.index == 0 && !cfg.1 {
         pre_run_vacuum(&cfg.0)?;
     }
@@ -138,20 +180,59 @@ fn pre_run_vacuum(cfg: &BenchConfig) -> Result<(), ScaleError> {
     Ok(())
 }
 
-/// The whole run's configuration from its stored arguments, cut to this segment, and whether
-/// the run asked for no vacuum (`-n`).
-fn segment_config(run: &RunRow, seg: SegmentId) -> Result<(BenchConfig, bool), ScaleError> {
+/// Registers this worker as failed with `e` (the coordinator reports why); `e`.
+fn refuse(db: &mut Db, run: &RunRow, seg: SegmentId, e: ScaleError) -> ScaleError {
+    let me = Registration {
+        segment: seg.index,
+        host: crate::metrics::host_name(),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        version: env!("CARGO_PKG_VERSION").into(),
+        offset_ms: 0.0,
+        error_ms: 0.0,
+    };
+    let _ = protocol::register(db, run.id, &me, Some(&e.0));
+    e
+}
+
+/// The whole run's configuration from the run options the schema holds (checked: run options
+/// only), its scripts (checked, as text), this worker's own target and log directory, cut to
+/// this segment; and whether the run asked for no vacuum (`-n`).
+fn segment_config(run: &RunRow, a: &WorkerArgs) -> Result<(BenchConfig, bool), ScaleError> {
+    let refused = |why: String| ScaleError::new(format!("run {}: refused: {why}", run.id));
+    crate::args::run_options::check_stored(&run.args).map_err(refused)?;
+    if !(100..=60_000).contains(&run.interval_ms) {
+        return Err(refused(format!(
+            "its interval of {} ms is not within 100 to 60000 ms",
+            run.interval_ms
+        )));
+    }
+    let scripts = pgrig_scale::scripts::decode(&run.scripts).map_err(|e| refused(e.0))?;
     let mut argv = vec!["pgrig worker".to_string()];
     argv.extend(run.args.iter().cloned());
     let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
     let parsed = crate::args::parse_pgbench_args("pgrig", &argv, &env)
-        .map_err(|e| ScaleError::new(format!("the run's arguments: {}", e.lines.join("; "))))?;
+        .map_err(|e| refused(format!("its options: {}", e.lines.join("; "))))?;
     let crate::args::Action::Bench(mut cfg) = parsed.action else {
-        return Err(ScaleError::new("the run's arguments are not a benchmark"));
+        return Err(refused("its options are not a benchmark".into()));
     };
+    cfg.scripts = scripts;
+    cfg.conn = pgrig_engine::config::ConnArgs {
+        dbname: a.target.clone(),
+        ..Default::default()
+    };
+    if cfg.log {
+        let Some(dir) = &a.log_dir else {
+            return Err(refused(
+                "it asks for -l transaction logs: give this worker --log-dir DIR".into(),
+            ));
+        };
+        let prefix = cfg.log_prefix.as_deref().unwrap_or("pgbench_log");
+        cfg.log_prefix = Some(dir.join(prefix).to_string_lossy().into_owned());
+    }
     cfg.random_seed = Some(SeedOption::Value(run.seed));
     let no_vacuum = cfg.no_vacuum;
-    Ok((pgrig_scale::share::segment_config(cfg, seg)?, no_vacuum))
+    let cfg = pgrig_scale::share::segment_config(cfg, a.segment)?;
+    Ok((cfg, no_vacuum))
 }
 
 /// Waits for the shared start instant (database clock, corrected by this host's offset); false
@@ -172,6 +253,14 @@ fn wait_for_start(
             ("running", Some(start_ms)) => {
                 let local = start_ms - offset_ms;
                 let ahead = local - clock::now_ms();
+                // read from the schema: a start beyond --wait (or not a time) is refused
+                if !ahead.is_finite() || ahead > wait as f64 * 1000.0 {
+                    return Err(ScaleError::new(format!(
+                        "run {}: refused: its start instant is {:.0} s away (beyond --wait {wait})",
+                        run.id,
+                        ahead / 1000.0
+                    )));
+                }
                 if ahead > 0.0 {
                     std::thread::sleep(Duration::from_secs_f64(ahead / 1000.0));
                 }

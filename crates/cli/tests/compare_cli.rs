@@ -380,3 +380,34 @@ fn postgres_store_is_compared_like_sqlite_and_never_shows_its_password() {
     );
     assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
 }
+
+/// Two selections that ran one after the other (two studies, or two points of a study in its
+/// default order, which runs each point's repetitions together) are said not to interleave in
+/// time, beside the verdict, with the remedy; odd against even repetitions of one point, which
+/// alternate, are not.
+#[test]
+fn selections_run_one_after_the_other_are_said_not_to_interleave() {
+    let out = compare(&["sync", "reads", "--force", "--metric", "tps"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("warning: A ran entirely before B")
+            && out.stdout.contains("order = \"interleaved\""),
+        "{}",
+        out.stdout
+    );
+    let c = json(&[ON, OFF, "--metric", "tps"]);
+    assert!(
+        c["warnings"]
+            .to_string()
+            .contains("A ran entirely before B"),
+        "{c}"
+    );
+    let c = json(&[
+        &interleaved("on", true),
+        &interleaved("on", false),
+        "--metric",
+        "tps",
+    ]);
+    let warnings = c["warnings"].to_string();
+    assert!(!warnings.contains("ran entirely before"), "{warnings}");
+}

@@ -269,3 +269,91 @@ fn coordinator_serves_the_merged_segments_as_openmetrics() {
     assert_eq!(m["pgrig_latency_seconds_bucket{le=+Inf}"], processed as f64);
     assert_eq!(segments_seen, 2, "client CPU of each segment while running");
 }
+
+/// `pgrig bench ARGS --metrics-addr 127.0.0.1:0`, started; the child and the endpoint's URL.
+fn bench_serving(db: &pgrig_testkit::TestDb, args: &[&str]) -> (std::process::Child, String) {
+    let mut cmd = common::pgrig_cmd(db);
+    cmd.arg("bench")
+        .args(args)
+        .args(["--metrics-addr", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("pgrig");
+    let (tx, rx) = mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(at) = line.split("serving OpenMetrics on ").nth(1) {
+                let _ = tx.send(at.to_string());
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the address line on stderr");
+    (child, url)
+}
+
+/// Waits up to `limit` for `child` to exit (killed after); how long it took, `None` if it ran on.
+fn exits_within(child: &mut std::process::Child, limit: Duration) -> Option<Duration> {
+    let t0 = Instant::now();
+    while t0.elapsed() < limit {
+        if child.try_wait().unwrap().is_some() {
+            return Some(t0.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+#[test]
+fn slow_and_idle_scrapers_neither_delay_a_scrape_nor_keep_the_run_alive() {
+    use std::io::Write;
+    let db = fresh_db("metrics_slow_client");
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("one.sql");
+    std::fs::write(&script, "SELECT 1;\n").unwrap();
+    let s = script.display().to_string();
+    let (mut child, url) = bench_serving(&db, &["-n", "-c", "1", "-T", "3", "-f", &s]);
+    let addr = url
+        .strip_prefix("http://")
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_string();
+    // one client sending a byte every 1.5 s (never a whole request) for up to 45 s
+    let slow_addr = addr.clone();
+    std::thread::spawn(move || {
+        let Ok(mut c) = std::net::TcpStream::connect(&slow_addr) else {
+            return;
+        };
+        for b in b"GET /metrics HTTP/1.0\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
+            if c.write_all(&[*b]).is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(1500));
+        }
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    let idle: Vec<_> = (0..5)
+        .map(|_| std::net::TcpStream::connect(&addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let (tx, rx) = mpsc::channel();
+    let u = url.clone();
+    std::thread::spawn(move || {
+        let t0 = Instant::now();
+        let body = fetch(&u);
+        let _ = tx.send((t0.elapsed(), body));
+    });
+    let scraped = rx.recv_timeout(Duration::from_secs(8));
+    let ended = exits_within(&mut child, Duration::from_secs(25));
+    drop(idle);
+    let (took, body) = scraped.expect("a scrape behind a slow and five idle clients within 8 s");
+    assert!(body.contains("pgrig_run_state"), "{body}");
+    assert!(took < Duration::from_secs(8), "the scrape took {took:?}");
+    // the run lasts 3 s; today's server kept it alive as long as the slow client sent bytes
+    let ended = ended.expect("bench still running 25 s after a 3 s run: a scraper kept it alive");
+    assert!(ended < Duration::from_secs(20), "ended after {ended:?}");
+}

@@ -112,8 +112,9 @@ fn password(db: &TestDb) -> String {
     line.rsplit(':').next().unwrap().to_string()
 }
 
-/// `pgrig worker` inside `ns`, reaching server and coordinator through the relay at `port`.
-fn worker_in(ns: &Netns, db: &TestDb, port: u16, i: u32) -> std::process::Child {
+/// `pgrig worker` inside `ns`, reaching server and coordinator through the relay at `port`,
+/// writing its `-l` logs under `logs` (its --log-dir).
+fn worker_in(ns: &Netns, db: &TestDb, port: u16, i: u32, logs: &str) -> std::process::Child {
     let mut c = Command::new("ip");
     c.args(["netns", "exec", &ns.name, env!("CARGO_BIN_EXE_pgrig")]);
     for (k, _) in std::env::vars_os() {
@@ -140,7 +141,7 @@ fn worker_in(ns: &Netns, db: &TestDb, port: u16, i: u32) -> std::process::Child 
         "--coordinator",
         &coord,
     ])
-    .args(["--wait", "60"])
+    .args(["--wait", "60", "--log-dir", logs])
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
     c.spawn().expect("ip netns exec pgrig worker")
@@ -179,18 +180,18 @@ fn segments_in_network_namespaces_one_far_away_start_together_and_merge_exactly(
     let near_port = relay(&near.root_addr, port, Duration::ZERO);
     let far_port = relay(&far.root_addr, port, Duration::from_millis(5));
     let dir = tempfile::tempdir().unwrap();
-    let prefix = dir.path().join("seg").display().to_string();
+    let logs = dir.path().display().to_string();
     let json = dir.path().join("run.json").display().to_string();
     let mut coord = common::pgrig_cmd(&db);
     coord
         .args(["bench", "--segments", "2", "--coordinator", &db.url()])
         .args(["-n", "-S", "-c", "4", "-j", "2", "-T", "4", "-l"])
-        .args(["--log-prefix", &prefix, "--json", &json])
+        .args(["--log-prefix", "seg", "--json", &json])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let coord = coord.spawn().unwrap();
-    let w0 = worker_in(&near, &db, near_port, 0);
-    let w1 = worker_in(&far, &db, far_port, 1);
+    let w0 = worker_in(&near, &db, near_port, 0, &logs);
+    let w1 = worker_in(&far, &db, far_port, 1, &logs);
     for w in [w0, w1] {
         let out = w.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

@@ -90,7 +90,6 @@ fn segmented_run_merges_exactly_the_histogram_of_the_union_of_transaction_logs()
     let db = fresh_db("scale_merge");
     common::pgbench_init(&db, 1);
     let dir = tempfile::tempdir().unwrap();
-    let prefix = dir.path().join("seg").display().to_string();
     let json = dir.path().join("run.json");
     let args = [
         "-n",
@@ -103,13 +102,20 @@ fn segmented_run_merges_exactly_the_histogram_of_the_union_of_transaction_logs()
         "40",
         "-l",
         "--log-prefix",
-        &prefix,
+        "seg",
         "--json",
     ];
     let mut args = args.to_vec();
     let json_s = json.display().to_string();
     args.push(&json_s);
-    let (coord, workers) = segmented(&db, 3, &args);
+    // each worker writes its -l logs under its own --log-dir (here: the same directory)
+    let coord = coordinator(&db, 3, &args);
+    let log_dir = dir.path().display().to_string();
+    let workers: Vec<Child> = (0..3)
+        .map(|i| worker(&db, i, 3, &["--log-dir", &log_dir]))
+        .collect();
+    let workers: Vec<Ended> = workers.into_iter().map(wait).collect();
+    let coord = wait(coord);
     for w in &workers {
         assert_eq!(w.code, Some(0), "worker stderr:\n{}", w.stderr);
     }

@@ -20,6 +20,7 @@ pub mod record;
 pub mod render;
 pub mod select;
 pub mod selector;
+mod time_order;
 
 pub use error::CompareError;
 pub use model::{Comparison, Verdict};
@@ -117,6 +118,7 @@ pub fn compare_sides(
         }
     }
     warnings.extend(mixing(a).into_iter().chain(mixing(b)));
+    warnings.extend(time_order::warning(a, b));
     let shared: Vec<String> = a
         .samples
         .iter()

@@ -35,6 +35,10 @@ pub struct Sample {
     /// what ran, for refusing to compare different workloads: the scripts (builtin name or
     /// file text, with weights) and `-D` defines; `None` when the run does not record them
     pub workload: Option<String>,
+    /// when the run started and finished (the store's UTC `YYYY-MM-DDTHH:MM:SS.mmmZ`, which
+    /// sorts as text); `None` for documents without them
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
 }
 
 impl Sample {
@@ -52,6 +56,8 @@ impl Sample {
             values,
             flags: flags(doc),
             workload: workload(doc),
+            started_at: doc["started_at"].as_str().map(str::to_string),
+            finished_at: doc["finished_at"].as_str().map(str::to_string),
         }
     }
 }

@@ -21,6 +21,8 @@ use crate::sink::Level;
 use crate::stats::{Snapshot, ThreadStats};
 
 /// Messages from workers to the coordinator.
+// One `Tick` per worker thread per second, moved through a channel: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Report {
     /// cumulative snapshot at the end of second `sec` (1-based) of the benchmark
     Tick {

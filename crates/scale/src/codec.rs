@@ -14,6 +14,9 @@ use crate::ScaleError;
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
+/// Longest serialised histogram read (base64 characters).
+pub const MAX_HISTOGRAM_TEXT: usize = 4 << 20;
+
 /// A histogram in V2 serialisation, base64.
 pub fn histogram_text(h: &Histogram<u64>) -> String {
     let mut buf = Vec::new();
@@ -25,12 +28,25 @@ pub fn histogram_text(h: &Histogram<u64>) -> String {
 
 /// The histogram of [`histogram_text`].
 pub fn histogram_of(text: &str) -> Result<Histogram<u64>, ScaleError> {
+    if text.len() > MAX_HISTOGRAM_TEXT {
+        return Err(ScaleError::new(format!(
+            "a serialised histogram is too long ({} bytes, at most {MAX_HISTOGRAM_TEXT})",
+            text.len()
+        )));
+    }
     let bytes = B64
         .decode(text.trim())
         .map_err(|e| ScaleError::new(format!("a serialised histogram is not base64: {e}")))?;
     let mut h: Histogram<u64> = Deserializer::new()
         .deserialize(&mut &bytes[..])
         .map_err(|e| ScaleError::new(format!("a serialised histogram is damaged: {e:?}")))?;
+    if h.sigfig() != 3 || h.low() != 1 {
+        return Err(ScaleError::new(format!(
+            "a serialised histogram is not pgrig's (lowest value {}, {} significant digits)",
+            h.low(),
+            h.sigfig()
+        )));
+    }
     h.auto(true);
     Ok(h)
 }
@@ -97,74 +113,108 @@ fn bad(what: &str) -> ScaleError {
     ScaleError::new(format!("a worker's result is damaged: {what}"))
 }
 
-fn f(v: &Value, i: usize) -> f64 {
-    v.get(i).and_then(Value::as_f64).unwrap_or(0.0)
-}
-
-fn u(v: &Value, i: usize) -> u64 {
-    v.get(i).and_then(Value::as_u64).unwrap_or(0)
-}
-
-fn moments_of(v: &Value) -> Moments {
-    Moments {
-        count: u(v, 0),
-        sum: f(v, 1),
-        sum2: f(v, 2),
-        min: f(v, 3),
-        max: f(v, 4),
+/// A JSON value as shown in a message (at most 40 characters).
+fn shown(v: Option<&Value>) -> String {
+    let text = v.map_or("nothing".to_string(), Value::to_string);
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
     }
 }
 
-fn counts_of(v: &Value) -> Counts {
-    Counts {
-        ok: u(v, 0),
-        skipped: u(v, 1),
-        serialization_failures: u(v, 2),
-        deadlock_failures: u(v, 3),
-        other_failures: u(v, 4),
-        retried: u(v, 5),
-        retries: u(v, 6),
-        late: u(v, 7),
-        rollbacks: u(v, 8),
-    }
+/// Element `i` of `v`: a finite number.
+fn f(v: &Value, i: usize, what: &str) -> Result<f64, ScaleError> {
+    let x = v.get(i);
+    x.and_then(Value::as_f64)
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| bad(&format!("{what}[{i}] is not a number: {}", shown(x))))
 }
 
-fn snapshot_of(v: &Value) -> Snapshot {
-    Snapshot {
-        counts: counts_of(&v["counts"]),
-        latency: moments_of(&v["latency"]),
-        lag: moments_of(&v["lag"]),
-    }
+/// Element `i` of `v`: a non-negative integer.
+fn u(v: &Value, i: usize, what: &str) -> Result<u64, ScaleError> {
+    let x = v.get(i);
+    x.and_then(Value::as_u64)
+        .ok_or_else(|| bad(&format!("{what}[{i}] is not a count: {}", shown(x))))
+}
+
+/// Field `k` of `v`: a finite number.
+fn num(v: &Value, k: &str) -> Result<f64, ScaleError> {
+    (v[k].as_f64().filter(|x| x.is_finite()))
+        .ok_or_else(|| bad(&format!("{k} is not a number: {}", shown(v.get(k)))))
+}
+
+/// Field `k` of `v`: a non-negative integer.
+fn count(v: &Value, k: &str) -> Result<u64, ScaleError> {
+    (v[k].as_u64()).ok_or_else(|| bad(&format!("{k} is not a count: {}", shown(v.get(k)))))
+}
+
+/// Field `k` of `v`: a list.
+fn list<'a>(v: &'a Value, k: &str) -> Result<&'a Vec<Value>, ScaleError> {
+    v[k].as_array()
+        .ok_or_else(|| bad(&format!("{k} is not a list: {}", shown(v.get(k)))))
+}
+
+fn moments_of(v: &Value, what: &str) -> Result<Moments, ScaleError> {
+    Ok(Moments {
+        count: u(v, 0, what)?,
+        sum: f(v, 1, what)?,
+        sum2: f(v, 2, what)?,
+        min: f(v, 3, what)?,
+        max: f(v, 4, what)?,
+    })
+}
+
+fn counts_of(v: &Value) -> Result<Counts, ScaleError> {
+    let c = |i| u(v, i, "counts");
+    Ok(Counts {
+        ok: c(0)?,
+        skipped: c(1)?,
+        serialization_failures: c(2)?,
+        deadlock_failures: c(3)?,
+        other_failures: c(4)?,
+        retried: c(5)?,
+        retries: c(6)?,
+        late: c(7)?,
+        rollbacks: c(8)?,
+    })
+}
+
+fn snapshot_of(v: &Value) -> Result<Snapshot, ScaleError> {
+    Ok(Snapshot {
+        counts: counts_of(&v["counts"])?,
+        latency: moments_of(&v["latency"], "latency")?,
+        lag: moments_of(&v["lag"], "lag")?,
+    })
 }
 
 fn script_of(v: &Value) -> Result<(ScriptInfo, ScriptStats), ScaleError> {
-    let texts = v["command_texts"]
-        .as_array()
-        .ok_or_else(|| bad("command_texts"))?;
+    let texts = list(v, "command_texts")?;
     let info = ScriptInfo {
         desc: v["desc"].as_str().ok_or_else(|| bad("desc"))?.to_string(),
         weight: v["weight"].as_i64().ok_or_else(|| bad("weight"))?,
-        command_texts: texts
-            .iter()
-            .map(|t| t.as_str().unwrap_or("").to_string())
-            .collect(),
+        command_texts: (texts.iter())
+            .map(|t| {
+                t.as_str()
+                    .map(String::from)
+                    .ok_or_else(|| bad("command_texts"))
+            })
+            .collect::<Result<_, _>>()?,
     };
-    let commands = (v["commands"]
-        .as_array()
-        .ok_or_else(|| bad("commands"))?
-        .iter())
-    .map(|c| CommandStats {
-        latency: moments_of(&c[0]),
-        failures: u(c, 1),
-        retries: u(c, 2),
-    })
-    .collect();
+    let commands = (list(v, "commands")?.iter())
+        .map(|c| {
+            Ok(CommandStats {
+                latency: moments_of(&c[0], "command latency")?,
+                failures: u(c, 1, "command")?,
+                retries: u(c, 2, "command")?,
+            })
+        })
+        .collect::<Result<_, ScaleError>>()?;
     let hist = histogram_of(v["histogram"].as_str().ok_or_else(|| bad("histogram"))?)?;
-    let command_histograms = (v["command_histograms"].as_array().into_iter().flatten())
-        .map(|h| histogram_of(h.as_str().unwrap_or("")))
+    let command_histograms = (list(v, "command_histograms")?.iter())
+        .map(|h| histogram_of(h.as_str().ok_or_else(|| bad("command_histograms"))?))
         .collect::<Result<Vec<_>, _>>()?;
     let stats = ScriptStats {
-        snap: snapshot_of(&v["snap"]),
+        snap: snapshot_of(&v["snap"])?,
         histogram: hist,
         commands,
         command_histograms,
@@ -172,23 +222,43 @@ fn script_of(v: &Value) -> Result<(ScriptInfo, ScriptStats), ScaleError> {
     Ok((info, stats))
 }
 
-/// The run result of [`encode`], with a default configuration.
+fn thread_cpu_of(c: &Value) -> Result<ThreadCpu, ScaleError> {
+    Ok(ThreadCpu {
+        user_s: f(c, 0, "threads_cpu")?,
+        sys_s: f(c, 1, "threads_cpu")?,
+        wait_s: f(c, 2, "threads_cpu")?,
+        wall_s: f(c, 3, "threads_cpu")?,
+    })
+}
+
+fn client_of(c: &Value) -> Result<ClientTally, ScaleError> {
+    let id = u(c, 0, "clients")?;
+    Ok(ClientTally {
+        id: u32::try_from(id).map_err(|_| bad(&format!("client id {id} is out of range")))?,
+        transactions: u(c, 1, "clients")?,
+        busy_s: f(c, 2, "clients")?,
+    })
+}
+
+/// The run result of [`encode`], with a default configuration. Every figure must be there with
+/// its type (counts non-negative integers, other figures finite numbers); ranges are
+/// [`crate::check`]'s.
 pub fn decode(text: &str) -> Result<RunResult, ScaleError> {
     let v: Value = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
     let mut scripts = Vec::new();
     let mut stats = Vec::new();
-    for s in v["scripts"].as_array().ok_or_else(|| bad("scripts"))? {
+    for s in list(&v, "scripts")? {
         let (i, st) = script_of(s)?;
         scripts.push(i);
         stats.push(st);
     }
     let partitions = v["partitions"].as_array().map(|p| {
         (
-            p[0].as_str().unwrap_or("").to_string(),
-            p[1].as_i64().unwrap_or(0),
+            p.first().and_then(Value::as_str).unwrap_or("").to_string(),
+            p.get(1).and_then(Value::as_i64).unwrap_or(0),
         )
     });
-    let list = |k: &str| v[k].as_array().cloned().unwrap_or_default();
+    let aborted = count(&v, "aborted_clients")?;
     Ok(RunResult {
         config: BenchConfig::default(),
         scripts,
@@ -197,28 +267,22 @@ pub fn decode(text: &str) -> Result<RunResult, ScaleError> {
         partitions,
         stats: ThreadStats {
             scripts: stats,
-            conn_time_us: v["conn_time_us"].as_f64().unwrap_or(0.0),
-            reconnects: v["reconnects"].as_u64().unwrap_or(0),
+            conn_time_us: num(&v, "conn_time_us")?,
+            reconnects: count(&v, "reconnects")?,
         },
-        bench_duration_s: v["bench_duration_s"].as_f64().unwrap_or(0.0),
-        initial_conn_ms: v["initial_conn_ms"].as_f64().unwrap_or(0.0),
-        threads_cpu: (list("threads_cpu").iter())
-            .map(|c| ThreadCpu {
-                user_s: f(c, 0),
-                sys_s: f(c, 1),
-                wait_s: f(c, 2),
-                wall_s: f(c, 3),
-            })
-            .collect(),
-        series: list("series").iter().map(snapshot_of).collect(),
-        aborted_clients: v["aborted_clients"].as_u64().unwrap_or(0) as u32,
-        clients: (list("clients").iter())
-            .map(|c| ClientTally {
-                id: u(c, 0) as u32,
-                transactions: u(c, 1),
-                busy_s: f(c, 2),
-            })
-            .collect(),
+        bench_duration_s: num(&v, "bench_duration_s")?,
+        initial_conn_ms: num(&v, "initial_conn_ms")?,
+        threads_cpu: (list(&v, "threads_cpu")?.iter())
+            .map(thread_cpu_of)
+            .collect::<Result<_, _>>()?,
+        series: (list(&v, "series")?.iter())
+            .map(snapshot_of)
+            .collect::<Result<_, _>>()?,
+        aborted_clients: u32::try_from(aborted)
+            .map_err(|_| bad(&format!("aborted_clients {aborted} is out of range")))?,
+        clients: (list(&v, "clients")?.iter())
+            .map(client_of)
+            .collect::<Result<_, _>>()?,
         seed: v["seed"].as_str().and_then(|s| s.parse().ok()).unwrap_or(0),
         interrupted: v["interrupted"].as_bool().unwrap_or(false),
         extras: Default::default(),
@@ -303,6 +367,21 @@ mod tests {
             )
         );
         assert_eq!(back.stats.reconnects, 3);
+    }
+
+    #[test]
+    fn a_negative_missing_or_non_finite_figure_is_an_error() {
+        let good: Value = serde_json::from_str(&encode(&result())).unwrap();
+        let mut v = good.clone();
+        v["scripts"][0]["snap"]["counts"][0] = json!(-5);
+        assert!(decode(&v.to_string()).unwrap_err().0.contains("-5"));
+        let mut v = good.clone();
+        v.as_object_mut().unwrap().remove("bench_duration_s");
+        assert!(decode(&v.to_string()).is_err());
+        let mut v = good;
+        v["clients"][0][0] = json!(u64::from(u32::MAX) + 1);
+        assert!(decode(&v.to_string()).is_err());
+        assert!(decode(&encode(&result()).replace("2.5", "1e999")).is_err());
     }
 
     #[test]

@@ -6,13 +6,18 @@
 //! report every interval (`protocol`) and hand their final statistics over serialised (`codec`:
 //! counters, moments and HDR histograms in hdrhistogram's V2 format), which the coordinator
 //! merges into one run result (`merge`), so percentiles of the whole run are true percentiles.
+//! The schema is a trust boundary both ways: the run's scripts travel as text with a digest and
+//! are checked by each worker (`scripts`), and every row the coordinator reads back is checked
+//! before use (`check`).
 
+pub mod check;
 pub mod clock;
 pub mod codec;
 pub mod db;
 pub mod merge;
 pub mod protocol;
 pub mod schema;
+pub mod scripts;
 pub mod share;
 pub mod vacuum;
 

@@ -13,8 +13,11 @@ use crate::ScaleError;
 pub struct RunRow {
     pub id: i64,
     pub segments: u32,
-    /// `pgrig bench` arguments of the whole run (after the program name)
+    /// the run options of the whole run (`pgrig bench` options after the program name; run
+    /// options only, which the worker checks)
     pub args: Vec<String>,
+    /// the run's scripts ([`crate::scripts::encode`]; the worker decodes and checks them)
+    pub scripts: String,
     pub seed: u64,
     pub interval_ms: u32,
 }
@@ -57,6 +60,7 @@ pub fn create_run(
     db: &mut Db,
     segments: u32,
     args: &[String],
+    scripts: &str,
     seed: u64,
     interval_ms: u32,
 ) -> Result<i64, ScaleError> {
@@ -66,8 +70,9 @@ pub fn create_run(
         args.iter().map(|a| lit(a)).collect::<Vec<_>>().join(",")
     );
     let id = db.value(&format!(
-        "INSERT INTO pgrig_scale.runs (segments, args, seed, interval_ms) \
-         VALUES ({segments}, {arr}, {}, {interval_ms}) RETURNING id",
+        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms) \
+         VALUES ({segments}, {arr}, {}, {}, {interval_ms}) RETURNING id",
+        lit(scripts),
         lit(&seed.to_string())
     ))?;
     parse(id.as_deref(), "run id")
@@ -83,16 +88,19 @@ pub fn workers(db: &mut Db, id: i64) -> Result<Vec<WorkerRow>, ScaleError> {
     rows.into_iter()
         .map(|r| {
             let g = |i: usize| r[i].as_deref();
+            let seg = g(0).unwrap_or("NULL");
+            let named =
+                |e: ScaleError| ScaleError::new(format!("worker row of segment {seg}: {e}"));
             Ok(WorkerRow {
-                segment: parse(g(0), "segment")?,
+                segment: parse(g(0), "segment").map_err(named)?,
                 host: g(1).unwrap_or("").to_string(),
-                cores: parse(g(2), "cores")?,
+                cores: parse(g(2), "cores").map_err(named)?,
                 version: g(3).unwrap_or("").to_string(),
-                offset_ms: parse(g(4), "clock offset")?,
-                error_ms: parse(g(5), "clock error")?,
+                offset_ms: parse(g(4), "clock offset").map_err(named)?,
+                error_ms: parse(g(5), "clock error").map_err(named)?,
                 state: g(6).unwrap_or("").to_string(),
                 error: r[7].clone(),
-                silent_s: parse(g(8), "heartbeat")?,
+                silent_s: parse(g(8), "heartbeat").map_err(named)?,
                 result: r[9].clone(),
             })
         })
@@ -129,19 +137,21 @@ pub fn intervals_after(
     rows.into_iter()
         .map(|r| {
             let g = |i: usize| r[i].as_deref();
+            let id: i64 = parse(g(0), "interval id")?;
+            let named = |e: ScaleError| ScaleError::new(format!("interval row {id}: {e}"));
             let i = Interval {
-                segment: parse(g(1), "segment")?,
-                seq: parse(g(2), "seq")?,
-                ok: parse(g(3), "ok")?,
-                failed: parse(g(4), "failed")?,
-                skipped: parse(g(5), "skipped")?,
-                retried: parse(g(6), "retried")?,
-                retries: parse(g(7), "retries")?,
-                latency_sum_us: parse(g(8), "latency")?,
-                cpu_s: parse(g(9), "cpu")?,
+                segment: parse(g(1), "segment").map_err(named)?,
+                seq: parse(g(2), "seq").map_err(named)?,
+                ok: parse(g(3), "ok").map_err(named)?,
+                failed: parse(g(4), "failed").map_err(named)?,
+                skipped: parse(g(5), "skipped").map_err(named)?,
+                retried: parse(g(6), "retried").map_err(named)?,
+                retries: parse(g(7), "retries").map_err(named)?,
+                latency_sum_us: parse(g(8), "latency").map_err(named)?,
+                cpu_s: parse(g(9), "cpu").map_err(named)?,
                 histogram: r[10].clone(),
             };
-            Ok((parse(g(0), "interval id")?, i))
+            Ok((id, i))
         })
         .collect()
 }
@@ -161,7 +171,8 @@ pub fn find_run(
         return Ok(None);
     }
     let rows = db.rows(&format!(
-        "SELECT id, segments, array_to_json(args), seed, interval_ms FROM pgrig_scale.runs \
+        "SELECT id, segments, array_to_json(args), seed, interval_ms, scripts \
+         FROM pgrig_scale.runs \
          WHERE {filter} ORDER BY id DESC LIMIT 1"
     ))?;
     let Some(r) = rows.into_iter().next() else {
@@ -176,6 +187,7 @@ pub fn find_run(
         args,
         seed: parse(g(3), "seed")?,
         interval_ms: parse(g(4), "interval")?,
+        scripts: g(5).unwrap_or("").to_string(),
     }))
 }
 

@@ -1,5 +1,6 @@
 //! The coordination schema `pgrig_scale`, created by the coordinator when missing: one row per
-//! run (its arguments, seed, segment count, state and shared start instant), one per worker
+//! run (its run options, its scripts as text (`crate::scripts`), seed, segment count, state and
+//! shared start instant), one per worker
 //! (registration, clock offset, heartbeat, final statistics) and one per worker and interval
 //! (counts and the interval's latency histogram).
 
@@ -9,6 +10,7 @@ CREATE TABLE IF NOT EXISTS pgrig_scale.runs (
     id bigserial PRIMARY KEY,
     segments integer NOT NULL,
     args text[] NOT NULL,
+    scripts text NOT NULL DEFAULT '[]',
     seed text NOT NULL,
     interval_ms integer NOT NULL,
     state text NOT NULL DEFAULT 'waiting'
@@ -19,6 +21,7 @@ CREATE TABLE IF NOT EXISTS pgrig_scale.runs (
 );
 ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS
     coordinator_seen timestamptz NOT NULL DEFAULT clock_timestamp();
+ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS scripts text NOT NULL DEFAULT '[]';
 CREATE TABLE IF NOT EXISTS pgrig_scale.workers (
     run_id bigint NOT NULL REFERENCES pgrig_scale.runs ON DELETE CASCADE,
     segment integer NOT NULL,

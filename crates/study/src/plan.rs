@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::error::{did_you_mean, StudyError};
-use crate::spec::{scalar_text, Reinit, Study};
+use crate::spec::{scalar_text, Order, Reinit, Study};
 use crate::workload::{effective, WorkloadSpec, WORKLOAD_KEYS};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -147,7 +147,7 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
         }
     }
     let reinit = spec.dataset.as_ref().map(|d| d.reinit).unwrap_or_default();
-    let runs = runs(&points, repetitions, reinit);
+    let runs = runs(&points, repetitions, reinit, spec.order);
     Ok(Plan {
         targets,
         points,
@@ -300,31 +300,42 @@ pub fn cartesian(lens: &[usize]) -> Vec<Vec<usize>> {
     out
 }
 
-/// Points × repetitions × rounds, with the re-init policy applied.
-pub fn runs(points: &[Point], repetitions: u32, reinit: Reinit) -> Vec<PlannedRun> {
+/// Points × repetitions × rounds in the study's `order`, with the re-init policy applied.
+pub fn runs(points: &[Point], repetitions: u32, reinit: Reinit, order: Order) -> Vec<PlannedRun> {
+    let pairs: Vec<(&Point, u32)> = match order {
+        Order::Points => points
+            .iter()
+            .flat_map(|p| (1..=repetitions).map(move |rep| (p, rep)))
+            .collect(),
+        Order::Interleaved => (1..=repetitions)
+            .flat_map(|rep| points.iter().map(move |p| (p, rep)))
+            .collect(),
+    };
     let mut out = Vec::new();
-    let mut last_target = None;
-    for p in points {
-        for rep in 1..=repetitions {
-            for round in 1..=p.workload.rounds {
-                let first_round = round == 1;
-                let new_target = last_target != Some(p.target);
-                last_target = Some(p.target);
-                let reinit = new_target
-                    || match reinit {
-                        Reinit::PerRun => first_round,
-                        Reinit::PerPoint => first_round && rep == 1,
-                        Reinit::Once => false,
-                    };
-                out.push(PlannedRun {
-                    index: out.len(),
-                    point: p.index,
-                    repetition: rep,
-                    round,
-                    reinit,
-                    first_round,
-                });
-            }
+    let (mut last_target, mut last_point) = (None, None);
+    for (p, rep) in pairs {
+        let new_point = last_point != Some(p.index);
+        last_point = Some(p.index);
+        for round in 1..=p.workload.rounds {
+            let first_round = round == 1;
+            let new_target = last_target != Some(p.target);
+            last_target = Some(p.target);
+            // per-point: fresh data whenever another point's runs come next (interleaved, at
+            // every run; otherwise before the point's first repetition)
+            let reinit = new_target
+                || match reinit {
+                    Reinit::PerRun => first_round,
+                    Reinit::PerPoint => first_round && new_point,
+                    Reinit::Once => false,
+                };
+            out.push(PlannedRun {
+                index: out.len(),
+                point: p.index,
+                repetition: rep,
+                round,
+                reinit,
+                first_round,
+            });
         }
     }
     out

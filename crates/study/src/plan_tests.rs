@@ -199,3 +199,38 @@ fn study_settings_merge_with_target_settings() {
         ]
     );
 }
+
+#[test]
+fn interleaved_order_alternates_the_points_in_every_repetition() {
+    let text = "name = \"x\"\norder = \"interleaved\"\n[workload]\nrounds = 2\n\
+                [matrix]\nclients = [1, 2]\nrepetitions = 3\n[dataset]\nreinit = \"per-point\"\n";
+    let p = plan(text).unwrap();
+    let order: Vec<(usize, u32, u32)> = p
+        .runs
+        .iter()
+        .map(|r| (r.point, r.repetition, r.round))
+        .collect();
+    assert_eq!(
+        &order[..6],
+        &[
+            (0, 1, 1),
+            (0, 1, 2),
+            (1, 1, 1),
+            (1, 1, 2),
+            (0, 2, 1),
+            (0, 2, 2)
+        ]
+    );
+    assert_eq!(p.runs.len(), 2 * 3 * 2);
+    // per-point: fresh data whenever the point changes, which is every repetition here
+    assert!(p.runs.iter().all(|r| r.reinit == (r.round == 1)));
+    let default = plan(&text.replace("order = \"interleaved\"\n", "")).unwrap();
+    assert_eq!(
+        default.runs.iter().map(|r| r.point).collect::<Vec<_>>(),
+        [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
+    );
+    let e = parse("s.toml", &text.replace("interleaved", "random"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("s.toml:2") && e.contains("interleaved"), "{e}");
+}

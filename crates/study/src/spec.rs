@@ -40,6 +40,11 @@ pub struct StudyFile {
     /// Repetitions of every point (also accepted inside `[matrix]`).
     #[serde(default)]
     pub repetitions: Option<u32>,
+    /// The order of the runs: every repetition of a point before the next point (default), or
+    /// `interleaved`: repetition 1 of every point, then repetition 2, … (points compared across
+    /// a machine that drifts).
+    #[serde(default)]
+    pub order: Order,
     #[serde(default)]
     pub collect: CollectSpec,
 }
@@ -69,6 +74,17 @@ pub struct TargetSpec {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+pub enum Order {
+    /// Points one after the other, each with all its repetitions.
+    #[default]
+    #[serde(rename = "points")]
+    Points,
+    /// Repetitions outermost: the points alternate.
+    #[serde(rename = "interleaved")]
+    Interleaved,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 pub enum Reinit {
     /// Before the first repetition of every run (each repetition starts on fresh tables).
     #[serde(rename = "per-run")]

@@ -9,7 +9,8 @@
 //! Layout: `getopt` (GNU getopt_long emulation), `numeric` (C number parsing), `options`
 //! (pgbench's option table), `state` (per-option handling, in command-line order), `finish`
 //! (the checks after the option loop and the final configs), `scripts` (`-b`/`-f`), `system`
-//! (seed sources, open-files limit), `help` (the `--help` text).
+//! (seed sources, open-files limit), `help` (the `--help` text), `run_options` (what of a
+//! command line travels to the workers of a segmented run).
 
 mod finish;
 mod getopt;
@@ -17,6 +18,7 @@ mod help;
 pub use help::init_options;
 mod numeric;
 mod options;
+pub mod run_options;
 mod scripts;
 mod state;
 mod system;

@@ -168,6 +168,13 @@ const EXTRA_LONG: &[LongOpt<Opt>] = &[
     l("coordinator", Req, Opt::Coordinator),
 ];
 
+/// The long name of an option (every option has one).
+pub fn long_name(id: Opt) -> &'static str {
+    (LONG.iter().chain(EXTRA_LONG))
+        .find(|o| o.id == id)
+        .map_or("?", |o| o.name)
+}
+
 /// The getopt tables for pgbench's command line.
 pub fn spec() -> Spec<'static, Opt> {
     Spec {

@@ -192,6 +192,12 @@ impl State {
             Family::Init => self.init_opt_set = true,
             Family::Common => {}
         }
+        if self.apply_init(opt, &arg)?
+            || self.apply_logging(opt, &arg)?
+            || self.apply_extra(opt, &arg)?
+        {
+            return Ok(None);
+        }
         match opt {
             Opt::Builtin => {
                 if arg == "list" {
@@ -218,65 +224,20 @@ impl State {
                 let text = scripts::read_script_file(&path).map_err(|m| self.err(&m))?;
                 self.add_script(ScriptSource::File { path, text, weight })?;
             }
-            Opt::Fillfactor => self.fillfactor = self.int(&arg, "-F/--fillfactor", 10, 100)?,
             Opt::Host => self.conn.host = Some(arg),
-            Opt::Initialize => self.is_init = true,
-            Opt::InitSteps => {
-                self.check_init_steps(&arg)?;
-                self.init_steps = Some(arg);
-            }
             Opt::Jobs => self.threads = self.int(&arg, "-j/--jobs", 1, i32::MAX)?,
-            Opt::Log => self.log = true,
-            Opt::LatencyLimit => {
-                let ms = atof(&arg);
-                if ms <= 0.0 {
-                    return Err(self.err(&format!("invalid latency limit: \"{arg}\"")));
-                }
-                self.latency_limit_us = (ms * 1000.0) as i64;
-            }
             Opt::Protocol => {
                 self.mode = arg
                     .parse()
                     .map_err(|_| self.err(&format!("invalid query mode (-M): \"{arg}\"")))?;
             }
-            Opt::NoVacuum => self.no_vacuum = true,
             Opt::SkipSomeUpdates => self.add_builtin("simple-update", 1)?,
             Opt::Port => self.conn.port = Some(arg),
-            Opt::Progress => self.progress = self.int(&arg, "-P/--progress", 1, i32::MAX)?,
-            Opt::Quiet => self.quiet = true,
-            Opt::ReportPerCommand => self.report_per_command = true,
-            Opt::Rate => {
-                let tps = atof(&arg);
-                if tps <= 0.0 {
-                    return Err(self.err(&format!("invalid rate limit: \"{arg}\"")));
-                }
-                self.rate = Some(tps);
-            }
-            Opt::Scale => {
-                self.scale_given = true;
-                self.scale = self.int(&arg, "-s/--scale", 1, i32::MAX)?;
-            }
             Opt::SelectOnly => self.add_builtin("select-only", 1)?,
             Opt::Transactions => self.nxacts = self.int(&arg, "-t/--transactions", 1, i32::MAX)?,
             Opt::Time => self.duration = self.int(&arg, "-T/--time", 1, i32::MAX)?,
             Opt::Username => self.conn.user = Some(arg),
             Opt::VacuumAll => self.vacuum_all = true,
-            Opt::UnloggedTables => self.unlogged = true,
-            Opt::Tablespace => self.tablespace = Some(arg),
-            Opt::IndexTablespace => self.index_tablespace = Some(arg),
-            Opt::SamplingRate => {
-                let rate = atof(&arg);
-                if rate <= 0.0 || rate > 1.0 {
-                    return Err(self.err(&format!("invalid sampling rate: \"{arg}\"")));
-                }
-                self.sample_rate = Some(rate);
-            }
-            Opt::AggregateInterval => {
-                self.agg_interval = self.int(&arg, "--aggregate-interval", 1, i32::MAX)?
-            }
-            Opt::ProgressTimestamp => self.progress_timestamp = true,
-            Opt::LogPrefix => self.log_prefix = Some(arg),
-            Opt::ForeignKeys => self.foreign_keys = true,
             Opt::RandomSeed => {
                 if let Err(mut lines) = self.set_random_seed(&arg) {
                     lines.push(
@@ -291,6 +252,31 @@ impl State {
                 let full = scripts::find_builtin(&arg, &|m| rep.error(m))?;
                 return Ok(Some(Action::ShowScript(full.to_string())));
             }
+            _ => unreachable!("every option is handled by one of the apply functions"),
+        }
+        Ok(None)
+    }
+
+    /// Initialisation options (and `-i`, `-s`). Whether `opt` was one of them.
+    fn apply_init(&mut self, opt: Opt, arg: &str) -> Result<bool, Lines> {
+        let arg = arg.to_string();
+        match opt {
+            Opt::Fillfactor => self.fillfactor = self.int(&arg, "-F/--fillfactor", 10, 100)?,
+            Opt::Initialize => self.is_init = true,
+            Opt::InitSteps => {
+                self.check_init_steps(&arg)?;
+                self.init_steps = Some(arg);
+            }
+            Opt::NoVacuum => self.no_vacuum = true,
+            Opt::Quiet => self.quiet = true,
+            Opt::Scale => {
+                self.scale_given = true;
+                self.scale = self.int(&arg, "-s/--scale", 1, i32::MAX)?;
+            }
+            Opt::UnloggedTables => self.unlogged = true,
+            Opt::Tablespace => self.tablespace = Some(arg),
+            Opt::IndexTablespace => self.index_tablespace = Some(arg),
+            Opt::ForeignKeys => self.foreign_keys = true,
             Opt::Partitions => self.partitions = self.int(&arg, "--partitions", 0, i32::MAX)?,
             Opt::PartitionMethod => {
                 self.partition_method = Some(if arg.eq_ignore_ascii_case("range") {
@@ -303,6 +289,44 @@ impl State {
                     )));
                 })
             }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Logging, progress, rate, latency limit and failure-handling options. Whether `opt` was one of them.
+    fn apply_logging(&mut self, opt: Opt, arg: &str) -> Result<bool, Lines> {
+        let arg = arg.to_string();
+        match opt {
+            Opt::Log => self.log = true,
+            Opt::LatencyLimit => {
+                let ms = atof(&arg);
+                if ms <= 0.0 {
+                    return Err(self.err(&format!("invalid latency limit: \"{arg}\"")));
+                }
+                self.latency_limit_us = (ms * 1000.0) as i64;
+            }
+            Opt::Progress => self.progress = self.int(&arg, "-P/--progress", 1, i32::MAX)?,
+            Opt::ReportPerCommand => self.report_per_command = true,
+            Opt::Rate => {
+                let tps = atof(&arg);
+                if tps <= 0.0 {
+                    return Err(self.err(&format!("invalid rate limit: \"{arg}\"")));
+                }
+                self.rate = Some(tps);
+            }
+            Opt::SamplingRate => {
+                let rate = atof(&arg);
+                if rate <= 0.0 || rate > 1.0 {
+                    return Err(self.err(&format!("invalid sampling rate: \"{arg}\"")));
+                }
+                self.sample_rate = Some(rate);
+            }
+            Opt::AggregateInterval => {
+                self.agg_interval = self.int(&arg, "--aggregate-interval", 1, i32::MAX)?
+            }
+            Opt::ProgressTimestamp => self.progress_timestamp = true,
+            Opt::LogPrefix => self.log_prefix = Some(arg),
             Opt::FailuresDetailed => self.failures_detailed = true,
             Opt::MaxTries => {
                 let n = atoi(&arg);
@@ -315,6 +339,15 @@ impl State {
             Opt::ExitOnAbort => self.exit_on_abort = true,
             Opt::Debug => self.debug = true,
             Opt::ContinueOnError => self.continue_on_error = true,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// pgrig's own long options. Whether `opt` was one of them.
+    fn apply_extra(&mut self, opt: Opt, arg: &str) -> Result<bool, Lines> {
+        let arg = arg.to_string();
+        match opt {
             Opt::Json => self.json = Some(arg),
             Opt::Percentiles => self.percentiles = true,
             Opt::Profile => self.profile = Some(arg),
@@ -329,8 +362,9 @@ impl State {
             }
             Opt::Segments => self.segments = Some(self.int(&arg, "--segments", 1, 10_000)? as u32),
             Opt::Coordinator => self.coordinator = Some(arg),
+            _ => return Ok(false),
         }
-        Ok(None)
+        Ok(true)
     }
 
     /// `-D NAME=VALUE`: split at the first `=`, both sides non-empty, NAME a valid variable name.
