@@ -14,6 +14,7 @@ use pgrig_engine::document::RunDocument;
 use pgrig_engine::sink::{Level, Progress, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_script::QueryMode;
+use pgrig_study::collect::server_seconds::{SecondsSink, ServerSeconds};
 use pgrig_study::dataset::Dataset;
 use pgrig_study::managed::Managed;
 use pgrig_study::plan::TargetPlan;
@@ -283,7 +284,10 @@ fn measure(
         }),
         None => engine_sink,
     };
+    let seconds = ServerSeconds::connect(&cfg.conn);
+    let engine_sink = SecondsSink::around(engine_sink, seconds.as_ref());
     let (r, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, stop);
+    let readings = seconds.map(|s| s.finish());
     let r = match r {
         Ok(r) => r,
         Err(e) => {
@@ -297,6 +301,9 @@ fn measure(
         eprintln!();
     }
     let mut doc = RunDocument::of(&r);
+    if let Some(readings) = &readings {
+        readings.fill(&mut doc);
+    }
     if let Some(s) = &sampler {
         doc.server_xacts = s.finish(doc.started_at_unix_s);
     }

@@ -254,8 +254,10 @@ pub struct CommandDoc {
     pub latency_ms: Option<LatencyMs>,
 }
 
-/// One second of the run.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+/// One second of the run. The server's figures are filled in by a front end that sampled the
+/// server alongside the run (`pgrig run`, studies); absent (and not written) otherwise, so older
+/// documents read as before.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Second {
     /// 1 = the first second
     pub second: u64,
@@ -264,6 +266,15 @@ pub struct Second {
     pub failed: u64,
     pub retries: u64,
     pub latency_ms_mean: f64,
+    /// checkpoints the server's checkpointer counted as done in this second
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoints: Option<u64>,
+    /// WAL written in this second (the server's insert position moved by this many bytes)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wal_bytes: Option<u64>,
+    /// the server's processes' CPU time in this second over its length: CPUs busy
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu: Option<f64>,
 }
 
 /// The client's own CPU, under two names: CPU time (user + system time of each worker thread)
@@ -545,6 +556,7 @@ fn second((i, s): (usize, &Snapshot)) -> Second {
         failed: s.counts.failed(),
         retries: s.counts.retries,
         latency_ms_mean: s.latency.mean() / 1000.0,
+        ..Second::default()
     }
 }
 

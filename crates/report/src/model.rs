@@ -89,7 +89,7 @@ pub struct Second {
     pub latency_max_ms: Option<f64>,
     pub failed: f64,
     pub retries: f64,
-    /// server figures of this second, where a sampler collected them: checkpoints begun, WAL
+    /// server figures of this second, where a sampler collected them: checkpoints done, WAL
     /// bytes written, server CPUs busy
     pub checkpoints: f64,
     pub wal_bytes: Option<f64>,

@@ -27,6 +27,8 @@ pub struct Collected {
     pub profiles: Value,
     /// `[collect] consistency`: `[{check, passed, line}]` (null when not checked)
     pub consistency: Value,
+    /// the server's readings around each second of the run (the series' server figures)
+    pub server_seconds: Option<crate::collect::server_seconds::Readings>,
 }
 
 /// Matrix values of a point as a JSON object.

@@ -21,6 +21,7 @@ use pgrig_engine::StopHandle;
 use crate::checked::Checked;
 use crate::collect::host::host_info;
 use crate::collect::sampler::{proc_usage, WaitSampler};
+use crate::collect::server_seconds::{SecondsSink, ServerSeconds};
 use crate::collect::stats::{relation_sizes, StatsSnapshot};
 use crate::dataset::Dataset;
 use crate::db::Db;
@@ -250,7 +251,7 @@ fn run_repetition(
         let mut cfg = point_config(ctx, point, scripts, None);
         cfg.duration = BenchDuration::Seconds(warm);
         cfg.report_per_command = false;
-        run_bench(ctx, &state.managed, point, cfg)?;
+        run_bench(ctx, &state.managed, point, cfg, ctx.sink.clone())?;
     }
     for &run in group {
         run_and_store(ctx, progress, state, run, scripts)?;
@@ -361,7 +362,10 @@ fn run_and_store(
     let t0 = now_unix();
     let (result, collected) = run_round(ctx, &state.managed, point, cfg, &ctx.study.spec.collect)?;
     let t1 = now_unix();
-    let doc = RunDocument::of(&result);
+    let mut doc = RunDocument::of(&result);
+    if let Some(r) = &collected.server_seconds {
+        r.fill(&mut doc);
+    }
     if progress.finished.contains(&run.index) {
         ctx.reporter
             .info(&format!("replayed run {} (already stored)", run.index + 1));
@@ -399,12 +403,14 @@ fn run_and_store(
     )
 }
 
-/// Runs the engine with the point's isolation and client CPUs; fails on interruption.
+/// Runs the engine with the point's isolation and client CPUs, reporting to `sink`; fails on
+/// interruption.
 fn run_bench(
     ctx: &Ctx,
     m: &Managed,
     point: &Point,
     mut cfg: BenchConfig,
+    sink: Arc<dyn Sink>,
 ) -> Result<RunResult, StudyError> {
     cfg.conn = m.endpoint.conn_args(point.workload.isolation.as_deref())?;
     // the last CPUs, away from the server's (which takes the first ones)
@@ -412,7 +418,7 @@ fn run_bench(
         Some(n) => Some(cpu_list(Some(n), CpuPick::Last)?),
         None => None,
     };
-    let r = pgrig_engine::run_bench(cfg, ctx.sink.clone(), &ctx.control.stop)?;
+    let r = pgrig_engine::run_bench(cfg, sink, &ctx.control.stop)?;
     if (ctx.control.interrupted)() {
         return Err(StudyError::Interrupted);
     }
@@ -449,13 +455,19 @@ fn run_round(
         None
     };
     let profiling = crate::collect::profile::start(m, collect)?;
+    let seconds = ServerSeconds::connect(&m.endpoint.conn_args(None)?);
+    let sink = SecondsSink::around(ctx.sink.clone(), seconds.as_ref());
     let t0 = Instant::now();
-    let result = run_bench(ctx, m, point, cfg);
+    let result = run_bench(ctx, m, point, cfg, sink);
     let wall = t0.elapsed().as_secs_f64();
+    let server_seconds = seconds.map(|s| s.finish());
     let waits = sampler.map(WaitSampler::finish);
     let profiles = profiling.map(|p| p.finish());
     let result = result?;
-    let mut c = Collected::default();
+    let mut c = Collected {
+        server_seconds,
+        ..Collected::default()
+    };
     if let Some(p) = profiles {
         c.profiles = p?;
     }

@@ -235,6 +235,7 @@ fn figures_count_committed_new_orders_and_mark_the_response_time_limits() {
             failed: 0,
             retries: 0,
             latency_ms_mean: 1.0,
+            ..Default::default()
         })
         .collect();
     let f = metrics::figures_steady(&doc, &cfg(&[("warehouses", "40")]), 10);

@@ -83,19 +83,40 @@ pub fn single(id: &str, r: &Run) -> Option<Chart> {
     )
 }
 
-/// A study: each point's median repetition.
+/// A study: each point's median repetition, the run drawn named in its curve's label (the
+/// matrix tables give medians over every repetition; a curve is one run's distribution).
 pub fn overlaid(id: &str, runs: &[Run], metric: &Metric) -> Option<Chart> {
     let (reps, note) = overlay(runs, metric);
-    let curves = reps
+    let groups = super::by_point(runs);
+    let of = |l: &str| groups.iter().find(|g| g.0 == l).map_or(1, |g| g.1.len());
+    let curves: Vec<(String, &Distribution)> = reps
         .iter()
-        .filter_map(|(l, r)| Some((l.clone(), r.distributions.first()?)))
+        .filter_map(|(l, r)| Some((shown(l, r, of(l)), r.distributions.first()?)))
         .collect();
+    let many = reps.iter().any(|(l, _)| of(l) > 1);
+    let said = many.then(|| {
+        format!(
+            "each curve is one run, named: the point's repetition with the median {} \
+             (the lower of the two middle ones when even); the other repetitions are not drawn",
+            metric.key
+        )
+    });
     curve_chart(
         format!("{id}-latency-percentiles"),
         "Latency percentiles".into(),
         curves,
-        note,
+        note.into_iter()
+            .chain(said)
+            .reduce(|a, b| format!("{a}; {b}")),
     )
+}
+
+/// A curve's label: the point and which of its `n` repetitions it draws.
+fn shown(point: &str, r: &Run, n: usize) -> String {
+    if n <= 1 {
+        return point.to_string();
+    }
+    format!("{point} — {} (repetition {} of {n})", r.id, r.repetition)
 }
 
 /// Runs given side by side.

@@ -1,5 +1,7 @@
-//! Runs over time: TPS and latency per second. For one run the ramp-up (leading seconds below 90 %
-//! of the median) and the tail (trailing seconds below it, or past the measured duration) are
+//! Runs over time: TPS and latency per second, with the seconds in which the server counted a
+//! checkpoint shaded (for overlaid runs, named by run). For one run the ramp-up (leading seconds below 90 %
+//! of the median) and the tail (the trailing seconds that end after the run's known end — its
+//! measured duration — never a dip in the figures: a stall inside the run is part of it) are
 //! shaded, and the steady window's TPS is given beside the whole run's when they differ by more
 //! than 10 %. Several runs are overlaid on one time axis.
 
@@ -22,11 +24,10 @@ pub fn steady(series: &[Second], duration_s: f64) -> Option<(usize, usize, f64)>
     let median = tps[tps.len() / 2];
     let low = |s: &Second| s.tps < 0.9 * median;
     let ramp = series.iter().take_while(|s| low(s)).count();
+    // a second `t` covers (t-1, t]: it is past the end when it ends after the measured duration
+    let past_end = |s: &Second| duration_s > 0.0 && s.t > duration_s + 1e-3;
     let mut tail = series.len();
-    while tail > ramp
-        && (low(&series[tail - 1])
-            || (duration_s > 0.0 && series[tail - 1].t > duration_s.ceil() + 0.5))
-    {
+    while tail > ramp && past_end(&series[tail - 1]) {
         tail -= 1;
     }
     if tail <= ramp {
@@ -345,7 +346,31 @@ fn overlay_charts(id: &str, runs: &[(String, &Run)], note: Option<String>) -> Ve
     );
     a.notes.extend(note.clone());
     b.notes.extend(note);
+    a.bands = overlay_checkpoints(&runs);
+    b.bands = a.bands.clone();
     vec![a, b]
+}
+
+/// The seconds in which an overlaid run's server counted a checkpoint, each named by its runs.
+fn overlay_checkpoints(runs: &[&(String, &Run)]) -> Vec<Band> {
+    let mut seconds: Vec<(f64, Vec<&str>)> = Vec::new();
+    for (label, r) in runs {
+        for s in r.series.iter().filter(|s| s.checkpoints > 0.0) {
+            match seconds.iter_mut().find(|c| c.0 == s.t) {
+                Some(c) => c.1.push(label),
+                None => seconds.push((s.t, vec![label])),
+            }
+        }
+    }
+    seconds.sort_by(|a, b| a.0.total_cmp(&b.0));
+    seconds
+        .into_iter()
+        .map(|(t, labels)| Band {
+            x0: t - 1.0,
+            x1: t,
+            label: format!("checkpoint ({})", labels.join(", ")),
+        })
+        .collect()
 }
 
 /// A study: the representative run of each point overlaid.
@@ -383,9 +408,30 @@ mod tests {
 
     #[test]
     fn steady_window_leaves_out_ramp_up_and_tail() {
+        // the last second ends after the measured 6.4 s: the tail
         let s = secs(&[10.0, 50.0, 100.0, 100.0, 100.0, 100.0, 20.0]);
-        assert_eq!(steady(&s, 7.0), Some((2, 6, 100.0)));
+        assert_eq!(steady(&s, 6.4), Some((2, 6, 100.0)));
+        // a run of 7 whole seconds has no tail, however its last second looks
+        assert_eq!(steady(&s, 7.0), Some((2, 7, 84.0)));
         assert_eq!(steady(&secs(&[100.0; 5]), 5.0), Some((0, 5, 100.0)));
         assert_eq!(steady(&secs(&[1.0]), 1.0), None);
+    }
+
+    #[test]
+    fn a_stall_inside_the_run_is_not_its_tail() {
+        // a real stall in seconds 12..13 of a 15-second run, then recovery and a slow last second
+        let mut tps = vec![100.0; 15];
+        tps[11] = 5.0;
+        tps[12] = 30.0;
+        tps[14] = 40.0;
+        let s = secs(&tps);
+        let (ramp, tail, _) = steady(&s, 15.0).unwrap();
+        assert_eq!(
+            (ramp, tail),
+            (0, 15),
+            "no second of the run is shaded as tail"
+        );
+        // the same figures from a log whose last second ran past the end (14.3 s measured)
+        assert_eq!(steady(&s, 14.3).map(|w| w.1), Some(14));
     }
 }

@@ -75,10 +75,14 @@ pub fn parse(id: &str, files: &[(String, String)]) -> Result<Run, ReportError> {
     };
     if aggregated {
         let mut all = Vec::new();
+        // pgbench aligns intervals to whole seconds: a file's first one began before the run
+        let mut partial_until = f64::NEG_INFINITY;
         for (name, text) in files {
-            all.extend(intervals(name, text)?);
+            let file = intervals(name, text)?;
+            partial_until = partial_until.max(file.first().map_or(partial_until, |i| i.start));
+            all.extend(file);
         }
-        Ok(from_intervals(id, all))
+        Ok(from_intervals(id, all, partial_until))
     } else {
         let mut all = Vec::new();
         for (name, text) in files {
@@ -167,7 +171,11 @@ fn intervals(file: &str, text: &str) -> Result<Vec<Interval>, ReportError> {
     Ok(out)
 }
 
-fn from_intervals(id: &str, all: Vec<Interval>) -> Run {
+/// The run of the aggregated log's intervals; those starting at or before `partial_until` (each
+/// thread file's first interval) are partial — the run began inside them — and give no rate: their
+/// transactions count in the totals, the per-second series and TPS come from the full intervals
+/// (all of them when there is no other).
+fn from_intervals(id: &str, all: Vec<Interval>, partial_until: f64) -> Run {
     // thread files share interval starts: merge them
     let mut by_start: BTreeMap<i64, Interval> = BTreeMap::new();
     for iv in all {
@@ -196,8 +204,12 @@ fn from_intervals(id: &str, all: Vec<Interval>) -> Run {
         1.0
     };
     let t0 = starts.first().copied().unwrap_or(0.0);
+    let full = |i: &&Interval| i.start > partial_until;
+    let partial = by_start.values().filter(|i| !full(i)).count();
+    let rated = |i: &&Interval| full(i) || partial == by_start.len();
     let series: Vec<Second> = by_start
         .values()
+        .filter(rated)
         .map(|i| Second {
             t: i.start - t0 + step,
             tps: i.ok / step,
@@ -211,10 +223,31 @@ fn from_intervals(id: &str, all: Vec<Interval>) -> Run {
     let series = bound::series(series);
     let ok: f64 = by_start.values().map(|i| i.ok).sum();
     let sum: f64 = by_start.values().map(|i| i.sum_us).sum();
-    let duration = by_start.len() as f64 * step;
+    let rated_ok: f64 = by_start.values().filter(rated).map(|i| i.ok).sum();
+    // the rated intervals, counted before the series is bounded (which may merge seconds)
+    let rated_n = by_start.values().filter(rated).count();
+    let duration = rated_n as f64 * step;
+    let mut provenance = vec![(
+        "source".into(),
+        "pgbench aggregated log (--aggregate-interval)".into(),
+    )];
+    if partial < by_start.len() && partial > 0 {
+        provenance.push((
+            "partial first interval".into(),
+            format!(
+                "{} transaction(s) in the interval(s) the run began inside: counted, not rated (TPS over the {} full interval(s))",
+                fmt_count(by_start.values().filter(|i| !full(i)).map(|i| i.ok).sum()),
+                rated_n
+            ),
+        ));
+    }
     Run {
         id: id.to_string(),
-        tps: if duration > 0.0 { ok / duration } else { 0.0 },
+        tps: if duration > 0.0 {
+            rated_ok / duration
+        } else {
+            0.0
+        },
         duration_s: duration,
         ok,
         failed: by_start.values().map(|i| i.failed).sum(),
@@ -229,12 +262,13 @@ fn from_intervals(id: &str, all: Vec<Interval>) -> Run {
             ..Latency::default()
         },
         series,
-        provenance: vec![(
-            "source".into(),
-            "pgbench aggregated log (--aggregate-interval)".into(),
-        )],
+        provenance,
         ..Run::default()
     }
+}
+
+fn fmt_count(n: f64) -> String {
+    format!("{n:.0}")
 }
 
 fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
@@ -358,7 +392,7 @@ mod tests {
 
     #[test]
     fn aggregated_log_of_pg15_and_pg14() {
-        let r = one("1700000000 10 20000 0 1000 5000 0 0 0 0 0 1 2 3 0\n1700000001 20 20000 0 500 900 0 0 0 0 0 0 0 0 0\n").unwrap();
+        let r = one("1699999999 4 8000 0 1000 5000 0 0 0 0 0 0 0 0 0\n1700000000 10 20000 0 1000 5000 0 0 0 0 0 1 2 3 0\n1700000001 20 20000 0 500 900 0 0 0 0 0 0 0 0 0\n").unwrap();
         assert_eq!(r.series.len(), 2);
         assert_eq!(
             (r.series[0].tps, r.series[0].failed, r.series[0].retries),
@@ -415,7 +449,36 @@ mod tests {
             .collect();
         let r = one(&text).unwrap();
         assert!(r.series.len() <= bound::MAX_SERIES_POINTS);
-        assert_eq!((r.ok, r.duration_s, r.tps), (300_000.0, 30_000.0, 10.0));
+        // the first interval is the run's partial first second: counted, not rated
+        assert_eq!((r.ok, r.duration_s, r.tps), (300_000.0, 29_999.0, 10.0));
+    }
+
+    #[test]
+    fn a_partial_first_interval_is_counted_but_not_rated_as_a_full_second() {
+        // the run began at .7 of the first second: 30 transactions there, then 100 a second
+        let two = |start: u64, n: u64| format!("{start} {n} {} 0 1000 1000\n", n * 1000);
+        let text = [
+            two(1700000000, 30),
+            two(1700000001, 100),
+            two(1700000002, 100),
+        ]
+        .concat();
+        let r = parse("log", &[("pgbench_log.1".into(), text.clone())]).unwrap();
+        assert_eq!(r.ok, 230.0, "every transaction counts");
+        assert_eq!(r.tps, 100.0, "the rate is the full seconds'");
+        assert_eq!(r.series.iter().map(|s| s.t).collect::<Vec<_>>(), [2.0, 3.0]);
+        assert!(r.series.iter().all(|s| s.tps == 100.0));
+        // a second thread that began in the next second: both first intervals are partial
+        let late = [two(1700000001, 60), two(1700000002, 100)].concat();
+        let r = parse(
+            "log",
+            &[
+                ("pgbench_log.1".into(), text),
+                ("pgbench_log.1.1".into(), late),
+            ],
+        )
+        .unwrap();
+        assert_eq!((r.ok, r.tps, r.series.len()), (390.0, 200.0, 1));
     }
 
     #[test]

@@ -45,7 +45,8 @@ impl WaitEvents {
 const WAIT_SQL: &str =
     "SELECT COALESCE(wait_event_type, 'CPU') || ':' || COALESCE(wait_event, 'running'), count(*) \
      FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() \
-     AND state IS DISTINCT FROM 'idle' AND datname = current_database() GROUP BY 1";
+     AND state IS DISTINCT FROM 'idle' AND datname = current_database() \
+     AND application_name IS DISTINCT FROM 'pgrig-server-seconds' GROUP BY 1";
 
 pub struct WaitSampler {
     stop: Arc<AtomicBool>,
@@ -97,7 +98,7 @@ pub struct ProcUsage {
     pub write_bytes: u64,
 }
 
-fn ticks_per_s() -> f64 {
+pub(crate) fn ticks_per_s() -> f64 {
     // SAFETY: sysconf has no preconditions.
     let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if t > 0 {

@@ -1,0 +1,231 @@
+//! The server's figures per second of a run — checkpoints done, WAL written, CPU of its processes —
+//! sampled on a connection of its own while the run goes on. The engine says when each second of
+//! the run is complete (`Sink::second`); [`SecondsSink`] then asks the sampler's thread for a
+//! reading (`pg_current_wal_insert_lsn()`, the checkpointer's count of checkpoints, and, when the
+//! server runs on this host, its processes' CPU time from /proc). A reading is also taken when the
+//! clients are about to connect and after the run; [`ServerSeconds::fill`] puts the differences
+//! into the run document's `series` (the last second also holds what follows it until the run's
+//! end, so the seconds add up to the whole run).
+
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use pgrig_engine::config::ConnArgs;
+use pgrig_engine::document::RunDocument;
+use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
+
+use crate::collect::local_server::{postmaster_of, server_cpu_s};
+
+/// `application_name` of the sampling session (the wait-event sampler leaves it out).
+pub const APPLICATION_NAME: &str = "pgrig-server-seconds";
+
+/// The server's cumulative figures at one moment (`None`: not available there).
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    at: Instant,
+    wal: Option<u64>,
+    checkpoints: Option<u64>,
+    cpu_s: Option<f64>,
+}
+
+/// What the thread is asked: a reading for second N (0 = before the run, [`FINAL`] = after it),
+/// with a reply when the caller waits.
+type Request = (u64, Option<Sender<()>>);
+const FINAL: u64 = u64::MAX;
+
+/// The sampler: its thread, and the readings taken so far by second.
+pub struct ServerSeconds {
+    requests: Mutex<Sender<Request>>,
+    readings: Arc<Mutex<Vec<(u64, Reading)>>>,
+}
+
+/// The statement of one reading, for the server's version.
+fn reading_sql(version: u32) -> String {
+    let checkpoints = match version {
+        180000.. => "(SELECT num_done FROM pg_stat_checkpointer)",
+        170000.. => "(SELECT num_timed + num_requested FROM pg_stat_checkpointer)",
+        _ => "(SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter)",
+    };
+    format!(
+        "SELECT CASE WHEN pg_is_in_recovery() THEN NULL \
+         ELSE pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint END, {checkpoints}::bigint"
+    )
+}
+
+type Conn = pgrig_wire::Connection;
+
+fn query(c: &mut Conn, sql: &str) -> Option<Vec<Option<String>>> {
+    let r = pgrig_wire::rt::block_on(c.simple_query(sql)).ok()?;
+    Some(r.first()?.rows.first()?.0.clone())
+}
+
+/// The server's version and, when it runs on this host, its postmaster.
+fn identify(c: &mut Conn) -> Option<(u32, Option<u32>)> {
+    let row = query(
+        c,
+        "SELECT current_setting('server_version_num'), pg_backend_pid(), \
+         extract(epoch FROM pg_postmaster_start_time())",
+    )?;
+    let field = |i: usize| row.get(i).cloned().flatten();
+    let version = field(0)?.parse().ok()?;
+    let backend: Option<u32> = field(1).and_then(|v| v.parse().ok());
+    let started: Option<f64> = field(2).and_then(|v| v.parse().ok());
+    Some((version, postmaster_of(backend?, started?)))
+}
+
+fn read(c: &mut Conn, sql: &str, pm: Option<u32>) -> Reading {
+    let row = query(c, sql).unwrap_or_default();
+    let n = |i: usize| row.get(i).cloned().flatten().and_then(|v| v.parse().ok());
+    Reading {
+        at: Instant::now(),
+        wal: n(0),
+        checkpoints: n(1),
+        cpu_s: pm.and_then(server_cpu_s),
+    }
+}
+
+impl ServerSeconds {
+    /// Connects to the run's target; `None` when it cannot (the series then has no server
+    /// figures).
+    pub fn connect(conn: &ConnArgs) -> Option<Arc<ServerSeconds>> {
+        let mut config = pgrig_wire::Config::from_args(conn, APPLICATION_NAME).ok()?;
+        config.application_name = Some(APPLICATION_NAME.into());
+        let (tx, rx) = channel::<Request>();
+        let (ready_tx, ready_rx) = channel();
+        let readings = Arc::new(Mutex::new(Vec::new()));
+        let kept = readings.clone();
+        std::thread::Builder::new()
+            .name("pgrig-server-seconds".into())
+            .spawn(move || {
+                let Some((mut c, (version, pm))) = pgrig_wire::Connection::connect_rt(&config)
+                    .ok()
+                    .and_then(|mut c| identify(&mut c).map(|v| (c, v)))
+                else {
+                    let _ = ready_tx.send(false);
+                    return;
+                };
+                let _ = ready_tx.send(true);
+                let sql = reading_sql(version);
+                for (second, reply) in rx {
+                    let r = read(&mut c, &sql, pm);
+                    if let Ok(mut v) = kept.lock() {
+                        v.push((second, r));
+                    }
+                    if let Some(reply) = reply {
+                        let _ = reply.send(());
+                    }
+                }
+            })
+            .ok()?;
+        ready_rx.recv().ok().filter(|ok| *ok)?;
+        Some(Arc::new(ServerSeconds {
+            requests: Mutex::new(tx),
+            readings,
+        }))
+    }
+
+    fn ask(&self, second: u64, reply: Option<Sender<()>>) {
+        if let Ok(tx) = self.requests.lock() {
+            let _ = tx.send((second, reply));
+        }
+    }
+
+    /// After the run: the last reading, and every reading taken.
+    pub fn finish(&self) -> Readings {
+        let (tx, rx) = channel();
+        self.ask(FINAL, Some(tx));
+        let _ = rx.recv_timeout(Duration::from_secs(10));
+        Readings(self.readings.lock().map(|r| r.clone()).unwrap_or_default())
+    }
+}
+
+/// The readings of one run, by second.
+#[derive(Debug, Clone, Default)]
+pub struct Readings(Vec<(u64, Reading)>);
+
+impl Readings {
+    /// Each second's figures into `doc.series`.
+    pub fn fill(&self, doc: &mut RunDocument) {
+        let readings = &self.0;
+        let n = doc.series.len() as u64;
+        // the reading that closes second s (the last second: the one after the run)
+        let at = |s: u64| {
+            let want = if s == n { FINAL } else { s };
+            readings.iter().find(|r| r.0 == want).map(|r| r.1)
+        };
+        for (i, second) in doc.series.iter_mut().enumerate() {
+            let s = i as u64 + 1;
+            if let (Some(a), Some(b)) = (at(s - 1), at(s)) {
+                set(second, &a, &b);
+            }
+        }
+    }
+}
+
+/// One second's figures: the differences between the readings around it.
+fn set(s: &mut pgrig_engine::document::Second, a: &Reading, b: &Reading) {
+    let diff = |x: Option<u64>, y: Option<u64>| Some(y?.saturating_sub(x?));
+    s.wal_bytes = diff(a.wal, b.wal);
+    s.checkpoints = diff(a.checkpoints, b.checkpoints);
+    let wall = b.at.duration_since(a.at).as_secs_f64();
+    s.server_cpu = match (a.cpu_s, b.cpu_s) {
+        (Some(x), Some(y)) if wall > 0.0 => Some(((y - x) / wall).max(0.0)),
+        _ => None,
+    };
+}
+
+/// A sink that asks the sampler for a reading when the clients are about to connect and when
+/// each second of the run completes, and passes everything on.
+pub struct SecondsSink {
+    pub inner: Arc<dyn Sink>,
+    pub sampler: Arc<ServerSeconds>,
+}
+
+impl SecondsSink {
+    /// `inner` with the sampler's requests, or `inner` itself without a sampler.
+    pub fn around(inner: Arc<dyn Sink>, sampler: Option<&Arc<ServerSeconds>>) -> Arc<dyn Sink> {
+        match sampler {
+            Some(s) => Arc::new(SecondsSink {
+                inner,
+                sampler: s.clone(),
+            }),
+            None => inner,
+        }
+    }
+}
+
+impl Sink for SecondsSink {
+    fn message(&self, level: Level, text: &str) {
+        self.inner.message(level, text)
+    }
+    fn stdout(&self, text: &str) {
+        self.inner.stdout(text)
+    }
+    fn progress(&self, p: &Progress) {
+        self.inner.progress(p)
+    }
+    fn banner(&self, v: &str) {
+        self.inner.banner(v)
+    }
+    fn measuring(&self) {
+        self.sampler.ask(0, None);
+        self.inner.measuring()
+    }
+    fn second(&self, s: &SecondReport<'_>) {
+        self.sampler.ask(s.second, None);
+        self.inner.second(s)
+    }
+    fn init_progress(&self) -> InitProgress {
+        self.inner.init_progress()
+    }
+    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
+        self.inner.phase(label, rows)
+    }
+    fn password(&self) -> Option<String> {
+        self.inner.password()
+    }
+    fn sql_abort(&self, client: u32, sql: &[u8], simple: bool, error: (&str, &str)) -> bool {
+        self.inner.sql_abort(client, sql, simple, error)
+    }
+}
