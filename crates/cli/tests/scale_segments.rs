@@ -236,7 +236,13 @@ fn a_killed_worker_marks_the_run_incomplete() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("run.json");
     let json_arg = format!("--json={}", json.display());
-    let coord = coordinator(&db, 2, &["-n", "-S", "-c", "2", "-T", "8", &json_arg]);
+    let store = fresh_db("scale_killed_store");
+    let store_arg = format!("--store={}", store.url());
+    let coord = coordinator(
+        &db,
+        2,
+        &["-n", "-S", "-c", "2", "-T", "8", &json_arg, &store_arg],
+    );
     let w0 = worker(&db, 0, 2, &[]);
     let mut w1 = worker(&db, 1, 2, &[]);
     let seen = stderr_until(&mut w1, "segment 1/2 of run");
@@ -277,6 +283,14 @@ fn a_killed_worker_marks_the_run_incomplete() {
     assert_eq!(doc["complete"], serde_json::json!(false), "{doc}");
     assert_eq!(doc["segments"]["missing"], serde_json::json!([1]));
     assert_eq!(doc["segments"]["merged"], serde_json::json!([0]));
+    let mut show = pgrig(&db);
+    show.args(["results", "show", "1", "--store", &store.url()]);
+    let shown = wait(show.spawn().unwrap());
+    assert_eq!(shown.code, Some(0), "{}", shown.stderr);
+    let text: serde_json::Value = serde_json::from_str(&shown.stdout).expect("JSON");
+    let text = text.to_string();
+    assert!(text.contains("\"complete\":false"), "{text}");
+    assert!(text.contains("\"missing\":[1]"), "{text}");
 }
 
 #[test]
