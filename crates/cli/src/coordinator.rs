@@ -449,19 +449,8 @@ impl Coordinator<'_> {
         });
         let mut code = self.report(&merged, &ws, &cpu, output, json);
         if let Some(store) = output.segments.as_ref().and_then(|s| s.store.as_deref()) {
-            let doc = pgrig_engine::document::RunDocument::of(&merged);
-            match crate::segments_store::save(store, self.run, stored, &self.target, &doc) {
-                Ok(id) => self.sink.message(
-                    Level::Info,
-                    &format!(
-                        "stored as run {id} in {}",
-                        pgrig_wire::mask_passwords(store)
-                    ),
-                ),
-                Err(e) => {
-                    self.sink.message(Level::Error, &format!("--store: {e}"));
-                    code = code.max(1);
-                }
+            if !self.store(store, stored, &merged) {
+                code = code.max(1);
             }
         }
         if incomplete {
@@ -478,6 +467,24 @@ impl Coordinator<'_> {
             return Ok(2);
         }
         Ok(code)
+    }
+
+    /// `--store`: the merged run into the results store; whether it was stored.
+    fn store(&self, store: &str, stored: &[String], merged: &RunResult) -> bool {
+        let doc = pgrig_engine::document::RunDocument::of(merged);
+        match crate::segments_store::save(store, self.run, stored, &self.target, &doc) {
+            Ok(id) => {
+                let at = pgrig_wire::mask_passwords(store);
+                self.sink
+                    .message(Level::Info, &format!("stored as run {id} in {at}"));
+                true
+            }
+            Err(e) => {
+                let e = pgrig_wire::mask_passwords(&e);
+                self.sink.message(Level::Error, &format!("--store: {e}"));
+                false
+            }
+        }
     }
 
     /// The results handed in, checked and merged; the segments without one; each host's CPU.
