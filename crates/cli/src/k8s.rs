@@ -45,7 +45,7 @@ pub struct ManifestArgs {
     #[arg(long, default_value = "pgrig")]
     pub name: String,
     /// This run's id, in every object's name (lowercase letters and digits, at most 8;
-    /// default: made up from the clock), so runs never collide.
+    /// default: made up from the clock and the process id), so runs never collide.
     #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
     /// The Jobs' activeDeadlineSeconds (default: the run's -T plus 15 minutes, else 1 hour).
@@ -170,14 +170,19 @@ fn check(a: &ManifestArgs) -> Result<Run, String> {
     })
 }
 
-/// A run id from the clock: the seconds since 2020 in base 36 (6 characters until 2090).
+/// A run id from the clock and this process: the seconds since 2020 in base 36 (6 characters
+/// until 2090) and two more from the process id, so two manifests made in one second differ.
 fn made_up_id() -> String {
     let s = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
         .saturating_sub(1_577_836_800);
+    let pid = u64::from(std::process::id()) % (36 * 36);
+    base36(s) + &format!("{:0>2}", base36(pid))
+}
+
+fn base36(mut n: u64) -> String {
     let digits = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut n = s;
     let mut out = Vec::new();
     while n > 0 || out.is_empty() {
         out.push(digits[(n % 36) as usize]);
