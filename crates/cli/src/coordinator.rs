@@ -148,19 +148,35 @@ fn coordinate(
     cfg.random_seed = Some(SeedOption::Value(seed));
     let mut db = Db::connect(&seg.coordinator)?;
     let scripts = pgrig_scale::scripts::encode(&cfg.scripts);
-    let run = protocol::create_run(&mut db, seg.count, &stored, &scripts, seed, INTERVAL_MS)?;
+    let (run, stale) =
+        protocol::create_run(&mut db, seg.count, &stored, &scripts, seed, INTERVAL_MS)?;
+    for id in stale {
+        sink.message(
+            Level::Warning,
+            &format!(
+                "cancelled run {id}: its coordinator has not been seen for over {} s",
+                protocol::COORDINATOR_SILENCE_S
+            ),
+        );
+    }
+    let digest = protocol::options_digest(seg.count, &stored, &scripts);
     sink.message(
         Level::Info,
         &format!(
-            "run {run} waits for {n} workers: pgrig worker --segment I/{n} --coordinator \"{}\" \
-             [--target URL] [--log-dir DIR]",
+            "run {run} (options digest {}) waits for {n} workers: pgrig worker --segment I/{n} \
+             --coordinator \"{}\" --run {run} [--target URL] [--log-dir DIR]",
+            &digest[..16],
             db.shown,
             n = seg.count
         ),
     );
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
-    let live = Arc::new(Live::default());
+    // the coordinator runs no client: its CPU lines are the segments' (host and segment labels)
+    let live = Arc::new(Live::new(crate::metrics::Figures {
+        cpu: Vec::new(),
+        ..Default::default()
+    }));
     let server = match &output.metrics {
         Some(m) => {
             let s = crate::metrics::Server::start(&m.addr, live.clone()).map_err(ScaleError)?;
@@ -176,15 +192,19 @@ fn coordinate(
         db,
         run,
         count: seg.count,
+        wait_s: seg.wait_s,
+        progress_every: cfg.progress,
+        target: String::new(),
         live,
         stop,
         sink,
         last_interval: 0,
+        hosts: BTreeMap::new(),
         silent: BTreeMap::new(),
         failed: Default::default(),
     };
     let outcome = c.follow();
-    let code = c.finish(outcome, cfg, output, json);
+    let code = c.finish(outcome, cfg, output, json, &stored);
     if let Some(s) = server {
         let linger = output.metrics.as_ref().map_or(0, |m| m.linger_s);
         s.finish(Duration::from_secs(linger as u64));
@@ -204,11 +224,19 @@ struct Coordinator<'a> {
     db: Db,
     run: i64,
     count: u32,
+    /// `--segments-wait`: seconds to wait for every segment to register
+    wait_s: u32,
+    /// `-P SEC`: a merged progress line every SEC seconds
+    progress_every: Option<u32>,
+    /// the target every worker proved it reaches (`pgrig_scale::target`)
+    target: String,
     live: Arc<Live>,
     stop: StopHandle,
     sink: &'a StderrSink,
     /// the newest interval row read
     last_interval: i64,
+    /// each registered segment's host name (the `host` label of its CPU line)
+    hosts: BTreeMap<u32, String>,
     /// segments marked silent, with the seconds they had been
     silent: BTreeMap<u32, f64>,
     /// segments whose failure was reported
@@ -224,6 +252,9 @@ impl Coordinator<'_> {
         protocol::set_state(&mut self.db, self.run, "running", Some(LEAD_MS))?;
         self.live.update(|f| f.state = RunState::Running);
         let started = std::time::Instant::now();
+        let lead = Duration::from_millis(LEAD_MS as u64);
+        let mut progress = (self.progress_every)
+            .map(|p| crate::segments_progress::MergedProgress::new(p, started + lead));
         let mut stopping = false;
         loop {
             std::thread::sleep(Duration::from_millis(250));
@@ -233,8 +264,16 @@ impl Coordinator<'_> {
             }
             protocol::coordinator_alive(&mut self.db, self.run)?;
             self.read_intervals()?;
+            if let Some(line) = progress.as_mut().and_then(|p| {
+                let live = self.count as usize - self.silent.len();
+                p.line(&self.live.snapshot(), live)
+            }) {
+                self.sink.message(Level::Info, &line);
+            }
             let ws = protocol::workers(&mut self.db, self.run)?;
             pgrig_scale::check::workers(self.run, &ws, self.count)?;
+            self.hosts
+                .extend(ws.iter().map(|w| (w.segment, w.host.clone())));
             let grace = started.elapsed().as_millis() as u32 > LEAD_MS + 2 * INTERVAL_MS;
             self.check(&ws, grace)?;
             let ended = ws.iter().all(|w| {
@@ -246,9 +285,10 @@ impl Coordinator<'_> {
         }
     }
 
-    /// Waits until every segment registered (false: Ctrl-C first); a failed worker is the
-    /// run's error.
+    /// Waits until every segment registered, at most `--segments-wait` (false: Ctrl-C first);
+    /// a failed worker, or workers reaching different targets, is the run's error.
     fn wait_for_all(&mut self) -> Result<bool, ScaleError> {
+        let until = std::time::Instant::now() + Duration::from_secs(self.wait_s as u64);
         loop {
             protocol::coordinator_alive(&mut self.db, self.run)?;
             let ws = protocol::workers(&mut self.db, self.run)?;
@@ -256,14 +296,51 @@ impl Coordinator<'_> {
             if let Some(w) = ws.iter().find(|w| w.state == "failed") {
                 return Err(ScaleError::new(failure(w)));
             }
+            self.same_target(&ws)?;
             if self.stop.requested() {
                 return Ok(false);
             }
             if ws.len() as u32 == self.count {
                 return Ok(true);
             }
+            if std::time::Instant::now() >= until {
+                let have: Vec<String> = ws.iter().map(|w| w.segment.to_string()).collect();
+                return Err(ScaleError::new(format!(
+                    "run {}: only {} of {} segments registered within {} s (--segments-wait){}; \
+                     the run is cancelled",
+                    self.run,
+                    ws.len(),
+                    self.count,
+                    self.wait_s,
+                    if have.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (segments {})", have.join(", "))
+                    }
+                )));
+            }
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// Refuses the run when the registered workers reach different targets (system identifier,
+    /// database, dataset); remembers the common one.
+    fn same_target(&mut self, ws: &[WorkerRow]) -> Result<(), ScaleError> {
+        let targets: Vec<(u32, String, String)> = ws
+            .iter()
+            .map(|w| (w.segment, w.host.clone(), w.target.clone()))
+            .collect();
+        if let Some(diff) = pgrig_scale::target::differing(&targets) {
+            return Err(ScaleError::new(format!(
+                "run {}: refused: the workers reach different targets ({diff}); every worker \
+                 must benchmark the same database",
+                self.run
+            )));
+        }
+        if let Some(t) = ws.iter().find(|w| !w.target.is_empty()) {
+            self.target = t.target.clone();
+        }
+        Ok(())
     }
 
     /// Reports failed workers once, and marks the run incomplete when a running worker has
@@ -313,10 +390,14 @@ impl Coordinator<'_> {
             self.last_interval = *id;
         }
         for (seg, cpu) in &hosts {
-            let label = format!("segment-{seg}");
-            match f.cpu.iter_mut().find(|(h, _)| *h == label) {
-                Some(e) => e.1 = Some(*cpu),
-                None => f.cpu.push((label, Some(*cpu))),
+            let host = self.hosts.get(seg).cloned().unwrap_or_default();
+            match f.cpu.iter_mut().find(|c| c.segment == Some(*seg)) {
+                Some(e) => e.secs = Some(*cpu),
+                None => f.cpu.push(crate::metrics::HostCpu {
+                    host,
+                    segment: Some(*seg),
+                    secs: Some(*cpu),
+                }),
             }
         }
         self.live.update(|g| *g = f);
@@ -330,6 +411,7 @@ impl Coordinator<'_> {
         cfg: BenchConfig,
         output: &OutputOptions,
         json: Option<crate::json::JsonOut>,
+        stored: &[String],
     ) -> Result<i32, ScaleError> {
         let ws = match outcome {
             Ok(Outcome::Ended(ws)) => ws,
@@ -352,6 +434,12 @@ impl Coordinator<'_> {
             }
         };
         let incomplete = !missing.is_empty();
+        let mut merged = merged;
+        merged.extras.segments = Some(pgrig_engine::document::SegmentsDoc {
+            count: self.count,
+            merged: (0..self.count).filter(|s| !missing.contains(s)).collect(),
+            missing: missing.clone(),
+        });
         let state = if incomplete { "incomplete" } else { "finished" };
         protocol::set_state(&mut self.db, self.run, state, None)?;
         self.live.update(|f| {
@@ -359,7 +447,12 @@ impl Coordinator<'_> {
             *f = crate::metrics::Figures::of_result(&merged, live_state(&merged, incomplete));
             f.cpu = cpu;
         });
-        let code = self.report(&merged, &ws, &cpu, output, json);
+        let mut code = self.report(&merged, &ws, &cpu, output, json);
+        if let Some(store) = output.segments.as_ref().and_then(|s| s.store.as_deref()) {
+            if !self.store(store, stored, &merged) {
+                code = code.max(1);
+            }
+        }
         if incomplete {
             let list: Vec<String> = missing.iter().map(u32::to_string).collect();
             self.sink.message(
@@ -374,6 +467,24 @@ impl Coordinator<'_> {
             return Ok(2);
         }
         Ok(code)
+    }
+
+    /// `--store`: the merged run into the results store; whether it was stored.
+    fn store(&self, store: &str, stored: &[String], merged: &RunResult) -> bool {
+        let doc = pgrig_engine::document::RunDocument::of(merged);
+        match crate::segments_store::save(store, self.run, stored, &self.target, &doc) {
+            Ok(id) => {
+                let at = pgrig_wire::mask_passwords(store);
+                self.sink
+                    .message(Level::Info, &format!("stored as run {id} in {at}"));
+                true
+            }
+            Err(e) => {
+                let e = pgrig_wire::mask_passwords(&e);
+                self.sink.message(Level::Error, &format!("--store: {e}"));
+                false
+            }
+        }
     }
 
     /// The results handed in, checked and merged; the segments without one; each host's CPU.

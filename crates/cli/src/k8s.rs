@@ -3,7 +3,12 @@
 //! segment), the coordinator as a Job of one pod (`pgrig bench --segments N`), resource requests
 //! and limits, the target's password from a Secret (`secretKeyRef`, never in the manifest) and
 //! pod anti-affinity so segments land on different nodes. Written as YAML (block style, every
-//! string double-quoted); the coordination schema lives in the target database.
+//! string double-quoted); the coordination schema lives in the target database, and so does
+//! the results store the coordinator writes the merged run to (`--store`), so the result
+//! outlives the pods. Every object's name carries the run's id (`--run-id`, default: made up
+//! from the clock), workers join only a run with these options (`--options-digest`), both Jobs
+//! end by `activeDeadlineSeconds` and are deleted `ttlSecondsAfterFinished` later. Everything is
+//! checked before anything is printed (`crate::k8s_check`).
 
 use clap::Parser;
 use serde_json::{json, Value};
@@ -18,8 +23,9 @@ pub struct ManifestArgs {
     /// Number of worker pods (segments).
     #[arg(long, value_name = "N")]
     pub segments: u32,
-    /// Container image with the pgrig binary on its PATH.
-    #[arg(long, value_name = "IMAGE")]
+    /// Container image with the pgrig binary on its PATH (built from the repository's
+    /// Containerfile: `podman build -t pgrig:VERSION -f Containerfile .`).
+    #[arg(long, value_name = "IMAGE", default_value = concat!("pgrig:", env!("CARGO_PKG_VERSION")))]
     pub image: String,
     /// Secret holding the target's password (key: --target-secret-key).
     #[arg(long, value_name = "NAME")]
@@ -35,9 +41,24 @@ pub struct ManifestArgs {
     pub target_db: String,
     #[arg(long, value_name = "USER", default_value = "postgres")]
     pub target_user: String,
-    /// Name prefix of the objects.
+    /// Name prefix of the objects (a Kubernetes name, at most 40 characters).
     #[arg(long, default_value = "pgrig")]
     pub name: String,
+    /// This run's id, in every object's name (lowercase letters and digits, at most 8;
+    /// default: made up from the clock and the process id), so runs never collide.
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+    /// The Jobs' activeDeadlineSeconds (default: the run's -T plus 15 minutes, else 1 hour).
+    #[arg(long, value_name = "SEC")]
+    pub active_deadline: Option<u64>,
+    /// The Jobs' ttlSecondsAfterFinished: finished pods are deleted this much later (the
+    /// merged run is in the results store).
+    #[arg(long, value_name = "SEC", default_value_t = 86_400)]
+    pub ttl_after_finished: u32,
+    /// Results store the coordinator writes the merged run to (default: the target database,
+    /// as postgresql://$(PGUSER)@$(PGHOST):$(PGPORT)/$(PGDATABASE)); no password in it.
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
     #[arg(long)]
     pub namespace: Option<String>,
     /// CPU request (and limit) of each worker pod.
@@ -83,18 +104,92 @@ pub fn manifest(a: &ManifestArgs) -> Result<String, String> {
     if a.segments == 0 {
         return Err("--segments must be at least 1".into());
     }
-    if a.bench.iter().any(|s| pgrig_wire::mask_passwords(s) != *s) {
+    if a.bench.iter().any(|s| pgrig_wire::mask_passwords(s) != *s)
+        || a.store
+            .as_deref()
+            .is_some_and(|s| pgrig_wire::mask_passwords(s) != s)
+    {
         return Err(
-            "a password among the pgbench options would be written into the manifest: \
-                    it comes from --target-secret"
+            "a password among the pgbench options or in --store would be written into the \
+             manifest: it comes from --target-secret"
                 .into(),
         );
     }
-    let docs = [workers_job(a), coordinator_job(a)];
+    let run = check(a)?;
+    let docs = [workers_job(a, &run), coordinator_job(a, &run)];
     Ok(docs
         .iter()
         .map(|d| format!("---\n{}", yaml(d, 0)))
         .collect())
+}
+
+/// One run's particulars: its id, the options digest workers match, the Jobs' deadline.
+struct Run {
+    id: String,
+    digest: String,
+    deadline_s: u64,
+}
+
+/// Every option checked ([`crate::k8s_check`]); the run's particulars.
+fn check(a: &ManifestArgs) -> Result<Run, String> {
+    use crate::k8s_check as k;
+    k::label("--name", &a.name, 40)?;
+    if let Some(ns) = &a.namespace {
+        k::label("--namespace", ns, 63)?;
+    }
+    k::subdomain("--target-secret", &a.target_secret)?;
+    k::secret_key(&a.target_secret_key)?;
+    k::conn_word("--target-host", &a.target_host)?;
+    k::conn_word("--target-db", &a.target_db)?;
+    k::conn_word("--target-user", &a.target_user)?;
+    k::quantity("--cpu", &a.cpu)?;
+    k::quantity("--memory", &a.memory)?;
+    k::image(&a.image)?;
+    let id = a.run_id.clone().unwrap_or_else(made_up_id);
+    if id.is_empty()
+        || id.len() > 8
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    {
+        return Err(format!(
+            "--run-id \"{id}\": 1 to 8 lowercase letters or digits"
+        ));
+    }
+    let (digest, seconds) = k::bench_options(a.segments, &a.bench)?;
+    let deadline_s = a
+        .active_deadline
+        .unwrap_or_else(|| seconds.map_or(3600, |t| t + 900));
+    if deadline_s == 0 {
+        return Err("--active-deadline must be at least 1".into());
+    }
+    Ok(Run {
+        id,
+        digest,
+        deadline_s,
+    })
+}
+
+/// A run id from the clock and this process: the seconds since 2020 in base 36 (6 characters
+/// until 2090) and two more from the process id, so two manifests made in one second differ.
+fn made_up_id() -> String {
+    let s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+        .saturating_sub(1_577_836_800);
+    let pid = u64::from(std::process::id()) % (36 * 36);
+    base36(s) + &format!("{:0>2}", base36(pid))
+}
+
+fn base36(mut n: u64) -> String {
+    let digits = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    while n > 0 || out.is_empty() {
+        out.push(digits[(n % 36) as usize]);
+        n /= 36;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The target's connection in libpq's environment; the password from the Secret.
@@ -119,16 +214,17 @@ fn env(a: &ManifestArgs, worker: bool) -> Value {
 /// The coordination database: the target's, from the environment (no password in it).
 const COORDINATOR: &str = "host=$(PGHOST) port=$(PGPORT) dbname=$(PGDATABASE) user=$(PGUSER)";
 
-fn metadata(a: &ManifestArgs, name: &str, role: &str) -> Value {
-    let mut m = json!({"name": name, "labels": labels(a, role)});
+fn metadata(a: &ManifestArgs, run: &Run, name: &str, role: &str) -> Value {
+    let mut m = json!({"name": name, "labels": labels(a, run, role)});
     if let Some(ns) = &a.namespace {
         m["namespace"] = json!(ns);
     }
     m
 }
 
-fn labels(a: &ManifestArgs, role: &str) -> Value {
-    json!({"app.kubernetes.io/name": "pgrig", "app.kubernetes.io/instance": a.name,
+fn labels(a: &ManifestArgs, run: &Run, role: &str) -> Value {
+    json!({"app.kubernetes.io/name": "pgrig",
+           "app.kubernetes.io/instance": format!("{}-{}", a.name, run.id),
            "app.kubernetes.io/component": role})
 }
 
@@ -137,9 +233,9 @@ fn resources(a: &ManifestArgs) -> Value {
     json!({"requests": r, "limits": r})
 }
 
-fn anti_affinity(a: &ManifestArgs) -> Value {
+fn anti_affinity(a: &ManifestArgs, run: &Run) -> Value {
     let term = json!({
-        "labelSelector": {"matchLabels": labels(a, "worker")},
+        "labelSelector": {"matchLabels": labels(a, run, "worker")},
         "topologyKey": "kubernetes.io/hostname",
     });
     if a.soft_anti_affinity {
@@ -150,11 +246,15 @@ fn anti_affinity(a: &ManifestArgs) -> Value {
     }
 }
 
-fn job(a: &ManifestArgs, name: &str, role: &str, spec: Value, pod: Value) -> Value {
+fn job(a: &ManifestArgs, run: &Run, role: &str, spec: Value, pod: Value) -> Value {
     let mut spec = spec;
     spec["backoffLimit"] = json!(0);
-    spec["template"] = json!({"metadata": {"labels": labels(a, role)}, "spec": pod});
-    json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata(a, name, role),
+    spec["activeDeadlineSeconds"] = json!(run.deadline_s);
+    spec["ttlSecondsAfterFinished"] = json!(a.ttl_after_finished);
+    spec["template"] = json!({"metadata": {"labels": labels(a, run, role)}, "spec": pod});
+    let what = if role == "worker" { "workers" } else { role };
+    let name = format!("{}-{}-{what}", a.name, run.id);
+    json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata(a, run, &name, role),
            "spec": spec})
 }
 
@@ -163,7 +263,10 @@ fn container(a: &ManifestArgs, name: &str, args: Vec<String>) -> Value {
            "env": env(a, name == "worker"), "resources": resources(a)})
 }
 
-fn workers_job(a: &ManifestArgs) -> Value {
+/// Where a worker pod writes `-l` logs (an emptyDir volume).
+const LOG_DIR: &str = "/var/log/pgrig";
+
+fn workers_job(a: &ManifestArgs, run: &Run) -> Value {
     let n = a.segments;
     let args = vec![
         "worker".to_string(),
@@ -171,36 +274,47 @@ fn workers_job(a: &ManifestArgs) -> Value {
         format!("$(SEGMENT)/{n}"),
         "--coordinator".into(),
         COORDINATOR.into(),
+        "--options-digest".into(),
+        run.digest[..16].to_string(),
+        "--log-dir".into(),
+        LOG_DIR.into(),
     ];
+    let mut c = container(a, "worker", args);
+    c["volumeMounts"] = json!([{"name": "logs", "mountPath": LOG_DIR}]);
     let pod = json!({
         "restartPolicy": "Never",
-        "affinity": anti_affinity(a),
-        "containers": [container(a, "worker", args)],
+        "affinity": anti_affinity(a, run),
+        "containers": [c],
+        "volumes": [{"name": "logs", "emptyDir": {}}],
     });
     let spec = json!({"completionMode": "Indexed", "completions": n, "parallelism": n});
-    job(a, &format!("{}-workers", a.name), "worker", spec, pod)
+    job(a, run, "worker", spec, pod)
 }
 
-fn coordinator_job(a: &ManifestArgs) -> Value {
+/// The results store in the target database (the password from PGPASSWORD).
+const STORE: &str = "postgresql://$(PGUSER)@$(PGHOST):$(PGPORT)/$(PGDATABASE)";
+
+fn coordinator_job(a: &ManifestArgs, run: &Run) -> Value {
+    let store = a
+        .store
+        .as_deref()
+        .map_or(STORE.to_string(), crate::k8s_check::escape_dollars);
     let mut args = vec![
         "bench".to_string(),
         "--segments".into(),
         a.segments.to_string(),
         "--coordinator".into(),
         COORDINATOR.into(),
+        "--store".into(),
+        store,
     ];
-    args.extend(a.bench.iter().cloned());
+    // Kubernetes expands $(VAR) in args: the options reach pgrig as written
+    args.extend(a.bench.iter().map(|o| crate::k8s_check::escape_dollars(o)));
     let mut c = container(a, "coordinator", args);
     c["resources"] = json!({"requests": {"cpu": "250m", "memory": "256Mi"},
                             "limits": {"cpu": "1", "memory": "256Mi"}});
     let pod = json!({"restartPolicy": "Never", "containers": [c]});
-    job(
-        a,
-        &format!("{}-coordinator", a.name),
-        "coordinator",
-        json!({}),
-        pod,
-    )
+    job(a, run, "coordinator", json!({}), pod)
 }
 
 /// `v` as block-style YAML at `indent` spaces; strings double-quoted (JSON's escapes are YAML's).

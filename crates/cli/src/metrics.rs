@@ -24,6 +24,11 @@ pub const BOUNDS_S: [f64; 16] = [
     5.0, 10.0,
 ];
 
+/// `--metrics-linger`'s default, seconds: one scrape interval of a Prometheus left at its default
+/// (`scrape_interval: 1m`), so the final figures are scraped once before the endpoint goes away.
+/// The endpoint stops as soon as they have been served, so a scraped run does not wait this long.
+pub const DEFAULT_LINGER_S: u32 = 60;
+
 /// Where a run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunState {
@@ -57,8 +62,17 @@ pub struct Figures {
     /// per bucket of [`BOUNDS_S`] and `+Inf`, not cumulative
     pub buckets: [u64; BOUNDS_S.len() + 1],
     pub latency_sum_s: f64,
-    /// client CPU seconds (user + system) per host; `None` for this process: read when rendered
-    pub cpu: Vec<(String, Option<f64>)>,
+    /// client CPU per client host
+    pub cpu: Vec<HostCpu>,
+}
+
+/// One client host's CPU seconds (user + system): `host` is its host name (as it registered, on
+/// the coordinator, with its `segment`); `secs` `None` for this process: read when rendered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostCpu {
+    pub host: String,
+    pub segment: Option<u32>,
+    pub secs: Option<f64>,
 }
 
 impl Default for Figures {
@@ -72,7 +86,11 @@ impl Default for Figures {
             retries: 0,
             buckets: [0; BOUNDS_S.len() + 1],
             latency_sum_s: 0.0,
-            cpu: vec![(host_name(), None)],
+            cpu: vec![HostCpu {
+                host: host_name(),
+                segment: None,
+                secs: None,
+            }],
         }
     }
 }
@@ -108,6 +126,32 @@ impl Figures {
     }
 }
 
+/// Keeps every counter of `next` at least where it was in `prev` (OpenMetrics counters never go
+/// down for the life of an endpoint): when the final figures of an incomplete run cover fewer
+/// segments than were seen live, the counters stay at what was seen.
+fn monotonic(prev: &Figures, next: &mut Figures) {
+    for (n, p) in [
+        (&mut next.ok, prev.ok),
+        (&mut next.failed, prev.failed),
+        (&mut next.skipped, prev.skipped),
+        (&mut next.retried, prev.retried),
+        (&mut next.retries, prev.retries),
+    ] {
+        *n = (*n).max(p);
+    }
+    for (n, p) in next.buckets.iter_mut().zip(prev.buckets) {
+        *n = (*n).max(p);
+    }
+    next.latency_sum_s = next.latency_sum_s.max(prev.latency_sum_s);
+    for p in &prev.cpu {
+        let same = |c: &&mut HostCpu| c.host == p.host && c.segment == p.segment;
+        match next.cpu.iter_mut().find(same) {
+            Some(c) => c.secs = c.secs.zip(p.secs).map(|(a, b)| a.max(b)).or(c.secs),
+            None => next.cpu.push(p.clone()),
+        }
+    }
+}
+
 /// The figures shared between the run and the server.
 #[derive(Default)]
 pub struct Live {
@@ -115,9 +159,19 @@ pub struct Live {
 }
 
 impl Live {
+    /// Figures starting from `f` (the coordinator's: no client host of its own).
+    pub fn new(f: Figures) -> Live {
+        Live {
+            figures: Mutex::new(f),
+        }
+    }
+
+    /// Changes the figures; counters never go down ([`monotonic`]).
     pub fn update(&self, f: impl FnOnce(&mut Figures)) {
         if let Ok(mut g) = self.figures.lock() {
-            f(&mut g)
+            let prev = g.clone();
+            f(&mut g);
+            monotonic(&prev, &mut g);
         }
     }
 
@@ -165,7 +219,7 @@ fn render(f: &Figures) -> String {
         cum = cum.saturating_add(*n);
         let le = BOUNDS_S
             .get(i)
-            .map_or("+Inf".to_string(), |b| format!("{b}"));
+            .map_or("+Inf".to_string(), |b| canonical(*b));
         let _ = writeln!(o, "{name}_bucket{{le=\"{le}\"}} {cum}");
     }
     let _ = writeln!(o, "{name}_count {cum}");
@@ -177,13 +231,26 @@ fn render(f: &Figures) -> String {
         o,
         "# HELP {cpu} Client CPU time (user and system) per client host."
     );
-    for (host, secs) in &f.cpu {
-        let secs = secs.unwrap_or_else(process_cpu_seconds);
-        let host = host.replace('\\', "\\\\").replace('"', "\\\"");
-        let _ = writeln!(o, "{cpu}_total{{host=\"{host}\"}} {secs}");
+    for c in &f.cpu {
+        let secs = c.secs.unwrap_or_else(process_cpu_seconds);
+        let host = c.host.replace('\\', "\\\\").replace('"', "\\\"");
+        let segment = c
+            .segment
+            .map_or(String::new(), |s| format!(",segment=\"{s}\""));
+        let _ = writeln!(o, "{cpu}_total{{host=\"{host}\"{segment}}} {secs}");
     }
     o.push_str("# EOF\n");
     o
+}
+
+/// A bucket edge in OpenMetrics' canonical form: a float always shows a fraction (`1.0`, `10.0`,
+/// `0.25`), as the reference clients print it, so `le` label values match other exporters'.
+pub fn canonical(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.1}")
+    } else {
+        format!("{v}")
+    }
 }
 
 fn counter(o: &mut String, name: &str, help: &str, v: u64) {
@@ -356,5 +423,54 @@ impl Metrics {
         }
         let linger = self.linger;
         self.server.finish(linger);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `le` values as OpenMetrics' canonical numbers: `1.0`, not `1`.
+    #[test]
+    fn bucket_edges_are_canonical_numbers() {
+        let body = render(&Figures::default());
+        for le in [
+            "0.0001", "0.00025", "0.5", "1.0", "2.5", "5.0", "10.0", "+Inf",
+        ] {
+            let line = format!("pgrig_latency_seconds_bucket{{le=\"{le}\"}}");
+            assert!(body.contains(&line), "{line} missing in\n{body}");
+        }
+        assert!(!body.contains("le=\"1\""), "{body}");
+        assert!(!body.contains("le=\"10\""), "{body}");
+    }
+
+    /// Figures replaced by smaller ones (an incomplete run's merge) keep their counters.
+    #[test]
+    fn counters_never_go_down() {
+        let live = Live::new(Figures {
+            cpu: vec![HostCpu {
+                host: "a".into(),
+                segment: Some(1),
+                secs: Some(2.0),
+            }],
+            ..Default::default()
+        });
+        live.update(|f| {
+            f.ok = 34_977;
+            f.buckets[3] = 10;
+            f.latency_sum_s = 5.0;
+        });
+        live.update(|f| {
+            *f = Figures {
+                ok: 33_084,
+                state: RunState::Incomplete,
+                cpu: Vec::new(),
+                ..Default::default()
+            }
+        });
+        let f = live.snapshot();
+        assert_eq!((f.ok, f.buckets[3], f.latency_sum_s), (34_977, 10, 5.0));
+        assert_eq!(f.state, RunState::Incomplete);
+        assert!(f.cpu.iter().any(|c| c.host == "a" && c.secs == Some(2.0)));
     }
 }

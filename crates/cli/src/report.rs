@@ -100,6 +100,7 @@ pub fn percentile_line(l: &LatencyMs) -> String {
 pub fn render(r: &RunDocument, percentiles: bool) -> String {
     let mut out = String::new();
     header(&mut out, r);
+    incomplete_line(&mut out, r);
     let k = &r.transactions;
     let total = k.total();
     // pgbench 15: the failure lines, then nothing more when no transaction succeeded or was
@@ -124,6 +125,21 @@ pub fn render(r: &RunDocument, percentiles: bool) -> String {
         }
     }
     out
+}
+
+/// A segmented run that lost segments says so before its figures.
+fn incomplete_line(out: &mut String, r: &RunDocument) {
+    let Some(s) = r.segments.as_ref().filter(|s| !s.missing.is_empty()) else {
+        return;
+    };
+    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let _ = writeln!(
+        out,
+        "INCOMPLETE RUN: no result from segment(s) {} of {}; the figures below cover segment(s) {} only",
+        list(&s.missing),
+        s.count,
+        list(&s.merged)
+    );
 }
 
 /// The lines before any figure: what ran, how.

@@ -85,11 +85,12 @@ pub struct RunArgs {
     /// Serve live OpenMetrics at http://HOST:PORT/metrics while the run lasts.
     #[arg(long, value_name = "HOST:PORT")]
     pub metrics_addr: Option<String>,
-    /// After the run, serve the final figures until scraped once, at most SEC seconds.
+    /// After the run, serve the final figures until scraped once, at most SEC seconds (default:
+    /// 60, one scrape interval of a Prometheus left at its defaults).
     #[arg(
         long,
         value_name = "SEC",
-        default_value_t = 0,
+        default_value_t = crate::metrics::DEFAULT_LINGER_S,
         requires = "metrics_addr"
     )]
     pub metrics_linger: u32,

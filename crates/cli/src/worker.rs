@@ -37,9 +37,14 @@ pub struct WorkerArgs {
     /// password from PGPASSWORD or the password file).
     #[arg(long, value_name = "URL")]
     pub coordinator: String,
-    /// Join this run (default: the newest run waiting for N segments).
+    /// Join this run only (default: the newest run waiting for N segments whose coordinator
+    /// is alive); refused when it is not waiting or its coordinator is gone.
     #[arg(long, value_name = "ID")]
     pub run: Option<i64>,
+    /// Join only a run with these options: a prefix (8 to 64 hex digits) of the options digest
+    /// the coordinator prints (`run R (options digest HEX) waits for N workers`).
+    #[arg(long, value_name = "HEX", value_parser = parse_digest)]
+    pub options_digest: Option<String>,
     /// Refuse to run when this host's clock is further than MS from the database's, or the
     /// offset cannot be measured closer than that.
     #[arg(long, value_name = "MS", default_value_t = 100.0)]
@@ -55,6 +60,15 @@ pub struct WorkerArgs {
     /// refused without it); the run names only the files' prefix.
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<std::path::PathBuf>,
+}
+
+/// `--options-digest`: 8 to 64 hex digits, lower-cased.
+fn parse_digest(s: &str) -> Result<String, String> {
+    if (8..=64).contains(&s.len()) && s.chars().all(|c| c.is_ascii_hexdigit()) {
+        Ok(s.to_ascii_lowercase())
+    } else {
+        Err("8 to 64 hexadecimal digits expected".into())
+    }
 }
 
 pub fn main(args: &[String]) -> i32 {
@@ -110,6 +124,10 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
         pre_run_vacuum(&cfg.0)?;
     }
     let cfg = cfg.0;
+    let target = match pgrig_scale::target::fingerprint(&cfg.conn) {
+        Ok(t) => t.to_string(),
+        Err(e) => return Err(refuse(&mut db, &run, seg, e)),
+    };
     let offset = clock::measure(&mut db, 8)?;
     let me = Registration {
         segment: seg.index,
@@ -118,6 +136,7 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
         version: env!("CARGO_PKG_VERSION").into(),
         offset_ms: offset.offset_ms,
         error_ms: offset.error_ms,
+        target,
     };
     let refused = clock::check(offset, a.max_clock_offset).err();
     protocol::register(&mut db, run.id, &me, refused.as_ref().map(|e| e.0.as_str()))?;
@@ -145,27 +164,61 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     run_segment(db, &run, seg, cfg)
 }
 
-/// The run to join, polled for until `--wait` has passed.
+/// The run to join, polled for until `--wait` has passed: `--run ID` only while it waits for
+/// workers and its coordinator is alive; else the newest such run of N segments (with
+/// `--options-digest`, of those options).
 fn wait_for_run(db: &mut Db, a: &WorkerArgs) -> Result<RunRow, ScaleError> {
     let until = Instant::now() + Duration::from_secs(a.wait);
+    let digest = a.options_digest.as_deref();
     loop {
-        if let Some(r) = protocol::find_run(db, a.run, a.segment.count)? {
+        if let Some(r) = protocol::find_run(db, a.run, a.segment.count, digest)? {
             if r.segments != a.segment.count {
                 return Err(ScaleError::new(format!(
                     "run {} has {} segments, not {} (--segment {}/{})",
                     r.id, r.segments, a.segment.count, a.segment.index, a.segment.count
                 )));
             }
+            if let Some(why) = not_joinable(&r, digest) {
+                return Err(ScaleError::new(format!("run {}: not joining: {why}", r.id)));
+            }
             return Ok(r);
         }
         if Instant::now() >= until {
+            let which = match (a.run, digest) {
+                (Some(id), _) => format!("no run {id}"),
+                (None, Some(d)) => format!(
+                    "no live run of {} segments with options digest {d}",
+                    a.segment.count
+                ),
+                (None, None) => format!("no live run waiting for {} segments", a.segment.count),
+            };
             return Err(ScaleError::new(format!(
-                "no run waiting for {} segments at the coordinator \"{}\" after {} s; start it \
-                 with `pgrig bench --segments {} --coordinator URL ...`",
-                a.segment.count, db.shown, a.wait, a.segment.count
+                "{which} at the coordinator \"{}\" after {} s; start it with `pgrig bench \
+                 --segments {} --coordinator URL ...`",
+                db.shown, a.wait, a.segment.count
             )));
         }
         std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// Why run `r` (found by its id) cannot be joined: not waiting, coordinator gone, other options.
+fn not_joinable(r: &RunRow, digest: Option<&str>) -> Option<String> {
+    if r.state != "waiting" {
+        return Some(format!("it is {}, not waiting for workers", r.state));
+    }
+    if r.coordinator_silent_s > protocol::COORDINATOR_SILENCE_S {
+        return Some(format!(
+            "its coordinator has not been seen for {:.0} s",
+            r.coordinator_silent_s
+        ));
+    }
+    match digest {
+        Some(d) if !r.digest.starts_with(d) => Some(format!(
+            "its options digest is {}, not {d}…",
+            &r.digest.get(..16).unwrap_or(&r.digest)
+        )),
+        _ => None,
     }
 }
 
@@ -189,6 +242,7 @@ fn refuse(db: &mut Db, run: &RunRow, seg: SegmentId, e: ScaleError) -> ScaleErro
         version: env!("CARGO_PKG_VERSION").into(),
         offset_ms: 0.0,
         error_ms: 0.0,
+        target: String::new(),
     };
     let _ = protocol::register(db, run.id, &me, Some(&e.0));
     e
@@ -272,6 +326,12 @@ fn wait_for_start(
             ("waiting", _) => {
                 return Err(ScaleError::new(format!(
                     "run {} did not start within {wait} s (not every segment registered?)",
+                    run.id
+                )))
+            }
+            ("failed", _) => {
+                return Err(ScaleError::new(format!(
+                    "run {} was cancelled before it started (the coordinator says why)",
                     run.id
                 )))
             }

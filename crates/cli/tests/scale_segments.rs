@@ -233,7 +233,16 @@ fn stderr_until(child: &mut Child, needle: &str) -> String {
 fn a_killed_worker_marks_the_run_incomplete() {
     let db = fresh_db("scale_killed");
     common::pgbench_init(&db, 1);
-    let coord = coordinator(&db, 2, &["-n", "-S", "-c", "2", "-T", "8"]);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let json_arg = format!("--json={}", json.display());
+    let store = fresh_db("scale_killed_store");
+    let store_arg = format!("--store={}", store.url());
+    let coord = coordinator(
+        &db,
+        2,
+        &["-n", "-S", "-c", "2", "-T", "8", &json_arg, &store_arg],
+    );
     let w0 = worker(&db, 0, 2, &[]);
     let mut w1 = worker(&db, 1, 2, &[]);
     let seen = stderr_until(&mut w1, "segment 1/2 of run");
@@ -261,6 +270,27 @@ fn a_killed_worker_marks_the_run_incomplete() {
     );
     let state = db.psql("SELECT state FROM pgrig_scale.runs");
     assert_eq!(state.trim(), "incomplete");
+    // issue 20 item 8(b): the report and --json say so too, naming the segments
+    assert!(
+        coord.stdout.contains(
+            "INCOMPLETE RUN: no result from segment(s) 1 of 2; the figures below cover segment(s) 0 only"
+        ),
+        "{}",
+        coord.stdout
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["complete"], serde_json::json!(false), "{doc}");
+    assert_eq!(doc["segments"]["missing"], serde_json::json!([1]));
+    assert_eq!(doc["segments"]["merged"], serde_json::json!([0]));
+    let mut show = pgrig(&db);
+    show.args(["results", "show", "1", "--store", &store.url()]);
+    let shown = wait(show.spawn().unwrap());
+    assert_eq!(shown.code, Some(0), "{}", shown.stderr);
+    let text: serde_json::Value = serde_json::from_str(&shown.stdout).expect("JSON");
+    let text = text.to_string();
+    assert!(text.contains("\"complete\":false"), "{text}");
+    assert!(text.contains("\"missing\":[1]"), "{text}");
 }
 
 #[test]
@@ -398,4 +428,159 @@ fn workers_stop_when_the_coordinator_is_gone() {
     }
     let states = db.psql("SELECT state FROM pgrig_scale.workers ORDER BY segment");
     assert_eq!(states.trim(), "done\ndone", "their results are kept");
+}
+
+/// Waits for `c` at most `limit` (killed after): `None` when it ran on.
+fn wait_within(mut c: Child, limit: Duration) -> Option<Ended> {
+    let until = Instant::now() + limit;
+    while Instant::now() < until {
+        if c.try_wait().unwrap().is_some() {
+            return Some(wait(c));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = c.kill();
+    let _ = wait(c);
+    None
+}
+
+/// Issue 20 item 8(c): two workers reaching different databases (same server, so the same
+/// system identifier) are refused before the start, naming both targets.
+#[test]
+fn two_workers_on_different_databases_are_refused() {
+    let db = fresh_db("scale_two_dbs_a");
+    let other = fresh_db("scale_two_dbs_b");
+    common::pgbench_init(&db, 1);
+    common::pgbench_init(&other, 1);
+    let coord = coordinator(&db, 2, &["-n", "-S", "-c", "2", "-T", "3"]);
+    let w0 = worker(&db, 0, 2, &["--target", &db.url()]);
+    let w1 = worker(&db, 1, 2, &["--target", &other.url()]);
+    let coord = wait_within(coord, Duration::from_secs(90)).expect("the coordinator ends");
+    let (w0, w1) = (wait(w0), wait(w1));
+    assert_eq!(coord.code, Some(1), "{}", coord.stderr);
+    assert!(
+        coord.stderr.contains("the workers reach different targets"),
+        "{}",
+        coord.stderr
+    );
+    assert!(coord.stderr.contains("pgbench scale 1"), "{}", coord.stderr);
+    assert!(!coord.stdout.contains("tps"), "no report: {}", coord.stdout);
+    for w in [&w0, &w1] {
+        assert_ne!(w.code, Some(0), "{}", w.stderr);
+    }
+    let state = db.psql("SELECT state FROM pgrig_scale.runs");
+    assert_eq!(state.trim(), "failed");
+}
+
+/// Issue 20 item 8(d): a coordinator killed while its run waits leaves a stale `waiting` run;
+/// workers started later do not join it, the next coordinator cancels it, and the later run
+/// completes instead of hanging.
+#[test]
+fn a_stale_run_left_by_a_killed_coordinator_does_not_hang_a_later_run() {
+    let db = fresh_db("scale_stale_run");
+    common::pgbench_init(&db, 1);
+    let mut dead = coordinator(&db, 2, &["-n", "-S", "-c", "2", "-T", "2"]);
+    let seen = stderr_until(&mut dead, "waits for 2 workers");
+    assert!(seen.contains("waits for 2 workers"), "{seen}");
+    dead.kill().unwrap();
+    let _ = dead.wait();
+    // past the coordinator's silence limit (10 s): the run is stale
+    std::thread::sleep(Duration::from_secs(12));
+    let workers: Vec<Child> = (0..2).map(|i| worker(&db, i, 2, &[])).collect();
+    std::thread::sleep(Duration::from_secs(2));
+    let coord = coordinator(&db, 2, &["-n", "-S", "-c", "2", "-T", "2"]);
+    let coord = wait_within(coord, Duration::from_secs(120)).expect("the later run hung");
+    for w in workers {
+        let w = wait_within(w, Duration::from_secs(30)).expect("a worker hung");
+        assert_eq!(w.code, Some(0), "{}", w.stderr);
+    }
+    assert_eq!(coord.code, Some(0), "{}", coord.stderr);
+    assert!(coord.stderr.contains("cancelled run 1"), "{}", coord.stderr);
+    let states = db.psql("SELECT id, state FROM pgrig_scale.runs ORDER BY id");
+    assert_eq!(states.trim(), "1|failed\n2|finished");
+}
+
+/// Issue 20 item 8(d): `--run ID` joins that run only, never a finished one.
+#[test]
+fn a_worker_never_joins_another_run_than_it_asks_for() {
+    let db = fresh_db("scale_run_id");
+    common::pgbench_init(&db, 1);
+    let (coord, ws) = segmented(&db, 1, &["-n", "-S", "-c", "1", "-t", "3"]);
+    assert_eq!(coord.code, Some(0), "{}", coord.stderr);
+    assert_eq!(ws[0].code, Some(0), "{}", ws[0].stderr);
+    let late = wait(worker(&db, 0, 1, &["--run", "1"]));
+    assert_eq!(late.code, Some(1), "{}", late.stderr);
+    assert!(
+        late.stderr.contains("run 1: not joining: it is finished"),
+        "{}",
+        late.stderr
+    );
+    let mut c = pgrig(&db);
+    c.args(["worker", "--segment", "0/1", "--coordinator", &db.url()])
+        .args(["--options-digest", "00000000", "--wait", "2"]);
+    let other = wait(c.spawn().unwrap());
+    assert_eq!(other.code, Some(1), "{}", other.stderr);
+    assert!(
+        other.stderr.contains("with options digest 00000000"),
+        "{}",
+        other.stderr
+    );
+}
+
+/// Issue 20 item 8(e): the coordinator gives up after `--segments-wait`, and prints merged
+/// `-P` lines over every segment.
+#[test]
+fn the_coordinator_waits_a_limited_time_and_prints_merged_progress() {
+    let db = fresh_db("scale_wait_limit");
+    common::pgbench_init(&db, 1);
+    let c = coordinator(
+        &db,
+        2,
+        &["-n", "-S", "-c", "2", "-T", "2", "--segments-wait", "2"],
+    );
+    let c = wait_within(c, Duration::from_secs(60)).expect("the coordinator waited on");
+    assert_eq!(c.code, Some(1), "{}", c.stderr);
+    assert!(
+        c.stderr
+            .contains("only 0 of 2 segments registered within 2 s (--segments-wait)"),
+        "{}",
+        c.stderr
+    );
+    let (coord, _) = segmented(&db, 2, &["-n", "-S", "-c", "2", "-T", "4", "-P", "1"]);
+    assert_eq!(coord.code, Some(0), "{}", coord.stderr);
+    let lines = coord
+        .stderr
+        .lines()
+        .filter(|l| l.contains("progress: ") && l.contains("(merged, 2 segments)"))
+        .count();
+    assert!(lines >= 2, "{}", coord.stderr);
+}
+
+/// Issue 20 item 8(f): `--store URL` keeps the merged run (PostgreSQL results store), with
+/// whether it is complete and the target the workers proved they reach.
+#[test]
+fn the_merged_run_is_stored_in_a_results_store() {
+    let db = fresh_db("scale_store");
+    let store = fresh_db("scale_store_results");
+    common::pgbench_init(&db, 1);
+    let (coord, _) = segmented(
+        &db,
+        2,
+        &["-n", "-S", "-c", "2", "-t", "5", "--store", &store.url()],
+    );
+    assert_eq!(coord.code, Some(0), "{}", coord.stderr);
+    assert!(
+        coord.stderr.contains("stored as run 1 in"),
+        "{}",
+        coord.stderr
+    );
+    let mut show = pgrig(&db);
+    show.args(["results", "show", "1", "--store", &store.url()]);
+    let shown = wait(show.spawn().unwrap());
+    assert_eq!(shown.code, Some(0), "{}", shown.stderr);
+    let v: serde_json::Value = serde_json::from_str(&shown.stdout).expect("JSON");
+    let text = v.to_string();
+    assert!(text.contains("\"complete\":true"), "{text}");
+    assert!(text.contains("pgbench scale 1"), "{text}");
+    assert!(text.contains("\"missing\":[]"), "{text}");
 }

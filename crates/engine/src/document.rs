@@ -89,6 +89,24 @@ pub struct RunDocument {
     /// the front end from this document
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_figures: Option<serde_json::Value>,
+    /// a run merged from segments: whether every segment's result is in the figures (absent for
+    /// a single-host run)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complete: Option<bool>,
+    /// a run merged from segments: which segments the figures cover and which are missing
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments: Option<SegmentsDoc>,
+}
+
+/// The segments of a run spread over several client hosts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentsDoc {
+    /// segments the run was split into
+    pub count: u32,
+    /// segments whose results are merged into the figures
+    pub merged: Vec<u32>,
+    /// segments that handed in no result (died, went silent, failed)
+    pub missing: Vec<u32>,
 }
 
 /// `sum(xact_commit + xact_rollback)` of `pg_stat_database` (every database, as HammerDB
@@ -425,6 +443,8 @@ impl RunDocument {
             server_xacts: None,
             workload_options: BTreeMap::new(),
             workload_figures: None,
+            complete: r.extras.segments.as_ref().map(|s| s.missing.is_empty()),
+            segments: r.extras.segments.clone(),
         }
     }
 }

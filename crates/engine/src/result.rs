@@ -136,4 +136,6 @@ pub struct RunExtras {
     /// the native programs' own counters (TPC-C's districts skipped by Delivery), summed over
     /// clients
     pub counters: std::collections::BTreeMap<String, u64>,
+    /// a run merged from segments (`bench --segments N`): which segments the figures cover
+    pub segments: Option<crate::document::SegmentsDoc>,
 }

@@ -94,6 +94,7 @@ pub fn run_bench(
             .map(|d| d.as_secs_f64()),
         series_by_type,
         counters: joined.counters,
+        segments: None,
     };
     Ok(RunResult {
         config: cfg,

@@ -73,6 +73,7 @@ pub fn workers(run: i64, ws: &[WorkerRow], count: u32) -> Result<(), ScaleError>
         }
         a_name("its host", &w.host).map_err(row)?;
         a_name("its version", &w.version).map_err(row)?;
+        a_name("its target", &w.target).map_err(row)?;
         a_figure("its clock offset", w.offset_ms.abs(), MAX_SECONDS).map_err(row)?;
         a_figure("its clock error", w.error_ms, MAX_SECONDS).map_err(row)?;
         if w.cores > 1 << 20 {

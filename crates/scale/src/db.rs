@@ -10,28 +10,39 @@ pub struct Db {
     conn: Connection,
     /// the URL with passwords masked, for messages
     pub shown: String,
+    /// what the database is to pgrig, for messages (`coordinator "URL"`, `the target`)
+    said: String,
 }
 
 impl Db {
     /// Connects to the coordination database at `url` (a postgresql:// URI or a conninfo;
     /// libpq's environment and password file apply).
     pub fn connect(url: &str) -> Result<Db, ScaleError> {
-        let shown = pgrig_wire::mask_passwords(url);
+        let args = ConnArgs {
+            dbname: Some(url.to_string()),
+            ..Default::default()
+        };
+        let shown = format!("the coordinator at \"{}\"", pgrig_wire::mask_passwords(url));
+        let mut db = Db::connect_args(&args, &shown)?;
+        db.shown = pgrig_wire::mask_passwords(url);
+        db.said = format!("coordinator \"{}\"", db.shown);
+        Ok(db)
+    }
+
+    /// Connects with `args` (libpq's environment and password file apply); `what` names the
+    /// database in messages.
+    pub fn connect_args(args: &ConnArgs, what: &str) -> Result<Db, ScaleError> {
         let fail = |e: &dyn std::fmt::Display| {
             ScaleError::new(format!(
-                "could not reach the coordinator at \"{shown}\": {}",
-                e.to_string().trim_end()
+                "could not reach {what}: {}",
+                pgrig_wire::mask_passwords(e.to_string().trim_end())
             ))
         };
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| fail(&e))?;
-        let args = ConnArgs {
-            dbname: Some(url.to_string()),
-            ..Default::default()
-        };
-        let cfg = Config::from_args(&args, "pgrig-scale").map_err(|e| fail(&e))?;
+        let cfg = Config::from_args(args, "pgrig-scale").map_err(|e| fail(&e))?;
         let conn = rt
             .block_on(async {
                 tokio::time::timeout(
@@ -42,7 +53,13 @@ impl Db {
             })
             .map_err(|_| fail(&"timed out after 20 s"))?
             .map_err(|e| fail(&e))?;
-        let mut db = Db { rt, conn, shown };
+        let (shown, said) = (what.to_string(), what.to_string());
+        let mut db = Db {
+            rt,
+            conn,
+            shown,
+            said,
+        };
         db.exec("SET standard_conforming_strings = on; SET client_min_messages = warning")?;
         Ok(db)
     }
@@ -55,13 +72,10 @@ impl Db {
     /// The rows of the last statement of `sql`, as text (NULL as `None`).
     pub fn rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, ScaleError> {
         let conn = &mut self.conn;
-        let results = self.rt.block_on(conn.simple_query(sql)).map_err(|e| {
-            ScaleError::new(format!(
-                "coordinator \"{}\": {}",
-                self.shown,
-                e.to_string().trim_end()
-            ))
-        })?;
+        let results = self
+            .rt
+            .block_on(conn.simple_query(sql))
+            .map_err(|e| ScaleError::new(format!("{}: {}", self.said, e.to_string().trim_end())))?;
         Ok(results.last().map_or_else(Vec::new, |r| {
             r.rows
                 .iter()

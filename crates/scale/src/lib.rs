@@ -8,7 +8,8 @@
 //! merges into one run result (`merge`), so percentiles of the whole run are true percentiles.
 //! The schema is a trust boundary both ways: the run's scripts travel as text with a digest and
 //! are checked by each worker (`scripts`), and every row the coordinator reads back is checked
-//! before use (`check`).
+//! before use (`check`). Workers prove they reach the same target (`target`: system identifier,
+//! database, dataset); runs whose coordinator went silent are cancelled and never joined.
 
 pub mod check;
 pub mod clock;
@@ -19,6 +20,7 @@ pub mod protocol;
 pub mod schema;
 pub mod scripts;
 pub mod share;
+pub mod target;
 pub mod vacuum;
 
 /// What went wrong, said for the user (connection strings masked).

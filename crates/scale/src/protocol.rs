@@ -20,6 +20,24 @@ pub struct RunRow {
     pub scripts: String,
     pub seed: u64,
     pub interval_ms: u32,
+    /// the run options' digest ([`options_digest`])
+    pub digest: String,
+    pub state: String,
+    /// seconds since the coordinator's last sign of life
+    pub coordinator_silent_s: f64,
+}
+
+/// The digest of a run's options: SHA-256 (hex) of its segment count, run options and scripts.
+/// A worker given `--options-digest` (a prefix of at least 8 hex digits) joins only a run with
+/// these options.
+pub fn options_digest(segments: u32, args: &[String], scripts: &str) -> String {
+    let mut text = format!("segments={segments}\0");
+    for a in args {
+        text.push_str(a);
+        text.push('\0');
+    }
+    text.push_str(scripts);
+    crate::scripts::digest(&text)
 }
 
 /// A worker as the coordinator sees it.
@@ -36,6 +54,8 @@ pub struct WorkerRow {
     /// seconds since its last heartbeat, by the database's clock
     pub silent_s: f64,
     pub result: Option<String>,
+    /// what it reaches ([`crate::target::Fingerprint`] as text; empty: not measured)
+    pub target: String,
 }
 
 /// One interval of one worker (figures of that interval alone, except `cpu_s`: the worker
@@ -55,7 +75,9 @@ pub struct Interval {
     pub histogram: Option<String>,
 }
 
-/// Creates the schema if missing and a run waiting for `segments` workers; its id.
+/// Creates the schema if missing, cancels the runs whose coordinator has been silent for
+/// [`COORDINATOR_SILENCE_S`] ([`cancel_stale`]), and opens a run waiting for `segments` workers;
+/// its id and the stale runs cancelled.
 pub fn create_run(
     db: &mut Db,
     segments: u32,
@@ -63,26 +85,44 @@ pub fn create_run(
     scripts: &str,
     seed: u64,
     interval_ms: u32,
-) -> Result<i64, ScaleError> {
+) -> Result<(i64, Vec<i64>), ScaleError> {
     db.exec(crate::schema::DDL)?;
+    let cancelled = cancel_stale(db)?;
+    let digest = options_digest(segments, args, scripts);
     let arr = format!(
         "ARRAY[{}]::text[]",
         args.iter().map(|a| lit(a)).collect::<Vec<_>>().join(",")
     );
     let id = db.value(&format!(
-        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms) \
-         VALUES ({segments}, {arr}, {}, {}, {interval_ms}) RETURNING id",
+        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms, digest) \
+         VALUES ({segments}, {arr}, {}, {}, {interval_ms}, {}) RETURNING id",
         lit(scripts),
-        lit(&seed.to_string())
+        lit(&seed.to_string()),
+        lit(&digest)
     ))?;
-    parse(id.as_deref(), "run id")
+    Ok((parse(id.as_deref(), "run id")?, cancelled))
+}
+
+/// Marks `failed` every unfinished run (`waiting`, `running`, `stopping`) whose coordinator has
+/// not been seen for [`COORDINATOR_SILENCE_S`] (it died: nobody will start or merge it); their
+/// ids. Workers never join such a run, and stop theirs.
+pub fn cancel_stale(db: &mut Db) -> Result<Vec<i64>, ScaleError> {
+    let rows = db.rows(&format!(
+        "UPDATE pgrig_scale.runs SET state = 'failed' \
+         WHERE state IN ('waiting', 'running', 'stopping') \
+         AND coordinator_seen < clock_timestamp() - interval '{COORDINATOR_SILENCE_S} seconds' \
+         RETURNING id"
+    ))?;
+    rows.iter()
+        .map(|r| parse(r[0].as_deref(), "run id"))
+        .collect()
 }
 
 /// The workers of run `id`.
 pub fn workers(db: &mut Db, id: i64) -> Result<Vec<WorkerRow>, ScaleError> {
     let rows = db.rows(&format!(
         "SELECT segment, host, cores, version, clock_offset_ms, clock_error_ms, state, error, \
-         extract(epoch FROM clock_timestamp() - last_seen), result \
+         extract(epoch FROM clock_timestamp() - last_seen), result, target \
          FROM pgrig_scale.workers WHERE run_id = {id} ORDER BY segment"
     ))?;
     rows.into_iter()
@@ -102,6 +142,7 @@ pub fn workers(db: &mut Db, id: i64) -> Result<Vec<WorkerRow>, ScaleError> {
                 error: r[7].clone(),
                 silent_s: parse(g(8), "heartbeat").map_err(named)?,
                 result: r[9].clone(),
+                target: g(10).unwrap_or("").to_string(),
             })
         })
         .collect()
@@ -156,23 +197,35 @@ pub fn intervals_after(
         .collect()
 }
 
-/// The newest run waiting for `segments` workers (or run `run`, whatever its state).
+/// Which run a worker joins: run `run` (whatever its state: the worker checks it), else the
+/// newest run waiting for `segments` workers whose coordinator is alive (seen within
+/// [`COORDINATOR_SILENCE_S`]) and, with `digest` (a prefix of the options' digest), with those
+/// options.
 pub fn find_run(
     db: &mut Db,
     run: Option<i64>,
     segments: u32,
+    digest: Option<&str>,
 ) -> Result<Option<RunRow>, ScaleError> {
     let filter = match run {
         Some(id) => format!("id = {id}"),
-        None => format!("state = 'waiting' AND segments = {segments}"),
+        None => format!(
+            "state = 'waiting' AND segments = {segments} AND coordinator_seen > \
+             clock_timestamp() - interval '{COORDINATOR_SILENCE_S} seconds'{}",
+            digest.map_or(String::new(), |d| format!(
+                " AND left(digest, {}) = {}",
+                d.len(),
+                lit(d)
+            ))
+        ),
     };
     let exists = db.value("SELECT to_regclass('pgrig_scale.runs') IS NOT NULL")?;
     if exists.as_deref() != Some("t") {
         return Ok(None);
     }
     let rows = db.rows(&format!(
-        "SELECT id, segments, array_to_json(args), seed, interval_ms, scripts \
-         FROM pgrig_scale.runs \
+        "SELECT id, segments, array_to_json(args), seed, interval_ms, scripts, digest, state, \
+         extract(epoch FROM clock_timestamp() - coordinator_seen) FROM pgrig_scale.runs \
          WHERE {filter} ORDER BY id DESC LIMIT 1"
     ))?;
     let Some(r) = rows.into_iter().next() else {
@@ -188,6 +241,9 @@ pub fn find_run(
         seed: parse(g(3), "seed")?,
         interval_ms: parse(g(4), "interval")?,
         scripts: g(5).unwrap_or("").to_string(),
+        digest: g(6).unwrap_or("").to_string(),
+        state: g(7).unwrap_or("").to_string(),
+        coordinator_silent_s: parse(g(8), "coordinator heartbeat")?,
     }))
 }
 
@@ -200,6 +256,8 @@ pub struct Registration {
     pub version: String,
     pub offset_ms: f64,
     pub error_ms: f64,
+    /// the target it reaches ([`crate::target::Fingerprint`] as text; empty when refused before)
+    pub target: String,
 }
 
 /// Registers a worker (already `failed` with `refused`: the coordinator learns why); an error
@@ -213,14 +271,15 @@ pub fn register(
     let (state, error) = refused.map_or(("registered", "NULL".into()), |e| ("failed", lit(e)));
     let done = db.value(&format!(
         "INSERT INTO pgrig_scale.workers (run_id, segment, host, cores, version, \
-         clock_offset_ms, clock_error_ms, state, error) VALUES ({run}, {}, {}, {}, {}, {}, {}, \
-         '{state}', {error}) ON CONFLICT DO NOTHING RETURNING segment",
+         clock_offset_ms, clock_error_ms, state, error, target) VALUES ({run}, {}, {}, {}, {}, \
+         {}, {}, '{state}', {error}, {}) ON CONFLICT DO NOTHING RETURNING segment",
         w.segment,
         lit(&w.host),
         w.cores,
         lit(&w.version),
         w.offset_ms,
-        w.error_ms
+        w.error_ms,
+        lit(&w.target)
     ))?;
     if done.is_none() {
         let host = db.value(&format!(

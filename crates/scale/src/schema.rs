@@ -1,7 +1,8 @@
 //! The coordination schema `pgrig_scale`, created by the coordinator when missing: one row per
-//! run (its run options, its scripts as text (`crate::scripts`), seed, segment count, state and
-//! shared start instant), one per worker
-//! (registration, clock offset, heartbeat, final statistics) and one per worker and interval
+//! run (its run options, its scripts as text (`crate::scripts`), their digest, seed, segment
+//! count, state, the coordinator's heartbeat and shared start instant), one per worker
+//! (registration, clock offset, the target it reaches (`crate::target`), heartbeat, final
+//! statistics) and one per worker and interval
 //! (counts and the interval's latency histogram).
 
 pub const DDL: &str = "
@@ -22,6 +23,7 @@ CREATE TABLE IF NOT EXISTS pgrig_scale.runs (
 ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS
     coordinator_seen timestamptz NOT NULL DEFAULT clock_timestamp();
 ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS scripts text NOT NULL DEFAULT '[]';
+ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS digest text NOT NULL DEFAULT '';
 CREATE TABLE IF NOT EXISTS pgrig_scale.workers (
     run_id bigint NOT NULL REFERENCES pgrig_scale.runs ON DELETE CASCADE,
     segment integer NOT NULL,
@@ -38,6 +40,7 @@ CREATE TABLE IF NOT EXISTS pgrig_scale.workers (
     result text,
     PRIMARY KEY (run_id, segment)
 );
+ALTER TABLE pgrig_scale.workers ADD COLUMN IF NOT EXISTS target text NOT NULL DEFAULT '';
 CREATE TABLE IF NOT EXISTS pgrig_scale.intervals (
     id bigserial PRIMARY KEY,
     run_id bigint NOT NULL,

@@ -85,9 +85,12 @@ pgrig extras:
   --profile-pid=PID        with --profile: the server's postmaster (default: socket)
   --profile-client         with --profile: also profile pgrig (DIR/client.*)
   --metrics-addr=HOST:PORT serve live OpenMetrics at http://HOST:PORT/metrics
-  --metrics-linger=SEC     after the run, serve the final figures until scraped (at most SEC)
+  --metrics-linger=SEC     after the run, serve the final figures until scraped once
+                           (at most SEC; default 60, one default Prometheus scrape interval)
   --segments=N             coordinate N `pgrig worker` segments (with --coordinator)
   --coordinator=URL        the database holding the coordination schema pgrig_scale
+  --segments-wait=SEC      with --segments: wait at most SEC for every segment (default 300)
+  --store=PATH|URL         with --segments: also store the merged run in this results store
 ";
 
 const FOOTER: &str = "\nReport bugs to the pgrig project (they are not PostgreSQL's bugs).\n";

@@ -75,7 +75,14 @@ pub struct MetricsOptions {
 pub struct SegmentsOptions {
     pub count: u32,
     pub coordinator: String,
+    /// `--segments-wait SEC`: how long to wait for every segment to register
+    pub wait_s: u32,
+    /// `--store PATH|URL`: the results store the merged run is written to
+    pub store: Option<String>,
 }
+
+/// `--segments-wait`'s default, seconds (as a worker's `--wait`).
+pub const SEGMENTS_WAIT_S: u32 = 300;
 
 /// Where a benchmark's profiles go and what is profiled (`--profile` and its companions).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -254,6 +261,10 @@ pub fn parse_pgbench_args(
         let msg = rep.error("--segments N and --coordinator URL go together");
         return Err(fail(&st, vec![msg, rep.try_help()]));
     }
+    if st.segments.is_none() && (st.segments_wait.is_some() || st.store.is_some()) {
+        let msg = rep.error("--segments-wait and --store go with --segments N --coordinator URL");
+        return Err(fail(&st, vec![msg, rep.try_help()]));
+    }
     match finish::finish(&mut st, &positionals) {
         Ok(action) => Ok(Parsed {
             action,
@@ -273,6 +284,8 @@ pub fn parse_pgbench_args(
                     SegmentsOptions {
                         count,
                         coordinator: url,
+                        wait_s: st.segments_wait.unwrap_or(SEGMENTS_WAIT_S),
+                        store: st.store.clone(),
                     }
                 }),
             },

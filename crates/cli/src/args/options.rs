@@ -63,6 +63,8 @@ pub enum Opt {
     MetricsLinger,
     Segments,
     Coordinator,
+    SegmentsWait,
+    Store,
 }
 
 use HasArg::{No, Required as Req, WordOrNone};
@@ -166,6 +168,8 @@ const EXTRA_LONG: &[LongOpt<Opt>] = &[
     l("metrics-linger", Req, Opt::MetricsLinger),
     l("segments", Req, Opt::Segments),
     l("coordinator", Req, Opt::Coordinator),
+    l("segments-wait", Req, Opt::SegmentsWait),
+    l("store", Req, Opt::Store),
 ];
 
 /// The long name of an option (every option has one).

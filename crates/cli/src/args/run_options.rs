@@ -39,7 +39,7 @@ const RUN: [Opt; 25] = [
 ];
 
 /// The coordinator's own options: they stay with it.
-const OWN: [Opt; 9] = [
+const OWN: [Opt; 11] = [
     Opt::Json,
     Opt::Percentiles,
     Opt::Profile,
@@ -49,6 +49,8 @@ const OWN: [Opt; 9] = [
     Opt::MetricsLinger,
     Opt::Segments,
     Opt::Coordinator,
+    Opt::SegmentsWait,
+    Opt::Store,
 ];
 
 /// Script selection: the scripts travel on their own (`pgrig_scale::scripts`).

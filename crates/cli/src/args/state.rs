@@ -68,6 +68,8 @@ pub struct State {
     pub metrics_linger: u32,
     pub segments: Option<u32>,
     pub coordinator: Option<String>,
+    pub segments_wait: Option<u32>,
+    pub store: Option<String>,
 }
 
 type Lines = Vec<String>;
@@ -124,9 +126,11 @@ impl State {
             profile_pid: None,
             profile_client: false,
             metrics_addr: None,
-            metrics_linger: 0,
+            metrics_linger: crate::metrics::DEFAULT_LINGER_S,
             segments: None,
             coordinator: None,
+            segments_wait: None,
+            store: None,
         }
     }
 
@@ -362,6 +366,10 @@ impl State {
             }
             Opt::Segments => self.segments = Some(self.int(&arg, "--segments", 1, 10_000)? as u32),
             Opt::Coordinator => self.coordinator = Some(arg),
+            Opt::SegmentsWait => {
+                self.segments_wait = Some(self.int(&arg, "--segments-wait", 1, 86_400)? as u32)
+            }
+            Opt::Store => self.store = Some(arg),
             _ => return Ok(false),
         }
         Ok(true)
