@@ -3,7 +3,7 @@
 //! retries, the latency histogram in fixed buckets, client CPU per host, the run's state),
 //! rendered as OpenMetrics text ([`Live::render`]) and served over HTTP ([`Server`], on
 //! `crate::metrics_http`: connections served concurrently, each within a deadline). A
-//! single-host run feeds it from the engine's progress through [`MetricsSink`]; the coordinator
+//! single-host run feeds it from the engine's progress through [`MetricsTap`]; the coordinator
 //! feeds it the merged segments. The final figures come from the run's result, so the last
 //! scrape agrees with the report.
 
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use pgrig_engine::result::RunResult;
-use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
+use pgrig_engine::sink::{Level, SecondReport, Sink, Tap, Tapped};
 
 use crate::metrics_http::{Exposition, HttpServer};
 
@@ -322,23 +322,13 @@ impl Server {
     }
 }
 
-/// A sink passing everything on to `inner` and adding each second of the benchmark (its counts
-/// and latency histogram, [`Sink::second`]) to the figures.
-pub struct MetricsSink {
-    pub inner: Arc<dyn Sink>,
+/// Adds each second of the benchmark (its counts and latency histogram, [`Sink::second`]) to
+/// the figures; the tap of the engine's sink when metrics are served.
+pub struct MetricsTap {
     pub live: Arc<Live>,
 }
 
-impl Sink for MetricsSink {
-    fn message(&self, level: Level, text: &str) {
-        self.inner.message(level, text)
-    }
-    fn stdout(&self, text: &str) {
-        self.inner.stdout(text)
-    }
-    fn progress(&self, p: &Progress) {
-        self.inner.progress(p)
-    }
+impl Tap for MetricsTap {
     fn second(&self, s: &SecondReport<'_>) {
         let c = &s.delta.counts;
         self.live.update(|f| {
@@ -351,23 +341,9 @@ impl Sink for MetricsSink {
             f.latency_sum_s += s.delta.latency.sum / 1e6;
             f.add_histogram(s.histogram);
         });
-        self.inner.second(s)
-    }
-    fn banner(&self, v: &str) {
-        self.inner.banner(v)
     }
     fn measuring(&self) {
         self.live.update(|f| f.state = RunState::Running);
-        self.inner.measuring()
-    }
-    fn init_progress(&self) -> InitProgress {
-        self.inner.init_progress()
-    }
-    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
-        self.inner.phase(label, rows)
-    }
-    fn password(&self) -> Option<String> {
-        self.inner.password()
     }
 }
 
@@ -400,7 +376,10 @@ impl Metrics {
             Level::Info,
             &format!("serving OpenMetrics on http://{}/metrics", server.addr),
         );
-        let sink = Arc::new(MetricsSink { inner, live });
+        let sink = Arc::new(Tapped {
+            inner,
+            tap: MetricsTap { live },
+        });
         let m = Metrics {
             server,
             linger: Duration::from_secs(opts.linger_s as u64),

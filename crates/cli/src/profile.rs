@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use pgrig_engine::config::ConnArgs;
-use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, Sink};
+use pgrig_engine::sink::{Sink, Tap, Tapped};
 use pgrig_profile::{Profile, ProfileError, Recording};
 
 use crate::args::ProfileOptions;
@@ -160,8 +160,6 @@ pub fn bench_postmaster(opts: &ProfileOptions, conn: &ConnArgs) -> Result<u32, S
     })
 }
 
-/// The engine's sink during a profiled benchmark: everything goes to `inner`; `measuring`
-/// turns the profiler's sampling on.
 /// What the engine returned for a run.
 pub type BenchOutcome = Result<pgrig_engine::result::RunResult, pgrig_engine::EngineError>;
 /// The profile's files, or why there is none.
@@ -175,25 +173,28 @@ pub fn run_bench_profiled(
     cfg: pgrig_engine::config::BenchConfig,
     stop: &pgrig_engine::StopHandle,
 ) -> (BenchOutcome, Option<ProfileOutcome>) {
-    let measured = profiler.map(|p| Arc::new(Measured::new(sink.clone(), p)));
+    let measured = profiler.map(|p| Arc::new(Measured::new(p)));
     let engine_sink: Arc<dyn Sink> = match &measured {
-        Some(m) => m.clone(),
+        Some(m) => Arc::new(Tapped {
+            inner: sink,
+            tap: m.clone(),
+        }),
         None => sink,
     };
     let result = pgrig_engine::run_bench(cfg, engine_sink, stop);
     (result, measured.as_ref().and_then(|m| m.finish()))
 }
 
+/// A profiled benchmark's profiler: the tap of the engine's sink, whose `measuring` turns the
+/// profiler's sampling on.
 pub struct Measured {
-    inner: Arc<dyn Sink>,
     profiler: Mutex<Option<Profiler>>,
     enabled: Mutex<Option<Result<(), String>>>,
 }
 
 impl Measured {
-    pub fn new(inner: Arc<dyn Sink>, profiler: Profiler) -> Measured {
+    pub fn new(profiler: Profiler) -> Measured {
         Measured {
-            inner,
             profiler: Mutex::new(Some(profiler)),
             enabled: Mutex::new(None),
         }
@@ -208,22 +209,7 @@ impl Measured {
     }
 }
 
-impl Sink for Measured {
-    fn message(&self, level: Level, text: &str) {
-        self.inner.message(level, text)
-    }
-    fn stdout(&self, text: &str) {
-        self.inner.stdout(text)
-    }
-    fn progress(&self, p: &Progress) {
-        self.inner.progress(p)
-    }
-    fn second(&self, s: &pgrig_engine::sink::SecondReport<'_>) {
-        self.inner.second(s)
-    }
-    fn banner(&self, server_version: &str) {
-        self.inner.banner(server_version)
-    }
+impl Tap for Measured {
     fn measuring(&self) {
         let (Ok(mut profiler), Ok(mut enabled)) = (self.profiler.lock(), self.enabled.lock())
         else {
@@ -232,15 +218,5 @@ impl Sink for Measured {
         if let Some(p) = profiler.as_mut() {
             *enabled = Some(p.enable());
         }
-        self.inner.measuring()
-    }
-    fn init_progress(&self) -> InitProgress {
-        self.inner.init_progress()
-    }
-    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
-        self.inner.phase(label, rows)
-    }
-    fn password(&self) -> Option<String> {
-        self.inner.password()
     }
 }

@@ -279,9 +279,9 @@ fn measure(
         };
     let sampler = tpcc_sampler(a, native_name.as_deref(), &cfg.conn);
     let engine_sink: Arc<dyn Sink> = match &sampler {
-        Some(s) => Arc::new(crate::server_xacts::SamplingSink {
+        Some(s) => Arc::new(pgrig_engine::sink::Tapped {
             inner: engine_sink,
-            sampler: s.clone(),
+            tap: crate::server_xacts::SampleFirst(s.clone()),
         }),
         None => engine_sink,
     };

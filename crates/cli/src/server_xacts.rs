@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use pgrig_engine::config::ConnArgs;
 use pgrig_engine::document::ServerXacts;
-use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
+use pgrig_engine::sink::{SecondReport, Tap};
 
 const QUERY: &str = "select sum(xact_commit + xact_rollback)::bigint from pg_stat_database";
 
@@ -96,45 +96,19 @@ impl Sampler {
     }
 }
 
-/// A sink that takes the sampler's first sample when second `at_second` of the run completes
-/// (at the start when 0), and passes everything on.
-pub struct SamplingSink {
-    pub inner: Arc<dyn Sink>,
-    pub sampler: Arc<Sampler>,
-}
+/// Takes the sampler's first sample when second `at_second` of the run completes (at the start
+/// when 0); used as the tap of a [`Tapped`](pgrig_engine::sink::Tapped) sink.
+pub struct SampleFirst(pub Arc<Sampler>);
 
-impl Sink for SamplingSink {
-    fn message(&self, level: Level, text: &str) {
-        self.inner.message(level, text)
-    }
-    fn stdout(&self, text: &str) {
-        self.inner.stdout(text)
-    }
-    fn progress(&self, p: &Progress) {
-        self.inner.progress(p)
-    }
-    fn banner(&self, v: &str) {
-        self.inner.banner(v)
-    }
+impl Tap for SampleFirst {
     fn measuring(&self) {
-        if self.sampler.at_second == 0 {
-            self.sampler.take_first();
+        if self.0.at_second == 0 {
+            self.0.take_first();
         }
-        self.inner.measuring()
     }
     fn second(&self, s: &SecondReport<'_>) {
-        if s.second == self.sampler.at_second {
-            self.sampler.take_first();
+        if s.second == self.0.at_second {
+            self.0.take_first();
         }
-        self.inner.second(s)
-    }
-    fn init_progress(&self) -> InitProgress {
-        self.inner.init_progress()
-    }
-    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
-        self.inner.phase(label, rows)
-    }
-    fn password(&self) -> Option<String> {
-        self.inner.password()
     }
 }

@@ -116,6 +116,65 @@ pub trait Sink: Send + Sync {
     }
 }
 
+/// What a sink wrapper adds to the sink it wraps ([`Tapped`]): it sees the benchmark's start
+/// and each of its seconds before they are passed on. Defaults: nothing.
+pub trait Tap: Send + Sync {
+    fn measuring(&self) {}
+    fn second(&self, _s: &SecondReport<'_>) {}
+}
+
+impl<T: Tap + ?Sized> Tap for std::sync::Arc<T> {
+    fn measuring(&self) {
+        (**self).measuring()
+    }
+    fn second(&self, s: &SecondReport<'_>) {
+        (**self).second(s)
+    }
+}
+
+/// A sink that passes every event to `inner`, after letting `tap` see the start and the seconds.
+/// The one pass-through: a wrapper that writes its own forwarding forgets the next method added
+/// to [`Sink`].
+pub struct Tapped<T> {
+    pub inner: std::sync::Arc<dyn Sink>,
+    pub tap: T,
+}
+
+impl<T: Tap> Sink for Tapped<T> {
+    fn message(&self, level: Level, text: &str) {
+        self.inner.message(level, text)
+    }
+    fn stdout(&self, text: &str) {
+        self.inner.stdout(text)
+    }
+    fn progress(&self, p: &Progress) {
+        self.inner.progress(p)
+    }
+    fn banner(&self, server_version: &str) {
+        self.inner.banner(server_version)
+    }
+    fn measuring(&self) {
+        self.tap.measuring();
+        self.inner.measuring()
+    }
+    fn second(&self, s: &SecondReport<'_>) {
+        self.tap.second(s);
+        self.inner.second(s)
+    }
+    fn init_progress(&self) -> InitProgress {
+        self.inner.init_progress()
+    }
+    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
+        self.inner.phase(label, rows)
+    }
+    fn password(&self) -> Option<String> {
+        self.inner.password()
+    }
+    fn sql_abort(&self, client: u32, sql: &[u8], simple: bool, error: (&str, &str)) -> bool {
+        self.inner.sql_abort(client, sql, simple, error)
+    }
+}
+
 /// A sink that drops everything (for library users and tests).
 pub struct NullSink;
 
@@ -133,4 +192,90 @@ pub(crate) fn notice_printer(sink: std::sync::Arc<dyn Sink>) -> pgrig_wire::Noti
         text.push('\n');
         sink.message(Level::Raw, &text);
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    /// Records every event it is given.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl Sink for Recorder {
+        fn message(&self, _: Level, text: &str) {
+            self.0.lock().unwrap().push(format!("message {text}"));
+        }
+        fn stdout(&self, text: &str) {
+            self.0.lock().unwrap().push(format!("stdout {text}"));
+        }
+        fn progress(&self, _: &Progress) {
+            self.0.lock().unwrap().push("progress".into());
+        }
+        fn banner(&self, v: &str) {
+            self.0.lock().unwrap().push(format!("banner {v}"));
+        }
+        fn measuring(&self) {
+            self.0.lock().unwrap().push("measuring".into());
+        }
+        fn password(&self) -> Option<String> {
+            Some("from inner".into())
+        }
+        fn sql_abort(&self, client: u32, _: &[u8], _: bool, _: (&str, &str)) -> bool {
+            self.0.lock().unwrap().push(format!("sql_abort {client}"));
+            true
+        }
+    }
+
+    #[derive(Default)]
+    struct Counter(AtomicUsize);
+
+    impl Tap for Counter {
+        fn measuring(&self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_tapped_sink_passes_every_event_on_and_lets_the_tap_see_the_start() {
+        let inner = Arc::new(Recorder::default());
+        let tap = Arc::new(Counter::default());
+        let s = Tapped {
+            inner: inner.clone(),
+            tap: tap.clone(),
+        };
+        s.message(Level::Info, "m");
+        s.stdout("o");
+        s.progress(&Progress {
+            time: 1.0,
+            tps: 0.0,
+            latency_ms: 0.0,
+            stddev_ms: 0.0,
+            failed: 0,
+            lag_ms: 0.0,
+            skipped: 0,
+            retried: 0,
+            retries: 0,
+            client_cpu_time: 0.0,
+            client_run_queue_wait: 0.0,
+        });
+        s.banner("18");
+        s.measuring();
+        assert_eq!(s.password().as_deref(), Some("from inner"));
+        assert!(s.sql_abort(7, b"select", true, ("42P01", "no table")));
+        assert_eq!(tap.0.load(Ordering::SeqCst), 1);
+        assert_eq!(
+            *inner.0.lock().unwrap(),
+            [
+                "message m",
+                "stdout o",
+                "progress",
+                "banner 18",
+                "measuring",
+                "sql_abort 7"
+            ]
+        );
+    }
 }

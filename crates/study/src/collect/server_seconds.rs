@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use pgrig_engine::config::ConnArgs;
 use pgrig_engine::document::RunDocument;
-use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
+use pgrig_engine::sink::{SecondReport, Sink, Tap, Tapped};
 
 use crate::collect::local_server::{postmaster_of, server_cpu_s};
 
@@ -177,55 +177,26 @@ fn set(s: &mut pgrig_engine::document::Second, a: &Reading, b: &Reading) {
 
 /// A sink that asks the sampler for a reading when the clients are about to connect and when
 /// each second of the run completes, and passes everything on.
-pub struct SecondsSink {
-    pub inner: Arc<dyn Sink>,
-    pub sampler: Arc<ServerSeconds>,
-}
+pub struct SecondsSink(Arc<ServerSeconds>);
 
 impl SecondsSink {
     /// `inner` with the sampler's requests, or `inner` itself without a sampler.
     pub fn around(inner: Arc<dyn Sink>, sampler: Option<&Arc<ServerSeconds>>) -> Arc<dyn Sink> {
         match sampler {
-            Some(s) => Arc::new(SecondsSink {
+            Some(s) => Arc::new(Tapped {
                 inner,
-                sampler: s.clone(),
+                tap: SecondsSink(s.clone()),
             }),
             None => inner,
         }
     }
 }
 
-impl Sink for SecondsSink {
-    fn message(&self, level: Level, text: &str) {
-        self.inner.message(level, text)
-    }
-    fn stdout(&self, text: &str) {
-        self.inner.stdout(text)
-    }
-    fn progress(&self, p: &Progress) {
-        self.inner.progress(p)
-    }
-    fn banner(&self, v: &str) {
-        self.inner.banner(v)
-    }
+impl Tap for SecondsSink {
     fn measuring(&self) {
-        self.sampler.ask(0, None);
-        self.inner.measuring()
+        self.0.ask(0, None);
     }
     fn second(&self, s: &SecondReport<'_>) {
-        self.sampler.ask(s.second, None);
-        self.inner.second(s)
-    }
-    fn init_progress(&self) -> InitProgress {
-        self.inner.init_progress()
-    }
-    fn phase(&self, label: &str, rows: Option<u64>) -> Box<dyn PhaseDisplay> {
-        self.inner.phase(label, rows)
-    }
-    fn password(&self) -> Option<String> {
-        self.inner.password()
-    }
-    fn sql_abort(&self, client: u32, sql: &[u8], simple: bool, error: (&str, &str)) -> bool {
-        self.inner.sql_abort(client, sql, simple, error)
+        self.0.ask(s.second, None);
     }
 }
