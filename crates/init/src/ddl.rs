@@ -74,18 +74,7 @@ const TABLES: [TableDdl; 4] = [
 ];
 
 /// libpq's `PQescapeIdentifier`: always double-quoted, embedded quotes doubled.
-pub fn quote_ident(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        if c == '"' {
-            out.push('"');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
-}
+pub use pgrig_wire::quote::ident as quote_ident;
 
 /// The effective partitioning: pgbench defaults to range when `--partitions` > 0.
 pub fn partition_method(cfg: &InitConfig) -> Option<PartitionMethod> {

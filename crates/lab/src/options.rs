@@ -312,15 +312,7 @@ fn quote(v: &str) -> String {
     }
 }
 
-/// An SQL string literal.
-pub fn quote_literal(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
-
-/// An SQL quoted identifier.
-pub fn quote_ident(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
+pub use pgrig_wire::quote::{ident as quote_ident, literal as quote_literal};
 
 #[cfg(test)]
 mod tests {

@@ -98,10 +98,7 @@ impl Db {
     }
 }
 
-/// `text` as an SQL string literal (standard_conforming_strings on).
-pub fn lit(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "''"))
-}
+pub use pgrig_wire::quote::literal as lit;
 
 /// A field parsed, or an error naming it.
 pub fn parse<T: std::str::FromStr>(v: Option<&str>, what: &str) -> Result<T, ScaleError> {

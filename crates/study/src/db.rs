@@ -109,12 +109,4 @@ impl Drop for Db {
     }
 }
 
-/// An SQL string literal.
-pub fn lit(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
-
-/// An SQL quoted identifier.
-pub fn ident(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
+pub use pgrig_wire::quote::{ident, literal as lit};

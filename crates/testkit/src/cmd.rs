@@ -39,6 +39,21 @@ pub fn run(mut cmd: Command) -> CmdOutput {
     }
 }
 
+/// The installed sysbench 1.0.20, the sysbench drop-in's differential oracle: `PGRIG_SYSBENCH`,
+/// else `/usr/bin/sysbench`.
+///
+/// # Panics
+/// When it is not installed: a differential test without its oracle fails.
+pub fn sysbench_oracle() -> PathBuf {
+    let p = PathBuf::from(std::env::var("PGRIG_SYSBENCH").unwrap_or("/usr/bin/sysbench".into()));
+    assert!(
+        p.exists(),
+        "sysbench 1.0.20 (the oracle of these tests) is not installed at {}: apt-get install sysbench (./test does)",
+        p.display()
+    );
+    p
+}
+
 /// The installed pgbench (for differential tests): `PGRIG_PGBENCH` if set, else the one next to
 /// the server binaries, else `/usr/bin/pgbench`, else the first on PATH.
 pub fn pgbench_path() -> Option<PathBuf> {

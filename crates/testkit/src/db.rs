@@ -119,6 +119,21 @@ impl TestDb {
     pub fn pgbench(&self) -> Command {
         self.command(crate::pgbench_oracle())
     }
+
+    /// `PROGRAM --db-driver=pgsql --pgsql-host=… --pgsql-port=… --pgsql-user=… --pgsql-db=…
+    /// ARGS` against this database over the unix socket: sysbench's command line, for the real
+    /// sysbench ([`crate::sysbench_oracle()`]) or pgrig through a `sysbench` link.
+    pub fn sysbench_command(&self, program: impl AsRef<OsStr>, args: &[&str]) -> Command {
+        let server = self.server();
+        let mut cmd = self.command(program);
+        cmd.arg("--db-driver=pgsql")
+            .arg(format!("--pgsql-host={}", server.socket_dir().display()))
+            .arg(format!("--pgsql-port={}", server.port()))
+            .arg(format!("--pgsql-user={}", server.user()))
+            .arg(format!("--pgsql-db={}", self.name))
+            .args(args);
+        cmd
+    }
 }
 
 impl Drop for TestDb {

@@ -20,7 +20,7 @@ mod db;
 mod pki;
 mod shared;
 
-pub use cmd::{pgbench_oracle, pgbench_path, run, CmdOutput};
+pub use cmd::{pgbench_oracle, pgbench_path, run, sysbench_oracle, CmdOutput};
 pub use db::{fresh_db, fresh_db_on, TestDb};
 pub use pgrig_lab::{LabError, Server, ServerOptions, TlsFiles};
 pub use pki::{unrelated_ca_pem, TestPki};

@@ -10,6 +10,7 @@ pub mod config;
 mod conn;
 mod error;
 pub mod proto;
+pub mod quote;
 pub mod rt;
 
 pub use config::{mask_passwords, Config, ConnArgs, Environment, Host, ProcessEnv, SslMode};

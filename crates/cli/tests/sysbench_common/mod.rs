@@ -10,15 +10,7 @@ use std::sync::OnceLock;
 use pgrig_testkit::{run, CmdOutput, TestDb};
 
 /// The installed sysbench; a missing oracle fails the test.
-pub fn oracle() -> PathBuf {
-    let p = PathBuf::from(std::env::var("PGRIG_SYSBENCH").unwrap_or("/usr/bin/sysbench".into()));
-    assert!(
-        p.exists(),
-        "sysbench 1.0.20 (the oracle of these tests) is not installed at {}: apt-get install sysbench",
-        p.display()
-    );
-    p
-}
+pub use pgrig_testkit::sysbench_oracle as oracle;
 
 /// pgrig's binary through a link named `sysbench`.
 pub fn link() -> &'static Path {
@@ -35,15 +27,7 @@ pub fn link() -> &'static Path {
 
 /// `PROGRAM --db-driver=pgsql --pgsql-host=... ARGS` against `db` (over the unix socket).
 pub fn command(program: &Path, db: &TestDb, args: &[&str]) -> Command {
-    let server = db.server();
-    let mut cmd = db.command(program);
-    cmd.arg("--db-driver=pgsql")
-        .arg(format!("--pgsql-host={}", server.socket_dir().display()))
-        .arg(format!("--pgsql-port={}", server.port()))
-        .arg(format!("--pgsql-user={}", server.user()))
-        .arg(format!("--pgsql-db={}", db.name))
-        .args(args);
-    cmd
+    db.sysbench_command(program, args)
 }
 
 /// The real sysbench's output.

@@ -2,7 +2,6 @@
 //! database, and pgrig's loader.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use pgrig_engine::config::ConnArgs;
@@ -12,27 +11,11 @@ use pgrig_init::generic::{load, LoadPlan, LoadReport};
 use pgrig_testkit::TestDb;
 
 /// The installed sysbench; a missing oracle fails the test.
-pub fn oracle() -> PathBuf {
-    let p = PathBuf::from(std::env::var("PGRIG_SYSBENCH").unwrap_or("/usr/bin/sysbench".into()));
-    assert!(
-        p.exists(),
-        "sysbench 1.0.20 (the oracle of these tests) is not installed at {}: apt-get install sysbench",
-        p.display()
-    );
-    p
-}
+pub use pgrig_testkit::sysbench_oracle as oracle;
 
 /// `sysbench --db-driver=pgsql ... ARGS` against `db` (over the unix socket).
 pub fn sysbench(db: &TestDb, args: &[&str]) -> Command {
-    let server = db.server();
-    let mut cmd = db.command(oracle());
-    cmd.arg("--db-driver=pgsql")
-        .arg(format!("--pgsql-host={}", server.socket_dir().display()))
-        .arg(format!("--pgsql-port={}", server.port()))
-        .arg(format!("--pgsql-user={}", server.user()))
-        .arg(format!("--pgsql-db={}", db.name))
-        .args(args);
-    cmd
+    db.sysbench_command(oracle(), args)
 }
 
 /// Runs sysbench and returns its stdout; panics with its output when it fails.
