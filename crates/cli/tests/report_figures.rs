@@ -4,8 +4,9 @@
 //! an interval's `sum_latency` is the time the client was busy in it — the part of the interval
 //! the run covered. pgbench aligns intervals to whole seconds, so the first one began before the
 //! run (PostgreSQL 15: 0.4–0.85 s covered) and must not be rated as a full second; the report's
-//! seconds must be exactly the covered ones, its TPS their transactions over their busy time, and
-//! near pgbench's own TPS.
+//! seconds must be exactly the log's later ones, its TPS their transactions per second, near the
+//! client's busy-time rate and pgbench's own TPS. (Busy time only confirms: on a loaded host a
+//! client waits for a CPU between transactions, so a whole second can show less than 0.95 s busy.)
 //!
 //! The tail of a run: a stall the test causes itself (a lock on `pgbench_branches` held until
 //! after the run's end) makes the last seconds of `pgrig run` dip; they are part of the run (its
@@ -70,7 +71,8 @@ fn an_aggregated_logs_partial_first_second_is_counted_but_not_rated() {
             (f[0], f[1], f[2] / 1e6)
         })
         .collect();
-    let covered: Vec<&(f64, f64, f64)> = lines.iter().filter(|l| l.2 >= 0.95).collect();
+    // every interval after each file's first is a whole second of the run
+    let covered: Vec<&(f64, f64, f64)> = lines.iter().skip(1).collect();
     let m = pgrig_report::input::load("unused.db", std::slice::from_ref(&file)).unwrap();
     let r = &m.loose[0];
     let t0 = lines[0].0;
@@ -79,16 +81,23 @@ fn an_aggregated_logs_partial_first_second_is_counted_but_not_rated() {
     let busy: f64 = covered.iter().map(|l| l.2).sum();
     let by_clock = covered.iter().map(|l| l.1).sum::<f64>() / busy;
     eprintln!(
-        "report: {} transactions, {:.1} TPS over seconds {rated:?}; the client's busy time: \
-         seconds {full:?} covered, {by_clock:.1} TPS; pgbench: {processed} transactions, {tps} TPS; \
-         the first interval covered {:.3} s",
+        "report: {} transactions, {:.1} TPS over seconds {rated:?}; the log's whole seconds \
+         {full:?}, {by_clock:.1} TPS by the client's busy time; pgbench: {processed} transactions, \
+         {tps} TPS; the first interval covered {:.3} s",
         r.ok, r.tps, lines[0].2
     );
-    assert!(lines[0].2 < 0.95, "pgbench's first interval is partial");
-    assert_eq!(rated, full, "the report rates exactly the covered seconds");
+    assert_eq!(rated, full, "the report rates exactly the whole seconds");
+    // the rate over the whole seconds, from the log: exactly what the report says
+    let per_second = covered.iter().map(|l| l.1).sum::<f64>() / covered.len() as f64;
     assert!(
-        (r.tps - by_clock).abs() <= 0.02 * by_clock,
-        "{} vs {by_clock}",
+        (r.tps - per_second).abs() <= 1e-9 * per_second,
+        "{} vs the whole seconds' {per_second}",
+        r.tps
+    );
+    // the client's busy time agrees (it is at most the second; under load a little less)
+    assert!(
+        r.tps <= by_clock * 1.01 && r.tps >= by_clock * 0.5,
+        "{} vs {by_clock} by busy time",
         r.tps
     );
     // pgbench's own figure also rates the unlogged last fraction of a second; on a busy host one
