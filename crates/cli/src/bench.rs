@@ -5,7 +5,6 @@ use std::io::Write;
 use std::sync::Arc;
 
 use pgrig_engine::config::BenchConfig;
-use pgrig_engine::document::RunDocument;
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_init::InitOptions;
@@ -138,7 +137,7 @@ pub(crate) fn report_bench(
         sink.message(Level::Error, "Run was aborted due to an error in thread 0");
         return 2;
     }
-    let doc = RunDocument::of(result);
+    let doc = pgrig_engine::document::of(result);
     let report = crate::report::render(&doc, output.percentiles);
     if sink.json_stdout {
         // standard output carries only the JSON

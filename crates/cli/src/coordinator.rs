@@ -471,7 +471,7 @@ impl Coordinator<'_> {
 
     /// `--store`: the merged run into the results store; whether it was stored.
     fn store(&self, store: &str, stored: &[String], merged: &RunResult) -> bool {
-        let doc = pgrig_engine::document::RunDocument::of(merged);
+        let doc = pgrig_engine::document::of(merged);
         match crate::segments_store::save(store, self.run, stored, &self.target, &doc) {
             Ok(id) => {
                 let at = pgrig_wire::mask_passwords(store);

@@ -301,7 +301,7 @@ fn measure(
     if sink.tty {
         eprintln!();
     }
-    let mut doc = RunDocument::of(&r);
+    let mut doc = pgrig_engine::document::of(&r);
     if let Some(readings) = &readings {
         readings.fill(&mut doc);
     }

@@ -26,7 +26,7 @@ pub use error::CompareError;
 pub use model::{Comparison, Verdict};
 
 use metric::Metric;
-use pgrig_study::Store;
+use pgrig_results::Store;
 use select::Side;
 
 /// Significance level of the test.

@@ -4,14 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use pgrig_study::store::text_hash;
-use pgrig_study::summary;
+use pgrig_results::store::text_hash;
+use pgrig_results::summary;
 use serde_json::Value;
 
 use crate::metric::{Metric, METRICS};
 
 /// Invalid-run flags, named as `pgrig study`'s table names them.
-pub use pgrig_study::client_cpu::{CLIENT_SATURATED, HOST_CONTENDED};
+pub use pgrig_results::client_cpu::{CLIENT_SATURATED, HOST_CONTENDED};
 pub const HIGH_SPREAD: &str = "high-spread";
 pub const FAILURES: &str = "failures";
 pub const CONTENTION: &str = "contention";
@@ -78,8 +78,8 @@ pub fn value(m: &Metric, doc: &Value) -> Option<f64> {
         "latency_avg" => num(doc, &["latency_ms", "mean"]),
         "p50" | "p90" | "p95" | "p99" | "p99_9" => num(doc, &["latency_ms", m.name]),
         "latency_max" => num(doc, &["latency_ms", "max"]),
-        "client_cpu_time" => pgrig_study::client_cpu::of(doc).map(|c| c.cpu_time),
-        "client_run_queue_wait" => pgrig_study::client_cpu::of(doc).map(|c| c.run_queue_wait),
+        "client_cpu_time" => pgrig_results::client_cpu::of(doc).map(|c| c.cpu_time),
+        "client_run_queue_wait" => pgrig_results::client_cpu::of(doc).map(|c| c.run_queue_wait),
         "server_cpu" => num(doc, &["server_processes", "cpus_busy"]),
         "failures" => num(doc, &["transactions", "failed"]),
         "retries" => num(doc, &["transactions", "retries"]),
@@ -91,7 +91,9 @@ pub fn value(m: &Metric, doc: &Value) -> Option<f64> {
 }
 
 fn flags(doc: &Value) -> Vec<&'static str> {
-    let mut f = pgrig_study::client_cpu::of(doc).unwrap_or_default().flags();
+    let mut f = pgrig_results::client_cpu::of(doc)
+        .unwrap_or_default()
+        .flags();
     let failed = num(doc, &["transactions", "failed"]).unwrap_or(0.0);
     if failed > 0.0 || num(doc, &["aborted_clients"]).unwrap_or(0.0) > 0.0 {
         f.push(FAILURES);

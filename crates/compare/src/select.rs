@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use pgrig_study::{summary, Store};
+use pgrig_results::{summary, Store};
 
 use crate::error::CompareError;
 use crate::record::Sample;

@@ -22,7 +22,7 @@ pub struct Study {
 }
 
 /// One query at one point of a query study: median client time, and speedup and efficiency
-/// against the degree-0 point as `pgrig_study::query::summary` derives them.
+/// against the degree-0 point as `pgrig_results::query_summary` derives them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct QueryPoint {
     pub query: String,
@@ -153,7 +153,7 @@ pub struct Run {
     pub aborted_clients: f64,
     pub latency: Latency,
     /// the client's CPU time and run-queue wait (busiest thread's shares of the run)
-    pub client_cpu: Option<pgrig_study::client_cpu::Figures>,
+    pub client_cpu: Option<pgrig_results::client_cpu::Figures>,
     pub server: Server,
     pub relation_sizes: Vec<(String, Sizes)>,
     pub statements: Vec<Statement>,

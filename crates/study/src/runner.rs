@@ -362,7 +362,7 @@ fn run_and_store(
     let t0 = now_unix();
     let (result, collected) = run_round(ctx, &state.managed, point, cfg, &ctx.study.spec.collect)?;
     let t1 = now_unix();
-    let mut doc = RunDocument::of(&result);
+    let mut doc = pgrig_engine::document::of(&result);
     if let Some(r) = &collected.server_seconds {
         r.fill(&mut doc);
     }

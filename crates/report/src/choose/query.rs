@@ -1,5 +1,5 @@
 //! Query studies: speedup and efficiency against the parallel degree with the ideal line (the
-//! figures `pgrig_study::query::summary` derives, carried in `Study::query`), execution time per
+//! figures `pgrig_results::query_summary` derives, carried in `Study::query`), execution time per
 //! plan node per point (bars of the nodes' self time), and the plan tree of the last point with
 //! each node's inclusive and self time as bars (depth shown by `· ` marks on the axis and in
 //! the table).

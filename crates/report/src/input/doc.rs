@@ -210,7 +210,7 @@ pub fn run(id: String, v: &Value) -> Run {
         .flatten()
         .map(|(k, x)| (k.clone(), point_value(x)))
         .collect();
-    let client_cpu = pgrig_study::client_cpu::of(v);
+    let client_cpu = pgrig_results::client_cpu::of(v);
     let mut provenance = Vec::new();
     flatten("", &v["provenance"], &mut provenance);
     flatten("options", &v["options"], &mut provenance);

@@ -1,6 +1,6 @@
 //! Query runs (`workload = "query"`, a `query` section per run): each query's plan from its
 //! representative execution (`nodes`), and a study's per-point figures — speedup and efficiency
-//! come from `pgrig_study::query::summary::figures`, the one definition of them.
+//! come from `pgrig_results::query_summary::figures`, the one definition of them.
 
 use serde_json::Value;
 
@@ -68,7 +68,7 @@ pub fn plans(v: &Value) -> Vec<QueryPlan> {
 
 /// The per-point figures of a study's run documents (empty without query runs).
 pub fn points(docs: &[Value]) -> Vec<QueryPoint> {
-    pgrig_study::query::summary::figures(docs)
+    pgrig_results::query_summary::figures(docs)
         .into_iter()
         .map(|f| QueryPoint {
             query: f.query,

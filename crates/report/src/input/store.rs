@@ -1,9 +1,9 @@
-//! Runs from the results store (SQLite file or `postgresql://` URL) through `pgrig_study::Store`:
+//! Runs from the results store (SQLite file or `postgresql://` URL) through `pgrig_results::Store`:
 //! a study by name (every stored version of its text becomes its own [`Study`]), a run by id, or
 //! every study when nothing is named. Uses `Store::open_existing`, so a missing file is an error and
 //! nothing is created.
 
-use pgrig_study::Store;
+use pgrig_results::Store;
 
 use crate::error::ReportError;
 use crate::input::{doc, query};
@@ -57,7 +57,7 @@ pub fn load(path: &str, picks: &[Pick]) -> Result<(Vec<Study>, Vec<Run>), Report
 }
 
 /// A store whose tables lack what this version reads was written by another version of pgrig.
-fn schema(e: pgrig_study::StudyError, shown: &str) -> ReportError {
+fn schema(e: pgrig_results::StoreError, shown: &str) -> ReportError {
     let text = e.to_string();
     if text.contains("no such column") || text.contains("no such table") {
         let message = text.split_once("\": ").map(|x| x.1).unwrap_or(&text);
@@ -73,7 +73,7 @@ fn schema(e: pgrig_study::StudyError, shown: &str) -> ReportError {
 
 fn study(
     store: &mut Store,
-    rows: &[pgrig_study::store::RunRow],
+    rows: &[pgrig_results::store::RunRow],
     name: &str,
     shown: &str,
 ) -> Result<Vec<Study>, ReportError> {

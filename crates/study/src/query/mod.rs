@@ -12,7 +12,7 @@ pub mod explain;
 pub mod parallel;
 pub mod record;
 pub mod run;
-pub mod summary;
+pub use pgrig_results::query_summary as summary;
 
 use crate::error::StudyError;
 use crate::managed::Managed;
