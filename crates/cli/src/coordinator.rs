@@ -27,60 +27,6 @@ const INTERVAL_MS: u32 = 1000;
 /// From all registered to the start: time for every worker to see the start instant.
 const LEAD_MS: u32 = 2000;
 
-/// `pgrig run --segments N --coordinator URL`: the run as `pgrig bench` options (pgbench scripts
-/// only), coordinated as `bench --segments` does; pgbench's report of the whole run.
-pub fn from_run(
-    a: &crate::run::RunArgs,
-    segments: u32,
-    url: &str,
-    scripts: &[pgrig_engine::config::ScriptSource],
-    native: bool,
-) -> i32 {
-    use pgrig_engine::config::ScriptSource;
-    let env_target =
-        std::env::var_os("PGHOST").is_some() || std::env::var_os("PGDATABASE").is_some();
-    let refused = if native {
-        Some("--segments runs pgbench scripts only, not native workloads (yet)")
-    } else if a.target.is_none() && !env_target {
-        Some("--segments needs a target every host reaches (--target or PGHOST), not a throwaway server")
-    } else if a.init || a.report.is_some() || a.profile.is_some() {
-        Some("--segments does not combine with --init, --report or --profile (initialise with pgrig init first)")
-    } else {
-        None
-    };
-    if let Some(msg) = refused {
-        eprintln!("pgrig: error: {msg}");
-        return 1;
-    }
-    let mut argv: Vec<String> = vec!["pgrig run".into()];
-    let mut push = |k: &str, v: String| argv.extend([k.to_string(), v]);
-    push("-c", a.clients.to_string());
-    push("-j", a.threads.to_string());
-    push("-T", a.duration.to_string());
-    push("-M", a.protocol.clone());
-    push("--max-tries", a.max_tries.to_string());
-    if let Some(seed) = a.seed {
-        push("--random-seed", seed.to_string());
-    }
-    for s in scripts {
-        match s {
-            ScriptSource::Builtin { name, weight } => push("-b", format!("{name}@{weight}")),
-            ScriptSource::File { path, weight, .. } => push("-f", format!("{path}@{weight}")),
-        }
-    }
-    push("--segments", segments.to_string());
-    push("--coordinator", url.to_string());
-    if let Some(j) = &a.json {
-        push("--json", j.clone());
-    }
-    if let Some(m) = &a.metrics_addr {
-        push("--metrics-addr", m.clone());
-        push("--metrics-linger", a.metrics_linger.to_string());
-    }
-    // the target is each worker's own (pgrig worker --target URL, or its PG* environment)
-    crate::bench::main("pgrig run", &argv)
-}
-
 /// The coordinator's side of a segmented `bench`; returns the exit status.
 pub fn main(prefix: &str, args: &[String], cfg: BenchConfig, output: OutputOptions) -> i32 {
     let sink = StderrSink::simple(prefix);
@@ -139,37 +85,7 @@ fn coordinate(
         Err(e) => return Err(ScaleError::new(e)),
     };
     let stored = worker_args(args)?;
-    let seed = match cfg.random_seed {
-        Some(SeedOption::Value(v)) => v,
-        _ => SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_micros() as u64),
-    };
-    cfg.random_seed = Some(SeedOption::Value(seed));
-    let mut db = Db::connect(&seg.coordinator)?;
-    let scripts = pgrig_scale::scripts::encode(&cfg.scripts);
-    let (run, stale) =
-        protocol::create_run(&mut db, seg.count, &stored, &scripts, seed, INTERVAL_MS)?;
-    for id in stale {
-        sink.message(
-            Level::Warning,
-            &format!(
-                "cancelled run {id}: its coordinator has not been seen for over {} s",
-                protocol::COORDINATOR_SILENCE_S
-            ),
-        );
-    }
-    let digest = protocol::options_digest(seg.count, &stored, &scripts);
-    sink.message(
-        Level::Info,
-        &format!(
-            "run {run} (options digest {}) waits for {n} workers: pgrig worker --segment I/{n} \
-             --coordinator \"{}\" --run {run} [--target URL] [--log-dir DIR]",
-            &digest[..16],
-            db.shown,
-            n = seg.count
-        ),
-    );
+    let (db, run) = create_run(sink, &mut cfg, seg, &stored)?;
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
     // the coordinator runs no client: its CPU lines are the segments' (host and segment labels)
@@ -177,17 +93,7 @@ fn coordinate(
         cpu: Vec::new(),
         ..Default::default()
     }));
-    let server = match &output.metrics {
-        Some(m) => {
-            let s = crate::metrics::Server::start(&m.addr, live.clone()).map_err(ScaleError)?;
-            sink.message(
-                Level::Info,
-                &format!("serving OpenMetrics on http://{}/metrics", s.addr),
-            );
-            Some(s)
-        }
-        None => None,
-    };
+    let server = serve_metrics(sink, output, &live)?;
     let mut c = Coordinator {
         db,
         run,
@@ -210,6 +116,65 @@ fn coordinate(
         s.finish(Duration::from_secs(linger as u64));
     }
     code
+}
+
+/// Writes the run into the coordination schema (its seed fixed now, so every segment draws
+/// from it) and says how workers join it; cancels runs whose coordinator went silent.
+fn create_run(
+    sink: &StderrSink,
+    cfg: &mut BenchConfig,
+    seg: &SegmentsOptions,
+    stored: &[String],
+) -> Result<(Db, i64), ScaleError> {
+    let seed = match cfg.random_seed {
+        Some(SeedOption::Value(v)) => v,
+        _ => SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64),
+    };
+    cfg.random_seed = Some(SeedOption::Value(seed));
+    let mut db = Db::connect(&seg.coordinator)?;
+    let scripts = pgrig_scale::scripts::encode(&cfg.scripts);
+    let (run, stale) =
+        protocol::create_run(&mut db, seg.count, stored, &scripts, seed, INTERVAL_MS)?;
+    for id in stale {
+        sink.message(
+            Level::Warning,
+            &format!(
+                "cancelled run {id}: its coordinator has not been seen for over {} s",
+                protocol::COORDINATOR_SILENCE_S
+            ),
+        );
+    }
+    let digest = protocol::options_digest(seg.count, stored, &scripts);
+    sink.message(
+        Level::Info,
+        &format!(
+            "run {run} (options digest {}) waits for {n} workers: pgrig worker --segment I/{n} \
+             --coordinator \"{}\" --run {run} [--target URL] [--log-dir DIR]",
+            &digest[..16],
+            db.shown,
+            n = seg.count
+        ),
+    );
+    Ok((db, run))
+}
+
+/// `--metrics-addr`: the merged run's live metrics, served while the run lasts.
+fn serve_metrics(
+    sink: &StderrSink,
+    output: &OutputOptions,
+    live: &Arc<Live>,
+) -> Result<Option<crate::metrics::Server>, ScaleError> {
+    let Some(m) = &output.metrics else {
+        return Ok(None);
+    };
+    let s = crate::metrics::Server::start(&m.addr, live.clone()).map_err(ScaleError)?;
+    sink.message(
+        Level::Info,
+        &format!("serving OpenMetrics on http://{}/metrics", s.addr),
+    );
+    Ok(Some(s))
 }
 
 /// How following the run ended.
@@ -542,7 +507,7 @@ impl Coordinator<'_> {
         });
         let prefix = self.sink.prog.clone();
         sink.banner(&merged.server_version);
-        let code = crate::bench::report_bench(&prefix, &sink, merged, output, json, None);
+        let code = crate::bench_report::report_bench(&prefix, &sink, merged, output, json, None);
         for w in ws {
             self.sink.message(
                 Level::Info,

@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use serde_json::Value;
 
 use pgrig_report::{model::Model, Options, Report, ReportError};
 
@@ -120,13 +119,12 @@ pub fn main(args: &[String]) -> i32 {
 }
 
 /// `pgrig run --report FILE`: the report of one run from its `--json` document.
-pub fn of_run_document(doc: &Value, output: &Path) -> Result<(), ReportError> {
+pub fn of_run_document(doc: &pgrig_results::RunDocument, output: &Path) -> Result<(), ReportError> {
     check_output(output)?;
     // named by what ran: a native workload, else the scripts
-    let name = match doc["workload"].as_str() {
-        Some(w) => w.to_string(),
-        None => (doc["scripts"].as_array().into_iter().flatten())
-            .filter_map(|s| s["desc"].as_str())
+    let name = match &doc.workload {
+        Some(w) => w.clone(),
+        None => (doc.scripts.iter().map(|s| s.desc.as_str()))
             .collect::<Vec<_>>()
             .join(" + "),
     };
@@ -137,7 +135,10 @@ pub fn of_run_document(doc: &Value, output: &Path) -> Result<(), ReportError> {
     };
     let model = Model {
         sources: vec!["pgrig run".into()],
-        loose: vec![pgrig_report::input::doc::run(id, doc)],
+        loose: vec![pgrig_report::input::doc::run(
+            id,
+            &serde_json::to_value(doc).unwrap_or_default(),
+        )],
         ..Model::default()
     };
     let r = pgrig_report::build(&model, &Options::default())?;

@@ -14,7 +14,7 @@ pub mod error;
 pub mod flame;
 pub mod mann_whitney;
 pub mod median_ci;
-pub mod metric;
+pub use pgrig_results::metric;
 pub mod model;
 pub mod record;
 pub mod render;

@@ -6,6 +6,8 @@
 pub mod client_cpu;
 pub mod document;
 pub mod error;
+pub mod export;
+pub mod metric;
 mod pg_store;
 pub mod profiles;
 pub mod query_summary;
@@ -14,7 +16,9 @@ pub mod store;
 mod store_lock;
 mod store_schema;
 pub mod summary;
+pub mod view;
 
 pub use document::RunDocument;
 pub use error::StoreError;
 pub use store::Store;
+pub use view::RunView;

@@ -287,14 +287,7 @@ fn load_native(ctx: &Ctx, state: &TargetState, point: &Point) -> Result<(), Stud
         None => return Ok(()),
     };
     let conn = state.managed.endpoint.conn_args(None)?;
-    let report = pgrig_init::generic::load_replacing(
-        &conn,
-        &native.cleanup,
-        &native.load,
-        0,
-        &*ctx.sink,
-        &ctx.control.stop,
-    )?;
+    let report = native.load(&conn, true, &*ctx.sink, &ctx.control.stop)?;
     ctx.reporter
         .info(&format!("{name} dataset: {}", report.summary()));
     Ok(())

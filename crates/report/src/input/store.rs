@@ -3,7 +3,7 @@
 //! every study when nothing is named. Uses `Store::open_existing`, so a missing file is an error and
 //! nothing is created.
 
-use pgrig_results::Store;
+use pgrig_results::{RunView, Store};
 
 use crate::error::ReportError;
 use crate::input::{doc, query};
@@ -45,8 +45,9 @@ pub fn load(path: &str, picks: &[Pick]) -> Result<(Vec<Study>, Vec<Run>), Report
                 let v = store.show(*id)?.ok_or_else(|| {
                     ReportError::Selection(format!("no run with id {id} in \"{shown}\""))
                 })?;
-                let mut r = doc::run(format!("run {id}"), &v);
-                if let Some(s) = v["study"].as_str() {
+                let view = RunView::of(&v);
+                let mut r = doc::from_view(format!("run {id}"), &view);
+                if let Some(s) = &view.study {
                     r.id = format!("run {id} ({s})");
                 }
                 loose.push(r);
@@ -99,8 +100,9 @@ fn study(
     let mut docs: Vec<Vec<serde_json::Value>> = Vec::new();
     for id in ids {
         let Some(v) = store.show(id)? else { continue };
-        let text = v["study_text"].as_str().unwrap_or("").to_string();
-        let run = doc::run(format!("run {id}"), &v);
+        let view = RunView::of(&v);
+        let text = view.study_text.clone().unwrap_or_default();
+        let run = doc::from_view(format!("run {id}"), &view);
         match out.iter().position(|s| s.text == text) {
             Some(s) => {
                 out[s].runs.push(run);
