@@ -97,7 +97,7 @@ fn figure(out: &mut String, c: &Chart, svg: &str, f: &Frame) {
     if c.series.len() > 1 {
         out.push_str("<div class=\"legend\" hidden>");
         for (i, s) in c.series.iter().enumerate() {
-            let _ = write!(out, "<button type=\"button\" aria-pressed=\"true\" data-color=\"{}\"><span style=\"background:{}\"></span>{}</button>", hex(i), hex(i), esc(&s.name));
+            let _ = write!(out, "<button type=\"button\" aria-pressed=\"true\" data-color=\"{}\"><span style=\"background:{}\"></span>{}</button>", hex(c.color(i)), hex(c.color(i)), esc(&s.name));
         }
         out.push_str("</div>");
     }

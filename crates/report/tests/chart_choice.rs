@@ -157,3 +157,75 @@ fn query_study_gets_speedup_efficiency_plan_nodes_and_plan_tree() {
     let row = speedup.table.rows.iter().find(|r| r[0] == "4").unwrap();
     assert_eq!(row[3..], ["3.154", "5", "0.6308"]);
 }
+
+#[test]
+fn a_five_key_study_opens_with_its_main_effects_strongest_first() {
+    let m = fixtures::model(vec![fixtures::five_key_study()], vec![]);
+    let s = sections(&m, &metric::METRICS[0]);
+    let first = &s[0].charts[0];
+    assert_eq!(first.id, "five-tps-effects");
+    // the order of the effects as the fixture made them: 400, 200, 100, 50, 0
+    let ranked: Vec<&str> = first
+        .notes
+        .iter()
+        .map(|n| n.split(". ").nth(1).unwrap().split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        ranked,
+        [
+            "scripts",
+            "settings.synchronous_commit",
+            "protocol",
+            "server_cpus",
+            "fillfactor"
+        ]
+    );
+    assert!(first.notes[0].contains("effect 400"), "{:?}", first.notes);
+    assert!(first.notes[4].contains("effect 0"), "{:?}", first.notes);
+    // the interaction of the two strongest, then every point ranked best first
+    assert_eq!(s[0].charts[1].id, "five-tps-interaction");
+    let ranking = &s[0].charts[2];
+    assert_eq!(ranking.id, "five-tps-ranking");
+    assert_eq!(ranking.table.rows.len(), 32);
+    assert_eq!(
+        ranking.table.rows[0][1..5],
+        ["multi", "prepared", "off", "2"]
+    );
+    assert_eq!(ranking.table.headers[1], "scripts");
+}
+
+#[test]
+fn no_chart_draws_more_than_eight_series_and_no_two_legend_entries_read_alike() {
+    let m = fixtures::model(vec![fixtures::five_key_study()], vec![]);
+    let s = sections(&m, &metric::METRICS[0]);
+    let mut panels = 0;
+    for c in &s[0].charts {
+        if c.id.contains("-by-") {
+            assert!(c.series.len() <= 8, "{}: {} series", c.id, c.series.len());
+            panels += c.title.contains(" — ") as usize;
+        }
+        let labels = pgrig_report::chart::render::legend_labels(c);
+        for (i, l) in labels.iter().enumerate() {
+            assert!(
+                !labels[..i].contains(l),
+                "{}: legend entry {l:?} twice",
+                c.id
+            );
+        }
+    }
+    // 5 keys × 2^4 combinations of the others = 16 series per key: two panels of 8 each
+    assert_eq!(panels, 10);
+    // a series keeps its colour in every chart of the page
+    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
+    for c in s.iter().flat_map(|s| &s.charts) {
+        for (i, ser) in c.series.iter().enumerate() {
+            let col = c.color(i);
+            assert_eq!(
+                *seen.entry(ser.name.as_str()).or_insert(col),
+                col,
+                "{}",
+                ser.name
+            );
+        }
+    }
+}

@@ -207,19 +207,64 @@ pub fn render(c: &Chart) -> Result<Rendered, Err> {
     Ok(Rendered { svg, frame })
 }
 
-fn legend_width(c: &Chart) -> u32 {
-    let flagged = c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged);
-    let longest = c
+/// Longest legend line (characters).
+const LEGEND_CHARS: usize = 34;
+/// Lines a legend entry may take.
+const LEGEND_LINES: usize = 3;
+
+/// Each series' legend entry as lines: the words every series' name shares are left out (the
+/// chart's title and axes say them), the rest wrapped at [`LEGEND_CHARS`]; entries that would
+/// still read alike get their position appended, so no two are the same text.
+pub fn legend_labels(c: &Chart) -> Vec<Vec<String>> {
+    let words: Vec<Vec<&str>> = c
         .series
         .iter()
-        .map(|s| s.name.chars().count())
+        .map(|s| s.name.split(' ').collect())
+        .collect();
+    let shared = |w: &&str| c.series.len() > 1 && words.iter().all(|ws| ws.contains(w));
+    let mut out: Vec<Vec<String>> = c
+        .series
+        .iter()
+        .zip(&words)
+        .map(|(s, ws)| {
+            let own: Vec<&str> = ws.iter().filter(|w| !shared(w)).copied().collect();
+            let text = if own.is_empty() {
+                s.name.clone()
+            } else {
+                own.join(" ")
+            };
+            let mut lines = wrap(&text, LEGEND_CHARS);
+            if lines.len() > LEGEND_LINES {
+                lines.truncate(LEGEND_LINES);
+                let last = format!("{}…", lines[LEGEND_LINES - 1]);
+                lines[LEGEND_LINES - 1] = truncate(&last, LEGEND_CHARS);
+            }
+            lines
+        })
+        .collect();
+    for i in 0..out.len() {
+        if out[..i].contains(&out[i]) || out[i + 1..].contains(&out[i]) {
+            let last = out[i].len() - 1;
+            let tagged = format!("{} (#{})", out[i][last], i + 1);
+            out[i][last] = tagged;
+        }
+    }
+    out
+}
+
+fn legend_width(c: &Chart) -> u32 {
+    let flagged = c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged);
+    let longest = legend_labels(c)
+        .iter()
+        .flatten()
+        .map(|l| l.chars().count())
         .chain(flagged.then_some(20))
         .max()
         .unwrap_or(0);
     if c.series.len() <= 1 && !flagged {
         return 10;
     }
-    (longest.min(34) as u32 * 8 + 44).clamp(90, 320)
+    (longest.min(LEGEND_CHARS + 6) as u32 * 8 + 44).clamp(90, 360)
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -237,12 +282,18 @@ fn draw_legend(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), E
     }
     let mut y = 40;
     let font = ("sans-serif", 14).into_font();
-    for (i, s) in c.series.iter().enumerate() {
-        area.draw(&Rectangle::new([(4, y), (16, y + 12)], color(i).filled()))
-            .map_err(e)?;
-        area.draw(&Text::new(truncate(&s.name, 34), (22, y), font.clone()))
-            .map_err(e)?;
-        y += 18;
+    for (i, lines) in legend_labels(c).iter().enumerate() {
+        area.draw(&Rectangle::new(
+            [(4, y), (16, y + 12)],
+            color(c.color(i)).filled(),
+        ))
+        .map_err(e)?;
+        for l in lines {
+            area.draw(&Text::new(l.clone(), (22, y), font.clone()))
+                .map_err(e)?;
+            y += 16;
+        }
+        y += 4;
         if y > HEIGHT as i32 - 40 {
             break;
         }
@@ -279,6 +330,7 @@ fn extent(c: &Chart, fx: &dyn Fn(f64) -> f64, fy: &dyn Fn(f64) -> f64) -> (f64, 
     let ys = pts()
         .flat_map(|p| [Some(p.y), p.lo, p.hi])
         .flatten()
+        .chain(c.y.include.iter().copied())
         .map(fy);
     let stacked_max = stacked_totals(c).into_iter().fold(0.0, f64::max);
     let zero = c.y.scale == Scale::Linear;
@@ -484,7 +536,7 @@ fn draw_lines(
     width: f64,
 ) -> Result<(), Err> {
     for (i, s) in c.series.iter().enumerate() {
-        let col = color(i);
+        let col = color(c.color(i));
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
@@ -514,7 +566,7 @@ fn draw_bars(cc: &mut Cc, c: &Chart, fy: &dyn Fn(f64) -> f64) -> Result<(), Err>
     let m = c.series.len().max(1) as f64;
     let w = 0.8 / m;
     for (j, s) in c.series.iter().enumerate() {
-        let col = color(j);
+        let col = color(c.color(j));
         for p in &s.points {
             let left = p.x - 0.4 + j as f64 * w;
             let mid = left + w / 2.0;
@@ -555,7 +607,7 @@ fn draw_stacked(cc: &mut Cc, c: &Chart) -> Result<(), Err> {
             };
             cc.draw_series(std::iter::once(Rectangle::new(
                 [(p.x - 0.35, *b), (p.x + 0.35, clamp_axis(*b + p.y))],
-                color(j).filled(),
+                color(c.color(j)).filled(),
             )))
             .map_err(e)?;
             *b = clamp_axis(*b + p.y);

@@ -65,6 +65,7 @@ fn curve_chart(
         notes: note.into_iter().collect(),
         table,
         zoomable: false,
+        colors: Vec::new(),
     })
 }
 
@@ -209,5 +210,6 @@ pub fn statements(id: &str, r: &Run) -> Option<Chart> {
         notes: Vec::new(),
         table,
         zoomable: false,
+        colors: Vec::new(),
     })
 }

@@ -7,6 +7,7 @@
 //! (`query`).
 //! Several runs side by side (two targets, several files) are overlaid.
 
+mod effects;
 mod latency;
 mod matrix;
 mod query;
@@ -80,7 +81,26 @@ pub fn sections(model: &Model, metric: &Metric) -> Vec<Section> {
         }
         s.charts.retain(Chart::has_data);
     }
+    stable_colors(&mut out);
     out
+}
+
+/// One colour per series name across the page: a series keeps its colour in every chart.
+fn stable_colors(sections: &mut [Section]) {
+    let mut names: Vec<String> = Vec::new();
+    for c in sections.iter_mut().flat_map(|s| &mut s.charts) {
+        c.colors = c
+            .series
+            .iter()
+            .map(|s| match names.iter().position(|n| *n == s.name) {
+                Some(i) => i,
+                None => {
+                    names.push(s.name.clone());
+                    names.len() - 1
+                }
+            })
+            .collect();
+    }
 }
 
 /// Keys whose value differs between runs, in the order the points name them.
@@ -189,6 +209,7 @@ fn study(s: &Study, metric: &Metric) -> Section {
         ));
     }
     let mut charts = query::scaling(&id, s);
+    charts.extend(effects::charts(&id, &s.runs, &swept, metric));
     charts.extend(matrix::charts(&id, &s.runs, &swept, metric));
     if rounds > 1 {
         charts.extend(rounds::charts(&id, &s.runs, metric));

@@ -119,6 +119,7 @@ pub fn scaling(id: &str, s: &Study) -> Vec<Chart> {
         notes: Vec::new(),
         table: table.clone(),
         zoomable: false,
+        colors: Vec::new(),
     };
     vec![
         chart(
@@ -239,6 +240,7 @@ pub fn node_times(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
             notes: Vec::new(),
             table,
             zoomable: false,
+            colors: Vec::new(),
         });
     }
     out
@@ -303,6 +305,7 @@ pub fn plan_trees(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
             notes: Vec::new(),
             table,
             zoomable: false,
+            colors: Vec::new(),
         });
     }
     out

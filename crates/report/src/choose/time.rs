@@ -54,6 +54,7 @@ fn time_chart(id: String, title: String, y: &str, series: Vec<Series>, table: Ta
         notes: Vec::new(),
         table,
         zoomable: true,
+        colors: Vec::new(),
     }
 }
 
