@@ -229,3 +229,28 @@ fn no_chart_draws_more_than_eight_series_and_no_two_legend_entries_read_alike() 
         }
     }
 }
+
+#[test]
+fn query_speedup_above_the_machines_cores_is_flagged_and_the_ideal_stops_there() {
+    let mut s = fixtures::query_study();
+    for r in &mut s.runs {
+        r.provenance.push(("host.cpus".into(), "2".into()));
+    }
+    let m = fixtures::model(vec![s], vec![]);
+    let sections = sections(&m, &metric::METRICS[0]);
+    let speedup = &sections[0].charts[0];
+    assert_eq!(speedup.id, "parallel-speedup");
+    let ideal = speedup.series.last().unwrap();
+    assert!(ideal.name.contains("at most the 2 cores"), "{}", ideal.name);
+    assert!(ideal.points.iter().all(|p| p.y <= 2.0));
+    // 80 ms serial against 29 and 24 ms: 2.8× and 3.3× on 2 cores
+    let flagged: Vec<f64> = speedup.series[0]
+        .points
+        .iter()
+        .filter(|p| p.flagged)
+        .map(|p| p.x)
+        .collect();
+    assert_eq!(flagged, [2.0, 4.0]);
+    assert_eq!(speedup.notes.len(), 2);
+    assert!(speedup.notes[0].contains("more than the cores can give"));
+}

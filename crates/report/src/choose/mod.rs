@@ -8,6 +8,7 @@
 //! Several runs side by side (two targets, several files) are overlaid.
 
 mod effects;
+mod figures;
 mod latency;
 mod matrix;
 mod query;
@@ -53,9 +54,10 @@ pub fn sections(model: &Model, metric: &Metric) -> Vec<Section> {
     let mut out = Vec::new();
     for s in &model.studies {
         out.push(study(s, metric));
+        out.extend(other_figures(s, metric));
     }
-    if model.studies.len() > 1 {
-        out.push(across(&model.studies, metric));
+    for group in comparable(&model.studies) {
+        out.push(across(&group, metric));
     }
     if !model.loose.is_empty() {
         out.push(loose(&model.loose, metric));
@@ -185,6 +187,16 @@ pub fn overlay<'a>(runs: &'a [Run], metric: &Metric) -> (Vec<(String, &'a Run)>,
 }
 
 fn study(s: &Study, metric: &Metric) -> Section {
+    // a query study's throughput is queries per second
+    let queries = Metric {
+        label: "queries per second",
+        ..*metric
+    };
+    let metric = if !s.query.is_empty() && metric.key == "tps" {
+        &queries
+    } else {
+        metric
+    };
     let id = slug(&s.name);
     let swept = swept_keys(&s.runs);
     let rounds = s.runs.iter().map(|r| r.round).max().unwrap_or(1);
@@ -229,8 +241,82 @@ fn study(s: &Study, metric: &Metric) -> Section {
     }
 }
 
-/// Several studies side by side: each study's points as one series of bars over the union of
-/// the points (the same study from two stores or machines lines up point by point).
+/// The provenance entries that name what ran: the scripts (with their text), the builtin or
+/// native workload, the queries.
+const WORKLOAD_KEYS: &[&str] = &[
+    "scripts",
+    "workload.builtin",
+    "workload.scripts",
+    "workload.workload",
+    "workload.query",
+    "workload.queries",
+];
+
+/// What makes two studies one comparison: the keys their points set and the workload their
+/// runs record (scripts, workload options); studies of different workloads are never one chart.
+fn identity(s: &Study) -> (Vec<String>, Vec<(String, String)>) {
+    let mut keys: Vec<String> = s
+        .runs
+        .iter()
+        .flat_map(|r| r.point.iter().map(|(k, _)| k.clone()))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    let mut workload: Vec<(String, String)> = s
+        .runs
+        .iter()
+        .flat_map(|r| &r.provenance)
+        .filter(|(k, _)| WORKLOAD_KEYS.contains(&k.as_str()) || k.starts_with("workload.defines."))
+        .cloned()
+        .collect();
+    workload.sort();
+    workload.dedup();
+    (keys, workload)
+}
+
+/// Groups of two or more studies that can be drawn as one chart (same keys and workload), in
+/// the order the studies come.
+fn comparable(studies: &[Study]) -> Vec<Vec<Study>> {
+    let mut groups: Vec<(_, Vec<Study>)> = Vec::new();
+    for s in studies {
+        let id = identity(s);
+        match groups.iter_mut().find(|g| g.0 == id) {
+            Some(g) => g.1.push(s.clone()),
+            None => groups.push((id, vec![s.clone()])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|g| g.1)
+        .filter(|g| g.len() > 1)
+        .collect()
+}
+
+/// A study's other measured figures (client CPU, failures, server figures...) as a section of
+/// their own after the headline's.
+fn other_figures(s: &Study, metric: &Metric) -> Option<Section> {
+    let id = format!("{}-figures", slug(&s.name));
+    let swept = swept_keys(&s.runs);
+    let charts = figures::charts(&id, &s.runs, &swept, metric);
+    if charts.is_empty() {
+        return None;
+    }
+    Some(Section {
+        title: format!("Study \"{}\": other measured figures", s.name),
+        intro: vec![format!(
+            "Besides {}: every other figure the runs hold, per point.",
+            metric.label
+        )],
+        id,
+        charts,
+        study_text: String::new(),
+        runs: Vec::new(),
+    })
+}
+
+/// Several studies of one workload side by side: each study's points as one series of bars
+/// over the union of the points (the same study from two stores or machines lines up point by
+/// point).
 fn across(studies: &[Study], metric: &Metric) -> Section {
     let names: Vec<String> = studies.iter().map(|s| s.name.clone()).collect();
     Section {
