@@ -152,7 +152,7 @@ fn provenance(out: &mut String, runs: &[Run]) {
             out,
             "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
             esc(k),
-            esc(v)
+            esc(&with_unit(k, v))
         );
     }
     out.push_str("</tbody></table></details>");
@@ -171,12 +171,13 @@ fn provenance(out: &mut String, runs: &[Run]) {
         let _ = write!(out, "<th scope=\"col\">{h}</th>");
     }
     out.push_str("</tr></thead><tbody>");
+    let mut texts: Vec<&str> = Vec::new();
     for r in runs {
         let own: Vec<String> = r
             .provenance
             .iter()
             .filter(|p| !common.contains(p))
-            .map(|(k, v)| format!("{k} = {v}"))
+            .map(|(k, v)| format!("{k} = {}", long_text(v, &mut texts)))
             .collect();
         let _ = write!(
             out,
@@ -192,7 +193,51 @@ fn provenance(out: &mut String, runs: &[Run]) {
             esc(&own.join("; "))
         );
     }
-    out.push_str("</tbody></table></details>");
+    out.push_str("</tbody></table>");
+    for (i, t) in texts.iter().enumerate() {
+        let _ = write!(out, "<p>text {}:</p><pre>{}</pre>", i + 1, esc(t));
+    }
+    out.push_str("</details>");
+}
+
+/// A value longer than a table cell should hold (a script's text) is shown once below the table
+/// and named here `text N`.
+fn long_text<'a>(v: &'a str, texts: &mut Vec<&'a str>) -> String {
+    if v.chars().count() <= 100 {
+        return with_unit("", v);
+    }
+    let n = match texts.iter().position(|t| *t == v) {
+        Some(i) => i + 1,
+        None => {
+            texts.push(v);
+            texts.len()
+        }
+    };
+    format!("text {n} (below)")
+}
+
+/// A value with its size in readable units: byte counts (`…_bytes`) and server settings in
+/// pages or kB (`16384 8kB` → `128 MB (16384 8kB)`).
+pub fn with_unit(key: &str, v: &str) -> String {
+    let unit_bytes = |u: &str| match u {
+        "B" => Some(1.0),
+        "kB" => Some(1024.0),
+        "8kB" => Some(8192.0),
+        "MB" => Some(1024.0 * 1024.0),
+        "GB" => Some(1024.0 * 1024.0 * 1024.0),
+        _ => None,
+    };
+    if let Some((n, u)) = v.split_once(' ') {
+        if let (Ok(n), Some(b)) = (n.parse::<f64>(), unit_bytes(u)) {
+            return format!("{} ({v})", crate::chart::fmt_bytes(n * b));
+        }
+    }
+    match v.parse::<f64>() {
+        Ok(n) if key.ends_with("_bytes") && n >= 1024.0 => {
+            format!("{} ({v})", crate::chart::fmt_bytes(n))
+        }
+        _ => v.to_string(),
+    }
 }
 
 /// A section with its charts (already rendered, in the same order).
@@ -247,13 +292,39 @@ pub fn page(
         let _ = write!(out, "<li><a href=\"#{}\">{}</a></li>", esc(id), esc(t));
     }
     out.push_str("</ul></nav></header><main>");
-    out.push_str(body);
-    // the compare view (`pgrig compare` tables) goes here when given
+    // the compare view (`pgrig compare` tables), when given, answers the page's question: first
     if let Some(c) = compare {
         out.push_str("<section id=\"compare\"><h2>Compare</h2>");
         out.push_str(c);
         out.push_str("</section>");
     }
+    out.push_str(body);
     let _ = writeln!(out, "</main><script>{JS}</script></body></html>");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_unit;
+
+    #[test]
+    fn sizes_in_provenance_read_in_units() {
+        assert_eq!(
+            with_unit("server_settings.shared_buffers", "16384 8kB"),
+            "128 MB (16384 8kB)"
+        );
+        assert_eq!(
+            with_unit("host.memory_bytes", "25276063744"),
+            "23.54 GB (25276063744)"
+        );
+        assert_eq!(
+            with_unit("server_settings.work_mem", "4096 kB"),
+            "4 MB (4096 kB)"
+        );
+        assert_eq!(with_unit("host.cpus", "2"), "2");
+        assert_eq!(
+            with_unit("server_settings.datestyle", "ISO, MDY"),
+            "ISO, MDY"
+        );
+    }
 }

@@ -72,7 +72,7 @@ pub fn build(model: &Model, opts: &Options) -> Result<Report, ReportError> {
         toc.push((s.id.clone(), s.title.clone()));
     }
     if opts.compare_html.is_some() {
-        toc.push(("compare".into(), "Compare".into()));
+        toc.insert(0, ("compare".into(), "Compare".into()));
     }
     let title = match sections.as_slice() {
         [one] => format!("pgrig report: {}", one.title),

@@ -459,11 +459,7 @@ fn manual_ticks(
             .max(20)
     };
     for (p, t) in xl {
-        for (k, line) in wrap(&t, (per as usize / 8).max(3))
-            .iter()
-            .take(3)
-            .enumerate()
-        {
+        for (k, line) in axis_lines(&t, (per as usize / 8).max(3)).iter().enumerate() {
             label(
                 (p.0, p.1 + 6 + 14 * k as i32),
                 line,
@@ -488,6 +484,49 @@ fn manual_ticks(
         .map_err(e)?;
     }
     Ok(())
+}
+
+/// An axis label as at most three lines of `n` characters: broken at spaces, and words longer
+/// than a line after `_`, `.`, `-`, `/` or `=` (else anywhere), so that labels of similar
+/// names stay apart (`simple_update.sql` is not cut to `simp…`); what does not fit ends in `…`.
+fn axis_lines(s: &str, n: usize) -> Vec<String> {
+    // (piece, whether the next piece continues the same word)
+    let mut pieces: Vec<(String, bool)> = Vec::new();
+    for w in s.split(' ') {
+        let mut rest = w;
+        while rest.chars().count() > n {
+            let cut: usize = rest
+                .char_indices()
+                .take(n)
+                .filter(|(_, c)| matches!(c, '_' | '.' | '-' | '/' | '='))
+                .map(|(i, c)| i + c.len_utf8())
+                .last()
+                .unwrap_or_else(|| rest.char_indices().nth(n).map_or(rest.len(), |(i, _)| i));
+            pieces.push((rest[..cut].to_string(), true));
+            rest = &rest[cut..];
+        }
+        pieces.push((rest.to_string(), false));
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut attached = false;
+    for (p, continues) in pieces {
+        let sep = if attached { 0 } else { 1 };
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + sep + p.chars().count() <= n => {
+                if !attached {
+                    l.push(' ');
+                }
+                l.push_str(&p);
+            }
+            _ => lines.push(p),
+        }
+        attached = continues;
+    }
+    if lines.len() > 3 {
+        lines.truncate(3);
+        lines[2] = truncate(&format!("{}…", lines[2]), n);
+    }
+    lines
 }
 
 /// Splits a label into lines of at most `n` characters at spaces (words longer are cut).
@@ -614,4 +653,23 @@ fn draw_stacked(cc: &mut Cc, c: &Chart) -> Result<(), Err> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod axis_tests {
+    use super::axis_lines;
+
+    #[test]
+    fn long_names_break_at_their_separators_instead_of_being_cut() {
+        let l = axis_lines("simple_update.sql · insert_rows.sql", 12);
+        assert_eq!(l, ["simple_", "update.sql ·", "insert_rows…"]);
+        assert_eq!(
+            axis_lines("4 · read committed", 12),
+            ["4 · read", "committed"]
+        );
+        assert_eq!(
+            axis_lines("abcdefghijklmnop", 6),
+            ["abcdef", "ghijkl", "mnop"]
+        );
+    }
 }

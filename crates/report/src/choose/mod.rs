@@ -220,6 +220,7 @@ fn study(s: &Study, metric: &Metric) -> Section {
             metric.label
         ));
     }
+    intro.extend(time::too_short(&s.runs));
     let mut charts = query::scaling(&id, s);
     charts.extend(effects::charts(&id, &s.runs, &swept, metric));
     charts.extend(matrix::charts(&id, &s.runs, &swept, metric));
@@ -355,7 +356,9 @@ fn loose(runs: &[Run], metric: &Metric) -> Section {
         } else {
             format!("{} runs side by side", runs.len())
         },
-        intro: vec![format!("{} run(s) given on their own.", runs.len())],
+        intro: std::iter::once(format!("{} run(s) given on their own.", runs.len()))
+            .chain(time::too_short(runs))
+            .collect(),
         charts,
         study_text: String::new(),
         runs: runs.to_vec(),
