@@ -14,6 +14,28 @@ use crate::model::Run;
 const CSS: &str = include_str!("../assets/report.css");
 const JS: &str = include_str!("../assets/report.js");
 
+/// Standard base64 (RFC 4648, with padding), for pictures embedded as data URLs.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> shift & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// Escapes text for HTML element content and attribute values.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -241,7 +263,12 @@ pub fn with_unit(key: &str, v: &str) -> String {
 }
 
 /// A section with its charts (already rendered, in the same order).
-pub fn section(out: &mut String, s: &Section, rendered: &[(String, Frame)]) {
+pub fn section(
+    out: &mut String,
+    s: &Section,
+    rendered: &[(String, Frame)],
+    flames: &[(crate::choose::flames::Flame, String)],
+) {
     let _ = write!(
         out,
         "<section id=\"{}\"><h2>{}</h2>",
@@ -254,6 +281,20 @@ pub fn section(out: &mut String, s: &Section, rendered: &[(String, Frame)]) {
     flag_legend(out, &s.charts);
     for (c, (svg, f)) in s.charts.iter().zip(rendered) {
         figure(out, c, svg, f);
+    }
+    if !flames.is_empty() {
+        out.push_str("<h3>Flame graphs</h3>");
+    }
+    for (f, svg) in flames {
+        // a picture: the flame graph's own script does not run here
+        let _ = write!(
+            out,
+            "<figure class=\"flame\" id=\"{}\"><figcaption><h3>{}</h3></figcaption><img alt=\"{}\" src=\"data:image/svg+xml;base64,{}\"></figure>\n",
+            esc(&f.id),
+            esc(&f.title),
+            esc(&f.title),
+            base64(svg.as_bytes())
+        );
     }
     out.push_str("<h3>Provenance</h3>");
     if !s.study_text.is_empty() {
@@ -306,6 +347,16 @@ pub fn page(
 #[cfg(test)]
 mod tests {
     use super::with_unit;
+
+    #[test]
+    fn base64_is_rfc_4648() {
+        use super::base64;
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
 
     #[test]
     fn sizes_in_provenance_read_in_units() {

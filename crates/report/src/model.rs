@@ -164,6 +164,8 @@ pub struct Run {
     pub provenance: Vec<(String, String)>,
     /// query runs: each query's plan
     pub query: Vec<QueryPlan>,
+    /// `[collect] profile`: folded stacks by whose (`server`, `client`)
+    pub profiles: Vec<(String, String)>,
 }
 
 impl Run {

@@ -256,6 +256,8 @@ pub struct RunView {
     pub provenance_scripts: Option<Vec<ScriptSourceView>>,
     /// provenance: the workload's `-D` defines
     pub defines: Vec<(String, Value)>,
+    /// `[collect] profile`: the folded stacks kept, by whose (`server`, `client`)
+    pub profiles: Vec<(String, String)>,
 }
 
 fn num(v: &Value) -> Option<f64> {
@@ -338,6 +340,11 @@ impl RunView {
                 .map(|l| l.iter().map(ScriptSourceView::of).collect()),
             defines: object(&v["provenance"]["workload"]["defines"])
                 .into_iter()
+                .collect(),
+            profiles: object(&v["provenance"]["profiles"])
+                .into_iter()
+                .filter_map(|(which, p)| Some((which, p["folded"].as_str()?.to_string())))
+                .filter(|(_, f)| !f.trim().is_empty())
                 .collect(),
         }
     }

@@ -9,6 +9,7 @@
 
 mod effects;
 mod figures;
+pub mod flames;
 mod latency;
 mod matrix;
 mod query;
@@ -31,6 +32,8 @@ pub struct Section {
     /// the study file's text (provenance)
     pub study_text: String,
     pub runs: Vec<Run>,
+    /// `[collect] profile`: the flame graphs to embed
+    pub flames: Vec<flames::Flame>,
 }
 
 /// How many runs are overlaid in one chart before only the best and worst are kept.
@@ -232,6 +235,7 @@ fn study(s: &Study, metric: &Metric) -> Section {
     charts.extend(server::wait_events(&id, &s.runs));
     charts.extend(query::node_times(&id, &s.runs, metric));
     charts.extend(query::plan_trees(&id, &s.runs, metric));
+    let flames = flames::pick(&id, &s.runs, &swept, metric);
     Section {
         id,
         title: format!("Study \"{}\"", s.name),
@@ -239,6 +243,7 @@ fn study(s: &Study, metric: &Metric) -> Section {
         charts,
         study_text: s.text.clone(),
         runs: s.runs.clone(),
+        flames,
     }
 }
 
@@ -312,6 +317,7 @@ fn other_figures(s: &Study, metric: &Metric) -> Option<Section> {
         charts,
         study_text: String::new(),
         runs: Vec::new(),
+        flames: Vec::new(),
     })
 }
 
@@ -332,6 +338,7 @@ fn across(studies: &[Study], metric: &Metric) -> Section {
             .collect(),
         study_text: String::new(),
         runs: Vec::new(),
+        flames: Vec::new(),
     }
 }
 
@@ -361,6 +368,7 @@ fn loose(runs: &[Run], metric: &Metric) -> Section {
             .collect(),
         charts,
         study_text: String::new(),
+        flames: flames::pick("runs", runs, &swept_keys(runs), metric),
         runs: runs.to_vec(),
     }
 }
