@@ -287,9 +287,9 @@ pub fn section(
     }
     for (f, svg) in flames {
         // a picture: the flame graph's own script does not run here
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<figure class=\"flame\" id=\"{}\"><figcaption><h3>{}</h3></figcaption><img alt=\"{}\" src=\"data:image/svg+xml;base64,{}\"></figure>\n",
+            "<figure class=\"flame\" id=\"{}\"><figcaption><h3>{}</h3></figcaption><img alt=\"{}\" src=\"data:image/svg+xml;base64,{}\"></figure>",
             esc(&f.id),
             esc(&f.title),
             esc(&f.title),
