@@ -254,3 +254,27 @@ fn query_speedup_above_the_machines_cores_is_flagged_and_the_ideal_stops_there()
     assert_eq!(speedup.notes.len(), 2);
     assert!(speedup.notes[0].contains("more than the cores can give"));
 }
+
+#[test]
+fn query_plans_show_cardinality_errors_and_where_the_plan_changed() {
+    let m = fixtures::model(vec![fixtures::query_study()], vec![]);
+    let s = sections(&m, &metric::METRICS[0]);
+    let c = s[0]
+        .charts
+        .iter()
+        .find(|c| c.id == "parallel-q-error")
+        .expect("a q-error chart");
+    // degree 0 estimated 400000 rows for 100000: its worst node is off by 4
+    let worst = &c.series[2];
+    assert_eq!(worst.points[0].y, 4.0);
+    assert!(worst.points[1..].iter().all(|p| p.y == 1.0));
+    assert_eq!(c.table.rows[0][2], "Seq Scan on public.pgbench_accounts");
+    assert_eq!(c.table.rows[0][5], "4");
+    // the serial plan becomes a parallel one between degree 0 and 1, then stays
+    assert_eq!(c.notes.len(), 1, "{:?}", c.notes);
+    assert!(
+        c.notes[0].starts_with("query query: the plan changed from 0 to 1"),
+        "{:?}",
+        c.notes
+    );
+}

@@ -140,6 +140,10 @@ lenient_struct! {
         pub self_ms: Option<f64>,
         pub rows_total: Option<f64>,
         pub loops: Option<f64>,
+        pub plan_rows: Option<f64>,
+        pub q_error: Option<f64>,
+        pub index: Option<String>,
+        pub join_type: Option<String>,
     }
 }
 

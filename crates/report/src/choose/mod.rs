@@ -12,6 +12,7 @@ mod figures;
 pub mod flames;
 mod latency;
 mod matrix;
+mod optimizer;
 mod query;
 mod rounds;
 mod server;
@@ -235,6 +236,7 @@ fn study(s: &Study, metric: &Metric) -> Section {
     charts.extend(server::wait_events(&id, &s.runs));
     charts.extend(query::node_times(&id, &s.runs, metric));
     charts.extend(query::plan_trees(&id, &s.runs, metric));
+    charts.extend(optimizer::cardinality(&id, &s.runs, &swept, metric));
     let flames = flames::pick(&id, &s.runs, &swept, metric);
     Section {
         id,
