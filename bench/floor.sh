@@ -13,6 +13,10 @@
 # --jobs threads each with one epoll instance (floor-ep); "floor" in the ratios is the cheaper of
 # the two in that cell.
 #
+# pgrig's runs (pgrig, pgrig-uring) are checked too, more loosely (its connections' set-up
+# statements are its own business): the server must have seen at least the transactions pgrig
+# reports, and not more than 64 per connection beyond them.
+#
 # Per run, of the client process only (all its threads):
 #   user, sys     CPU µs per transaction: getrusage of the child as perf stat reports it
 #                 ("seconds user", "seconds sys"; microsecond resolution)
@@ -34,15 +38,17 @@
 # connections on each workload: `perf record -g` (cpu-clock sampling of the client process, kernel
 # symbols from /proc/kallsyms), the top kernel functions by self time, in µs per transaction.
 #
-# Usage: bench/floor.sh [--quick] [--rounds N] [--time S] [--clients "1 8 64"] [--pgrig-args "..."] [--profile]
+# Usage: bench/floor.sh [--quick] [--rounds N] [--time S] [--clients "1 8 64"] [--pgrig-args "..."] [--uring] [--profile]
 #   --quick          1 round of 2 s, sysbench tables of 10,000 rows (about 2 minutes)
-#   --pgrig-args     extra options for pgrig bench / pgrig sysbench (e.g. "--io=uring")
+#   --pgrig-args     extra options for pgrig bench / pgrig sysbench
+#   --uring          also pgrig with PGRIG_IO=uring (its io_uring reactor variant): "pgrig-uring"
+#   --profile        afterwards, the kernel profile described above
 # Env: CARGO_TARGET_DIR; PGRIG (a pgrig binary to use instead of building target/profiling/pgrig);
 #      PGBENCH (default: the newest /usr/lib/postgresql/*/bin/pgbench); SYSBENCH (/usr/bin/sysbench)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ROUNDS=3; TIME=5; CLIENTS="1 8 64"; SCALE=10; TABLES=4; SIZE=100000; PGRIG_ARGS=""; QUICK=0; PROFILE=0
+ROUNDS=3; TIME=5; CLIENTS="1 8 64"; SCALE=10; TABLES=4; SIZE=100000; PGRIG_ARGS=""; QUICK=0; PROFILE=0; URING=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1; ROUNDS=1; TIME=2; SIZE=10000; shift ;;
@@ -51,6 +57,7 @@ while [ $# -gt 0 ]; do
     --clients) CLIENTS=$2; shift 2 ;;
     --pgrig-args) PGRIG_ARGS=$2; shift 2 ;;
     --profile) PROFILE=1; shift ;;
+    --uring) URING=1; shift ;;
     *) echo "usage: $0 [--quick] [--rounds N] [--time S] [--clients \"1 8 64\"] [--pgrig-args \"...\"]" >&2; exit 2 ;;
   esac
 done
@@ -104,6 +111,7 @@ cmdline() {
     floor-thr:*) echo "$FLOOR" "${fl[@]}" --db bench --io threads ;;
     floor-ep:*) echo "$FLOOR" "${fl[@]}" --db bench --io epoll ;;
     pgbench:*) echo "$PGBENCH" "${pgb[@]}" bench ;;
+    pgrig-uring:*) echo env PGRIG_IO=uring "$(cmdline pgrig "$wl" "$c")" ;;
     pgrig:oltp*) echo "$PGRIG" sysbench $PGRIG_ARGS "${SB_CONN[@]}" --threads="$c" --time="$TIME" "${SB_TEST[@]}" run ;;
     pgrig:*) echo "$PGRIG" bench $PGRIG_ARGS "${pgb[@]}" bench ;;
     sysbench:*) echo "$SYSBENCH" "${SB_CONN[@]}" --threads="$c" --time="$TIME" "${SB_TEST[@]}" run ;;
@@ -128,13 +136,26 @@ check_floor() {
   fi
 }
 
+check_pgrig() {
+  local db=$1 before=$2 tx=$3 c=$4 tool=$5 got i
+  for i in $(seq 1 50); do
+    got=$(xacts "$db")
+    [ $(( got - before )) -ge "$tx" ] && break
+    sleep 0.1
+  done
+  if [ $(( got - before )) -lt "$tx" ] || [ $(( got - before - tx )) -gt $(( 64 * c )) ]; then
+    echo "floor.sh: FAILED: $tool reported $tx transactions on $c connections, the server counted $(( got - before ))" >&2
+    exit 1
+  fi
+}
+
 # measure TOOL WORKLOAD CLIENTS ROUND: appends one line to $STATE/results
 measure() {
   local tool=$1 wl=$2 c=$3 r=$4 out=$STATE/out t=$STATE/time s=$STATE/sysc db before=0
   local cmd; read -r -a cmd <<<"$(cmdline "$tool" "$wl" "$c")"
   db=bench; [ "${wl#oltp}" != "$wl" ] && db=sbtest
   q checkpoint >/dev/null
-  [ "${tool#floor}" != "$tool" ] && before=$(xacts $db)
+  case "$tool" in floor*|pgrig*) before=$(xacts $db) ;; esac
   local cpu cs sysc
   if [ "$SYSCALLS" = perf ]; then
     perf stat -e raw_syscalls:sys_enter,context-switches -o "$s" -- "${cmd[@]}" >"$out" 2>&1 \
@@ -152,7 +173,7 @@ measure() {
     floor*) tx=$(awk '{print $2 + $4}' "$out"); tps=$(awk '{print $10}' "$out")
             check_floor $db "$before" "$(awk '{print $2}' "$out")" "$c"
             [ "$(awk '{print $4}' "$out")" -eq 0 ] || echo "floor.sh: note: $(awk '{print $4}' "$out") floor transactions failed ($wl, $c clients)" >&2 ;;
-    pgbench|pgrig) if [ "${wl#oltp}" != "$wl" ]; then
+    pgbench|pgrig|pgrig-uring) if [ "${wl#oltp}" != "$wl" ]; then
                tx=$(sed -n 's/^ *transactions: *\([0-9]*\) .*/\1/p' "$out"); tps=$(sed -n 's/^ *transactions: *[0-9]* *(\([0-9.]*\) per sec.)/\1/p' "$out")
              else
                tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out")
@@ -161,6 +182,7 @@ measure() {
     sysbench) tx=$(sed -n 's/^ *transactions: *\([0-9]*\) .*/\1/p' "$out"); tps=$(sed -n 's/^ *transactions: *[0-9]* *(\([0-9.]*\) per sec.)/\1/p' "$out") ;;
   esac
   [ -n "$tx" ] && [ "$tx" -gt 0 ] || { echo "floor.sh: no transaction count from ${cmd[*]}" >&2; cat "$out" >&2; exit 1; }
+  [ "${tool#pgrig}" != "$tool" ] && check_pgrig $db "$before" "$tx" "$c" "$tool"
   if [ "$SYSCALLS" = strace ]; then
     # a second run, traced (strace slows the client: its CPU is not taken from this run)
     [ "${tool#floor}" != "$tool" ] && before=$(xacts $db)
@@ -176,6 +198,7 @@ measure() {
 : >"$STATE/results"
 for wl in select-only tpcb oltp_read_write; do
   if [ "$wl" = oltp_read_write ]; then tools=(floor-thr floor-ep pgrig sysbench); else tools=(floor-thr floor-ep pgrig pgbench); fi
+  [ "$URING" = 1 ] && tools+=(pgrig-uring)
   for c in $CLIENTS; do
     for r in $(seq 1 "$ROUNDS"); do
       n=${#tools[@]}
@@ -201,7 +224,7 @@ for (wl, c) in sorted({(k[0], k[1]) for k in rows}, key=lambda k: (["select-only
     tools = [k[2] for k in rows if k[:2] == (wl, c)]
     m = {t: [med([x[i] for x in rows[(wl, c, t)]]) for i in range(5)] for t in tools}
     floor = min(m[t][0] + m[t][1] for t in tools if t.startswith("floor"))
-    for t in ["floor-thr", "floor-ep", "pgrig", "pgbench", "sysbench"]:
+    for t in ["floor-thr", "floor-ep", "pgrig", "pgrig-uring", "pgbench", "sysbench"]:
         if t not in m: continue
         u, s, sc, cs, tps = m[t]
         print(f"| {wl} | {c} | {t} | {u:.2f} | {s:.2f} | {u + s:.2f} | {(u + s) / floor:.2f} | {sc:.2f} | {cs:.2f} | {tps:,.0f} |")
@@ -220,7 +243,7 @@ profile() {
   perf record -q -g -o "$data" -- "${cmd[@]}" >"$out" 2>&1 || { echo "floor.sh: perf record failed" >&2; cat "$out" >&2; exit 1; }
   case "$tool:$wl" in
     floor*) tx=$(awk '{print $2 + $4}' "$out") ;;
-    *:oltp*) tx=$(sed -n 's/^ *transactions: *\([0-9]*\) .*/\1/p' "$out") ;;
+    pgrig-uring:oltp*|pgrig:oltp*) tx=$(sed -n 's/^ *transactions: *\([0-9]*\) .*/\1/p' "$out") ;;
     *) tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out") ;;
   esac
   perf report -i "$data" --no-children --sort dso,sym --stdio -g none --percent-limit 0 2>/dev/null >"$STATE/report"
@@ -245,7 +268,7 @@ PY
 echo
 echo "### Where the client's kernel time goes (perf record -g, cpu-clock, 8 clients)"
 for wl in select-only tpcb oltp_read_write; do
-  for tool in floor-ep pgrig; do profile "$tool" "$wl"; done
+  for tool in floor-ep pgrig $([ "$URING" = 1 ] && echo pgrig-uring); do profile "$tool" "$wl"; done
 done
 echo
 tail -1 "$STATE/table"
