@@ -44,7 +44,8 @@
 #   --uring          also pgrig with PGRIG_IO=uring (its io_uring reactor variant): "pgrig-uring"
 #   --profile        afterwards, the kernel profile described above
 # Env: CARGO_TARGET_DIR; PGRIG (a pgrig binary to use instead of building target/profiling/pgrig);
-#      PGBENCH (default: the newest /usr/lib/postgresql/*/bin/pgbench); SYSBENCH (/usr/bin/sysbench)
+#      PGRIG_BASE (another pgrig binary, e.g. one built before a change: adds a "pgrig-base"
+#      column, measured in the same rounds); PGBENCH (default: the newest /usr/lib/postgresql/*/bin/pgbench); SYSBENCH (/usr/bin/sysbench)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -112,6 +113,7 @@ cmdline() {
     floor-ep:*) echo "$FLOOR" "${fl[@]}" --db bench --io epoll ;;
     pgbench:*) echo "$PGBENCH" "${pgb[@]}" bench ;;
     pgrig-uring:*) echo env PGRIG_IO=uring "$(cmdline pgrig "$wl" "$c")" ;;
+    pgrig-base:*) cmdline pgrig "$wl" "$c" | sed "s|^$PGRIG |$PGRIG_BASE |" ;;
     pgrig:oltp*) echo "$PGRIG" sysbench $PGRIG_ARGS "${SB_CONN[@]}" --threads="$c" --time="$TIME" "${SB_TEST[@]}" run ;;
     pgrig:*) echo "$PGRIG" bench $PGRIG_ARGS "${pgb[@]}" bench ;;
     sysbench:*) echo "$SYSBENCH" "${SB_CONN[@]}" --threads="$c" --time="$TIME" "${SB_TEST[@]}" run ;;
@@ -173,7 +175,7 @@ measure() {
     floor*) tx=$(awk '{print $2 + $4}' "$out"); tps=$(awk '{print $10}' "$out")
             check_floor $db "$before" "$(awk '{print $2}' "$out")" "$c"
             [ "$(awk '{print $4}' "$out")" -eq 0 ] || echo "floor.sh: note: $(awk '{print $4}' "$out") floor transactions failed ($wl, $c clients)" >&2 ;;
-    pgbench|pgrig|pgrig-uring) if [ "${wl#oltp}" != "$wl" ]; then
+    pgbench|pgrig*) if [ "${wl#oltp}" != "$wl" ]; then
                tx=$(sed -n 's/^ *transactions: *\([0-9]*\) .*/\1/p' "$out"); tps=$(sed -n 's/^ *transactions: *[0-9]* *(\([0-9.]*\) per sec.)/\1/p' "$out")
              else
                tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out")
@@ -199,6 +201,7 @@ measure() {
 for wl in select-only tpcb oltp_read_write; do
   if [ "$wl" = oltp_read_write ]; then tools=(floor-thr floor-ep pgrig sysbench); else tools=(floor-thr floor-ep pgrig pgbench); fi
   [ "$URING" = 1 ] && tools+=(pgrig-uring)
+  [ -n "${PGRIG_BASE:-}" ] && tools+=(pgrig-base)
   for c in $CLIENTS; do
     for r in $(seq 1 "$ROUNDS"); do
       n=${#tools[@]}
@@ -224,7 +227,7 @@ for (wl, c) in sorted({(k[0], k[1]) for k in rows}, key=lambda k: (["select-only
     tools = [k[2] for k in rows if k[:2] == (wl, c)]
     m = {t: [med([x[i] for x in rows[(wl, c, t)]]) for i in range(5)] for t in tools}
     floor = min(m[t][0] + m[t][1] for t in tools if t.startswith("floor"))
-    for t in ["floor-thr", "floor-ep", "pgrig", "pgrig-uring", "pgbench", "sysbench"]:
+    for t in ["floor-thr", "floor-ep", "pgrig", "pgrig-uring", "pgrig-base", "pgbench", "sysbench"]:
         if t not in m: continue
         u, s, sc, cs, tps = m[t]
         print(f"| {wl} | {c} | {t} | {u:.2f} | {s:.2f} | {u + s:.2f} | {(u + s) / floor:.2f} | {sc:.2f} | {cs:.2f} | {tps:,.0f} |")
@@ -243,14 +246,15 @@ profile() {
   perf record -q -g -o "$data" -- "${cmd[@]}" >"$out" 2>&1 || { echo "floor.sh: perf record failed" >&2; cat "$out" >&2; exit 1; }
   case "$tool:$wl" in
     floor*) tx=$(awk '{print $2 + $4}' "$out") ;;
-    pgrig-uring:oltp*|pgrig:oltp*) tx=$(sed -n 's/^ *transactions: *\([0-9]*\) .*/\1/p' "$out") ;;
+    pgrig*:oltp*) tx=$(sed -n 's/^ *transactions: *\([0-9]*\) .*/\1/p' "$out") ;;
     *) tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out") ;;
   esac
   perf report -i "$data" --no-children --sort dso,sym --stdio -g none --percent-limit 0 2>/dev/null >"$STATE/report"
+  perf report -i "$data" --children --sort dso,sym --stdio -g none --percent-limit 0 2>/dev/null >"$STATE/report-children"
   total=$(sed -n 's/^# Event count (approx.): \([0-9]*\)/\1/p' "$STATE/report" | head -1)
-  python3 - "$STATE/report" "$total" "$tx" "$tool" "$wl" <<'PY'
+  python3 - "$STATE/report" "$total" "$tx" "$tool" "$wl" "$STATE/report-children" <<'PY'
 import re, sys
-path, total, tx, tool, wl = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+path, total, tx, tool, wl, children = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 us = lambda pct: pct / 100 * total / 1000 / tx
 kern, user, rows = 0.0, 0.0, []
 for line in open(path):
@@ -263,6 +267,15 @@ print(f"\n{tool}, {wl}, 8 clients: {us(kern + user):.2f} µs/tx sampled ({us(use
 print("| kernel function (self) | % of client CPU | µs/tx |\n|---|---:|---:|")
 for pct, sym in sorted(rows, reverse=True)[:12]:
     print(f"| `{sym}` | {pct:.1f} % | {us(pct):.2f} |")
+# time inside each system call, everything under its entry point (children included)
+calls = []
+for line in open(children):
+    m = re.match(r"\s*([\d.]+)%\s+([\d.]+)%\s+(\S+)\s+\[(.)\]\s+(.*)", line)
+    if m and m.group(4) == "k" and m.group(5).strip().startswith("__x64_sys_"):
+        calls.append((float(m.group(1)), m.group(5).strip()[len("__x64_sys_"):]))
+print("\n| system call (inclusive) | % of client CPU | µs/tx |\n|---|---:|---:|")
+for pct, name in sorted(calls, reverse=True)[:6]:
+    print(f"| `{name}` | {pct:.1f} % | {us(pct):.2f} |")
 PY
 }
 echo
