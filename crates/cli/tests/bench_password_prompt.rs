@@ -4,7 +4,7 @@
 //! cluster whose `scramuser` needs a SCRAM password; the terminal is a pty made by util-linux
 //! `script`.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
