@@ -1,25 +1,30 @@
 //! pgbench's password prompt (libpq's `simple_prompt`): `Password: ` on the terminal, the answer
 //! read from it with echo off and never shown, then a newline. Without a terminal (no
 //! `/dev/tty`), the prompt goes to stderr and the answer comes from standard input, as
-//! pgbench does. Ctrl-C at the prompt restores the terminal and exits 130.
+//! pgbench does. Ctrl-C at the prompt restores the terminal and exits 130. The terminal is
+//! driven through `nix::sys::termios`; only installing the Ctrl-C handler and its `_exit` are
+//! `unsafe`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
-use std::os::fd::AsRawFd;
 use std::sync::Mutex;
 
-/// The terminal settings to restore if Ctrl-C ends the prompt: (fd, termios).
-static SAVED: Mutex<Option<(i32, libc::termios)>> = Mutex::new(None);
+use nix::sys::signal::{signal, SigHandler, Signal};
+use nix::sys::termios::{tcgetattr, tcsetattr, LocalFlags, SetArg, Termios};
+
+/// The terminal and its settings to restore if Ctrl-C ends the prompt. The handler's own copy:
+/// the prompt never borrows it, so restoring from the handler cannot meet a borrow in progress.
+static SAVED: Mutex<Option<(File, Termios)>> = Mutex::new(None);
 
 extern "C" fn restore_and_exit(_: libc::c_int) {
-    // try_lock: never block in a signal handler; tcsetattr and _exit are async-signal-safe.
+    // try_lock: never block in a signal handler; tcsetattr (no allocation, no lock) and _exit
+    // are async-signal-safe.
     if let Ok(saved) = SAVED.try_lock() {
-        if let Some((fd, t)) = *saved {
-            // SAFETY: restoring settings read earlier by tcgetattr on the same descriptor.
-            unsafe { libc::tcsetattr(fd, libc::TCSAFLUSH, &t) };
+        if let Some((tty, t)) = saved.as_ref() {
+            let _ = tcsetattr(tty, SetArg::TCSAFLUSH, t);
         }
     }
-    // SAFETY: _exit is async-signal-safe.
+    // SAFETY: _exit is async-signal-safe and ends the process without running Rust code.
     unsafe { libc::_exit(130) };
 }
 
@@ -55,27 +60,48 @@ fn read_line(input: &mut dyn BufRead) -> String {
     line
 }
 
+/// Echo off (and Ctrl-C restoring it) until the answer is read; `None` when `tty` is not a
+/// terminal (then nothing was changed).
+struct EchoOff<'a> {
+    tty: &'a File,
+    original: Termios,
+    previous: Option<SigHandler>,
+}
+
+impl<'a> EchoOff<'a> {
+    fn new(tty: &'a File) -> Option<EchoOff<'a>> {
+        let original = tcgetattr(tty).ok()?;
+        let handler_copy = tty.try_clone().ok().map(|f| (f, original.clone()));
+        *SAVED.lock().unwrap_or_else(|e| e.into_inner()) = handler_copy;
+        // SAFETY: the handler only restores the terminal (from its own copy) and exits.
+        let previous =
+            unsafe { signal(Signal::SIGINT, SigHandler::Handler(restore_and_exit)) }.ok();
+        let mut quiet = original.clone();
+        quiet.local_flags.remove(LocalFlags::ECHO);
+        let _ = tcsetattr(tty, SetArg::TCSAFLUSH, &quiet);
+        Some(EchoOff {
+            tty,
+            original,
+            previous,
+        })
+    }
+}
+
+impl Drop for EchoOff<'_> {
+    /// Echo back on, then the handler that was there before.
+    fn drop(&mut self) {
+        let _ = tcsetattr(self.tty, SetArg::TCSAFLUSH, &self.original);
+        *SAVED.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Some(h) = self.previous {
+            // SAFETY: putting back the handler that was installed before.
+            let _ = unsafe { signal(Signal::SIGINT, h) };
+        }
+    }
+}
+
 /// Echo off, the prompt, the answer, echo back on, the line ended.
 fn read_without_echo(tty: &File, prompt: &str) -> String {
-    let fd = tty.as_raw_fd();
-    // SAFETY: termios is plain data; tcgetattr fills it for a valid descriptor.
-    let mut t: libc::termios = unsafe { std::mem::zeroed() };
-    let is_tty = unsafe { libc::tcgetattr(fd, &mut t) } == 0;
-    let mut previous = None;
-    if is_tty {
-        *SAVED.lock().unwrap_or_else(|e| e.into_inner()) = Some((fd, t));
-        // SAFETY: installing a handler that only restores the terminal and exits.
-        previous = Some(unsafe {
-            libc::signal(
-                libc::SIGINT,
-                restore_and_exit as *const () as libc::sighandler_t,
-            )
-        });
-        let mut quiet = t;
-        quiet.c_lflag &= !libc::ECHO;
-        // SAFETY: valid descriptor and settings derived from its own.
-        unsafe { libc::tcsetattr(fd, libc::TCSAFLUSH, &quiet) };
-    }
+    let echo_off = EchoOff::new(tty);
     let mut out = tty;
     let _ = out.write_all(prompt.as_bytes());
     let _ = out.flush();
@@ -83,15 +109,7 @@ fn read_without_echo(tty: &File, prompt: &str) -> String {
         Ok(f) => read_line(&mut BufReader::new(f)),
         Err(_) => String::new(),
     };
-    if is_tty {
-        // SAFETY: restoring the settings read above.
-        unsafe { libc::tcsetattr(fd, libc::TCSAFLUSH, &t) };
-        *SAVED.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        if let Some(h) = previous {
-            // SAFETY: putting back the handler that was installed before.
-            unsafe { libc::signal(libc::SIGINT, h) };
-        }
-    }
+    drop(echo_off);
     let _ = out.write_all(b"\n");
     let _ = out.flush();
     line

@@ -2,7 +2,7 @@
 //! aborted client, `--continue-on-error` counts failures and goes on, `--max-tries` with
 //! `--failures-detailed` and `--verbose-errors` reports serialization failures like pgbench.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

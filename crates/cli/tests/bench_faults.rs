@@ -1,7 +1,7 @@
 //! Bad input and faults under `pgrig bench`: a clear message, pgbench's exit status, the report
 //! for what did run, no panic, no hang.
 
-mod common;
+use crate::common;
 
 use common::*;
 use pgrig_testkit::{fresh_db, run};

@@ -2,7 +2,7 @@
 //! limit (`-R -L`), a connection per transaction (`-C`), progress with timestamps, and the
 //! transaction logs (`-l`, `--log-prefix`, `--aggregate-interval`, `--sampling-rate`).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! line, naming pgrig and the server), and with `--json -` nothing but the JSON on standard
 //! output (banner and text report move to standard error).
 
-mod common;
+use crate::common;
 
 use common::{pgbench_init, pgrig_bench};
 use pgrig_testkit::fresh_db;

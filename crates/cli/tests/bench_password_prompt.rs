@@ -4,7 +4,7 @@
 //! cluster whose `scramuser` needs a SCRAM password; the terminal is a pty made by util-linux
 //! `script`.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -42,9 +42,15 @@ fn as_scramuser(mut cmd: Command, dir: &std::path::Path) -> Command {
 /// returns (exit status, everything the terminal showed).
 fn on_a_terminal(db: &TestDb, dir: &std::path::Path, program: &std::path::Path) -> (i32, String) {
     let line = format!("{} -n -t 1 -f one.sql", program.display());
+    terminal_session(db, dir, &line, format!("{SECRET}\n").as_bytes())
+}
+
+/// Runs the shell command `line` on a pty (`script`), types `keys` once the password prompt
+/// shows, and returns (exit status, everything the terminal showed).
+fn terminal_session(db: &TestDb, dir: &std::path::Path, line: &str, keys: &[u8]) -> (i32, String) {
     let mut script = as_scramuser(db.command("script"), dir);
     script
-        .args(["-q", "-e", "-c", &line, "/dev/null"])
+        .args(["-q", "-e", "-c", line, "/dev/null"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -75,7 +81,7 @@ fn on_a_terminal(db: &TestDb, dir: &std::path::Path, program: &std::path::Path) 
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(format!("{SECRET}\n").as_bytes()).unwrap();
+    stdin.write_all(keys).unwrap();
     stdin.flush().unwrap();
     // a program that lost the answer waits for ever: fail instead of hanging the suite
     let status = loop {
@@ -120,6 +126,27 @@ fn on_a_terminal_the_password_is_asked_without_echo_and_the_run_connects() {
         );
         assert!(!shown.contains(SECRET), "the password was echoed: {shown}");
     }
+}
+
+/// Ctrl-C at the prompt ends pgrig with status 130 and gives the terminal its echo back: the
+/// shell that ran it (which survives the Ctrl-C: it traps it) then finds echo on.
+#[test]
+fn ctrl_c_at_the_prompt_exits_130_and_gives_the_terminal_its_echo_back() {
+    let (db, dir) = setup();
+    let link = dir.path().join("pgbench");
+    pgbench_link(&db, dir.path());
+    let line = format!(
+        "trap : INT; {} -n -t 1 -f one.sql; echo \"status=$?\"; stty -a",
+        link.display()
+    );
+    let (_, shown) = terminal_session(&db, dir.path(), &line, b"\x03");
+    let after = shown
+        .split_once("status=130")
+        .unwrap_or_else(|| panic!("no exit status 130 after Ctrl-C: {shown}"))
+        .1;
+    let words: Vec<&str> = after.split([' ', ';', '\r', '\n']).collect();
+    assert!(words.contains(&"echo"), "echo is still off: {shown}");
+    assert!(!words.contains(&"-echo"), "echo is still off: {shown}");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! pgbench 15 does: same exit status, same report lines, same stderr. Each test runs the
 //! installed pgbench 15 as the oracle on the same database.
 
-mod common;
+use crate::common;
 
 use common::*;
 use pgrig_testkit::fresh_db;

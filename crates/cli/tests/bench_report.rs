@@ -1,7 +1,7 @@
 //! `pgrig bench` runs pgbench's builtin and custom scripts and prints pgbench's report: compared
 //! line by line (apart from the figures) with the installed pgbench on the same database.
 
-mod common;
+use crate::common;
 
 use common::*;
 use pgrig_testkit::fresh_db;

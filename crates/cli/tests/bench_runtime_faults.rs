@@ -2,7 +2,7 @@
 //! terminated, Ctrl-C (also on a long statement, which gets cancelled), a wrong password. Each
 //! ends promptly with a clear message, the report for what ran and pgbench's exit status.
 
-mod common;
+use crate::common;
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

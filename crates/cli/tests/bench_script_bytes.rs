@@ -4,7 +4,7 @@
 //! `\shell` arguments keep their bytes. Also: a `-l` log file that cannot be opened ends the run
 //! before it starts.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

@@ -1,7 +1,7 @@
 //! Custom scripts under `pgrig bench`: the same seed gives the same values and sends the same SQL
 //! as the installed pgbench; `\gset`, `\if`, pipelines, `-D`, and the legacy `\setrandom`.
 
-mod common;
+use crate::common;
 
 use common::*;
 use pgrig_testkit::{fresh_db, TestDb};

@@ -1,15 +1,12 @@
 //! pgrig's client self-check and percentile lines: a client thread that is busy the whole run
 //! is reported as the possible limit (its own CPU, or the CPU it waited for); more TPC-B clients than branch rows are reported as
-//! contention; `--percentiles` adds HDR percentile lines to pgbench's report. (Its own test
-//! binary, so nothing else competes for the CPU while the busy thread is measured.)
+//! contention; `--percentiles` adds HDR percentile lines to pgbench's report. (The busy-thread
+//! tests take turns with the suite's other timing tests: `common::alone`.)
 
-mod common;
+use crate::common;
 
 use common::*;
 use pgrig_testkit::fresh_db;
-
-/// The busy-thread measurement needs the CPU to itself: the tests take turns.
-static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// A thread that never waits for the server spends the run on a CPU or waiting for one: on a
 /// quiet host its CPU time is the limit (`client-saturated`), on a loaded one it waits for a
@@ -17,7 +14,7 @@ static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// and the warnings follow them does not.
 #[test]
 fn a_thread_busy_all_run_is_reported_as_the_possible_limit() {
-    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let db = fresh_db("busy");
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("spin.sql");
@@ -68,7 +65,7 @@ fn a_thread_busy_all_run_is_reported_as_the_possible_limit() {
 
 #[test]
 fn tpcb_with_more_clients_than_branches_warns_about_contention_and_percentiles_print() {
-    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let db = fresh_db("contention");
     pgbench_init(&db, 1);
     let out = pgrig_bench(&db, &["-n", "-c", "3", "-t", "20", "--percentiles"]);
@@ -93,7 +90,7 @@ fn tpcb_with_more_clients_than_branches_warns_about_contention_and_percentiles_p
 
 #[test]
 fn invoked_as_pgbench_the_self_check_warnings_go_to_the_json_only() {
-    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let db = fresh_db("contention_pgbench");
     pgbench_init(&db, 1);
     let dir = tempfile::tempdir().unwrap();

@@ -8,15 +8,12 @@
 //! against pgbench's 0.1 ms in every round, and a `\sleep 200 us` lasting a millisecond). A
 //! loaded machine makes it take more rounds, not fail.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
 use common::*;
 use pgrig_testkit::{fresh_db, CmdOutput, TestDb};
-
-/// The two measurements need the CPU to themselves: the tests take turns.
-static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 const MAX_ROUNDS: usize = 8;
 
@@ -80,7 +77,7 @@ fn figure(out: &CmdOutput, prefix: &str) -> f64 {
 
 #[test]
 fn schedule_lag_under_rate_is_no_worse_than_pgbenchs() {
-    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let db = fresh_db("timer_lag");
     pgbench_init(&db, 1);
     let args = [
@@ -111,7 +108,7 @@ fn schedule_lag_under_rate_is_no_worse_than_pgbenchs() {
 
 #[test]
 fn sub_millisecond_sleep_lasts_no_longer_than_under_pgbench() {
-    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let db = fresh_db("timer_sleep");
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("sleep.sql");

@@ -6,10 +6,10 @@
 //! (`--json`, the study's record), prints (summary, the study's run line) and shows live
 //! (progress lines) must fall within those bounds, and the flags follow the figures: a thread
 //! that shared its CPU is `host-contended`, not `client-saturated`. The bounds hold on a loaded
-//! machine (more load only widens the gap between samples, which the bounds account for). Its
-//! own test binary, its tests taking turns: nothing else of the suite competes for the CPU.
+//! machine (more load only widens the gap between samples, which the bounds account for). The
+//! tests take turns with the suite's other timing tests (`common::alone`).
 
-mod common;
+use crate::common;
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -20,9 +20,6 @@ use std::time::{Duration, Instant};
 
 use pgrig_testkit::fresh_db;
 use serde_json::Value;
-
-/// The tests pin to the same CPU: they take turns.
-static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Clock ticks per second of `/proc/PID/stat`'s utime and stime.
 fn clock_ticks() -> f64 {
@@ -253,7 +250,7 @@ fn within(what: &str, v: f64, (lo, hi): (f64, f64)) {
 
 #[test]
 fn cpu_time_and_run_queue_wait_match_proc_and_name_the_contention() {
-    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let cpu = a_cpu();
     let dir = tempfile::tempdir().unwrap();
     let (stop, spin) = spinner(cpu);
@@ -331,7 +328,7 @@ fn progress_lines_add_up(stderr: &str, cpu_s: f64, wait_s: f64) {
 /// study's line and table name them: `host-contended`, not `client-saturated`.
 #[test]
 fn a_study_run_stores_and_flags_the_two_figures_as_proc_counts_them() {
-    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let cpu = a_cpu();
     let dir = tempfile::tempdir().unwrap();
     let db = fresh_db("cpu_proc_study");

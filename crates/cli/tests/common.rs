@@ -1,11 +1,23 @@
 //! Helpers shared by the CLI's integration tests: run `pgrig` and the installed pgbench against
-//! a test database, and normalise reports for comparison.
+//! a test database, normalise reports for comparison, and [`alone`]: the turn-taking of the
+//! tests that need the machine to themselves.
 
 #![allow(dead_code)]
 
 use std::process::Command;
 
 use pgrig_testkit::{run, CmdOutput, TestDb};
+
+/// Tests whose figures suffer from other work on the machine (timer and CPU-accounting
+/// comparisons, live metrics scrapes, report figures against pgbench's clock) and the heaviest
+/// load generator (`pgbench_tap`) hold this guard for their whole run, so none of them runs
+/// beside another. (All the suite's tests share one process; cargo runs them on as many threads
+/// as there are cores, so such a test still runs beside at most that many ordinary ones.) A
+/// test that panicked while holding it does not block the others.
+pub fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ALONE.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 pub fn pgrig_cmd(db: &TestDb) -> Command {
     db.command(env!("CARGO_BIN_EXE_pgrig"))

@@ -4,7 +4,7 @@
 //! latency average and percentiles from the `-l` log's latencies; tps from the log's count over
 //! the run's duration.
 
-mod common;
+use crate::common;
 
 use pgrig_testkit::fresh_db;
 use serde_json::Value;

@@ -7,7 +7,7 @@
 //! masked) must be the same. Bad options must give pgbench's messages and exit status.
 //! `--unlogged-tables` with partitions follows pgbench 18, not 15: see [`oracle`].
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -3,7 +3,7 @@
 //! its final counters agree with the report. Scrapes are plain socket reads every 100 ms while the
 //! run lasts (fast on a loaded machine); every exposition is parsed by the reference parser after.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -129,6 +129,7 @@ fn field(stdout: &str, prefix: &str) -> u64 {
 
 #[test]
 fn metrics_endpoint_parses_as_openmetrics_and_agrees_with_the_report() {
+    let _alone = common::alone();
     let db = fresh_db("metrics");
     common::pgbench_init(&db, 1);
     let mut cmd = common::pgrig_cmd(&db);

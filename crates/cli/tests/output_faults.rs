@@ -5,7 +5,7 @@
 //! exits 130 like `bench`, the summary and every JSON say so; Ctrl-C while a throwaway server is
 //! initialised ends without advice to initialise again.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! helper (`pgrig_outfile`) writes every output; its own tests cover FIFOs, hard links, streamed
 //! `-l` logs and other users' files.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

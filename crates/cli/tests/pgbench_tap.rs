@@ -34,6 +34,8 @@ struct Verdict {
 
 #[test]
 fn pgbench_tap_suites_pass_with_pgrig_wherever_pgbench_15_passes() {
+    // the heaviest load of the suite (several cases at once): not beside the timing tests
+    let _alone = crate::common::alone();
     let oracle = pgrig_testkit::pgbench_path()
         .expect("pgbench is not installed: it is this test's oracle (install postgresql-client-15 or set PGRIG_PGBENCH)");
     let link = tempfile::tempdir().expect("link directory");

@@ -5,7 +5,7 @@
 //! `SeqNext`, `heapgettup`) have no symbol, so the tests look for `heap_getnextslot`, the
 //! exported table-AM function every sequential scan calls for each row.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

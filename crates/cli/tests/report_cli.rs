@@ -4,8 +4,7 @@
 //! unwritable output path, malformed JSON or pgbench logs, an unknown metric, nothing to draw)
 //! is a clear message naming what is wrong, exit status 1, no panic and no file written.
 
-#[path = "../../report/tests/browser/mod.rs"]
-mod browser;
+use crate::browser;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

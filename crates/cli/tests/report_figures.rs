@@ -12,7 +12,7 @@
 //! after the run's end) makes the last seconds of `pgrig run` dip; they are part of the run (its
 //! document says how long it measured), so the report shades no tail.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -35,6 +35,7 @@ fn figure(stdout: &str, label: &str) -> f64 {
 
 #[test]
 fn an_aggregated_logs_partial_first_second_is_counted_but_not_rated() {
+    let _alone = common::alone();
     let db = fresh_db("agg_log");
     common::pgbench_init(&db, 1);
     let dir = tempfile::tempdir().unwrap();
@@ -115,6 +116,7 @@ fn an_aggregated_logs_partial_first_second_is_counted_but_not_rated() {
 
 #[test]
 fn a_stall_until_the_runs_end_is_not_shaded_as_its_tail() {
+    let _alone = common::alone();
     let db = fresh_db("stall_tail");
     common::pgbench_init(&db, 1);
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! The run document and its renderers, from constructed run results (no server): snapshots of
 //! `--json`, pgbench's text report and `pgrig run`'s summary (a format change shows as a
-//! reviewed diff: `PGRIG_UPDATE_SNAPSHOTS=1 cargo test -p pgrig-cli --test run_document`
+//! reviewed diff: `PGRIG_UPDATE_SNAPSHOTS=1 cargo test -p pgrig-cli --test tests run_document::`
 //! rewrites them), and the document's fields against docs/run-document.md.
 
 use std::collections::BTreeSet;

@@ -3,7 +3,7 @@
 //! the run, exit 1 and name the bad row — never a wrapped total, a segment outside the run, a
 //! duplicate client or a non-finite figure in the report or the live metrics.
 
-mod common;
+use crate::common;
 
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};

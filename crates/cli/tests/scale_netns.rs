@@ -5,7 +5,7 @@
 //! its clock offset error bound shows the delay, the segments still start together, and the
 //! merge is still exact. Needs root (namespaces); without it the test says SKIPPED loudly.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};

@@ -4,7 +4,7 @@
 //! same seed, faults (a killed worker, Ctrl-C, an unreachable coordinator, a clock offset beyond
 //! the limit) end as documented.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! a shell command. Its target is its own, scripts travel as their text with a digest, logs go
 //! under its own `--log-dir`; the coordinator sends nothing else.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::net::TcpListener;

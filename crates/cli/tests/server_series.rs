@@ -4,19 +4,28 @@
 //! WAL must add up to the run's `pg_current_wal_lsn()` difference; their CPU to the server
 //! processes' CPU time read from `/proc/PID/stat` (postmaster, its reaped children, its live
 //! children) — and the report drawn from the run marks that second on its TPS, latency and server
-//! charts. Its own test binary, its tests taking turns: nothing else writes WAL on its cluster.
+//! charts. The tests use a cluster of their own (not the suite's shared one) and take turns
+//! (`common::alone`): nothing else writes WAL on their cluster or competes for the CPU.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use pgrig_testkit::{fresh_db, TestDb};
+use pgrig_testkit::{fresh_db_on, Server, ServerOptions, TestDb};
 use serde_json::Value;
 
-/// The tests share the cluster's WAL and checkpointer: they take turns.
-static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// This file's own cluster: the figures are the whole cluster's (WAL, checkpoints, server CPU),
+/// so no other test of the suite may write on it.
+fn series_cluster() -> &'static Server {
+    static SERVER: std::sync::OnceLock<Server> = std::sync::OnceLock::new();
+    SERVER.get_or_init(|| pgrig_testkit::custom_cluster(ServerOptions::default()))
+}
+
+fn fresh_db(name: &str) -> TestDb {
+    fresh_db_on(series_cluster(), name)
+}
 
 fn unix_now() -> f64 {
     SystemTime::now()
@@ -167,7 +176,7 @@ fn check(series: &[Value], started_unix_s: f64, a: &Around, what: &str) {
 
 #[test]
 fn a_forced_checkpoint_wal_and_server_cpu_show_per_second_in_a_run() {
-    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let db = fresh_db("series_run");
     common::pgbench_init(&db, 1);
     db.psql("VACUUM ANALYZE");
@@ -220,7 +229,7 @@ fn results(dir: &Path, args: &[&str]) -> Value {
 
 #[test]
 fn a_study_stores_the_servers_seconds_with_its_run() {
-    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let db = fresh_db("series_study");
     let dir = tempfile::tempdir().unwrap();
     let study = format!(

@@ -6,8 +6,7 @@
 //! the workers of every degree and derives speedup and efficiency. Each study writes its
 //! report (`--report`), which opens in the browser with the charts its data calls for.
 
-#[path = "../../report/tests/browser/mod.rs"]
-mod browser;
+use crate::browser;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -218,7 +218,7 @@ cache = "cold"
             "{}",
             out.stderr
         );
-        eprintln!("skipped the cold reads: not root (the refusal was checked)");
+        eprintln!("SKIPPED: the cold reads need root to drop the OS page cache (the refusal was checked); run the suite as root");
         return;
     }
     let (out, runs) = study(dir.path(), text);

@@ -3,7 +3,7 @@
 //! run, for pgrig and for sysbench), and "queries" are the multi-row INSERTs (the same number
 //! as sysbench's for the same events).
 
-mod sysbench_common;
+use crate::sysbench_common;
 
 use pgrig_testkit::{fresh_db, CmdOutput, TestDb};
 use sysbench_common::{pgrig, sysbench};

@@ -5,7 +5,7 @@
 //! non-prepared path (sysbench's driver lines, no report), select_random_* with `--tables=3`
 //! (refused in cleanup only) and a negative `--table-size` (an empty table).
 
-mod sysbench_common;
+use crate::sysbench_common;
 
 use std::path::Path;
 

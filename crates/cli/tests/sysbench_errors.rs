@@ -5,7 +5,7 @@
 //! and the Lua script locations in its messages; where sysbench crashes (a segfault after its
 //! messages, a Lua error), pgrig's deliberate answer is spelled out here.
 
-mod sysbench_common;
+use crate::sysbench_common;
 
 use pgrig_testkit::{fresh_db, TestDb};
 use sysbench_common::{normalise, pgrig, same, sysbench};

@@ -2,7 +2,7 @@
 //! 1.0.20 on the same database: the same lines apart from the numbers (digits normalised,
 //! interval and histogram lines compared by shape, since their number depends on timing).
 
-mod sysbench_common;
+use crate::sysbench_common;
 
 use pgrig_testkit::fresh_db;
 use sysbench_common::{normalise, pgrig, sysbench};

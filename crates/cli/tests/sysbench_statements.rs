@@ -3,7 +3,7 @@
 //! the same counts per event (tables chosen at random are written `sbtestN`), in both
 //! `--db-ps-mode`s.
 
-mod sysbench_common;
+use crate::sysbench_common;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

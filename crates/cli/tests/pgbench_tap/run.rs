@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use pgrig_lab::{quote_ident, Server};
 
-use crate::data::Case;
-use crate::perl_re::like;
+use super::data::Case;
+use super::perl_re::like;
 
 /// A program that answers to the name `pgbench`.
 pub struct Tool {
