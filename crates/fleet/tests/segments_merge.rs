@@ -8,7 +8,6 @@
 use std::sync::Arc;
 
 use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, ScriptSource, SeedOption};
-use pgrig_engine::document::RunDocument;
 use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::{Level, Progress, Sink};
 use pgrig_engine::{run_bench, StopHandle};
@@ -97,7 +96,7 @@ fn three_segments_merged_issue_and_count_what_one_host_does() {
     // the same clients drew the same values, transaction for transaction
     assert_eq!(draws(&single), draws(&split));
     assert!(draws(&split).starts_with("125:"), "{}", draws(&split));
-    let (one, all) = (RunDocument::of(&whole), RunDocument::of(&merged));
+    let (one, all) = (pgrig_engine::document::of(&whole), pgrig_engine::document::of(&merged));
     assert_eq!(all.transactions.ok, 125);
     assert_eq!(all.transactions.ok, one.transactions.ok);
     assert_eq!(all.transactions.failed, 0);
