@@ -1,0 +1,75 @@
+//! State the dispatcher and the session tasks share on the replay's one thread: statistics,
+//! the count of sessions with work, the first failure, and the behind-schedule announcer.
+
+use std::cell::{Cell, RefCell};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tokio::sync::Notify;
+
+use super::stats::ReplayStats;
+use super::ReplayOptions;
+use crate::error::Error;
+use crate::item::Item;
+
+/// An item handed to its session, with the wall-clock time it was due.
+pub struct Msg {
+    pub item: Item,
+    pub due: SystemTime,
+}
+
+pub struct Shared {
+    pub opts: ReplayOptions,
+    pub stats: RefCell<ReplayStats>,
+    /// Items dispatched and not yet done.
+    pub busy: Cell<usize>,
+    pub idle: Notify,
+    pub failure: RefCell<Option<Error>>,
+    pub failed: Notify,
+    pub say: RefCell<Box<dyn FnMut(&str)>>,
+}
+
+fn whole_secs(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs() as i64,
+        Err(e) => -(e.duration().as_secs_f64().ceil() as i64),
+    }
+}
+
+impl Shared {
+    /// Records the first failure; the replay stops.
+    pub fn fail(&self, e: Error) {
+        let mut f = self.failure.borrow_mut();
+        if f.is_none() {
+            *f = Some(e);
+        }
+        self.failed.notify_waiters();
+        self.failed.notify_one();
+    }
+
+    pub fn has_failed(&self) -> bool {
+        self.failure.borrow().is_some()
+    }
+
+    /// One dispatched item is done.
+    pub fn done(&self) {
+        let b = self.busy.get().saturating_sub(1);
+        self.busy.set(b);
+        if b == 0 {
+            self.idle.notify_waiters();
+        }
+    }
+
+    /// An item is consumed now: counts the call and the lag behind its due time (whole
+    /// seconds of the clock, as pgreplay compares them), announcing new steps.
+    pub fn consume(&self, due: SystemTime) {
+        let lag = whole_secs(SystemTime::now()) - whole_secs(due);
+        let lines = {
+            let mut s = self.stats.borrow_mut();
+            s.actions += 1;
+            s.lag(lag)
+        };
+        for l in lines {
+            (self.say.borrow_mut())(&l);
+        }
+    }
+}
