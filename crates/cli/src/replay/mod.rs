@@ -1,0 +1,192 @@
+//! `pgrig replay` (and pgrig invoked as `pgreplay`): pgreplay 1.2's drop-in. Parses a log
+//! (`-f`: into a replay file), replays a log or (`-r`) a replay file, and prints pgreplay's
+//! statistics; the work is in the pgrig-replay crate.
+
+mod cmdline;
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+
+use pgrig_replay::entry::Format;
+use pgrig_replay::parser::{LogParser, ParseOptions};
+use pgrig_replay::replayer::{replay, ReplayOptions};
+use pgrig_replay::{replayfile, Error, Item};
+
+use cmdline::{parse, Opts, Parsed};
+
+/// Runs the command with `args` (the words after the program or `replay`); returns the exit
+/// status.
+pub fn main(args: &[String]) -> i32 {
+    match parse(args) {
+        Parsed::Exit(code) => i32::from(code),
+        Parsed::Run(o) => run(&o),
+    }
+}
+
+fn eprint_bytes(b: &[u8]) {
+    let mut e = io::stderr().lock();
+    let _ = e.write_all(b);
+    let _ = e.flush();
+}
+
+fn eline(s: &str) {
+    eprint_bytes(format!("{s}\n").as_bytes());
+}
+
+/// Where the items come from.
+enum Source {
+    Log(LogParser<Box<dyn BufRead>>),
+    File(replayfile::Reader<Box<dyn BufRead>>),
+}
+
+impl Source {
+    fn next(&mut self, debug: u8) -> Result<Option<Item>, Error> {
+        let r = match self {
+            Source::Log(p) => {
+                let r = p.next_item();
+                for n in p.notes.drain(..) {
+                    eline(&n);
+                }
+                r
+            }
+            Source::File(f) => f.next_item(),
+        };
+        if let Ok(Some(i)) = &r {
+            if debug >= 1 {
+                eprint_bytes(&i.debug_text());
+            }
+        }
+        r
+    }
+}
+
+fn open_source(o: &Opts) -> Result<Source, ()> {
+    let input: Box<dyn BufRead> = match &o.infile {
+        None => Box::new(BufReader::new(io::stdin())),
+        Some(path) => match File::open(path) {
+            Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+            Err(e) => {
+                // pgreplay's perror() prefixes, the replay file's with its doubled colon
+                let prefix = if o.replay_only { "Error opening input file:" } else { "Error opening input file" };
+                eline(&format!("{prefix}: {}", pgrig_wire::strerror(&e)));
+                return Err(());
+            }
+        },
+    };
+    if o.replay_only {
+        return Ok(Source::File(replayfile::Reader::new(input)));
+    }
+    let mut input = input;
+    let format = if o.csv {
+        Format::Csv
+    } else if input.fill_buf().map(|b| b.first() == Some(&b'{')).unwrap_or(false) {
+        Format::Json
+    } else {
+        Format::Stderr
+    };
+    let opts = ParseOptions {
+        format: Some(format),
+        begin: o.begin.clone(),
+        end: o.end.clone(),
+        backslash_quote: o.backslash_quote,
+    };
+    Ok(Source::Log(LogParser::new(input, &opts)))
+}
+
+fn run(o: &Opts) -> i32 {
+    let Ok(mut source) = open_source(o) else { return 1 };
+    // statistics go to stderr only when the replay file goes to stdout
+    let stats_to_stderr = o.parse_only && o.outfile.is_none();
+    let (ok, replay_report) = if o.parse_only {
+        (write_file(o, &mut source), None)
+    } else {
+        replay_items(o, &mut source)
+    };
+    if !ok {
+        return 1;
+    }
+    let mut report = String::new();
+    if let Source::Log(p) = &source {
+        report.push_str(&p.stats().report());
+    }
+    if let Some(r) = replay_report {
+        report.push_str(&r);
+    }
+    if stats_to_stderr {
+        eprint_bytes(report.as_bytes());
+    } else {
+        let mut out = io::stdout().lock();
+        if out.write_all(report.as_bytes()).and_then(|()| out.flush()).is_err() {
+            return 1;
+        }
+    }
+    0
+}
+
+fn write_file(o: &Opts, source: &mut Source) -> bool {
+    let out: Box<dyn Write> = match o.outfile.as_deref().filter(|f| *f != "-") {
+        None => Box::new(io::stdout().lock()),
+        Some(path) => match pgrig_outfile::create_streaming(std::path::Path::new(path)) {
+            Ok(f) => Box::new(io::BufWriter::new(f)),
+            Err(e) => {
+                eline(&format!("Error opening output file: {path}: {e}"));
+                return false;
+            }
+        },
+    };
+    let mut w = replayfile::Writer::new(out);
+    loop {
+        match source.next(o.debug) {
+            Ok(Some(item)) => {
+                if let Err(e) = w.write(&item) {
+                    eline(&format!("Error writing to output file: {e}"));
+                    return false;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                eline(&e.0);
+                return false;
+            }
+        }
+    }
+    if let Err(e) = w.finish() {
+        eline(&format!("Error writing to output file: {e}"));
+        return false;
+    }
+    true
+}
+
+fn replay_items(o: &Opts, source: &mut Source) -> (bool, Option<String>) {
+    let opts = ReplayOptions {
+        host: o.host.clone(),
+        port: o.port,
+        password: o.password.clone(),
+        encoding: o.encoding.clone(),
+        speed: o.speed,
+        jump: o.jump,
+    };
+    let debug = o.debug;
+    let mut next = || source.next(debug);
+    let say = Box::new(|line: &str| {
+        let mut out = io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    });
+    let outcome = match replay(opts, &mut next, say) {
+        Ok(x) => x,
+        Err(e) => {
+            eline(&e.0);
+            return (false, None);
+        }
+    };
+    if let Some(e) = outcome.failure {
+        eline(&e.0);
+        return (false, None);
+    }
+    if outcome.left_open > 0 {
+        eline("Error: not all database connections closed");
+    }
+    (true, Some(outcome.stats.report()))
+}
+
