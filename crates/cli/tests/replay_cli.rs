@@ -63,9 +63,19 @@ fn bad_command_lines_get_pgreplays_first_message_and_exit_status() {
     for args in cases {
         let (code, _, err) = run(&ours, args, dir.path());
         let (ocode, _, oerr) = run(&oracle(), args, dir.path());
-        assert_eq!(code, ocode, "{args:?}: exit status (pgreplay said {oerr:?})");
-        assert_eq!(err.lines().next(), oerr.lines().next(), "{args:?}: first message");
-        assert!(err.contains("Usage: pgreplay"), "{args:?}: no help after the error");
+        assert_eq!(
+            code, ocode,
+            "{args:?}: exit status (pgreplay said {oerr:?})"
+        );
+        assert_eq!(
+            err.lines().next(),
+            oerr.lines().next(),
+            "{args:?}: first message"
+        );
+        assert!(
+            err.contains("Usage: pgreplay"),
+            "{args:?}: no help after the error"
+        );
     }
 }
 
@@ -73,7 +83,11 @@ fn bad_command_lines_get_pgreplays_first_message_and_exit_status() {
 fn unreadable_and_malformed_inputs_get_pgreplays_messages() {
     let dir = tempfile::tempdir().unwrap();
     let ours = linked(dir.path());
-    std::fs::write(dir.path().join("nopipes.log"), "2010-12-31 10:59:52.241 UTC LOG:  hello\n").unwrap();
+    std::fs::write(
+        dir.path().join("nopipes.log"),
+        "2010-12-31 10:59:52.241 UTC LOG:  hello\n",
+    )
+    .unwrap();
     std::fs::write(
         dir.path().join("badtime.log"),
         "2010-12-31 10:59:52.241 UTC|u|d|4d1db7a8.4236|LOG:  statement: select 1\n\
@@ -90,7 +104,11 @@ fn unreadable_and_malformed_inputs_get_pgreplays_messages() {
         "2010-12-31 10:59:52.241 UTC|u|d|4d1db7a8.4236|LOG:  statement: select 'oops\n",
     )
     .unwrap();
-    std::fs::write(dir.path().join("bad.csv"), "2010-12-31 10:59:52.241 UTC,\"u\n").unwrap();
+    std::fs::write(
+        dir.path().join("bad.csv"),
+        "2010-12-31 10:59:52.241 UTC,\"u\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("short.rf"), [0u8, 1, 2]).unwrap();
     let cases: &[&[&str]] = &[
         &["-f", "-o", "x.rf", "missing.log"],
@@ -105,7 +123,10 @@ fn unreadable_and_malformed_inputs_get_pgreplays_messages() {
     for args in cases {
         let (code, out, err) = run(&ours, args, dir.path());
         let (ocode, oout, oerr) = run(&oracle(), args, dir.path());
-        assert_eq!(code, ocode, "{args:?}: exit status (pgreplay said {oerr:?})");
+        assert_eq!(
+            code, ocode,
+            "{args:?}: exit status (pgreplay said {oerr:?})"
+        );
         assert_eq!(code, Some(1), "{args:?}");
         if args.iter().any(|a| a.starts_with("missing")) {
             // pgreplay then also closes the file it never opened ("Error closing input
@@ -130,7 +151,11 @@ fn pgrig_replay_writes_pgreplays_replay_file_and_statistics() {
 2010-12-31 10:59:52.500 UTC|postgres|db|4d1db7a8.4236|LOG:  statement: copy t from stdin\n";
     std::fs::write(dir.path().join("a.log"), log).unwrap();
     let pgrig = Path::new(env!("CARGO_BIN_EXE_pgrig"));
-    let (code, out, err) = run(pgrig, &["replay", "-f", "-o", "ours.rf", "a.log"], dir.path());
+    let (code, out, err) = run(
+        pgrig,
+        &["replay", "-f", "-o", "ours.rf", "a.log"],
+        dir.path(),
+    );
     let (ocode, oout, oerr) = run(&oracle(), &["-f", "-o", "theirs.rf", "a.log"], dir.path());
     assert_eq!((code, ocode), (Some(0), Some(0)), "{err}");
     assert_eq!(out, oout);
@@ -140,9 +165,27 @@ fn pgrig_replay_writes_pgreplays_replay_file_and_statistics() {
     let ours = std::fs::read(dir.path().join("ours.rf")).unwrap();
     assert_eq!(ours, std::fs::read(dir.path().join("theirs.rf")).unwrap());
     // the same file replayed back with -r -d 1 prints the same trace as pgreplay's
-    let ours_trace = run(pgrig, &["replay", "-r", "-d", "1", "-h", "/nonexistent", "ours.rf"], dir.path());
-    let theirs_trace = run(&oracle(), &["-r", "-d", "1", "-h", "/nonexistent", "ours.rf"], dir.path());
-    let first_item = |s: &str| s.split("---------------------------\n").nth(1).unwrap_or("").to_string();
+    let ours_trace = run(
+        pgrig,
+        &["replay", "-r", "-d", "1", "-h", "/nonexistent", "ours.rf"],
+        dir.path(),
+    );
+    let theirs_trace = run(
+        &oracle(),
+        &["-r", "-d", "1", "-h", "/nonexistent", "ours.rf"],
+        dir.path(),
+    );
+    let first_item = |s: &str| {
+        s.split("---------------------------\n")
+            .nth(1)
+            .unwrap_or("")
+            .to_string()
+    };
     assert_eq!(first_item(&ours_trace.2), first_item(&theirs_trace.2));
-    assert_eq!(ours_trace.0, Some(1), "no server at /nonexistent: {}", ours_trace.2);
+    assert_eq!(
+        ours_trace.0,
+        Some(1),
+        "no server at /nonexistent: {}",
+        ours_trace.2
+    );
 }

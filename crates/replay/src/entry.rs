@@ -100,8 +100,10 @@ impl<R: BufRead> EntrySource<R> {
             let line = self.reader.next_entry()?;
             if self.format == Format::Stderr {
                 if line.starts_with(b"TopMemoryContext: ") {
-                    self.notes
-                        .push(format!("Found memory dump in line {}", self.reader.lineno()));
+                    self.notes.push(format!(
+                        "Found memory dump in line {}",
+                        self.reader.lineno()
+                    ));
                     self.dump_found = true;
                     continue;
                 }
@@ -114,7 +116,7 @@ impl<R: BufRead> EntrySource<R> {
     }
 
     /// The next entry, `None` at the end of the input or past the end of the window.
-    pub fn next(&mut self) -> Result<Option<Entry>, String> {
+    pub fn next_entry(&mut self) -> Result<Option<Entry>, String> {
         let line = match self.keep.take() {
             Some(l) => l,
             None => loop {
@@ -200,9 +202,9 @@ impl<R: BufRead> EntrySource<R> {
                 Some(p) => rest = &rest[p + 1..],
                 None => {
                     return Err(format!(
-                        "Error parsing line {}: only {i} \"|\" found - log_line_prefix may be wrong",
-                        self.reader.lineno()
-                    ))
+                    "Error parsing line {}: only {i} \"|\" found - log_line_prefix may be wrong",
+                    self.reader.lineno()
+                ))
                 }
             }
         }
@@ -263,7 +265,8 @@ pub fn parse_session(s: &[u8]) -> Result<u64, String> {
             "none of the parts of a session id string may be longer than 8 hex digits".into(),
         );
     }
-    let hex = |p: &[u8]| u32::from_str_radix(std::str::from_utf8(p).unwrap_or("0"), 16).unwrap_or(0);
+    let hex =
+        |p: &[u8]| u32::from_str_radix(std::str::from_utf8(p).unwrap_or("0"), 16).unwrap_or(0);
     Ok((u64::from(hex(a)) << 32) + u64::from(hex(b)))
 }
 
@@ -279,8 +282,8 @@ fn csv_fields(line: &[u8], lineno: u64) -> Result<Vec<Vec<u8>>, String> {
             match line.get(i) {
                 None => {
                     return Err(format!(
-                        "Error parsing line {lineno}: comma number {n} not found (or unmatched quotes)"
-                    ))
+                    "Error parsing line {lineno}: comma number {n} not found (or unmatched quotes)"
+                ))
                 }
                 Some(b'"') => {
                     if !escaped && i != start {
@@ -327,7 +330,8 @@ fn json_entry(line: &[u8], lineno: u64) -> Result<Entry, String> {
             .as_bytes()
             .to_vec()
     };
-    let time = parse_time(&s("timestamp")).map_err(|e| format!("Error parsing line {lineno}: {e}"))?;
+    let time =
+        parse_time(&s("timestamp")).map_err(|e| format!("Error parsing line {lineno}: {e}"))?;
     let (user, database) = names(&s("user"), &s("dbname"), lineno)?;
     let session =
         parse_session(&s("session_id")).map_err(|e| format!("Error parsing line {lineno}: {e}"))?;

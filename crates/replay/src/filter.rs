@@ -144,7 +144,13 @@ fn end_statement(sql: &mut [u8], start: usize, p: usize, tokens: &[Vec<u8>], out
 }
 
 /// From the opening quote at `q`, returns the index after the closing one.
-fn skip_string(sql: &[u8], q: usize, backslash: bool, lineno: u64, bq: bool) -> Result<usize, String> {
+fn skip_string(
+    sql: &[u8],
+    q: usize,
+    backslash: bool,
+    lineno: u64,
+    bq: bool,
+) -> Result<usize, String> {
     let at = |i: usize| sql.get(i).copied().unwrap_or(0);
     let mut p = q;
     loop {
@@ -178,7 +184,9 @@ fn skip_dollar(sql: &[u8], q: usize, lineno: u64) -> Result<usize, String> {
         p += 1;
     }
     if p >= sql.len() || sql[p] == 0 {
-        return Err(format!("Error: end of dollar quote not found in line {lineno}"));
+        return Err(format!(
+            "Error: end of dollar quote not found in line {lineno}"
+        ));
     }
     let tag = &sql[q..p];
     let mut h = p;
@@ -225,13 +233,16 @@ mod tests {
 
     #[test]
     fn copy_and_encoding_blanked_deallocate_noted() {
-        let mut s = b"set client_encoding to 'UTF8'; DEALLOCATE \"einf\"\"ug\"; copy t from stdin".to_vec();
+        let mut s =
+            b"set client_encoding to 'UTF8'; DEALLOCATE \"einf\"\"ug\"; copy t from stdin".to_vec();
         let f = filter(&mut s, false, 7).unwrap();
         assert_eq!(f.statements, 3);
         assert_eq!(f.ignored, vec![Ignored::SetClientEncoding, Ignored::Copy]);
         assert_eq!(f.deallocated, vec![Some(b"einf\"ug".to_vec())]);
         assert!(s.starts_with(b"                             ;"));
         let mut s = b"select 'x".to_vec();
-        assert!(filter(&mut s, false, 3).unwrap_err().contains("not closed near line 3"));
+        assert!(filter(&mut s, false, 3)
+            .unwrap_err()
+            .contains("not closed near line 3"));
     }
 }

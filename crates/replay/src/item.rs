@@ -6,11 +6,22 @@ use crate::time::Timestamp;
 /// What a session did; byte strings are kept as the log had them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ItemKind {
-    Connect { user: Vec<u8>, database: Vec<u8> },
+    Connect {
+        user: Vec<u8>,
+        database: Vec<u8>,
+    },
     Disconnect,
-    Execute { statement: Vec<u8> },
-    Prepare { name: Vec<u8>, statement: Vec<u8> },
-    ExecPrepared { name: Vec<u8>, values: Vec<Option<Vec<u8>>> },
+    Execute {
+        statement: Vec<u8>,
+    },
+    Prepare {
+        name: Vec<u8>,
+        statement: Vec<u8>,
+    },
+    ExecPrepared {
+        name: Vec<u8>,
+        values: Vec<Option<Vec<u8>>>,
+    },
     Cancel,
 }
 

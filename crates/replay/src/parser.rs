@@ -82,7 +82,7 @@ impl<R: BufRead> LogParser<R> {
             return Ok(Some(i));
         }
         loop {
-            let entry = self.src.next().map_err(Error::new);
+            let entry = self.src.next_entry().map_err(Error::new);
             self.notes.append(&mut self.src.notes);
             let Some(entry) = entry? else {
                 return Ok(self.close_one());
@@ -189,7 +189,8 @@ impl<R: BufRead> LogParser<R> {
                     if *w == crate::filter::Ignored::Copy {
                         self.stats.copy += 1;
                     }
-                    self.notes.push(format!("{} {}", w.warning(), self.lineno()));
+                    self.notes
+                        .push(format!("{} {}", w.warning(), self.lineno()));
                 }
                 let conn = &mut self.buckets[bucket][idx];
                 for d in f.deallocated {
@@ -198,7 +199,8 @@ impl<R: BufRead> LogParser<R> {
                         None => conn.prepared.clear(),
                     }
                 }
-                self.queue.push_back(item(ItemKind::Execute { statement: stmt }));
+                self.queue
+                    .push_back(item(ItemKind::Execute { statement: stmt }));
             }
             Kind::Exec(name, stmt) => {
                 let new = if name.is_empty() {
@@ -233,7 +235,8 @@ impl<R: BufRead> LogParser<R> {
                         }
                     },
                 };
-                self.queue.push_back(item(ItemKind::ExecPrepared { name, values }));
+                self.queue
+                    .push_back(item(ItemKind::ExecPrepared { name, values }));
             }
             Kind::Cancel => {
                 self.stats.cancel += 1;

@@ -103,9 +103,17 @@ pub fn recording() -> &'static Recording {
         let server = logging_server(&[]);
         let db = format!("rec_{}", std::process::id());
         seed(server, &db);
-        psql(server, "postgres", &format!("ALTER DATABASE {db} SET log_statement = 'all'"));
+        psql(
+            server,
+            "postgres",
+            &format!("ALTER DATABASE {db} SET log_statement = 'all'"),
+        );
         for mode in ["simple", "extended", "prepared"] {
-            pgbench(server, &db, &["-n", "-N", "-c", "3", "-t", "30", "-M", mode, &db]);
+            pgbench(
+                server,
+                &db,
+                &["-n", "-N", "-c", "3", "-t", "30", "-M", mode, &db],
+            );
         }
         psql(server, &db, "SELECT 'recording done'");
         let dir = server.data_dir().join("log");
@@ -118,7 +126,9 @@ pub fn recording() -> &'static Recording {
             wait_for_log(j, "recording done");
         }
         // a snapshot: the server goes on logging while the tests run
-        let snap = Box::leak(Box::new(tempfile::tempdir().unwrap())).path().to_path_buf();
+        let snap = Box::leak(Box::new(tempfile::tempdir().unwrap()))
+            .path()
+            .to_path_buf();
         let copy = |p: &Path| {
             let to = snap.join(p.file_name().unwrap());
             std::fs::copy(p, &to).unwrap();
@@ -144,7 +154,10 @@ pub fn parse(path: &Path, format: Format, opts: ParseOptions) -> (Vec<Item>, Vec
     };
     let mut p = LogParser::new(BufReader::new(f), &opts);
     let mut items = Vec::new();
-    while let Some(i) = p.next_item().unwrap_or_else(|e| panic!("{}: {e}", path.display())) {
+    while let Some(i) = p
+        .next_item()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    {
         items.push(i);
     }
     (items, p.notes.clone(), p.stats().report())
@@ -155,7 +168,12 @@ pub fn encode(items: &[Item]) -> Vec<u8> {
 }
 
 /// Replays items onto `server` as `pgrig replay` does; returns the outcome and what it printed.
-pub fn replay_on(server: &Server, items: Vec<Item>, speed: f64, jump: bool) -> (Outcome, Vec<String>) {
+pub fn replay_on(
+    server: &Server,
+    items: Vec<Item>,
+    speed: f64,
+    jump: bool,
+) -> (Outcome, Vec<String>) {
     let opts = ReplayOptions {
         host: Some(server.socket_dir().display().to_string()),
         port: Some(server.port()),
@@ -167,8 +185,12 @@ pub fn replay_on(server: &Server, items: Vec<Item>, speed: f64, jump: bool) -> (
     let mut next = || Ok(it.next());
     let said = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let s2 = said.clone();
-    let outcome = replay(opts, &mut next, Box::new(move |l: &str| s2.borrow_mut().push(l.to_string())))
-        .expect("replay runs");
+    let outcome = replay(
+        opts,
+        &mut next,
+        Box::new(move |l: &str| s2.borrow_mut().push(l.to_string())),
+    )
+    .expect("replay runs");
     let lines = said.borrow().clone();
     (outcome, lines)
 }

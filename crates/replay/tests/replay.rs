@@ -34,7 +34,11 @@ fn real_server_logs_parse_into_pgreplays_replay_file_statistics_and_warnings() {
         let ours = encode(&items);
         if ours != oracle {
             let at = ours.iter().zip(&oracle).position(|(a, b)| a != b);
-            panic!("{format:?}: replay file differs from pgreplay's at byte {at:?} (sizes {} and {})", ours.len(), oracle.len());
+            panic!(
+                "{format:?}: replay file differs from pgreplay's at byte {at:?} (sizes {} and {})",
+                ours.len(),
+                oracle.len()
+            );
         }
         assert_eq!(stats, out.stdout, "{format:?}: parse statistics");
         let warnings: String = notes.iter().map(|n| format!("{n}\n")).collect();
@@ -82,7 +86,11 @@ fn replay_leaves_the_recorded_contents_as_pgreplay_does() {
     let target = pgrig_testkit::cluster();
     let recorded = contents(rec.server, &rec.db);
     seed(target, &rec.db);
-    assert_ne!(contents(target, &rec.db), recorded, "the workload changed nothing");
+    assert_ne!(
+        contents(target, &rec.db),
+        recorded,
+        "the workload changed nothing"
+    );
     let (items, _, _) = parse(&rec.stderr, Format::Stderr, ParseOptions::default());
     let (outcome, _) = replay_on(target, items, 1.0, true);
     assert!(outcome.failure.is_none(), "{:?}", outcome.failure);
@@ -112,8 +120,13 @@ fn replay_leaves_the_recorded_contents_as_pgreplay_does() {
             // "(N or P% of these completed with error)": the counts, not the calls per second
             let n = |l: &str| l.split(" or ").next().unwrap_or("").to_string();
             let (a, b) = (
-                ours.lines().find(|l| l.contains("completed with error")).unwrap(),
-                theirs.lines().find(|l| l.contains("completed with error")).unwrap(),
+                ours.lines()
+                    .find(|l| l.contains("completed with error"))
+                    .unwrap(),
+                theirs
+                    .lines()
+                    .find(|l| l.contains("completed with error"))
+                    .unwrap(),
             );
             assert_eq!(n(a), n(b));
         } else if label != "Maximum number of concurrent connections:" {
@@ -172,7 +185,11 @@ fn statements_keep_their_recorded_gaps_halved_by_speed_2_and_skipped_by_jump() {
     let db = pgrig_testkit::fresh_db("replay_timing");
     db.psql("CREATE TABLE marks (n int, t timestamptz)");
     let user = db.server().user().to_string();
-    let mark = |n: i32| exec(&format!("INSERT INTO marks VALUES ({n}, clock_timestamp())"));
+    let mark = |n: i32| {
+        exec(&format!(
+            "INSERT INTO marks VALUES ({n}, clock_timestamp())"
+        ))
+    };
     let items = session(
         &user,
         &db.name,
@@ -197,10 +214,16 @@ fn statements_keep_their_recorded_gaps_halved_by_speed_2_and_skipped_by_jump() {
         let jumped = run(1.0, true);
         println!("gaps (ms) -s 1: {normal:?}  -s 2: {fast:?}  -j: {jumped:?}");
         for g in &normal {
-            assert!((g - 300.0).abs() < 25.0, "-s 1: gap {g} ms, recorded 300 ms");
+            assert!(
+                (g - 300.0).abs() < 25.0,
+                "-s 1: gap {g} ms, recorded 300 ms"
+            );
         }
         for (n, f) in normal.iter().zip(&fast) {
-            assert!((n / f - 2.0).abs() < 0.15, "-s 2: gap {f} ms against {n} ms at -s 1");
+            assert!(
+                (n / f - 2.0).abs() < 0.15,
+                "-s 2: gap {f} ms against {n} ms at -s 1"
+            );
         }
         for g in &jumped {
             assert!(*g < 50.0, "-j: gap {g} ms, the idle time was not skipped");
@@ -225,7 +248,10 @@ fn a_recorded_cancel_interrupts_the_statement_running_in_its_session() {
     let t = Instant::now();
     let (o, _) = replay_on(db.server(), items, 1.0, false);
     assert!(o.failure.is_none(), "{:?}", o.failure);
-    assert!(t.elapsed() < Duration::from_secs(10), "the cancel did not interrupt pg_sleep(30)");
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "the cancel did not interrupt pg_sleep(30)"
+    );
     assert_eq!((o.stats.results, o.stats.errors), (2, 1));
     assert_eq!(o.stats.actions, 5);
 }

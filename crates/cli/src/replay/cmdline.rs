@@ -154,7 +154,11 @@ pub fn parse(args: &[String]) -> Parsed {
         let v = v.unwrap_or_default();
         match c {
             'f' | 'r' => {
-                if c == 'f' { o.parse_only = true } else { o.replay_only = true }
+                if c == 'f' {
+                    o.parse_only = true
+                } else {
+                    o.replay_only = true
+                }
                 if o.parse_only && o.replay_only {
                     return fail("Error: options -p and -r are mutually exclusive");
                 }
@@ -216,7 +220,11 @@ pub fn parse(args: &[String]) -> Parsed {
                     return fail(&format!("Error in {which} timestamp: {e}"));
                 }
                 let t: String = v.chars().take(23).collect();
-                if c == 'b' { o.begin = Some(t) } else { o.end = Some(t) }
+                if c == 'b' {
+                    o.begin = Some(t)
+                } else {
+                    o.end = Some(t)
+                }
             }
             'q' => o.backslash_quote = true,
             _ => o.jump = true,

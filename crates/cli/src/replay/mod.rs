@@ -67,7 +67,11 @@ fn open_source(o: &Opts) -> Result<Source, ()> {
             Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
             Err(e) => {
                 // pgreplay's perror() prefixes, the replay file's with its doubled colon
-                let prefix = if o.replay_only { "Error opening input file:" } else { "Error opening input file" };
+                let prefix = if o.replay_only {
+                    "Error opening input file:"
+                } else {
+                    "Error opening input file"
+                };
                 eline(&format!("{prefix}: {}", pgrig_wire::strerror(&e)));
                 return Err(());
             }
@@ -79,7 +83,11 @@ fn open_source(o: &Opts) -> Result<Source, ()> {
     let mut input = input;
     let format = if o.csv {
         Format::Csv
-    } else if input.fill_buf().map(|b| b.first() == Some(&b'{')).unwrap_or(false) {
+    } else if input
+        .fill_buf()
+        .map(|b| b.first() == Some(&b'{'))
+        .unwrap_or(false)
+    {
         Format::Json
     } else {
         Format::Stderr
@@ -94,7 +102,9 @@ fn open_source(o: &Opts) -> Result<Source, ()> {
 }
 
 fn run(o: &Opts) -> i32 {
-    let Ok(mut source) = open_source(o) else { return 1 };
+    let Ok(mut source) = open_source(o) else {
+        return 1;
+    };
     // statistics go to stderr only when the replay file goes to stdout
     let stats_to_stderr = o.parse_only && o.outfile.is_none();
     let (ok, replay_report) = if o.parse_only {
@@ -116,7 +126,11 @@ fn run(o: &Opts) -> i32 {
         eprint_bytes(report.as_bytes());
     } else {
         let mut out = io::stdout().lock();
-        if out.write_all(report.as_bytes()).and_then(|()| out.flush()).is_err() {
+        if out
+            .write_all(report.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
             return 1;
         }
     }
@@ -189,4 +203,3 @@ fn replay_items(o: &Opts, source: &mut Source) -> (bool, Option<String>) {
     }
     (true, Some(outcome.stats.report()))
 }
-

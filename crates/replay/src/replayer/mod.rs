@@ -17,6 +17,7 @@ use tokio::sync::Notify;
 
 use crate::error::Error;
 use crate::item::{Item, ItemKind};
+pub use shared::Say;
 use shared::{Msg, Shared};
 pub use stats::ReplayStats;
 
@@ -48,7 +49,7 @@ pub struct Outcome {
 pub fn replay(
     opts: ReplayOptions,
     next: &mut dyn FnMut() -> Result<Option<Item>, Error>,
-    say: Box<dyn FnMut(&str)>,
+    say: shared::Say,
 ) -> Result<Outcome, Error> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -106,7 +107,8 @@ async fn dispatch(
             }
         };
         let t0 = *first.get_or_insert(item.time.micros());
-        let offset = Duration::from_secs_f64(((item.time.micros() - t0).max(0) as f64 / 1e6) / speed);
+        let offset =
+            Duration::from_secs_f64(((item.time.micros() - t0).max(0) as f64 / 1e6) / speed);
         let offset = offset.saturating_sub(skipped);
         let due = start + offset;
         skipped += wait_until(&shared, due).await;

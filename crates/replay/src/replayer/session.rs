@@ -40,7 +40,13 @@ enum State {
 }
 
 /// Runs one session from its Connect (already consumed) to its Disconnect.
-pub async fn run(shared: Rc<Shared>, id: u64, user: Vec<u8>, db: Vec<u8>, mut rx: UnboundedReceiver<Msg>) {
+pub async fn run(
+    shared: Rc<Shared>,
+    id: u64,
+    user: Vec<u8>,
+    db: Vec<u8>,
+    mut rx: UnboundedReceiver<Msg>,
+) {
     let mut state = connect(&shared, id, &user, &db).await;
     shared.done();
     let Some(st) = state.as_mut() else { return };
@@ -59,11 +65,14 @@ pub async fn run(shared: Rc<Shared>, id: u64, user: Vec<u8>, db: Vec<u8>, mut rx
         shared.consume(msg.due);
         match &msg.item.kind {
             ItemKind::Disconnect => {
-                if let State::Open(conn, since) = std::mem::replace(st, State::Closed(String::new())) {
-                    let mut s = shared.stats.borrow_mut();
-                    s.session_time += since.elapsed();
-                    s.sessions_now -= 1;
-                    drop(s);
+                if let State::Open(conn, since) =
+                    std::mem::replace(st, State::Closed(String::new()))
+                {
+                    {
+                        let mut s = shared.stats.borrow_mut();
+                        s.session_time += since.elapsed();
+                        s.sessions_now -= 1;
+                    }
                     conn.close().await;
                 }
                 shared.done();

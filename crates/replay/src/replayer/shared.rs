@@ -17,6 +17,9 @@ pub struct Msg {
     pub due: SystemTime,
 }
 
+/// Prints one line on standard output.
+pub type Say = Box<dyn FnMut(&str)>;
+
 pub struct Shared {
     pub opts: ReplayOptions,
     pub stats: RefCell<ReplayStats>,
@@ -25,7 +28,7 @@ pub struct Shared {
     pub idle: Notify,
     pub failure: RefCell<Option<Error>>,
     pub failed: Notify,
-    pub say: RefCell<Box<dyn FnMut(&str)>>,
+    pub say: RefCell<Say>,
 }
 
 fn whole_secs(t: SystemTime) -> i64 {

@@ -97,7 +97,11 @@ impl ReplayStats {
             let _ = write!(s, " {minutes} minutes");
         }
         let _ = writeln!(s, " {seconds:.3} seconds");
-        let _ = writeln!(s, "Maximum lag behind schedule: {} seconds", self.secs_behind);
+        let _ = writeln!(
+            s,
+            "Maximum lag behind schedule: {} seconds",
+            self.secs_behind
+        );
         let _ = writeln!(s, "Calls to the server: {}", self.actions);
         if runtime > 0.0 {
             let _ = writeln!(s, "({:.3} calls per second)", self.actions as f64 / runtime);
