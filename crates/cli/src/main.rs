@@ -47,7 +47,7 @@ fn main() -> ExitCode {
             Some("study") => stdout_status(study::main(&args[1..])),
             Some("results") => stdout_status(results::main(&args[1..])),
             Some("compare") => stdout_status(compare::main(&args[1..])),
-            Some("replay") => stdout_status(pgrig_cli::replay::main(&args[2..])),
+            Some("replay") => stdout_status(pgrig_cli::replay::pgrig_main(&args[2..])),
             Some("tpcc") => stdout_status(pgrig_cli::tpcc::main(&args[1..])),
             Some("report") => stdout_status(pgrig_cli::html_report::main(&args[1..])),
             Some("--version") | Some("-V") => {

@@ -92,8 +92,12 @@ fn strtoul(s: &str) -> Option<u64> {
 const WITH_ARG: &str = "ohpWsEdbe";
 const FLAGS: &str = "vfrcqj";
 
-/// Splits argv (without the program name) into (option, argument) pairs and operands.
-fn getopt(args: &[String]) -> Result<(Vec<(char, Option<String>)>, Vec<String>), char> {
+/// Options with their arguments, in order, and the operands.
+type Split = (Vec<(char, Option<String>)>, Vec<String>);
+
+/// Splits argv (without the program name) into (option, argument) pairs and operands; the
+/// error is the option letter that is unknown or lacks its argument.
+fn getopt(args: &[String]) -> Result<Split, char> {
     let (mut opts, mut operands) = (Vec::new(), Vec::new());
     let mut i = 0;
     while i < args.len() {

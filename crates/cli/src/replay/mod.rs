@@ -14,14 +14,26 @@ use pgrig_replay::{replayfile, Error, Item};
 
 use cmdline::{parse, Opts, Parsed};
 
-/// Runs the command with `args` (the words after the program or `replay`); returns the exit
-/// status.
+/// pgrig invoked as `pgreplay`: `args` are the words after the program; returns the exit
+/// status. The output is pgreplay's alone.
 pub fn main(args: &[String]) -> i32 {
     match parse(args) {
         Parsed::Exit(code) => i32::from(code),
-        Parsed::Run(o) => run(&o),
+        Parsed::Run(o) => run(&o, false),
     }
 }
+
+/// `pgrig replay`: `args` are the words after `replay`. After pgreplay's statistics it also
+/// prints pgrig's lag report (who was behind schedule, per second).
+pub fn pgrig_main(args: &[String]) -> i32 {
+    match parse(args) {
+        Parsed::Exit(code) => i32::from(code),
+        Parsed::Run(o) => run(&o, true),
+    }
+}
+
+/// Lines of the per-second lag table at most.
+const LAG_LINES: usize = 60;
 
 fn eprint_bytes(b: &[u8]) {
     let mut e = io::stderr().lock();
@@ -35,7 +47,7 @@ fn eline(s: &str) {
 
 /// Where the items come from.
 enum Source {
-    Log(LogParser<Box<dyn BufRead>>),
+    Log(Box<LogParser<Box<dyn BufRead>>>),
     File(replayfile::Reader<Box<dyn BufRead>>),
 }
 
@@ -98,10 +110,10 @@ fn open_source(o: &Opts) -> Result<Source, ()> {
         end: o.end.clone(),
         backslash_quote: o.backslash_quote,
     };
-    Ok(Source::Log(LogParser::new(input, &opts)))
+    Ok(Source::Log(Box::new(LogParser::new(input, &opts))))
 }
 
-fn run(o: &Opts) -> i32 {
+fn run(o: &Opts, pgrig: bool) -> i32 {
     let Ok(mut source) = open_source(o) else {
         return 1;
     };
@@ -110,7 +122,7 @@ fn run(o: &Opts) -> i32 {
     let (ok, replay_report) = if o.parse_only {
         (write_file(o, &mut source), None)
     } else {
-        replay_items(o, &mut source)
+        replay_items(o, &mut source, pgrig)
     };
     if !ok {
         return 1;
@@ -171,7 +183,7 @@ fn write_file(o: &Opts, source: &mut Source) -> bool {
     true
 }
 
-fn replay_items(o: &Opts, source: &mut Source) -> (bool, Option<String>) {
+fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> (bool, Option<String>) {
     let opts = ReplayOptions {
         host: o.host.clone(),
         port: o.port,
@@ -201,5 +213,9 @@ fn replay_items(o: &Opts, source: &mut Source) -> (bool, Option<String>) {
     if outcome.left_open > 0 {
         eline("Error: not all database connections closed");
     }
-    (true, Some(outcome.stats.report()))
+    let mut report = outcome.stats.report();
+    if pgrig {
+        report.push_str(&outcome.stats.lag_report(LAG_LINES));
+    }
+    (true, Some(report))
 }

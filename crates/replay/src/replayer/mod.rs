@@ -58,6 +58,7 @@ pub fn replay(
     let speed = if opts.speed > 0.0 { opts.speed } else { 1.0 };
     let shared = Rc::new(Shared {
         opts,
+        start: Instant::now(),
         stats: RefCell::new(ReplayStats {
             speed,
             ..ReplayStats::default()
@@ -111,9 +112,15 @@ async fn dispatch(
             Duration::from_secs_f64(((item.time.micros() - t0).max(0) as f64 / 1e6) / speed);
         let offset = offset.saturating_sub(skipped);
         let due = start + offset;
-        skipped += wait_until(&shared, due).await;
+        let jumped = wait_until(&shared, due).await;
+        skipped += jumped;
+        let due_at = if jumped > Duration::ZERO {
+            Instant::now()
+        } else {
+            due
+        };
         let due_wall = start_wall + offset;
-        if let Err(e) = route(&shared, &mut sessions, &mut tasks, item, due_wall) {
+        if let Err(e) = route(&shared, &mut sessions, &mut tasks, item, due_wall, due_at) {
             shared.fail(e);
             break;
         }
@@ -159,6 +166,7 @@ fn route(
     tasks: &mut Vec<tokio::task::JoinHandle<()>>,
     item: Item,
     due: SystemTime,
+    due_at: Instant,
 ) -> Result<(), Error> {
     let id = item.session;
     shared.busy.set(shared.busy.get() + 1);
@@ -168,7 +176,7 @@ fn route(
                 "Error: connection for session 0x{id:x} already exists"
             )));
         }
-        shared.consume(due);
+        shared.consume(due, due_at, due_at);
         let (tx, rx) = unbounded_channel();
         sessions.insert(id, tx);
         tasks.push(tokio::task::spawn_local(session::run(
@@ -186,7 +194,7 @@ fn route(
             "Error: no connection found for session 0x{id:x}"
         )));
     };
-    let _ = tx.send(Msg { item, due });
+    let _ = tx.send(Msg { item, due, due_at });
     if disconnect {
         sessions.remove(&id);
     }

@@ -51,6 +51,8 @@ pub async fn run(
     shared.done();
     let Some(st) = state.as_mut() else { return };
     let mut pending: VecDeque<Msg> = VecDeque::new();
+    // when the session's last answer arrived: lag before it is the server's
+    let mut free_at = Instant::now();
     loop {
         let msg = match pending.pop_front() {
             Some(m) => m,
@@ -62,7 +64,7 @@ pub async fn run(
         if shared.has_failed() {
             return;
         }
-        shared.consume(msg.due);
+        shared.consume(msg.due, msg.due_at, free_at);
         match &msg.item.kind {
             ItemKind::Disconnect => {
                 if let State::Open(conn, since) =
@@ -100,6 +102,7 @@ pub async fn run(
             shared.fail(e);
             return;
         }
+        free_at = Instant::now();
         shared.done();
     }
 }
@@ -170,7 +173,7 @@ async fn statement(
             r = &mut fut => break r,
             m = rx.recv(), if pending.is_empty() => match m {
                 Some(m) if matches!(m.item.kind, ItemKind::Cancel) => {
-                    shared.consume(m.due);
+                    shared.consume(m.due, m.due_at, m.due_at);
                     let _ = token.cancel().await;
                     shared.done();
                 }

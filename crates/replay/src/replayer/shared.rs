@@ -2,7 +2,7 @@
 //! the count of sessions with work, the first failure, and the behind-schedule announcer.
 
 use std::cell::{Cell, RefCell};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::Notify;
 
@@ -15,6 +15,8 @@ use crate::item::Item;
 pub struct Msg {
     pub item: Item,
     pub due: SystemTime,
+    /// The same on the monotonic clock (after `-j` skipping: when it was handed over).
+    pub due_at: Instant,
 }
 
 /// Prints one line on standard output.
@@ -22,6 +24,8 @@ pub type Say = Box<dyn FnMut(&str)>;
 
 pub struct Shared {
     pub opts: ReplayOptions,
+    /// When the replay started (second 0 of the lag report).
+    pub start: Instant,
     pub stats: RefCell<ReplayStats>,
     /// Items dispatched and not yet done.
     pub busy: Cell<usize>,
@@ -63,12 +67,19 @@ impl Shared {
     }
 
     /// An item is consumed now: counts the call and the lag behind its due time (whole
-    /// seconds of the clock, as pgreplay compares them), announcing new steps.
-    pub fn consume(&self, due: SystemTime) {
+    /// seconds of the clock, as pgreplay compares them), announcing new steps; and splits the
+    /// exact lag into the time its session was still waiting for the server's answer to the
+    /// previous statement (until `free_at`) and the time after that (the replayer's own).
+    pub fn consume(&self, due: SystemTime, due_at: Instant, free_at: Instant) {
         let lag = whole_secs(SystemTime::now()) - whole_secs(due);
+        let now = Instant::now();
+        let late = now.saturating_duration_since(due_at);
+        let server = free_at.min(now).saturating_duration_since(due_at);
+        let second = due_at.saturating_duration_since(self.start).as_secs();
         let lines = {
             let mut s = self.stats.borrow_mut();
             s.actions += 1;
+            s.record_lag(second, late, server);
             s.lag(lag)
         };
         for l in lines {

@@ -1,8 +1,25 @@
 //! pgreplay's replay statistics: counted as it counts them (calls to the server, sessions,
 //! statements and their durations), printed in its words, and the "behind schedule" steps.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::time::Duration;
+
+/// Lag of the items due in one second of the replay.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct LagSecond {
+    pub items: u64,
+    /// Items consumed 1 ms or more after they were due.
+    pub late: u64,
+    pub max: Duration,
+    /// Lag spent waiting for the server to answer the session's previous statement.
+    pub server: Duration,
+    /// Lag after that: the replayer did not get to the item sooner.
+    pub replayer: Duration,
+}
+
+/// Lag shorter than this is not counted as late.
+const LATE: Duration = Duration::from_millis(1);
 
 /// Counters of a replay.
 #[derive(Debug, Default, Clone)]
@@ -28,6 +45,8 @@ pub struct ReplayStats {
     pub hist: [u64; 5],
     /// Delay steps already announced.
     pub shown: usize,
+    /// Lag by second of the replay (pgrig's addition).
+    pub lag_by_second: BTreeMap<u64, LagSecond>,
 }
 
 /// pgreplay's delay report steps: seconds behind and how it words them.
@@ -60,6 +79,66 @@ impl ReplayStats {
             }
         }
         out
+    }
+
+    /// Records the exact lag of an item due in `second`, `server` of it waiting for the server.
+    pub fn record_lag(&mut self, second: u64, late: Duration, server: Duration) {
+        let e = self.lag_by_second.entry(second).or_default();
+        e.items += 1;
+        if late >= LATE {
+            e.late += 1;
+            e.max = e.max.max(late);
+            e.server += server;
+            e.replayer += late.saturating_sub(server);
+        }
+    }
+
+    /// pgrig's lag report: who was behind, per second of the replay (seconds with late items,
+    /// at most `limit` lines, the latest-running first dropped last).
+    pub fn lag_report(&self, limit: usize) -> String {
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            "\nLag behind schedule (pgrig)\n===========================\n\n"
+        );
+        let items: u64 = self.lag_by_second.values().map(|l| l.items).sum();
+        let late: u64 = self.lag_by_second.values().map(|l| l.late).sum();
+        let server: Duration = self.lag_by_second.values().map(|l| l.server).sum();
+        let replayer: Duration = self.lag_by_second.values().map(|l| l.replayer).sum();
+        let _ = writeln!(s, "Items consumed 1 ms or more late: {late} of {items}");
+        let _ = writeln!(
+            s,
+            "Lag waiting for the server: {:.3} seconds; replayer busy: {:.3} seconds",
+            server.as_secs_f64(),
+            replayer.as_secs_f64()
+        );
+        let rows: Vec<_> = self
+            .lag_by_second
+            .iter()
+            .filter(|(_, l)| l.late > 0)
+            .collect();
+        if rows.is_empty() {
+            return s;
+        }
+        let _ = writeln!(
+            s,
+            "second  items   late  max lag (s)  waiting for server (s)  replayer busy (s)"
+        );
+        for (sec, l) in rows.iter().take(limit) {
+            let _ = writeln!(
+                s,
+                "{sec:>6} {:>6} {:>6} {:>12.3} {:>23.3} {:>18.3}",
+                l.items,
+                l.late,
+                l.max.as_secs_f64(),
+                l.server.as_secs_f64(),
+                l.replayer.as_secs_f64()
+            );
+        }
+        if rows.len() > limit {
+            let _ = writeln!(s, "({} more seconds with late items)", rows.len() - limit);
+        }
+        s
     }
 
     /// Records one statement's duration.
