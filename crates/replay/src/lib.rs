@@ -8,6 +8,7 @@
 //!   at their recorded offsets scaled by a speed factor, with pgreplay's replay statistics.
 
 pub mod bind;
+pub mod duration;
 pub mod entry;
 pub mod error;
 pub mod filter;

@@ -84,9 +84,10 @@ impl<R: BufRead> LogParser<R> {
         loop {
             let entry = self.src.next_entry().map_err(Error::new);
             self.notes.append(&mut self.src.notes);
-            let Some(entry) = entry? else {
+            let Some(mut entry) = entry? else {
                 return Ok(self.close_one());
             };
+            crate::duration::unwrap_duration(&mut entry);
             if let Some(kind) = self.classify(&entry)? {
                 return self.process(entry, kind).map(Some);
             }

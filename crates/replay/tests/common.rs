@@ -100,49 +100,89 @@ pub fn seed(server: &Server, db: &str) {
 pub fn recording() -> &'static Recording {
     static REC: OnceLock<Recording> = OnceLock::new();
     REC.get_or_init(|| {
-        let server = logging_server(&[]);
-        let db = format!("rec_{}", std::process::id());
-        seed(server, &db);
+        record(
+            "rec",
+            &[("log_statement", "all")],
+            &["-N"],
+            &["simple", "extended", "prepared"],
+        )
+    })
+}
+
+/// pgbench's TPC-B-like script (every transaction updates the one branch row of scale 1), 3
+/// clients, through the simple and prepared protocols, log_statement = all.
+pub fn contended_recording() -> &'static Recording {
+    static REC: OnceLock<Recording> = OnceLock::new();
+    REC.get_or_init(|| {
+        record(
+            "tpcb",
+            &[("log_statement", "all")],
+            &[],
+            &["simple", "prepared"],
+        )
+    })
+}
+
+/// The simple-update script logged only by `log_min_duration_statement = 0` (no
+/// log_statement): `duration: ... statement:` and `duration: ... execute ...:` entries.
+pub fn duration_recording() -> &'static Recording {
+    static REC: OnceLock<Recording> = OnceLock::new();
+    REC.get_or_init(|| {
+        record(
+            "dur",
+            &[("log_min_duration_statement", "0")],
+            &["-N"],
+            &["simple", "extended"],
+        )
+    })
+}
+
+/// Records pgbench (`script` options, each protocol in turn) on a new logging server, with
+/// `logging` set on its database once its tables are loaded (so the load is not in the log).
+pub fn record(name: &str, logging: &[(&str, &str)], script: &[&str], modes: &[&str]) -> Recording {
+    let server = logging_server(&[]);
+    let db = format!("{name}_{}", std::process::id());
+    seed(server, &db);
+    for (k, v) in logging {
         psql(
             server,
             "postgres",
-            &format!("ALTER DATABASE {db} SET log_statement = 'all'"),
+            &format!("ALTER DATABASE {db} SET {k} = '{v}'"),
         );
-        for mode in ["simple", "extended", "prepared"] {
-            pgbench(
-                server,
-                &db,
-                &["-n", "-N", "-c", "3", "-t", "30", "-M", mode, &db],
-            );
-        }
-        psql(server, &db, "SELECT 'recording done'");
-        let dir = server.data_dir().join("log");
-        let stderr = dir.join("rec.log");
-        wait_for_log(&stderr, "statement: SELECT 'recording done'");
-        let csv = dir.join("rec.csv");
-        wait_for_log(&csv, "recording done");
-        let json = Some(dir.join("rec.json")).filter(|p| p.exists());
-        if let Some(j) = &json {
-            wait_for_log(j, "recording done");
-        }
-        // a snapshot: the server goes on logging while the tests run
-        let snap = Box::leak(Box::new(tempfile::tempdir().unwrap()))
-            .path()
-            .to_path_buf();
-        let copy = |p: &Path| {
-            let to = snap.join(p.file_name().unwrap());
-            std::fs::copy(p, &to).unwrap();
-            to
-        };
-        let (stderr, csv, json) = (copy(&stderr), copy(&csv), json.as_deref().map(copy));
-        Recording {
-            server,
-            db,
-            stderr,
-            csv,
-            json,
-        }
-    })
+    }
+    for mode in modes {
+        let mut args = vec!["-n", "-c", "3", "-t", "30", "-M", mode];
+        args.extend_from_slice(script);
+        args.push(&db);
+        pgbench(server, &db, &args);
+    }
+    psql(server, &db, "SELECT 'recording done'");
+    let dir = server.data_dir().join("log");
+    let stderr = dir.join("rec.log");
+    wait_for_log(&stderr, "SELECT 'recording done'");
+    let csv = dir.join("rec.csv");
+    wait_for_log(&csv, "recording done");
+    let json = Some(dir.join("rec.json")).filter(|p| p.exists());
+    if let Some(j) = &json {
+        wait_for_log(j, "recording done");
+    }
+    // a snapshot: the server goes on logging while the tests run
+    let snap = Box::leak(Box::new(tempfile::tempdir().unwrap()))
+        .path()
+        .to_path_buf();
+    let copy = |p: &Path| {
+        let to = snap.join(p.file_name().unwrap());
+        std::fs::copy(p, &to).unwrap();
+        to
+    };
+    let (stderr, csv, json) = (copy(&stderr), copy(&csv), json.as_deref().map(copy));
+    Recording {
+        server,
+        db,
+        stderr,
+        csv,
+        json,
+    }
 }
 
 /// Parses a log as `pgrig replay -f` does: the items, the warnings and the statistics text.
