@@ -327,6 +327,7 @@ fn lag_behind_a_slow_statement_is_attributed_to_the_server() {
         "replayer busy {replayer} s on an idle client"
     );
     let report = o.stats.lag_report(10);
+    println!("{report}");
     assert!(report.contains("Lag waiting for the server:"), "{report}");
 }
 
