@@ -183,61 +183,14 @@ impl<R: BufRead> LogParser<R> {
                 self.queue.push_back(item(ItemKind::Disconnect));
                 self.buckets[bucket].remove(idx);
             }
-            Kind::Execute(mut stmt) => {
-                let f = filter(&mut stmt, self.backslash_quote, self.lineno()).map_err(Error)?;
-                self.stats.simple += f.statements;
-                for w in &f.ignored {
-                    if *w == crate::filter::Ignored::Copy {
-                        self.stats.copy += 1;
-                    }
-                    self.notes
-                        .push(format!("{} {}", w.warning(), self.lineno()));
-                }
-                let conn = &mut self.buckets[bucket][idx];
-                for d in f.deallocated {
-                    match d {
-                        Some(name) => conn.prepared.retain(|n| *n != name),
-                        None => conn.prepared.clear(),
-                    }
-                }
-                self.queue
-                    .push_back(item(ItemKind::Execute { statement: stmt }));
+            Kind::Execute(stmt) => {
+                let kind = self.execute(stmt, bucket, idx)?;
+                self.queue.push_back(item(kind));
             }
             Kind::Exec(name, stmt) => {
-                let new = if name.is_empty() {
-                    self.stats.param += 1;
-                    true
-                } else {
-                    self.stats.exec_named += 1;
-                    let conn = &mut self.buckets[bucket][idx];
-                    if conn.prepared.contains(&name) {
-                        false
-                    } else {
-                        conn.prepared.push(name.clone());
-                        self.stats.named += 1;
-                        true
-                    }
-                };
-                if new {
-                    self.queue.push_back(item(ItemKind::Prepare {
-                        name: name.clone(),
-                        statement: stmt,
-                    }));
+                for kind in self.exec(name, stmt, e.detail.as_deref(), bucket, idx)? {
+                    self.queue.push_back(item(kind));
                 }
-                let values = match &e.detail {
-                    None => Vec::new(),
-                    Some(d) => match d.strip_prefix(b"parameters: ") {
-                        Some(p) => parse_bind_args(p, self.lineno()).map_err(Error)?,
-                        None => {
-                            return Err(Error(format!(
-                                "Error: no parameters for prepared statement at line {}",
-                                self.lineno()
-                            )))
-                        }
-                    },
-                };
-                self.queue
-                    .push_back(item(ItemKind::ExecPrepared { name, values }));
             }
             Kind::Cancel => {
                 self.stats.cancel += 1;
@@ -247,5 +200,72 @@ impl<R: BufRead> LogParser<R> {
         let first = self.queue.pop_front().expect("an item was queued");
         self.last_time = first.time;
         Ok(first)
+    }
+
+    /// A simple-protocol query string: filtered, counted, its DEALLOCATEs applied.
+    fn execute(&mut self, mut stmt: Vec<u8>, bucket: usize, idx: usize) -> Result<ItemKind, Error> {
+        let f = filter(&mut stmt, self.backslash_quote, self.lineno()).map_err(Error)?;
+        self.stats.simple += f.statements;
+        for w in &f.ignored {
+            if *w == crate::filter::Ignored::Copy {
+                self.stats.copy += 1;
+            }
+            self.notes
+                .push(format!("{} {}", w.warning(), self.lineno()));
+        }
+        let conn = &mut self.buckets[bucket][idx];
+        for d in f.deallocated {
+            match d {
+                Some(name) => conn.prepared.retain(|n| *n != name),
+                None => conn.prepared.clear(),
+            }
+        }
+        Ok(ItemKind::Execute { statement: stmt })
+    }
+
+    /// An execution of a prepared statement: a Prepare first when the session has not
+    /// prepared it (always for the unnamed one), then the execution with the DETAIL's values.
+    fn exec(
+        &mut self,
+        name: Vec<u8>,
+        stmt: Vec<u8>,
+        detail: Option<&[u8]>,
+        bucket: usize,
+        idx: usize,
+    ) -> Result<Vec<ItemKind>, Error> {
+        let mut out = Vec::with_capacity(2);
+        let new = if name.is_empty() {
+            self.stats.param += 1;
+            true
+        } else {
+            self.stats.exec_named += 1;
+            let conn = &mut self.buckets[bucket][idx];
+            let new = !conn.prepared.contains(&name);
+            if new {
+                conn.prepared.push(name.clone());
+                self.stats.named += 1;
+            }
+            new
+        };
+        if new {
+            out.push(ItemKind::Prepare {
+                name: name.clone(),
+                statement: stmt,
+            });
+        }
+        let values = match detail {
+            None => Vec::new(),
+            Some(d) => match d.strip_prefix(b"parameters: ") {
+                Some(p) => parse_bind_args(p, self.lineno()).map_err(Error)?,
+                None => {
+                    return Err(Error(format!(
+                        "Error: no parameters for prepared statement at line {}",
+                        self.lineno()
+                    )))
+                }
+            },
+        };
+        out.push(ItemKind::ExecPrepared { name, values });
+        Ok(out)
     }
 }

@@ -152,100 +152,112 @@ pub fn parse(args: &[String]) -> Parsed {
         speed: 1.0,
         ..Opts::default()
     };
-    let (mut parse_opt, mut replay_opt) = (false, false);
-    let nonempty = |v: &str| Some(v.to_string()).filter(|s| !s.is_empty());
+    // (a parse option was given, a replay option was given)
+    let mut flags = (false, false);
     for (c, v) in list {
-        let v = v.unwrap_or_default();
-        match c {
-            'f' | 'r' => {
-                if c == 'f' {
-                    o.parse_only = true
-                } else {
-                    o.replay_only = true
-                }
-                if o.parse_only && o.replay_only {
-                    return fail("Error: options -p and -r are mutually exclusive");
-                }
-            }
-            'o' => o.outfile = nonempty(&v),
-            'h' => {
-                replay_opt = true;
-                o.host = nonempty(&v);
-            }
-            'p' => {
-                replay_opt = true;
-                let Some(n) = strtoul(&v).filter(|_| !v.is_empty()) else {
-                    return fail(&format!("Not a valid port number: \"{v}\""));
-                };
-                if !(1..=65535).contains(&n) {
-                    return fail("Port number must be between 1 and 65535");
-                }
-                o.port = Some(n as u16);
-            }
-            'W' => {
-                replay_opt = true;
-                o.password = nonempty(&v);
-            }
-            's' => {
-                replay_opt = true;
-                let Ok(f) = v.trim_start().parse::<f64>() else {
-                    return fail(&format!("Not a valid floating point number: \"{v}\""));
-                };
-                if f <= 0.0 || f.is_nan() {
-                    return fail("Factor must be greater than 0");
-                }
-                o.speed = f;
-            }
-            'E' => {
-                replay_opt = true;
-                o.encoding = nonempty(&v);
-            }
-            'd' => {
-                let Some(n) = strtoul(&v).filter(|_| !v.is_empty()) else {
-                    return fail(&format!("Not a valid debug level: \"{v}\""));
-                };
-                if n > 3 {
-                    return fail("Debug level must be between 0 and 3");
-                }
-                o.debug = n as u8;
-            }
-            'v' => {
-                println!("{VERSION_LINE}");
-                return Parsed::Exit(0);
-            }
-            'c' => {
-                parse_opt = true;
-                o.csv = true;
-            }
-            'b' | 'e' => {
-                parse_opt = true;
-                if let Err(e) = parse_time(v.as_bytes()) {
-                    let which = if c == 'b' { "begin" } else { "end" };
-                    return fail(&format!("Error in {which} timestamp: {e}"));
-                }
-                let t: String = v.chars().take(23).collect();
-                if c == 'b' {
-                    o.begin = Some(t)
-                } else {
-                    o.end = Some(t)
-                }
-            }
-            'q' => o.backslash_quote = true,
-            _ => o.jump = true,
+        if let Err(exit) = apply(&mut o, c, v, &mut flags) {
+            return exit;
         }
     }
     if operands.len() > 1 {
         return fail("More than one argument given");
     }
     o.infile = operands.into_iter().next();
-    if o.parse_only && replay_opt {
+    if o.parse_only && flags.1 {
         return fail("Error: cannot specify replay option with -f");
     }
-    if o.replay_only && parse_opt {
+    if o.replay_only && flags.0 {
         return fail("Error: cannot specify parse option with -r");
     }
     if o.outfile.is_some() && !o.parse_only {
         return fail("Error: option -o is only allowed with -f");
     }
     Parsed::Run(Box::new(o))
+}
+
+fn nonempty(v: &str) -> Option<String> {
+    Some(v.to_string()).filter(|s| !s.is_empty())
+}
+
+/// Applies one option; `Err` is the exit (help, version, or an error already printed).
+fn apply(o: &mut Opts, c: char, v: Option<String>, flags: &mut (bool, bool)) -> Result<(), Parsed> {
+    let v = v.unwrap_or_default();
+    match c {
+        'f' | 'r' => {
+            if c == 'f' {
+                o.parse_only = true
+            } else {
+                o.replay_only = true
+            }
+            if o.parse_only && o.replay_only {
+                return Err(fail("Error: options -p and -r are mutually exclusive"));
+            }
+        }
+        'o' => o.outfile = nonempty(&v),
+        'h' => {
+            flags.1 = true;
+            o.host = nonempty(&v);
+        }
+        'p' => {
+            flags.1 = true;
+            let Some(n) = strtoul(&v).filter(|_| !v.is_empty()) else {
+                return Err(fail(&format!("Not a valid port number: \"{v}\"")));
+            };
+            if !(1..=65535).contains(&n) {
+                return Err(fail("Port number must be between 1 and 65535"));
+            }
+            o.port = Some(n as u16);
+        }
+        'W' => {
+            flags.1 = true;
+            o.password = nonempty(&v);
+        }
+        's' => {
+            flags.1 = true;
+            let Ok(f) = v.trim_start().parse::<f64>() else {
+                return Err(fail(&format!("Not a valid floating point number: \"{v}\"")));
+            };
+            if f <= 0.0 || f.is_nan() {
+                return Err(fail("Factor must be greater than 0"));
+            }
+            o.speed = f;
+        }
+        'E' => {
+            flags.1 = true;
+            o.encoding = nonempty(&v);
+        }
+        'd' => {
+            let Some(n) = strtoul(&v).filter(|_| !v.is_empty()) else {
+                return Err(fail(&format!("Not a valid debug level: \"{v}\"")));
+            };
+            if n > 3 {
+                return Err(fail("Debug level must be between 0 and 3"));
+            }
+            o.debug = n as u8;
+        }
+        'v' => {
+            println!("{VERSION_LINE}");
+            return Err(Parsed::Exit(0));
+        }
+        'c' => {
+            flags.0 = true;
+            o.csv = true;
+        }
+        'b' | 'e' => {
+            flags.0 = true;
+            if let Err(e) = parse_time(v.as_bytes()) {
+                let which = if c == 'b' { "begin" } else { "end" };
+                return Err(fail(&format!("Error in {which} timestamp: {e}")));
+            }
+            let t: String = v.chars().take(23).collect();
+            if c == 'b' {
+                o.begin = Some(t)
+            } else {
+                o.end = Some(t)
+            }
+        }
+        'q' => o.backslash_quote = true,
+        _ => o.jump = true,
+    }
+    Ok(())
 }
