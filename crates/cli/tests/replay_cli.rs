@@ -189,3 +189,51 @@ fn pgrig_replay_writes_pgreplays_replay_file_and_statistics() {
         ours_trace.2
     );
 }
+
+#[test]
+fn ctrl_c_stops_a_replay_with_the_statistics_of_what_ran_and_status_130() {
+    let db = pgrig_testkit::fresh_db("replay_ctrl_c");
+    let dir = tempfile::tempdir().unwrap();
+    let user = db.server().user().to_string();
+    let line = |t: &str, msg: &str| {
+        format!(
+            "2010-12-31 {t} UTC|{user}|{}|4d1db7a8.4236|LOG:  {msg}\n",
+            db.name
+        )
+    };
+    let log = [
+        line("10:00:00.000", "connection authorized: user=x database=y"),
+        line("10:00:00.100", "statement: SELECT pg_sleep(60)"),
+        line("10:01:30.000", "statement: SELECT 1"),
+    ]
+    .concat();
+    std::fs::write(dir.path().join("a.log"), log).unwrap();
+    let mut cmd = db.command(env!("CARGO_BIN_EXE_pgrig"));
+    cmd.args(["replay", "a.log"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let started = std::time::Instant::now();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("Replay interrupted"), "{stderr}");
+    assert!(stdout.contains("Replay statistics"), "{stdout}");
+    // the connect and the pg_sleep were sent; SELECT 1 was not yet due
+    assert!(stdout.contains("Calls to the server: 2\n"), "{stdout}");
+}

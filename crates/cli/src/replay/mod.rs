@@ -119,8 +119,8 @@ fn run(o: &Opts, pgrig: bool) -> i32 {
     };
     // statistics go to stderr only when the replay file goes to stdout
     let stats_to_stderr = o.parse_only && o.outfile.is_none();
-    let (ok, replay_report) = if o.parse_only {
-        (write_file(o, &mut source), None)
+    let (ok, replay_report, interrupted) = if o.parse_only {
+        (write_file(o, &mut source), None, false)
     } else {
         replay_items(o, &mut source, pgrig)
     };
@@ -146,7 +146,11 @@ fn run(o: &Opts, pgrig: bool) -> i32 {
             return 1;
         }
     }
-    0
+    if interrupted {
+        130
+    } else {
+        0
+    }
 }
 
 fn write_file(o: &Opts, source: &mut Source) -> bool {
@@ -183,7 +187,8 @@ fn write_file(o: &Opts, source: &mut Source) -> bool {
     true
 }
 
-fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> (bool, Option<String>) {
+/// Replays; returns (success, the replay statistics, interrupted by Ctrl-C).
+fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> (bool, Option<String>, bool) {
     let opts = ReplayOptions {
         host: o.host.clone(),
         port: o.port,
@@ -203,19 +208,21 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> (bool, Option<Str
         Ok(x) => x,
         Err(e) => {
             eline(&e.0);
-            return (false, None);
+            return (false, None, false);
         }
     };
     if let Some(e) = outcome.failure {
         eline(&e.0);
-        return (false, None);
+        return (false, None, false);
     }
-    if outcome.left_open > 0 {
+    if outcome.interrupted {
+        eline("Replay interrupted: the statistics cover what ran until then");
+    } else if outcome.left_open > 0 {
         eline("Error: not all database connections closed");
     }
     let mut report = outcome.stats.report();
     if pgrig {
         report.push_str(&outcome.stats.lag_report(LAG_LINES));
     }
-    (true, Some(report))
+    (true, Some(report), outcome.interrupted)
 }

@@ -42,6 +42,8 @@ pub struct Outcome {
     pub failure: Option<Error>,
     /// Sessions still open at the end (pgreplay: "not all database connections closed").
     pub left_open: usize,
+    /// Stopped by Ctrl-C: the statistics cover what ran until then.
+    pub interrupted: bool,
 }
 
 /// Replays the items `next` yields. `say` prints a line on standard output (the
@@ -66,6 +68,7 @@ pub fn replay(
         busy: Cell::new(0),
         idle: Notify::new(),
         failure: RefCell::new(None),
+        interrupted: Cell::new(false),
         failed: Notify::new(),
         say: RefCell::new(say),
     });
@@ -80,6 +83,7 @@ pub fn replay(
         stats,
         failure,
         left_open,
+        interrupted: shared.interrupted.get(),
     })
 }
 
@@ -95,8 +99,16 @@ async fn dispatch(
     let mut skipped = Duration::ZERO;
     let mut sessions: HashMap<u64, UnboundedSender<Msg>> = HashMap::new();
     let mut tasks = Vec::new();
+    let watcher = {
+        let shared = shared.clone();
+        tokio::task::spawn_local(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                shared.interrupt();
+            }
+        })
+    };
     loop {
-        if shared.has_failed() {
+        if shared.stopping() {
             break;
         }
         let item = match next() {
@@ -127,9 +139,19 @@ async fn dispatch(
     }
     let open = sessions.len();
     drop(sessions);
-    for t in tasks {
-        let _ = t.await;
+    // after Ctrl-C, statements still running a second later are abandoned (their connections
+    // closed: the server ends them)
+    let grace = Instant::now() + Duration::from_secs(1);
+    for mut t in tasks {
+        if shared.interrupted.get() {
+            if tokio::time::timeout_at(grace.into(), &mut t).await.is_err() {
+                t.abort();
+            }
+        } else {
+            let _ = t.await;
+        }
     }
+    watcher.abort();
     open
 }
 
@@ -138,7 +160,7 @@ async fn dispatch(
 async fn wait_until(shared: &Shared, due: Instant) -> Duration {
     loop {
         let now = Instant::now();
-        if due <= now || shared.has_failed() {
+        if due <= now || shared.stopping() {
             return Duration::ZERO;
         }
         if shared.opts.jump && shared.busy.get() == 0 {

@@ -61,7 +61,7 @@ pub async fn run(
                 None => break,
             },
         };
-        if shared.has_failed() {
+        if shared.stopping() {
             return;
         }
         shared.consume(msg.due, msg.due_at, free_at);

@@ -31,6 +31,8 @@ pub struct Shared {
     pub busy: Cell<usize>,
     pub idle: Notify,
     pub failure: RefCell<Option<Error>>,
+    /// Ctrl-C: stop dispatching, report what ran.
+    pub interrupted: Cell<bool>,
     pub failed: Notify,
     pub say: RefCell<Say>,
 }
@@ -55,6 +57,18 @@ impl Shared {
 
     pub fn has_failed(&self) -> bool {
         self.failure.borrow().is_some()
+    }
+
+    /// Failed or interrupted: nothing more is dispatched or sent.
+    pub fn stopping(&self) -> bool {
+        self.has_failed() || self.interrupted.get()
+    }
+
+    /// Ctrl-C was pressed.
+    pub fn interrupt(&self) {
+        self.interrupted.set(true);
+        self.failed.notify_waiters();
+        self.failed.notify_one();
     }
 
     /// One dispatched item is done.
