@@ -237,3 +237,33 @@ fn ctrl_c_stops_a_replay_with_the_statistics_of_what_ran_and_status_130() {
     // the connect and the pg_sleep were sent; SELECT 1 was not yet due
     assert!(stdout.contains("Calls to the server: 2\n"), "{stdout}");
 }
+
+#[test]
+fn a_jsonlog_is_recognised_and_parses_like_the_same_stderr_log_does_in_pgreplay() {
+    let dir = tempfile::tempdir().unwrap();
+    let stderr_log = "2010-12-31 10:59:52.235 UTC|postgres|db|4d1db7a8.4236|LOG:  connection authorized: user=postgres database=db\n\
+2010-12-31 10:59:52.300 UTC|postgres|db|4d1db7a8.4236|LOG:  execute <unnamed>: select $1\n\
+2010-12-31 10:59:52.300 UTC|postgres|db|4d1db7a8.4236|DETAIL:  parameters: $1 = 'a''b'\n\
+2010-12-31 10:59:52.400 UTC|postgres|db|4d1db7a8.4236|LOG:  disconnection: session time: 0:00:00.165 user=postgres database=db host=[local]\n";
+    let json_log = r#"{"timestamp":"2010-12-31 10:59:52.235 UTC","user":"postgres","dbname":"db","pid":1,"session_id":"4d1db7a8.4236","error_severity":"LOG","message":"connection authorized: user=postgres database=db"}
+{"timestamp":"2010-12-31 10:59:52.300 UTC","user":"postgres","dbname":"db","pid":1,"session_id":"4d1db7a8.4236","error_severity":"LOG","message":"execute <unnamed>: select $1","detail":"parameters: $1 = 'a''b'"}
+{"timestamp":"2010-12-31 10:59:52.400 UTC","user":"postgres","dbname":"db","pid":1,"session_id":"4d1db7a8.4236","error_severity":"LOG","message":"disconnection: session time: 0:00:00.165 user=postgres database=db host=[local]"}
+"#;
+    std::fs::write(dir.path().join("a.log"), stderr_log).unwrap();
+    std::fs::write(dir.path().join("a.json"), json_log).unwrap();
+    let pgrig = Path::new(env!("CARGO_BIN_EXE_pgrig"));
+    let (code, _, err) = run(
+        pgrig,
+        &["replay", "-f", "-o", "ours.rf", "a.json"],
+        dir.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let (ocode, _, oerr) = run(&oracle(), &["-f", "-o", "theirs.rf", "a.log"], dir.path());
+    assert_eq!(ocode, Some(0), "{oerr}");
+    let ours = std::fs::read(dir.path().join("ours.rf")).unwrap();
+    assert_eq!(ours, std::fs::read(dir.path().join("theirs.rf")).unwrap());
+    assert!(
+        ours.windows(3).any(|w| w == b"a'b"),
+        "the bind value is missing"
+    );
+}
