@@ -267,3 +267,47 @@ fn a_jsonlog_is_recognised_and_parses_like_the_same_stderr_log_does_in_pgreplay(
         "the bind value is missing"
     );
 }
+
+#[test]
+fn pgrig_replay_reads_several_files_as_one_rotated_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let part1 = "2010-12-31 10:59:52.235 UTC|postgres|db|4d1db7a8.4236|LOG:  connection authorized: user=postgres database=db\n\
+2010-12-31 10:59:52.300 UTC|postgres|db|4d1db7a8.4236|LOG:  execute s1: select $1\n\
+2010-12-31 10:59:52.300 UTC|postgres|db|4d1db7a8.4236|DETAIL:  parameters: $1 = '1'\n";
+    let part2 =
+        "2010-12-31 10:59:53.300 UTC|postgres|db|4d1db7a8.4236|LOG:  execute s1: select $1\n\
+2010-12-31 10:59:53.300 UTC|postgres|db|4d1db7a8.4236|DETAIL:  parameters: $1 = '2'\n\
+2010-12-31 10:59:53.400 UTC|postgres|db|4d1db7a8.4236|LOG:  statement: select 3\n";
+    std::fs::write(dir.path().join("p1.log"), part1).unwrap();
+    std::fs::write(dir.path().join("p2.log"), part2).unwrap();
+    std::fs::write(dir.path().join("all.log"), format!("{part1}{part2}")).unwrap();
+    let pgrig = Path::new(env!("CARGO_BIN_EXE_pgrig"));
+    let (code, out, err) = run(
+        pgrig,
+        &["replay", "-f", "-o", "ours.rf", "p1.log", "p2.log"],
+        dir.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let (ocode, oout, _) = run(&oracle(), &["-f", "-o", "theirs.rf", "all.log"], dir.path());
+    assert_eq!(ocode, Some(0));
+    assert_eq!(out, oout);
+    // one prepare: the session and its prepared statement continue into the second file
+    assert!(
+        out.contains("Different named prepared SQL statements processed: 1"),
+        "{out}"
+    );
+    let ours = std::fs::read(dir.path().join("ours.rf")).unwrap();
+    assert_eq!(ours, std::fs::read(dir.path().join("theirs.rf")).unwrap());
+    // a parse error names the file it is in; the pgreplay link still takes one file only
+    std::fs::write(dir.path().join("bad.log"), "no prefix here\n").unwrap();
+    let (code, _, err) = run(
+        pgrig,
+        &["replay", "-f", "-o", "x.rf", "p1.log", "bad.log"],
+        dir.path(),
+    );
+    assert_eq!(code, Some(1));
+    assert!(err.starts_with("bad.log: Error parsing line 1:"), "{err}");
+    let (code, _, err) = run(&linked(dir.path()), &["-f", "p1.log", "p2.log"], dir.path());
+    assert_eq!(code, Some(1));
+    assert!(err.starts_with("More than one argument given"), "{err}");
+}

@@ -33,6 +33,13 @@ pub struct ParseOptions {
 /// Replay items from a log.
 pub struct LogParser<R> {
     src: EntrySource<R>,
+    /// Further inputs, read after `src` as the continuation of one log (rotated files).
+    rest: VecDeque<R>,
+    /// Lines of the inputs already read, and how many were.
+    lines_before: u64,
+    inputs_done: usize,
+    format: Format,
+    window: (Option<String>, Option<String>),
     backslash_quote: bool,
     /// Open sessions by the low byte of their ID, newest last (pgreplay's hash order).
     buckets: Vec<Vec<Conn>>,
@@ -56,6 +63,11 @@ impl<R: BufRead> LogParser<R> {
         let format = opts.format.unwrap_or(Format::Stderr);
         LogParser {
             src: EntrySource::new(input, format, opts.begin.as_deref(), opts.end.as_deref()),
+            rest: VecDeque::new(),
+            lines_before: 0,
+            inputs_done: 0,
+            format,
+            window: (opts.begin.clone(), opts.end.clone()),
             backslash_quote: opts.backslash_quote,
             buckets: (0..256).map(|_| Vec::new()).collect(),
             queue: VecDeque::new(),
@@ -65,10 +77,21 @@ impl<R: BufRead> LogParser<R> {
         }
     }
 
+    /// Adds an input read after the ones given so far, as the continuation of the same log
+    /// (sessions stay open across it; line numbers in messages restart with it).
+    pub fn push_input(&mut self, input: R) {
+        self.rest.push_back(input);
+    }
+
+    /// Which input is being read (0: the first).
+    pub fn input_index(&self) -> usize {
+        self.inputs_done
+    }
+
     /// The statistics so far (lines read up to now).
     pub fn stats(&self) -> ParseStats {
         let mut s = self.stats.clone();
-        s.lines = self.src.lineno();
+        s.lines = self.lines_before + self.src.lineno();
         s
     }
 
@@ -85,6 +108,13 @@ impl<R: BufRead> LogParser<R> {
             let entry = self.src.next_entry().map_err(Error::new);
             self.notes.append(&mut self.src.notes);
             let Some(mut entry) = entry? else {
+                if let Some(next) = self.rest.pop_front() {
+                    self.lines_before += self.src.lineno();
+                    self.inputs_done += 1;
+                    let (b, e) = (self.window.0.as_deref(), self.window.1.as_deref());
+                    self.src = EntrySource::new(next, self.format, b, e);
+                    continue;
+                }
                 return Ok(self.close_one());
             };
             crate::duration::unwrap_duration(&mut entry);

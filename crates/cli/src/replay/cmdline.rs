@@ -24,7 +24,8 @@ pub struct Opts {
     pub end: Option<String>,
     pub backslash_quote: bool,
     pub jump: bool,
-    pub infile: Option<String>,
+    /// Input files (pgreplay: at most one; none is standard input).
+    pub infiles: Vec<String>,
 }
 
 /// What the command line asks for.
@@ -138,8 +139,8 @@ fn getopt(args: &[String]) -> Result<Split, char> {
     Ok((opts, operands))
 }
 
-/// Parses pgreplay's command line.
-pub fn parse(args: &[String]) -> Parsed {
+/// Parses pgreplay's command line; `several` accepts more than one input file (`pgrig replay`).
+pub fn parse(args: &[String], several: bool) -> Parsed {
     let (list, operands) = match getopt(args) {
         Ok(x) => x,
         Err(c) if c == '?' || c == 'h' => {
@@ -159,10 +160,10 @@ pub fn parse(args: &[String]) -> Parsed {
             return exit;
         }
     }
-    if operands.len() > 1 {
+    if operands.len() > 1 && !several {
         return fail("More than one argument given");
     }
-    o.infile = operands.into_iter().next();
+    o.infiles = operands;
     if o.parse_only && flags.1 {
         return fail("Error: cannot specify replay option with -f");
     }

@@ -5,7 +5,7 @@
 mod cmdline;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 
 use pgrig_replay::entry::Format;
 use pgrig_replay::parser::{LogParser, ParseOptions};
@@ -17,16 +17,17 @@ use cmdline::{parse, Opts, Parsed};
 /// pgrig invoked as `pgreplay`: `args` are the words after the program; returns the exit
 /// status. The output is pgreplay's alone.
 pub fn main(args: &[String]) -> i32 {
-    match parse(args) {
+    match parse(args, false) {
         Parsed::Exit(code) => i32::from(code),
         Parsed::Run(o) => run(&o, false),
     }
 }
 
-/// `pgrig replay`: `args` are the words after `replay`. After pgreplay's statistics it also
-/// prints pgrig's lag report (who was behind schedule, per second).
+/// `pgrig replay`: `args` are the words after `replay`. It takes several log files (the parts
+/// of one rotated log, in order) and, after pgreplay's statistics, prints pgrig's lag report
+/// (who was behind schedule, per second).
 pub fn pgrig_main(args: &[String]) -> i32 {
-    match parse(args) {
+    match parse(args, true) {
         Parsed::Exit(code) => i32::from(code),
         Parsed::Run(o) => run(&o, true),
     }
@@ -47,19 +48,23 @@ fn eline(s: &str) {
 
 /// Where the items come from.
 enum Source {
-    Log(Box<LogParser<Box<dyn BufRead>>>),
-    File(replayfile::Reader<Box<dyn BufRead>>),
+    /// A log (several files: one log in rotated parts, named in error messages).
+    Log(Box<LogParser<Box<dyn BufRead>>>, Vec<String>),
+    File(replayfile::Reader<Box<dyn Read>>),
 }
 
 impl Source {
     fn next(&mut self, debug: u8) -> Result<Option<Item>, Error> {
         let r = match self {
-            Source::Log(p) => {
+            Source::Log(p, names) => {
                 let r = p.next_item();
                 for n in p.notes.drain(..) {
                     eline(&n);
                 }
-                r
+                match (r, names.get(p.input_index())) {
+                    (Err(e), Some(name)) if names.len() > 1 => Err(Error(format!("{name}: {e}"))),
+                    (r, _) => r,
+                }
             }
             Source::File(f) => f.next_item(),
         };
@@ -72,11 +77,15 @@ impl Source {
     }
 }
 
-fn open_source(o: &Opts) -> Result<Source, ()> {
-    let input: Box<dyn BufRead> = match &o.infile {
-        None => Box::new(BufReader::new(io::stdin())),
-        Some(path) => match File::open(path) {
-            Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+/// Opens the input files (none: standard input).
+fn open_inputs(o: &Opts) -> Result<Vec<Box<dyn BufRead>>, ()> {
+    if o.infiles.is_empty() {
+        return Ok(vec![Box::new(BufReader::new(io::stdin()))]);
+    }
+    let mut inputs: Vec<Box<dyn BufRead>> = Vec::new();
+    for path in &o.infiles {
+        match File::open(path) {
+            Ok(f) => inputs.push(Box::new(BufReader::with_capacity(1 << 16, f))),
             Err(e) => {
                 // pgreplay's perror() prefixes, the replay file's with its doubled colon
                 let prefix = if o.replay_only {
@@ -84,15 +93,32 @@ fn open_source(o: &Opts) -> Result<Source, ()> {
                 } else {
                     "Error opening input file"
                 };
-                eline(&format!("{prefix}: {}", pgrig_wire::strerror(&e)));
+                let named = if o.infiles.len() > 1 {
+                    format!(" {path}")
+                } else {
+                    String::new()
+                };
+                eline(&format!("{prefix}{named}: {}", pgrig_wire::strerror(&e)));
                 return Err(());
             }
-        },
+        }
+    }
+    Ok(inputs)
+}
+
+fn open_source(o: &Opts) -> Result<Source, ()> {
+    let mut inputs = open_inputs(o)?.into_iter();
+    let Some(mut input) = inputs.next() else {
+        return Err(());
     };
     if o.replay_only {
-        return Ok(Source::File(replayfile::Reader::new(input)));
+        // replay files have no header: several are one file
+        let mut all: Box<dyn Read> = Box::new(input);
+        for more in inputs {
+            all = Box::new(all.chain(more));
+        }
+        return Ok(Source::File(replayfile::Reader::new(all)));
     }
-    let mut input = input;
     let format = if o.csv {
         Format::Csv
     } else if input
@@ -110,7 +136,11 @@ fn open_source(o: &Opts) -> Result<Source, ()> {
         end: o.end.clone(),
         backslash_quote: o.backslash_quote,
     };
-    Ok(Source::Log(Box::new(LogParser::new(input, &opts))))
+    let mut parser = LogParser::new(input, &opts);
+    for more in inputs {
+        parser.push_input(more);
+    }
+    Ok(Source::Log(Box::new(parser), o.infiles.clone()))
 }
 
 fn run(o: &Opts, pgrig: bool) -> i32 {
@@ -128,7 +158,7 @@ fn run(o: &Opts, pgrig: bool) -> i32 {
         return 1;
     }
     let mut report = String::new();
-    if let Source::Log(p) = &source {
+    if let Source::Log(p, _) = &source {
         report.push_str(&p.stats().report());
     }
     if let Some(r) = replay_report {
