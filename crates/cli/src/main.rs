@@ -82,7 +82,7 @@ Usage:
   pgrig results list|summary|show|export   the runs in the results store (export --format json|csv)
   pgrig compare A B [--metric tps,p99]     is the difference between two selections of runs real?
   pgrig report [STUDY|RUN-ID|FILE ...]     charts as one self-contained HTML page (-o FILE, --svg DIR)
-  pgrig replay [pgreplay options] [LOGFILE...]  pgreplay 1.2's command line: replay a server log (also as a link named pgreplay)
+  pgrig replay [options] [LOGFILE...]      pgreplay 1.2's command line: replay a server log (also as a link named pgreplay)
   pgrig tpcc load|check                    TPC-C's dataset and its consistency conditions
   pgrig --version
 
