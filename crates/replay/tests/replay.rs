@@ -305,8 +305,9 @@ fn lag_behind_a_slow_statement_is_attributed_to_the_server() {
         server_lag > 800.0,
         "pg_sleep(1) did not delay mark 1: {server_lag} ms"
     );
+    // (mark 0 itself may run a little late on a loaded machine, which shortens the gap)
     assert!(
-        (worst - server_lag).abs() < 30.0,
+        (worst - server_lag).abs() < 60.0,
         "reported {worst} ms, server clock {server_lag} ms"
     );
     let server: f64 = o
