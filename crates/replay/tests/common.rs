@@ -166,10 +166,10 @@ pub fn record(name: &str, logging: &[(&str, &str)], script: &[&str], modes: &[&s
     if let Some(j) = &json {
         wait_for_log(j, "recording done");
     }
-    // a snapshot: the server goes on logging while the tests run
-    let snap = Box::leak(Box::new(tempfile::tempdir().unwrap()))
-        .path()
-        .to_path_buf();
+    // a snapshot: the server goes on logging while the tests run (kept in the cluster's own
+    // directory, which its watchdog removes when the test binary exits)
+    let snap = server.root_dir().join("snapshot");
+    std::fs::create_dir_all(&snap).unwrap();
     let copy = |p: &Path| {
         let to = snap.join(p.file_name().unwrap());
         std::fs::copy(p, &to).unwrap();
