@@ -17,24 +17,9 @@ use tokio::sync::Notify;
 
 use crate::error::Error;
 use crate::item::{Item, ItemKind};
-pub use shared::Say;
 use shared::{Msg, Shared};
+pub use shared::{ReplayOptions, Say};
 pub use stats::ReplayStats;
-
-/// pgreplay's replay options.
-#[derive(Debug, Clone, Default)]
-pub struct ReplayOptions {
-    pub host: Option<String>,
-    pub port: Option<u16>,
-    /// `-W`: one password for every user.
-    pub password: Option<String>,
-    /// `-E`: the client encoding.
-    pub encoding: Option<String>,
-    /// `-s`: speed factor (2 replays twice as fast).
-    pub speed: f64,
-    /// `-j`: skip idle time.
-    pub jump: bool,
-}
 
 /// What ended a replay: its statistics, and the failure that stopped it, if any.
 pub struct Outcome {

@@ -1,5 +1,6 @@
-//! State the dispatcher and the session tasks share on the replay's one thread: statistics,
-//! the count of sessions with work, the first failure, and the behind-schedule announcer.
+//! The replay options, and the state the dispatcher and the session tasks share on the
+//! replay's one thread: statistics, the count of sessions with work, the first failure, and
+//! the behind-schedule announcer.
 
 use std::cell::{Cell, RefCell};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -7,9 +8,23 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::Notify;
 
 use super::stats::ReplayStats;
-use super::ReplayOptions;
 use crate::error::Error;
 use crate::item::Item;
+
+/// pgreplay's replay options.
+#[derive(Debug, Clone, Default)]
+pub struct ReplayOptions {
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    /// `-W`: one password for every user.
+    pub password: Option<String>,
+    /// `-E`: the client encoding.
+    pub encoding: Option<String>,
+    /// `-s`: speed factor (2 replays twice as fast).
+    pub speed: f64,
+    /// `-j`: skip idle time.
+    pub jump: bool,
+}
 
 /// An item handed to its session, with the wall-clock time it was due.
 pub struct Msg {
