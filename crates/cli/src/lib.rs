@@ -24,6 +24,7 @@ pub mod metrics_http;
 pub mod own_args;
 pub mod profile;
 pub mod prompt;
+pub mod replay;
 pub mod report;
 pub mod report_compare;
 pub mod run;

@@ -27,6 +27,8 @@ fn main() -> ExitCode {
         .unwrap_or("pgrig");
     let code = if base == "pgbench" {
         pgrig_cli::bench::main("pgbench", &args)
+    } else if base == "pgreplay" {
+        stdout_status(pgrig_cli::replay::main(&args[1..]))
     } else if base == "sysbench" {
         stdout_status(pgrig_cli::sysbench::main(&args))
     } else {
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
             Some("study") => stdout_status(study::main(&args[1..])),
             Some("results") => stdout_status(results::main(&args[1..])),
             Some("compare") => stdout_status(compare::main(&args[1..])),
+            Some("replay") => stdout_status(pgrig_cli::replay::pgrig_main(&args[2..])),
             Some("tpcc") => stdout_status(pgrig_cli::tpcc::main(&args[1..])),
             Some("report") => stdout_status(pgrig_cli::html_report::main(&args[1..])),
             Some("--version") | Some("-V") => {
@@ -79,6 +82,7 @@ Usage:
   pgrig results list|summary|show|export   the runs in the results store (export --format json|csv)
   pgrig compare A B [--metric tps,p99]     is the difference between two selections of runs real?
   pgrig report [STUDY|RUN-ID|FILE ...]     charts as one self-contained HTML page (-o FILE, --svg DIR)
+  pgrig replay [options] [LOGFILE...]      pgreplay 1.2's command line: replay a server log (also as a link named pgreplay)
   pgrig tpcc load|check                    TPC-C's dataset and its consistency conditions
   pgrig --version
 

@@ -1,0 +1,24 @@
+//! pgrig-replay: pgreplay 1.2's behaviour as a library.
+//!
+//! * [`parser::LogParser`]: a PostgreSQL log (stderr with pgreplay's `log_line_prefix`, csvlog,
+//!   jsonlog) read into a stream of [`item::Item`]s — connects, statements, prepares, executions
+//!   of prepared statements, cancels, disconnects — with pgreplay's warnings and statistics.
+//! * [`replayfile`]: pgreplay's binary replay file, read and written byte for byte.
+//! * [`replayer`]: the items replayed against a server, one connection per recorded session,
+//!   at their recorded offsets scaled by a speed factor, with pgreplay's replay statistics.
+
+pub mod bind;
+pub mod duration;
+pub mod entry;
+pub mod error;
+pub mod filter;
+pub mod item;
+pub mod parser;
+pub mod reader;
+pub mod replayer;
+pub mod replayfile;
+pub mod stats;
+pub mod time;
+
+pub use error::Error;
+pub use item::{Item, ItemKind};

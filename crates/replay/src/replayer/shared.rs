@@ -1,0 +1,118 @@
+//! The replay options, and the state the dispatcher and the session tasks share on the
+//! replay's one thread: statistics, the count of sessions with work, the first failure, and
+//! the behind-schedule announcer.
+
+use std::cell::{Cell, RefCell};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use tokio::sync::Notify;
+
+use super::stats::ReplayStats;
+use crate::error::Error;
+use crate::item::Item;
+
+/// pgreplay's replay options.
+#[derive(Debug, Clone, Default)]
+pub struct ReplayOptions {
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    /// `-W`: one password for every user.
+    pub password: Option<String>,
+    /// `-E`: the client encoding.
+    pub encoding: Option<String>,
+    /// `-s`: speed factor (2 replays twice as fast).
+    pub speed: f64,
+    /// `-j`: skip idle time.
+    pub jump: bool,
+}
+
+/// An item handed to its session, with the wall-clock time it was due.
+pub struct Msg {
+    pub item: Item,
+    pub due: SystemTime,
+    /// The same on the monotonic clock (after `-j` skipping: when it was handed over).
+    pub due_at: Instant,
+}
+
+/// Prints one line on standard output.
+pub type Say = Box<dyn FnMut(&str)>;
+
+pub struct Shared {
+    pub opts: ReplayOptions,
+    /// When the replay started (second 0 of the lag report).
+    pub start: Instant,
+    pub stats: RefCell<ReplayStats>,
+    /// Items dispatched and not yet done.
+    pub busy: Cell<usize>,
+    pub idle: Notify,
+    pub failure: RefCell<Option<Error>>,
+    /// Ctrl-C: stop dispatching, report what ran.
+    pub interrupted: Cell<bool>,
+    pub failed: Notify,
+    pub say: RefCell<Say>,
+}
+
+fn whole_secs(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs() as i64,
+        Err(e) => -(e.duration().as_secs_f64().ceil() as i64),
+    }
+}
+
+impl Shared {
+    /// Records the first failure; the replay stops.
+    pub fn fail(&self, e: Error) {
+        let mut f = self.failure.borrow_mut();
+        if f.is_none() {
+            *f = Some(e);
+        }
+        self.failed.notify_waiters();
+        self.failed.notify_one();
+    }
+
+    pub fn has_failed(&self) -> bool {
+        self.failure.borrow().is_some()
+    }
+
+    /// Failed or interrupted: nothing more is dispatched or sent.
+    pub fn stopping(&self) -> bool {
+        self.has_failed() || self.interrupted.get()
+    }
+
+    /// Ctrl-C was pressed.
+    pub fn interrupt(&self) {
+        self.interrupted.set(true);
+        self.failed.notify_waiters();
+        self.failed.notify_one();
+    }
+
+    /// One dispatched item is done.
+    pub fn done(&self) {
+        let b = self.busy.get().saturating_sub(1);
+        self.busy.set(b);
+        if b == 0 {
+            self.idle.notify_waiters();
+        }
+    }
+
+    /// An item is consumed now: counts the call and the lag behind its due time (whole
+    /// seconds of the clock, as pgreplay compares them), announcing new steps; and splits the
+    /// exact lag into the time its session was still waiting for the server's answer to the
+    /// previous statement (until `free_at`) and the time after that (the replayer's own).
+    pub fn consume(&self, due: SystemTime, due_at: Instant, free_at: Instant) {
+        let lag = whole_secs(SystemTime::now()) - whole_secs(due);
+        let now = Instant::now();
+        let late = now.saturating_duration_since(due_at);
+        let server = free_at.min(now).saturating_duration_since(due_at);
+        let second = due_at.saturating_duration_since(self.start).as_secs();
+        let lines = {
+            let mut s = self.stats.borrow_mut();
+            s.actions += 1;
+            s.record_lag(second, late, server);
+            s.lag(lag)
+        };
+        for l in lines {
+            (self.say.borrow_mut())(&l);
+        }
+    }
+}
