@@ -5,27 +5,28 @@
 //!
 //! * [`cmdline`]: the arguments as sysbench splits them; [`general`]: the general options and
 //!   their checks (and the deprecated aliases' warnings); [`test_options`]: a test's own options.
-//! * [`script`]: a test named by a bundled name or a script path (other Lua scripts are
-//!   refused: not supported yet); [`legacy`]: the hint after sysbench 0.5 command lines.
+//! * [`script`]: a test named by a bundled name (native) or a Lua file, which [`lua`] hands to
+//!   the Lua runtime (`pgrig_lua`); [`legacy`]: the hint after sysbench 0.5 command lines.
 //! * [`seam`]/[`join`]: the workloads behind the tests.
-//! * [`prepare`]: `prepare` and `cleanup`; [`run`]: `run`; [`report`], [`histogram`], [`mix`]:
-//!   the run's output (pure); [`help`]: `--help` and `TEST help`.
+//! * [`prepare`]: `prepare` and `cleanup`; [`run`]: `run` (its output rendered by
+//!   `pgrig_workloads::sysbench::report`); [`help`]: `--help` and `TEST help`.
 
 pub mod cmdline;
 pub mod db;
 pub mod general;
 pub mod help;
-pub mod histogram;
 pub mod join;
 pub mod legacy;
-pub mod mix;
+pub mod lua;
 pub mod options;
 pub mod prepare;
-pub mod report;
 pub mod run;
 pub mod script;
 pub mod seam;
 pub mod test_options;
+
+/// sysbench's run output, in the workloads crate (re-exported for the command line's tests).
+pub use pgrig_workloads::sysbench::{histogram, mix, report};
 
 use cmdline::CmdLine;
 use general::{Exit, General, Pg, Phase};
@@ -83,11 +84,13 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         )));
     };
     let hinted = |e: Exit| with_hint(e, &c, &arg);
-    let test = match script::resolve(&arg, &|n| tests.has(n), &script::is_file) {
+    let lua_path = std::env::var("LUA_PATH").ok();
+    let test = match script::resolve(&arg, &|n| tests.has(n), &script::is_file, lua_path.as_deref()) {
         Script::Bundled(name) => name,
         Script::Custom(file) => {
-            let msg = script::custom_message(&file, join::TEST_NAMES);
-            return Err(hinted(Exit::fatal(msg)));
+            let pg = Pg::read(&c)?;
+            set_password(&pg);
+            return Ok(lua::run(&c, &arg, &file, &general, &pg));
         }
         Script::Missing => {
             return Err(hinted(Exit::fatal(format!(
