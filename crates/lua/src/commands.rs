@@ -11,6 +11,9 @@ use mlua::{Function, Lua, Table, Value};
 
 use crate::state::{self, Shared};
 
+/// The commands sysbench knows whether or not a script implements them.
+const BUILT_IN: [&str; 5] = ["prepare", "prewarm", "run", "cleanup", "help"];
+
 /// `'NAME' test does not implement the 'CMD' command.`, status 1.
 fn not_implemented(sh: &Shared, cmd: &str) -> i32 {
     eprintln!(
@@ -48,7 +51,8 @@ fn help(lua: &Lua, sh: &Shared) -> i32 {
     if !has_options {
         return not_implemented(sh, "help");
     }
-    println!("{} options:", sh.inv.name);
+    let name = sh.inv.script.file_name().map(|n| n.to_string_lossy().into_owned());
+    println!("{} options:", name.unwrap_or_else(|| sh.inv.name.clone()));
     let r = lua.load("sysbench.cmdline.print_test_options()").exec();
     i32::from(r.is_err())
 }
@@ -94,7 +98,7 @@ pub fn dispatch(lua: &Lua, sh: &Arc<Shared>) -> i32 {
         return 0;
     };
     if let Some((f, par)) = declared(lua, &cmd) {
-        if par {
+        if par && sh.inv.threads > 1 {
             return parallel(sh, &cmd);
         }
         return match state::call(lua, &f, ()) {
@@ -116,7 +120,11 @@ pub fn dispatch(lua: &Lua, sh: &Arc<Shared>) -> i32 {
                     1
                 }
             },
-            None => not_implemented(sh, &cmd),
+            None if BUILT_IN.contains(&cmd.as_str()) => not_implemented(sh, &cmd),
+            None => {
+                eprintln!("Unknown command: {cmd}");
+                1
+            }
         },
     }
 }

@@ -19,6 +19,9 @@ pub struct Invocation {
     pub name: String,
     /// The script file, found as sysbench finds it.
     pub script: PathBuf,
+    /// The script's text when it is not read from `script` (sysbench reads standard input
+    /// when no test is named).
+    pub source: Option<Vec<u8>>,
     /// `prepare`, `run`, `cleanup`, `help`, a custom command, or none (the script's body only).
     pub command: Option<String>,
     /// The whole command line, program name first (`sysbench.cmdline.argv`).

@@ -8,9 +8,11 @@
 //!   natives, `prelude.lua` — the Lua half of the API — and the script).
 //! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits; [`report`]: its
 //!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters.
-//! * [`sql`]: connections and statements; [`rand`]: `sysbench.rand`.
+//! * [`sql`]: connections and statements; [`rand`]: `sysbench.rand`; [`histogram`]:
+//!   `sysbench.histogram`.
 
 pub mod commands;
+pub mod histogram;
 pub mod invocation;
 pub mod rand;
 pub mod report;
@@ -45,7 +47,18 @@ pub fn run(inv: Invocation) -> i32 {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64)
     };
+    let source = match &inv.source {
+        Some(text) => text.clone(),
+        None => match std::fs::read(&inv.script) {
+            Ok(t) => t,
+            Err(e) => {
+                println!("FATAL: cannot open {}: {e}", inv.script.display());
+                return 1;
+            }
+        },
+    };
     let sh = Arc::new(state::Shared {
+        source: state::script_text(source),
         rand: rand::RandParams::of(&inv),
         inv,
         stats: Default::default(),
@@ -54,6 +67,7 @@ pub fn run(inv: Invocation) -> i32 {
         config,
         stop: AtomicBool::new(false),
         fatal: AtomicBool::new(false),
+        init_errors: Default::default(),
     });
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| main_state(&sh)));
     caught.unwrap_or_else(|_| {

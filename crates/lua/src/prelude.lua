@@ -69,12 +69,13 @@ end
 local function default_of(decl, kind)
   local d = decl[2]
   if d == nil then
-    if kind == cmdline.ARG_BOOL then return false end
+    -- sysbench's values for options declared without a default
+    if kind == cmdline.ARG_BOOL then return true end
     if kind == cmdline.ARG_INT or kind == cmdline.ARG_SIZE or kind == cmdline.ARG_DOUBLE then
       return 0
     end
     if kind == cmdline.ARG_LIST then return {} end
-    return nil
+    return ""
   end
   return d
 end
@@ -150,12 +151,13 @@ for _, g in ipairs(R.general_opts) do sysbench.opt[g[1]] = g[2] end
 -- sysbench 0.5's globals
 test = R.script_path
 db_driver = "pgsql"
+thread_id = R.tid
 
 -- sql ----------------------------------------------------------------------------------------
 sysbench.sql = {
-  type = { NONE = 0, INT = 1, TINYINT = 2, SMALLINT = 3, BIGINT = 4, FLOAT = 5, DOUBLE = 6,
+  type = { NONE = 0, TINYINT = 1, SMALLINT = 2, INT = 3, BIGINT = 4, FLOAT = 5, DOUBLE = 6,
            TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11, VARCHAR = 12 },
-  error = { NONE = 0, RESTART_EVENT = 1, FATAL = 2 },
+  error = { NONE = 0, IGNORABLE = 1, FATAL = 2 },
 }
 local sql_error_mt = {
   __tostring = function(e)
@@ -170,8 +172,8 @@ local function raise(con, errcode, state, msg, lines, query)
   local e = setmetatable({ errcode = errcode, sql_errno = 0, sql_state = state,
                            sql_errmsg = msg, query = query, connection = con }, sql_error_mt)
   local hook = sysbench.hooks.sql_error_ignorable
-  if errcode ~= sysbench.sql.error.RESTART_EVENT and hook ~= nil and hook(e) then
-    e.errcode = sysbench.sql.error.RESTART_EVENT
+  if errcode ~= sysbench.sql.error.IGNORABLE and hook ~= nil and hook(e) then
+    e.errcode = sysbench.sql.error.IGNORABLE
   elseif lines ~= "" then
     R.print_raw(lines)
   end
@@ -280,7 +282,7 @@ function driver_mt:sql_type() return "pgsql" end
 
 function sysbench.sql.driver(name)
   local err = R.check_driver(name)
-  if err ~= nil then error(err, 0) end
+  if err ~= nil then error(err, 2) end
   return setmetatable({}, driver_mt)
 end
 
@@ -357,7 +359,7 @@ function __pgrig_rt.event(tid)
     if ret ~= nil and ret ~= false then return "stop" end
     return "ok"
   end
-  if type(ret) == "table" and ret.errcode == sysbench.sql.error.RESTART_EVENT then
+  if type(ret) == "table" and ret.errcode == sysbench.sql.error.IGNORABLE then
     local hook = sysbench.hooks.before_restart_event
     if hook ~= nil then hook(ret) end
     return "restart"
@@ -398,7 +400,15 @@ sb_rand = sysbench.rand.default
 sb_rand_uniform = sysbench.rand.uniform
 sb_rand_gaussian = sysbench.rand.gaussian
 sb_rand_special = sysbench.rand.special
-sb_rand_uniq = sysbench.rand.unique
-sb_rnd = function() return sysbench.rand.uniform_uint64() end
+-- a value of the run-wide unique sequence within [a, b] (drawn until one falls in the range,
+-- so values stay unique)
+function sb_rand_uniq(a, b)
+  local span = b - a
+  while true do
+    local v = sysbench.rand.unique()
+    if v <= span then return a + v end
+  end
+end
+sb_rnd = function() return sysbench.rand.uniform(0, 2147483647) end
 sb_rand_str = sysbench.rand.string
 sb_rnd_str = sysbench.rand.string

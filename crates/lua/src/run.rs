@@ -23,24 +23,41 @@ type ThreadResult = (u64, f64);
 
 /// One worker thread: its state, then events until told to stop.
 fn worker(sh: Arc<Shared>, tid: u32, start: Arc<Barrier>, issued: Arc<AtomicU64>) -> ThreadResult {
-    let lua = match state::new_state(&sh, tid) {
-        Ok(l) => l,
-        Err(msg) => {
-            println!("FATAL: {msg}");
-            sh.fatal.store(true, Relaxed);
-            start.wait();
-            return (0, 0.0);
+    let failed = |line: String| {
+        if let Ok(mut v) = sh.init_errors.lock() {
+            v.push(line);
         }
     };
-    if let Err(msg) = read_options(&lua).and_then(|_| hook(&lua, "thread_init", tid)) {
-        println!("FATAL: `thread_init' function failed: {msg}");
-        sh.fatal.store(true, Relaxed);
+    let lua = match state::new_state(&sh, tid) {
+        Ok(l) => Some(l),
+        Err(msg) => {
+            failed(format!("FATAL: {msg}"));
+            None
+        }
+    };
+    if let Some(lua) = &lua {
+        if let Err(msg) = read_options(lua).and_then(|_| hook(lua, "thread_init", tid)) {
+            failed(format!("FATAL: `thread_init' function failed: {msg}"));
+        }
     }
     start.wait();
-    if sh.fatal.load(Relaxed) {
+    // the main thread reads the failures between the two waits
+    start.wait();
+    let Some(lua) = lua.filter(|_| !sh.stop.load(Relaxed)) else {
         return (0, 0.0);
-    }
-    let res = events(&lua, &sh, tid, &issued);
+    };
+    // a script's own thread body replaces the event loop
+    let res = match state::global_fn(&lua, "thread_run") {
+        Some(f) => match state::call(&lua, &f, tid) {
+            None => (0, 0.0),
+            Some(msg) => {
+                println!("FATAL: `thread_run' function failed: {msg}");
+                sh.fatal.store(true, Relaxed);
+                (0, 0.0)
+            }
+        },
+        None => events(&lua, &sh, tid, &issued),
+    };
     if let Err(msg) = hook(&lua, "thread_done", tid) {
         println!("FATAL: `thread_done' function failed: {msg}");
         sh.fatal.store(true, Relaxed);
@@ -155,12 +172,17 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
         })
         .collect();
     start.wait();
-    if sh.fatal.load(Relaxed) {
+    let init_errors = sh.init_errors.lock().map(|v| v.clone()).unwrap_or_default();
+    if !init_errors.is_empty() {
+        sh.stop.store(true, Relaxed);
+    } else if inv.notices {
+        print!("Threads started!\n\n");
+    }
+    start.wait();
+    if !init_errors.is_empty() {
+        print!("{}", dedup(&init_errors));
         println!("FATAL: Thread initialization failed!");
         return 1;
-    }
-    if inv.notices {
-        print!("Threads started!\n\n");
     }
     let began = Instant::now();
     watch(lua, sh, &handles, began);
@@ -181,6 +203,23 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
         }
     }
     0
+}
+
+/// `lines` as sysbench's log prints them: a line repeated right after itself is counted
+/// (`(last message repeated N times)`).
+pub fn dedup(lines: &[String]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let n = lines[i..].iter().take_while(|l| **l == lines[i]).count();
+        out += &lines[i];
+        out.push('\n');
+        if n > 1 {
+            out += &format!("(last message repeated {} times)\n", n - 1);
+        }
+        i += n;
+    }
+    out
 }
 
 /// The main thread while the workers run: interval reports, the time limit, and the forced

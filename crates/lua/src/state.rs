@@ -19,6 +19,8 @@ const PRELUDE: &str = include_str!("prelude.lua");
 /// What every thread's state shares.
 pub struct Shared {
     pub inv: Invocation,
+    /// the script's text (read once; `#!` line blanked)
+    pub source: Vec<u8>,
     pub stats: Arc<Stats>,
     pub unique: Arc<Unique>,
     pub seed: u64,
@@ -28,15 +30,22 @@ pub struct Shared {
     pub stop: AtomicBool,
     /// set by a thread's fatal error
     pub fatal: AtomicBool,
+    /// the threads' initialisation failures (their FATAL lines)
+    pub init_errors: std::sync::Mutex<Vec<String>>,
 }
 
 /// The message of a Lua error, as sysbench prints it after `FATAL: `.
 pub fn message(e: &mlua::Error) -> String {
-    match e {
+    let text = match e {
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::RuntimeError(m) => m.clone(),
-        mlua::Error::CallbackError { cause, .. } => message(cause),
+        mlua::Error::CallbackError { cause, .. } => return message(cause),
         other => other.to_string(),
+    };
+    // sysbench prints the message alone, without Lua's traceback
+    match text.find("\nstack traceback:") {
+        Some(i) => text[..i].to_string(),
+        None => text,
     }
 }
 
@@ -80,7 +89,12 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
     let r = lua.create_table()?;
     r.set("version", crate::SYSBENCH_VERSION)?;
     r.set("tid", tid)?;
-    r.set("argv", inv.argv.clone())?;
+    // sysbench.cmdline.argv: the program at [0], its arguments from 1
+    let argv = lua.create_table()?;
+    for (i, a) in inv.argv.iter().enumerate() {
+        argv.raw_set(i, a.as_str())?;
+    }
+    r.set("argv", argv)?;
     r.set("script_path", inv.script.to_string_lossy().into_owned())?;
     r.set("command", inv.command.clone())?;
     let args = lua.create_table()?;
@@ -113,9 +127,7 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
         lua.create_function(move |_, name: Option<String>| {
             let name = name.unwrap_or_else(|| driver.clone());
             Ok((name != "pgsql").then(|| {
-                println!(
-                    "FATAL: invalid database driver name: '{name}' (pgrig runs sysbench's pgsql driver only)"
-                );
+                println!("FATAL: invalid database driver name: '{name}'");
                 "failed to initialize the DB driver".to_string()
             }))
         })?,
@@ -139,6 +151,7 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
     )?;
     let rng = Rng::new(sh.seed, u64::from(tid));
     r.set("rand", rand::table(lua, &sh.rand, rng, sh.unique.clone())?)?;
+    r.set("histogram_new", crate::histogram::constructor(lua)?)?;
     Ok(r)
 }
 
@@ -154,11 +167,8 @@ pub fn new_state(sh: &Arc<Shared>, tid: u32) -> Result<Lua, String> {
         lua.load(PRELUDE).set_name("=sysbench.lua").exec()
     };
     setup().map_err(|e| message(&e))?;
-    let path = &sh.inv.script;
-    let src = std::fs::read(path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    lua.load(script_text(src))
-        .set_name(format!("@{}", path.display()))
+    lua.load(sh.source.as_slice())
+        .set_name(format!("@{}", sh.inv.script.display()))
         .exec()
         .map_err(|e| message(&e))?;
     Ok(lua)

@@ -5,7 +5,9 @@
 use pgrig_lua::{Invocation, OptValue};
 
 use super::cmdline::CmdLine;
-use super::general::{General, Pg};
+use std::io::Read;
+
+use super::general::{Exit, General, Pg};
 use super::options::GENERAL_OPTIONS;
 use super::seam::OptKind;
 
@@ -30,8 +32,14 @@ fn general_values(c: &CmdLine) -> Vec<(String, OptValue)> {
         .collect()
 }
 
-/// Runs `file` (found for the test argument `name`) through the Lua runtime.
-pub fn run(c: &CmdLine, name: &str, file: &str, general: &General, pg: &Pg) -> i32 {
+/// Runs `file` (found for the test argument `name`; `source`: its text, when it is standard
+/// input) through the Lua runtime.
+pub fn run(
+    (c, args): (&CmdLine, &[String]),
+    (name, file, source): (&str, &str, Option<Vec<u8>>),
+    general: &General,
+    pg: &Pg,
+) -> i32 {
     let mut values = general_values(c);
     // the deprecated aliases' values are the ones in force
     for (key, v) in [
@@ -44,11 +52,12 @@ pub fn run(c: &CmdLine, name: &str, file: &str, general: &General, pg: &Pg) -> i
         }
     }
     let argv = std::iter::once("sysbench".to_string())
-        .chain(std::env::args().skip_while(|a| !a.ends_with("sysbench")).skip(1))
+        .chain(args.iter().cloned())
         .collect();
     pgrig_lua::run(Invocation {
         name: name.to_string(),
         script: file.into(),
+        source,
         command: c.command.clone(),
         argv,
         script_args: c.rest.clone(),
@@ -66,4 +75,17 @@ pub fn run(c: &CmdLine, name: &str, file: &str, general: &General, pg: &Pg) -> i
         driver: c.value("db-driver").unwrap_or("pgsql").to_string(),
         conn: pg.conn_args(),
     })
+}
+
+/// The script on standard input (no test named, or `-`), as sysbench runs it.
+pub fn run_stdin(
+    (c, args): (&CmdLine, &[String]),
+    general: &General,
+    pg: &Pg,
+) -> Result<i32, Exit> {
+    let mut source = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut source)
+        .map_err(|e| Exit::fatal(format!("cannot read the script from standard input: {e}")))?;
+    Ok(run((c, args), ("-", "-", Some(source)), general, pg))
 }

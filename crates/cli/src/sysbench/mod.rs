@@ -28,6 +28,8 @@ pub mod test_options;
 /// sysbench's run output, in the workloads crate (re-exported for the command line's tests).
 pub use pgrig_workloads::sysbench::{histogram, mix, report};
 
+use std::io::IsTerminal;
+
 use cmdline::CmdLine;
 use general::{Exit, General, Pg, Phase};
 use script::Script;
@@ -65,10 +67,8 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         return Ok(0);
     }
     if c.flag("version") {
-        println!(
-            "sysbench {SYSBENCH_VERSION} (pgrig {})",
-            env!("CARGO_PKG_VERSION")
-        );
+        // sysbench's exact line (scripts compare it); the banner names pgrig
+        println!("sysbench {SYSBENCH_VERSION}");
         return Ok(0);
     }
     print!("{}", general::deprecations(&c));
@@ -77,12 +77,21 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         print!("{}", banner());
     }
     let tests = join::tests();
+    // no test named (or `-`): sysbench runs the script on standard input
+    if c.test.as_deref() == Some("-") || (c.test.is_none() && !std::io::stdin().is_terminal()) {
+        let pg = Pg::read(&c)?;
+        set_password(&pg);
+        return lua::run_stdin((&c, args), &general, &pg);
+    }
     let Some(arg) = c.test.clone() else {
         return Err(Exit::fatal(format!(
             "no test name given (pgrig runs sysbench's database tests: {})",
             join::TEST_NAMES.join(", ")
         )));
     };
+    if script::OTHER_BUILT_IN.contains(&arg.as_str()) {
+        return Err(other_built_in(&c, &arg));
+    }
     let hinted = |e: Exit| with_hint(e, &c, &arg);
     let lua_path = std::env::var("LUA_PATH").ok();
     let test = match script::resolve(&arg, &|n| tests.has(n), &script::is_file, lua_path.as_deref()) {
@@ -90,7 +99,7 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         Script::Custom(file) => {
             let pg = Pg::read(&c)?;
             set_password(&pg);
-            return Ok(lua::run(&c, &arg, &file, &general, &pg));
+            return Ok(lua::run((&c, args), (&arg, &file, None), &general, &pg));
         }
         Script::Missing => {
             return Err(hinted(Exit::fatal(format!(
@@ -149,6 +158,22 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         }
         other => Err(Exit::stderr(format!("Unknown command: {other}"))),
     }
+}
+
+/// sysbench's non-database tests (`fileio`, `cpu`, ...): sysbench's checks of the command line,
+/// then a refusal (pgrig runs its database tests and Lua scripts).
+fn other_built_in(c: &CmdLine, test: &str) -> Exit {
+    if let Some((_, _, raw)) = c.rest.first() {
+        return Exit::stderr(format!("invalid option: {raw}"));
+    }
+    if c.command.is_none() {
+        return Exit::stderr(format!(
+            "The '{test}' test requires a command argument. See 'sysbench {test} help'"
+        ));
+    }
+    Exit::fatal(format!(
+        "pgrig does not implement sysbench's '{test}' test (it runs sysbench's database tests and Lua scripts)"
+    ))
 }
 
 /// `e`, followed on standard output by the hint for a sysbench 0.5 command line naming `arg`.

@@ -17,6 +17,9 @@ pub enum Script {
     Missing,
 }
 
+/// sysbench's tests that are not database tests (pgrig does not run them).
+pub const OTHER_BUILT_IN: [&str; 5] = ["fileio", "cpu", "memory", "threads", "mutex"];
+
 /// sysbench's own script directory (Debian's package), searched after `LUA_PATH`.
 pub const SCRIPT_DIR: &str = "/usr/share/sysbench";
 
