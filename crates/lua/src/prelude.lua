@@ -6,6 +6,11 @@ local R = __pgrig
 __pgrig = nil
 
 ffi = require("ffi")
+-- sysbench's module path: LUA_PATH (LuaJIT reads it), the script's directory, its scripts
+do
+  local dir = (R.script_path or ""):match("(.*/)") or "./"
+  package.path = package.path .. ";" .. dir .. "?.lua;/usr/share/sysbench/?.lua"
+end
 io.stdout:setvbuf("line")
 
 sysbench = sysbench or {}
@@ -159,18 +164,34 @@ sysbench.sql = {
            TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11, VARCHAR = 12 },
   error = { NONE = 0, IGNORABLE = 1, FATAL = 2 },
 }
+-- where each error value was raised (kept out of the value, which scripts print)
+local where_of = setmetatable({}, { __mode = "k" })
 local sql_error_mt = {
   __tostring = function(e)
-    return string.format("SQL error, errno = %d, state = '%s': %s",
+    return string.format("%sSQL error, errno = %d, state = '%s': %s", where_of[e] or "",
                          e.sql_errno or 0, e.sql_state or "", e.sql_errmsg or "")
   end
 }
+
+-- "file:line: " of the script's call that led here (the first frame outside this prelude)
+local function script_position()
+  local level = 3
+  while true do
+    local info = debug.getinfo(level, "Sl")
+    if info == nil then return "" end
+    if info.source ~= "=sysbench.lua" and info.what ~= "C" then
+      return info.short_src .. ":" .. info.currentline .. ": "
+    end
+    level = level + 1
+  end
+end
 
 -- raises the SQL error of a failed statement; `lines` are the driver's FATAL lines, printed
 -- unless sysbench.hooks.sql_error_ignorable says the error is ignorable
 local function raise(con, errcode, state, msg, lines, query)
   local e = setmetatable({ errcode = errcode, sql_errno = 0, sql_state = state,
                            sql_errmsg = msg, query = query, connection = con }, sql_error_mt)
+  where_of[e] = script_position()
   local hook = sysbench.hooks.sql_error_ignorable
   if errcode ~= sysbench.sql.error.IGNORABLE and hook ~= nil and hook(e) then
     e.errcode = sysbench.sql.error.IGNORABLE

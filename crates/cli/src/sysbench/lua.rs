@@ -55,10 +55,11 @@ pub fn run(
         .chain(args.iter().cloned())
         .collect();
     pgrig_lua::run(Invocation {
+        source: source.clone(),
         name: name.to_string(),
         script: file.into(),
-        source,
-        command: c.command.clone(),
+        // a script on standard input only runs its body, as in sysbench
+        command: c.command.clone().filter(|_| source.is_none()),
         argv,
         script_args: c.rest.clone(),
         general: values,
