@@ -70,7 +70,14 @@ fn a_custom_scripts_events_are_counted_as_the_table_says() {
     let prep = run_in(link(), &db, &dir, &["counter.lua", "prepare"]);
     assert_eq!(prep.code, Some(0), "{}{}", prep.stdout, prep.stderr);
     // found as sysbench finds it: NAME in the current directory, .lua added
-    let args = ["counter", "--step=3", "--threads=3", "--events=60", "--time=0", "run"];
+    let args = [
+        "counter",
+        "--step=3",
+        "--threads=3",
+        "--events=60",
+        "--time=0",
+        "run",
+    ];
     let out = run_in(link(), &db, &dir, &args);
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     assert_eq!(db.psql("SELECT n FROM counter").trim(), "180");
@@ -80,7 +87,12 @@ fn a_custom_scripts_events_are_counted_as_the_table_says() {
             .find(|l| l.trim_start().starts_with(label))
             .map(|l| l.split_whitespace().nth(1).unwrap_or_default().to_string())
     };
-    assert_eq!(line("transactions:").as_deref(), Some("60"), "{}", out.stdout);
+    assert_eq!(
+        line("transactions:").as_deref(),
+        Some("60"),
+        "{}",
+        out.stdout
+    );
     assert_eq!(line("write:").as_deref(), Some("60"));
     assert_eq!(line("read:").as_deref(), Some("60"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -117,9 +129,16 @@ fn a_bundled_script_by_path_sends_the_native_tests_statements() {
     let native = fresh_db_on(server, "sb_lua_native");
     let by_path = fresh_db_on(server, "sb_lua_path");
     let script = "/usr/share/sysbench/oltp_read_write.lua";
-    assert!(Path::new(script).exists(), "sysbench's scripts are installed");
+    assert!(
+        Path::new(script).exists(),
+        "sysbench's scripts are installed"
+    );
     for (db, test) in [(&native, "oltp_read_write"), (&by_path, script)] {
-        let prep = run(command(&oracle(), db, &["oltp_read_write", "--table-size=200", "prepare"]));
+        let prep = run(command(
+            &oracle(),
+            db,
+            &["oltp_read_write", "--table-size=200", "prepare"],
+        ));
         assert!(prep.success(), "{}", prep.stdout);
         let args = [test, "--table-size=200", "--events=25", "--time=0", "run"];
         let out = run(command(link(), db, &args));
@@ -130,7 +149,10 @@ fn a_bundled_script_by_path_sends_the_native_tests_statements() {
             .filter(|(k, _)| !k.starts_with("CREATE") && !k.contains("(k, c, pad) VALUES"))
             .collect()
     };
-    let (n, p) = (run_only(statements(&native)), run_only(statements(&by_path)));
+    let (n, p) = (
+        run_only(statements(&native)),
+        run_only(statements(&by_path)),
+    );
     assert_eq!(n.get("BEGIN"), Some(&25), "native: {n:?}");
     assert_eq!(p, n);
 }
@@ -139,7 +161,14 @@ fn a_bundled_script_by_path_sends_the_native_tests_statements() {
 fn both(db: &TestDb, dir: &Path, args: &[&str]) -> [(Option<i32>, String); 2] {
     [link(), &oracle()].map(|p| {
         let o = run_in(p, db, dir, args);
-        (o.code, o.stdout.lines().filter(|l| l.starts_with("FATAL")).collect::<Vec<_>>().join("\n"))
+        (
+            o.code,
+            o.stdout
+                .lines()
+                .filter(|l| l.starts_with("FATAL"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
     })
 }
 
@@ -158,7 +187,11 @@ fn bad_scripts_are_reported_with_file_and_line_as_sysbench_does() {
         std::fs::write(dir.join(file), text).unwrap();
         let [ours, theirs] = both(&db, &dir, &[file, "--threads=2", "--events=4", "run"]);
         assert_eq!(ours.0, Some(1), "{file}: {}", ours.1);
-        assert!(ours.1.contains(file) || file == "sql.lua", "{file}: {}", ours.1);
+        assert!(
+            ours.1.contains(file) || file == "sql.lua",
+            "{file}: {}",
+            ours.1
+        );
         assert_eq!(ours, theirs, "{file}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -168,12 +201,90 @@ fn bad_scripts_are_reported_with_file_and_line_as_sysbench_does() {
 fn time_stops_an_event_that_never_returns() {
     let db = fresh_db_on(logging_cluster(), "sb_lua_stuck");
     let dir = script_dir("stuck");
-    std::fs::write(dir.join("stuck.lua"), "function event()\n  while true do end\nend\n").unwrap();
+    std::fs::write(
+        dir.join("stuck.lua"),
+        "function event()\n  while true do end\nend\n",
+    )
+    .unwrap();
     let began = Instant::now();
     let out = run_in(link(), &db, &dir, &["stuck.lua", "--time=1", "run"]);
     let took = began.elapsed();
     assert_eq!(out.code, Some(1), "{}", out.stdout);
-    assert!(out.stdout.contains("event() has not returned"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("event() has not returned"),
+        "{}",
+        out.stdout
+    );
     assert!(took < Duration::from_secs(10), "took {took:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// sysbench 1.0.20's test suite copy (`include/oltp_legacy/` holds sysbench 0.5's scripts).
+fn legacy_scripts() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+    [
+        std::env::var("PGRIG_SHARED").ok().map(PathBuf::from),
+        Some(root.join("shared")),
+        Some("/work/shared".into()),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|s| s.join("reference/sysbench-1.0.20-tests/include/oltp_legacy"))
+    .find(|d| d.join("oltp.lua").is_file())
+}
+
+#[test]
+fn a_sysbench_0_5_command_line_prepares_and_runs() {
+    let Some(dir) = legacy_scripts() else {
+        println!("SKIPPED: sysbench's test suite copy (reference/sysbench-1.0.20-tests) is not found; set PGRIG_SHARED");
+        return;
+    };
+    let db = fresh_db_on(logging_cluster(), "sb_lua_legacy");
+    let test = format!("--test={}", dir.join("oltp.lua").display());
+    let common = [
+        test.as_str(),
+        "--oltp-tables-count=2",
+        "--oltp-table-size=300",
+    ];
+    let prep = run(command(link(), &db, &[&common[..], &["prepare"]].concat()));
+    assert_eq!(prep.code, Some(0), "{}{}", prep.stdout, prep.stderr);
+    assert!(
+        prep.stderr
+            .contains("WARNING: the --test option is deprecated"),
+        "{}",
+        prep.stderr
+    );
+    assert_eq!(db.psql("SELECT count(*) FROM sbtest2").trim(), "300");
+    let args = [
+        &common[..],
+        &[
+            "--oltp-write-only=on",
+            "--num-threads=2",
+            "--max-requests=40",
+            "--max-time=0",
+            "run",
+        ],
+    ]
+    .concat();
+    let out = run(command(link(), &db, &args));
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .starts_with("WARNING: --num-threads is deprecated, use --threads instead\n"),
+        "{}",
+        out.stdout
+    );
+    let value = |label: &str| {
+        out.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    assert_eq!(value("transactions:"), Some(40));
+    assert_eq!(value("read:"), Some(0), "write-only: {}", out.stdout);
+    // per event: BEGIN, COMMIT, 2 updates, a delete and an insert (restarted events add some)
+    assert!(value("write:").is_some_and(|w| w >= 160), "{}", out.stdout);
+    // the ids deleted and inserted again leave the tables' sizes as they were
+    assert_eq!(db.psql("SELECT count(*) FROM sbtest1").trim(), "300");
 }

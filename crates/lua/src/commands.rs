@@ -29,7 +29,10 @@ fn declared(lua: &Lua, cmd: &str) -> Option<(Function, bool)> {
     let commands: Table = sb.get::<Table>("cmdline").ok()?.get("commands").ok()?;
     let entry: Table = commands.get(cmd).ok()?;
     let f: Function = entry.get(1).ok()?;
-    let parallel = !matches!(entry.get::<Value>(2), Ok(Value::Nil) | Ok(Value::Boolean(false)));
+    let parallel = !matches!(
+        entry.get::<Value>(2),
+        Ok(Value::Nil) | Ok(Value::Boolean(false))
+    );
     Some((f, parallel))
 }
 
@@ -51,7 +54,11 @@ fn help(lua: &Lua, sh: &Shared) -> i32 {
     if !has_options {
         return not_implemented(sh, "help");
     }
-    let name = sh.inv.script.file_name().map(|n| n.to_string_lossy().into_owned());
+    let name = sh
+        .inv
+        .script
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
     println!("{} options:", name.unwrap_or_else(|| sh.inv.name.clone()));
     let r = lua.load("sysbench.cmdline.print_test_options()").exec();
     i32::from(r.is_err())

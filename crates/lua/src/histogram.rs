@@ -30,11 +30,15 @@ impl UserData for Histogram {
 /// The `new` function.
 pub fn constructor(lua: &Lua) -> mlua::Result<mlua::Function> {
     lua.create_function(|_, (size, min, max): (f64, f64, f64)| {
-        if !(size >= 1.0 && size <= 1e6) {
+        if !(1.0..=1e6).contains(&size) {
             return Err(mlua::Error::RuntimeError(format!(
                 "sysbench.histogram.new: size must be 1 to 1000000, got {size}"
             )));
         }
-        Ok(Histogram(Mutex::new(Slots::with_range(size as usize, min, max))))
+        Ok(Histogram(Mutex::new(Slots::with_range(
+            size as usize,
+            min,
+            max,
+        ))))
     })
 }

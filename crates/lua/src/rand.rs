@@ -48,7 +48,14 @@ impl RandParams {
     }
 
     fn dist(&self, kind: RandType) -> Dist {
-        Dist::new(kind, self.iter, self.pct, self.res, self.pareto_h, self.zipf_exp)
+        Dist::new(
+            kind,
+            self.iter,
+            self.pct,
+            self.res,
+            self.pareto_h,
+            self.zipf_exp,
+        )
     }
 }
 
@@ -72,7 +79,11 @@ pub fn table(lua: &Lua, p: &RandParams, rng: Rng, unique: Arc<Unique>) -> mlua::
     for (name, kind) in kinds {
         let (d, rng) = (p.dist(kind), rng.clone());
         let f = lua.create_function(move |_, (a, b): (f64, f64)| {
-            Ok(f64::from(d.default_value(&mut rng.borrow_mut(), u32_of(a), u32_of(b))))
+            Ok(f64::from(d.default_value(
+                &mut rng.borrow_mut(),
+                u32_of(a),
+                u32_of(b),
+            )))
         })?;
         t.set(name, f)?;
     }
@@ -104,7 +115,11 @@ pub fn table(lua: &Lua, p: &RandParams, rng: Rng, unique: Arc<Unique>) -> mlua::
             let out: Vec<u8> = (0..len)
                 .map(|_| {
                     let i = r.uniform(0, 35) as u8;
-                    if i < 10 { b'0' + i } else { b'a' + i - 10 }
+                    if i < 10 {
+                        b'0' + i
+                    } else {
+                        b'a' + i - 10
+                    }
                 })
                 .collect();
             lua.create_string(out)

@@ -45,8 +45,16 @@ impl Figures {
         let (summary, pct_ms) = match s.latency.lock() {
             Ok(l) => {
                 let events = s.events.total();
-                let pct_ms = if pct > 0 { l.total.percentile(pct) } else { 0.0 };
-                let avg = if events > 0 { l.sum_ms / events as f64 } else { 0.0 };
+                let pct_ms = if pct > 0 {
+                    l.total.percentile(pct)
+                } else {
+                    0.0
+                };
+                let avg = if events > 0 {
+                    l.sum_ms / events as f64
+                } else {
+                    0.0
+                };
                 let sum = Summary {
                     reads: s.reads.total(),
                     writes: s.writes.total(),
@@ -126,7 +134,11 @@ pub fn intermediate(lua: &Lua, sh: &Shared, time_s: f64, seconds: f64, threads: 
     let pct = sh.inv.percentile;
     let latency = match s.latency.lock() {
         Ok(mut l) => {
-            let v = if pct > 0 { l.period.percentile(pct) } else { 0.0 };
+            let v = if pct > 0 {
+                l.period.percentile(pct)
+            } else {
+                0.0
+            };
             l.period = pgrig_workloads::sysbench::histogram::Slots::new();
             v
         }

@@ -233,7 +233,12 @@ fn watch(
     let limit = (sh.inv.time > 0).then(|| Duration::from_secs(sh.inv.time));
     let interval = u64::from(sh.inv.report_interval);
     let mut next_report = interval;
-    let running = || handles.iter().filter(|h| h.as_ref().is_ok_and(|h| !h.is_finished())).count();
+    let running = || {
+        handles
+            .iter()
+            .filter(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
+            .count()
+    };
     loop {
         let n = running();
         if n == 0 {
@@ -257,5 +262,19 @@ fn watch(
             }
         }
         thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_lines_are_counted_as_sysbenchs_log_does() {
+        let l = |s: &str| s.to_string();
+        assert_eq!(
+            dedup(&[l("a"), l("a"), l("a"), l("b")]),
+            "a\n(last message repeated 2 times)\nb\n"
+        );
     }
 }

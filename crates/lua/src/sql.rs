@@ -31,7 +31,12 @@ pub enum Outcome {
     Done(Option<(Rows, usize)>),
     /// sysbench's error code, SQLSTATE, message, and the driver's lines to print (unless a
     /// hook makes the error ignorable)
-    Failed { errcode: i64, state: String, msg: String, lines: String },
+    Failed {
+        errcode: i64,
+        state: String,
+        msg: String,
+        lines: String,
+    },
 }
 
 impl IntoLuaMulti for Outcome {
@@ -49,9 +54,12 @@ impl IntoLuaMulti for Outcome {
                 }
                 (true, t, n).into_lua_multi(lua)
             }
-            Outcome::Failed { errcode, state, msg, lines } => {
-                (false, errcode, state, msg, lines).into_lua_multi(lua)
-            }
+            Outcome::Failed {
+                errcode,
+                state,
+                msg,
+                lines,
+            } => (false, errcode, state, msg, lines).into_lua_multi(lua),
         }
     }
 }
@@ -155,11 +163,19 @@ impl RawCon {
             };
         }
         let lines = if simple {
-            format!("FATAL: PQexec() failed: 7 {}\nFATAL: failed query was: {sql}\n", e.message)
+            format!(
+                "FATAL: PQexec() failed: 7 {}\nFATAL: failed query was: {sql}\n",
+                e.message
+            )
         } else {
             format!("FATAL: PQexecPrepared() failed: 7 {}\n", e.message)
         };
-        Outcome::Failed { errcode: FATAL, state: e.code, msg: e.message, lines }
+        Outcome::Failed {
+            errcode: FATAL,
+            state: e.code,
+            msg: e.message,
+            lines,
+        }
     }
 
     fn lost(&mut self, e: Error, sql: &str) -> Outcome {
@@ -229,7 +245,11 @@ impl RawCon {
         let rt = self.ctx.rt.clone();
         let r = match self.conn() {
             Ok(c) => {
-                c.bind("", name, values.iter().map(|v| v.as_deref().map(str::as_bytes)));
+                c.bind(
+                    "",
+                    name,
+                    values.iter().map(|v| v.as_deref().map(str::as_bytes)),
+                );
                 c.describe_portal("");
                 c.execute("", 0);
                 c.sync();
@@ -299,8 +319,12 @@ impl Drop for RawCon {
 
 impl UserData for RawCon {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method_mut("query", |_, this, sql: mlua::LuaString| Ok(this.query(&sql.to_str()?)));
-        m.add_method_mut("prepare", |_, this, sql: mlua::LuaString| Ok(this.prepare(&sql.to_str()?)));
+        m.add_method_mut("query", |_, this, sql: mlua::LuaString| {
+            Ok(this.query(&sql.to_str()?))
+        });
+        m.add_method_mut("prepare", |_, this, sql: mlua::LuaString| {
+            Ok(this.prepare(&sql.to_str()?))
+        });
         m.add_method_mut(
             "execute",
             |_, this, (name, sql, values): (String, String, Vec<Value>)| {
@@ -323,5 +347,30 @@ impl UserData for RawCon {
             Ok(())
         });
         m.add_method_mut("reconnect", |_, this, ()| Ok(this.reconnect().err()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_numbered_outside_quotes() {
+        assert_eq!(
+            numbered("SELECT c FROM t WHERE id = ? AND c <> '?' AND k BETWEEN ? AND ?"),
+            (
+                "SELECT c FROM t WHERE id = $1 AND c <> '?' AND k BETWEEN $2 AND $3".to_string(),
+                3
+            )
+        );
+    }
+
+    #[test]
+    fn inlined_values_are_bare_numbers_quoted_text_and_null() {
+        let v = [Some("42".to_string()), Some("it's".to_string()), None];
+        assert_eq!(
+            inline("INSERT INTO t VALUES (?, ?, ?)", &v),
+            "INSERT INTO t VALUES (42, 'it''s', NULL)"
+        );
     }
 }

@@ -207,3 +207,21 @@ pub fn call(lua: &Lua, f: &Function, args: impl mlua::IntoLuaMulti) -> Option<St
     };
     go().unwrap_or_else(|e| Some(message(&e)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shebang_line_is_blanked_keeping_line_numbers() {
+        let t = script_text(b"#!/usr/bin/env sysbench\nfoo\n".to_vec());
+        assert_eq!(t, b"\nfoo\n");
+        assert_eq!(script_text(b"print(1)\n".to_vec()), b"print(1)\n");
+    }
+
+    #[test]
+    fn messages_drop_luas_traceback() {
+        let e = mlua::Error::RuntimeError("x.lua:5: boom\nstack traceback:\n\t[C]: in ?".into());
+        assert_eq!(message(&e), "x.lua:5: boom");
+    }
+}

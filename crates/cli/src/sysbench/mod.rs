@@ -94,7 +94,12 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
     }
     let hinted = |e: Exit| with_hint(e, &c, &arg);
     let lua_path = std::env::var("LUA_PATH").ok();
-    let test = match script::resolve(&arg, &|n| tests.has(n), &script::is_file, lua_path.as_deref()) {
+    let test = match script::resolve(
+        &arg,
+        &|n| tests.has(n),
+        &script::is_file,
+        lua_path.as_deref(),
+    ) {
         Script::Bundled(name) => name,
         Script::Custom(file) => {
             let pg = Pg::read(&c)?;

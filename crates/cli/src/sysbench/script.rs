@@ -94,12 +94,18 @@ mod tests {
     #[test]
     fn bundled_names_are_native_and_paths_are_files() {
         let r = |a: &str| resolve(a, &bundled, &exists, None);
-        assert_eq!(r("oltp_read_only"), Script::Bundled("oltp_read_only".into()));
+        assert_eq!(
+            r("oltp_read_only"),
+            Script::Bundled("oltp_read_only".into())
+        );
         assert_eq!(
             r("/usr/share/sysbench/oltp_point_select.lua"),
             Script::Custom("/usr/share/sysbench/oltp_point_select.lua".into())
         );
-        assert_eq!(r("./oltp_read_only.lua"), Script::Custom("./oltp_read_only.lua".into()));
+        assert_eq!(
+            r("./oltp_read_only.lua"),
+            Script::Custom("./oltp_read_only.lua".into())
+        );
     }
 
     #[test]
@@ -109,7 +115,10 @@ mod tests {
         assert_eq!(r("mine", None), Script::Custom("./mine.lua".into()));
         assert_eq!(r("mine.lua", None), Script::Custom("mine.lua".into()));
         assert_eq!(r("plain", None), Script::Custom("plain".into()));
-        assert_eq!(r("oltp", Some("/inc/legacy/?.lua")), Script::Custom("/inc/legacy/oltp.lua".into()));
+        assert_eq!(
+            r("oltp", Some("/inc/legacy/?.lua")),
+            Script::Custom("/inc/legacy/oltp.lua".into())
+        );
         assert_eq!(r("oltp", None), Script::Missing);
         // NAME.lua is not NAME.lua.lua in the script directory
         assert_eq!(r("oltp_point_select.lua", None), Script::Missing);

@@ -24,7 +24,6 @@ impl Default for Slots {
     }
 }
 
-
 impl Slots {
     /// The slots of `buckets`: `(upper end in µs, count)` pairs.
     pub fn from_us_buckets(buckets: &[(u64, u64)]) -> Slots {
@@ -143,7 +142,11 @@ mod tests {
             s.add(v);
         }
         let r = s.render();
-        let values: Vec<&str> = r.lines().skip(1).map(|l| l.split('|').next().unwrap_or("").trim()).collect();
+        let values: Vec<&str> = r
+            .lines()
+            .skip(1)
+            .map(|l| l.split('|').next().unwrap_or("").trim())
+            .collect();
         assert_eq!(values, ["1.000", "2.001", "4.997", "10.000"]);
     }
 

@@ -17,17 +17,17 @@
 
 pub mod bulk;
 pub mod dataset;
+pub mod histogram;
+pub mod mix;
 pub mod oltp;
 pub mod options;
 pub mod rand;
+pub mod report;
 pub mod shared;
 pub mod special;
 pub mod sql;
 pub mod test;
 pub mod workload;
-pub mod report;
-pub mod histogram;
-pub mod mix;
 
 use std::sync::Arc;
 

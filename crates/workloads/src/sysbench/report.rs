@@ -3,8 +3,8 @@
 //! final report — SQL statistics, general statistics, latency, threads fairness, and the
 //! `--histogram` table before them.
 
-use pgrig_engine::document::RunDocument;
 use super::sql::{nominal_class, QueryClass};
+use pgrig_engine::document::RunDocument;
 
 use super::histogram::Slots;
 

@@ -55,4 +55,3 @@ impl Test {
         TESTS[ALL.iter().position(|t| *t == self).unwrap_or(0)]
     }
 }
-
