@@ -201,18 +201,9 @@ local function raise(con, errcode, state, msg, lines, query)
   error(e, 0)
 end
 
-local rs_mt = {}
-rs_mt.__index = rs_mt
-function rs_mt:fetch_row()
-  self.pos = self.pos + 1
-  return self.rows[self.pos]
-end
-function rs_mt:free() self.rows = {} end
-
 local function result(con, query, ok, a, b, c, d)
   if not ok then raise(con, a, b, c, d, query) end
-  if a == nil then return nil end
-  return setmetatable({ rows = a, nrows = #a, nfields = b, pos = 0 }, rs_mt)
+  return a
 end
 
 local bind_mt = {}

@@ -23,8 +23,8 @@ const FATAL: i64 = 2;
 /// SQLSTATEs sysbench's pgsql driver ignores (the event restarts).
 const IGNORABLE: [&str; 3] = ["40P01", "40001", "23505"];
 
-/// Rows as text, `None` for NULL.
-type Rows = Vec<Vec<Option<String>>>;
+/// Rows as the server's text, `None` for NULL.
+type Rows = Vec<Vec<Option<Vec<u8>>>>;
 
 /// What a statement gave: rows (with the column count) if it returns any, or an error.
 pub enum Outcome {
@@ -44,15 +44,12 @@ impl IntoLuaMulti for Outcome {
         match self {
             Outcome::Done(None) => (true, Value::Nil, 0).into_lua_multi(lua),
             Outcome::Done(Some((rows, n))) => {
-                let t = lua.create_table_with_capacity(rows.len(), 0)?;
-                for r in rows {
-                    let row = lua.create_table_with_capacity(n, 0)?;
-                    for (i, v) in r.into_iter().enumerate() {
-                        row.raw_set(i + 1, v)?;
-                    }
-                    t.raw_push(row)?;
-                }
-                (true, t, n).into_lua_multi(lua)
+                let rs = ResultSet {
+                    rows,
+                    ncols: n,
+                    pos: 0,
+                };
+                (true, lua.create_userdata(rs)?, n).into_lua_multi(lua)
             }
             Outcome::Failed {
                 errcode,
@@ -61,6 +58,41 @@ impl IntoLuaMulti for Outcome {
                 lines,
             } => (false, errcode, state, msg, lines).into_lua_multi(lua),
         }
+    }
+}
+
+/// A statement's rows, kept on the Rust side until the script fetches them (most scripts never
+/// do: sysbench's own tests discard their results).
+pub struct ResultSet {
+    rows: Rows,
+    ncols: usize,
+    pos: usize,
+}
+
+impl UserData for ResultSet {
+    fn add_fields<F: mlua::UserDataFields<Self>>(f: &mut F) {
+        f.add_field_method_get("nrows", |_, rs| Ok(rs.rows.len()));
+        f.add_field_method_get("nfields", |_, rs| Ok(rs.ncols));
+    }
+
+    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
+        m.add_method_mut("fetch_row", |lua, rs, ()| {
+            let Some(row) = rs.rows.get(rs.pos) else {
+                return Ok(Value::Nil);
+            };
+            rs.pos += 1;
+            let t = lua.create_table_with_capacity(row.len(), 0)?;
+            for (i, v) in row.iter().enumerate() {
+                if let Some(b) = v {
+                    t.raw_set(i + 1, lua.create_string(b)?)?;
+                }
+            }
+            Ok(Value::Table(t))
+        });
+        m.add_method_mut("free", |_, rs, ()| {
+            rs.rows = Vec::new();
+            Ok(())
+        });
     }
 }
 
@@ -199,7 +231,11 @@ impl RawCon {
             Ok(results) => Outcome::Done(results.into_iter().last().and_then(|q| {
                 (!q.columns.is_empty()).then(|| {
                     let n = q.columns.len();
-                    (q.rows.into_iter().map(|r| r.0).collect(), n)
+                    let rows = q
+                        .rows
+                        .into_iter()
+                        .map(|r| r.0.into_iter().map(|v| v.map(String::into_bytes)).collect());
+                    (rows.collect(), n)
                 })
             })),
             Err(Error::Db(e)) => self.failed(*e, sql, true),
@@ -299,11 +335,7 @@ async fn collect(c: &mut Connection) -> Result<(Option<(Rows, usize)>, Option<Db
     loop {
         match c.recv().await? {
             Backend::RowDescription(d) => cols = Some(d.len()),
-            Backend::DataRow(r) => rows.push(
-                r.iter()
-                    .map(|v| v.map(|b| String::from_utf8_lossy(b).into_owned()))
-                    .collect(),
-            ),
+            Backend::DataRow(r) => rows.push(r.iter().map(|v| v.map(<[u8]>::to_vec)).collect()),
             Backend::Error(e) if err.is_none() => err = Some(e.to_db_error()),
             Backend::ReadyForQuery(_) => return Ok((cols.map(|n| (rows, n)), err)),
             _ => {}
