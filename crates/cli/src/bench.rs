@@ -1,11 +1,9 @@
 //! `pgrig bench` (and the `pgbench` link): parse pgbench's command line, run the benchmark or the
 //! initialisation, print pgbench's report, exit with pgbench's status. Adds the client self-check.
 
-use std::io::Write;
 use std::sync::Arc;
 
 use pgrig_engine::config::BenchConfig;
-use pgrig_engine::document::RunDocument;
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_init::InitOptions;
@@ -118,77 +116,9 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
             return code;
         }
     };
-    let code = report_bench(prefix, &sink, &result, &output, json, profiled);
+    let code = crate::bench_report::report_bench(prefix, &sink, &result, &output, json, profiled);
     if let Some(m) = metrics {
         m.finish(Some(&result));
-    }
-    code
-}
-
-/// pgbench's report of a finished run, the profiles, `--json`, the self-check; the exit status.
-pub(crate) fn report_bench(
-    prefix: &str,
-    sink: &StderrSink,
-    result: &pgrig_engine::result::RunResult,
-    output: &OutputOptions,
-    json: Option<JsonOut>,
-    profiled: Option<crate::profile::ProfileOutcome>,
-) -> i32 {
-    if result.config.exit_on_abort && result.aborted_clients > 0 {
-        sink.message(Level::Error, "Run was aborted due to an error in thread 0");
-        return 2;
-    }
-    let doc = RunDocument::of(result);
-    let report = crate::report::render(&doc, output.percentiles);
-    if sink.json_stdout {
-        // standard output carries only the JSON
-        let _ = std::io::stderr().lock().write_all(report.as_bytes());
-    } else {
-        sink.stdout(&report);
-    }
-    // pgrig's self-check. Invoked as `pgbench`, stderr holds only what pgbench prints, so
-    // the warnings go to the JSON result alone (the run document's `self_check`).
-    let mut code = 0;
-    if let (Some(p), Some(done)) = (&output.profile, profiled) {
-        match done {
-            Ok(written) => {
-                for l in crate::profile::written_lines(&p.dir, &written) {
-                    sink.message(Level::Info, &l);
-                }
-            }
-            Err(e) => {
-                sink.message(Level::Error, &e);
-                code = 1;
-            }
-        }
-    }
-    if let Some(json) = json {
-        if let Err(e) = json.write(&doc) {
-            sink.message(Level::Error, &e);
-            code = 1;
-        }
-    }
-    // Invoked as `pgbench`, stderr holds only what pgbench prints: the self-check warnings are
-    // in the JSON alone (`self_check.warnings`).
-    if prefix != "pgbench" {
-        for w in &doc.self_check.warnings {
-            sink.message(Level::Warning, w);
-        }
-    }
-    if doc.interrupted {
-        // What a shell reports for a program ended by SIGINT, after the report of what ran.
-        sink.message(
-            Level::Error,
-            "interrupted (Ctrl-C): the results above cover the transactions completed before it",
-        );
-        return 130;
-    }
-    if doc.aborted_clients > 0 {
-        sink.message(
-            Level::Error,
-            "Run was aborted; the above results are incomplete.",
-        );
-        return 2;
     }
     code
 }

@@ -13,10 +13,10 @@ use pgrig_engine::config::{BenchConfig, SeedOption};
 use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
-use pgrig_scale::check::MAX_COUNT;
-use pgrig_scale::db::Db;
-use pgrig_scale::protocol::{self, WorkerRow};
-use pgrig_scale::ScaleError;
+use pgrig_fleet::check::MAX_COUNT;
+use pgrig_fleet::db::Db;
+use pgrig_fleet::protocol::{self, WorkerRow};
+use pgrig_fleet::ScaleError;
 
 use crate::args::{OutputOptions, SegmentsOptions};
 use crate::metrics::{Live, RunState};
@@ -26,60 +26,6 @@ use crate::sink::StderrSink;
 const INTERVAL_MS: u32 = 1000;
 /// From all registered to the start: time for every worker to see the start instant.
 const LEAD_MS: u32 = 2000;
-
-/// `pgrig run --segments N --coordinator URL`: the run as `pgrig bench` options (pgbench scripts
-/// only), coordinated as `bench --segments` does; pgbench's report of the whole run.
-pub fn from_run(
-    a: &crate::run::RunArgs,
-    segments: u32,
-    url: &str,
-    scripts: &[pgrig_engine::config::ScriptSource],
-    native: bool,
-) -> i32 {
-    use pgrig_engine::config::ScriptSource;
-    let env_target =
-        std::env::var_os("PGHOST").is_some() || std::env::var_os("PGDATABASE").is_some();
-    let refused = if native {
-        Some("--segments runs pgbench scripts only, not native workloads (yet)")
-    } else if a.target.is_none() && !env_target {
-        Some("--segments needs a target every host reaches (--target or PGHOST), not a throwaway server")
-    } else if a.init || a.report.is_some() || a.profile.is_some() {
-        Some("--segments does not combine with --init, --report or --profile (initialise with pgrig init first)")
-    } else {
-        None
-    };
-    if let Some(msg) = refused {
-        eprintln!("pgrig: error: {msg}");
-        return 1;
-    }
-    let mut argv: Vec<String> = vec!["pgrig run".into()];
-    let mut push = |k: &str, v: String| argv.extend([k.to_string(), v]);
-    push("-c", a.clients.to_string());
-    push("-j", a.threads.to_string());
-    push("-T", a.duration.to_string());
-    push("-M", a.protocol.clone());
-    push("--max-tries", a.max_tries.to_string());
-    if let Some(seed) = a.seed {
-        push("--random-seed", seed.to_string());
-    }
-    for s in scripts {
-        match s {
-            ScriptSource::Builtin { name, weight } => push("-b", format!("{name}@{weight}")),
-            ScriptSource::File { path, weight, .. } => push("-f", format!("{path}@{weight}")),
-        }
-    }
-    push("--segments", segments.to_string());
-    push("--coordinator", url.to_string());
-    if let Some(j) = &a.json {
-        push("--json", j.clone());
-    }
-    if let Some(m) = &a.metrics_addr {
-        push("--metrics-addr", m.clone());
-        push("--metrics-linger", a.metrics_linger.to_string());
-    }
-    // the target is each worker's own (pgrig worker --target URL, or its PG* environment)
-    crate::bench::main("pgrig run", &argv)
-}
 
 /// The coordinator's side of a segmented `bench`; returns the exit status.
 pub fn main(prefix: &str, args: &[String], cfg: BenchConfig, output: OutputOptions) -> i32 {
@@ -139,37 +85,7 @@ fn coordinate(
         Err(e) => return Err(ScaleError::new(e)),
     };
     let stored = worker_args(args)?;
-    let seed = match cfg.random_seed {
-        Some(SeedOption::Value(v)) => v,
-        _ => SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_micros() as u64),
-    };
-    cfg.random_seed = Some(SeedOption::Value(seed));
-    let mut db = Db::connect(&seg.coordinator)?;
-    let scripts = pgrig_scale::scripts::encode(&cfg.scripts);
-    let (run, stale) =
-        protocol::create_run(&mut db, seg.count, &stored, &scripts, seed, INTERVAL_MS)?;
-    for id in stale {
-        sink.message(
-            Level::Warning,
-            &format!(
-                "cancelled run {id}: its coordinator has not been seen for over {} s",
-                protocol::COORDINATOR_SILENCE_S
-            ),
-        );
-    }
-    let digest = protocol::options_digest(seg.count, &stored, &scripts);
-    sink.message(
-        Level::Info,
-        &format!(
-            "run {run} (options digest {}) waits for {n} workers: pgrig worker --segment I/{n} \
-             --coordinator \"{}\" --run {run} [--target URL] [--log-dir DIR]",
-            &digest[..16],
-            db.shown,
-            n = seg.count
-        ),
-    );
+    let (db, run) = create_run(sink, &mut cfg, seg, &stored)?;
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
     // the coordinator runs no client: its CPU lines are the segments' (host and segment labels)
@@ -177,17 +93,7 @@ fn coordinate(
         cpu: Vec::new(),
         ..Default::default()
     }));
-    let server = match &output.metrics {
-        Some(m) => {
-            let s = crate::metrics::Server::start(&m.addr, live.clone()).map_err(ScaleError)?;
-            sink.message(
-                Level::Info,
-                &format!("serving OpenMetrics on http://{}/metrics", s.addr),
-            );
-            Some(s)
-        }
-        None => None,
-    };
+    let server = serve_metrics(sink, output, &live)?;
     let mut c = Coordinator {
         db,
         run,
@@ -212,6 +118,65 @@ fn coordinate(
     code
 }
 
+/// Writes the run into the coordination schema (its seed fixed now, so every segment draws
+/// from it) and says how workers join it; cancels runs whose coordinator went silent.
+fn create_run(
+    sink: &StderrSink,
+    cfg: &mut BenchConfig,
+    seg: &SegmentsOptions,
+    stored: &[String],
+) -> Result<(Db, i64), ScaleError> {
+    let seed = match cfg.random_seed {
+        Some(SeedOption::Value(v)) => v,
+        _ => SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64),
+    };
+    cfg.random_seed = Some(SeedOption::Value(seed));
+    let mut db = Db::connect(&seg.coordinator)?;
+    let scripts = pgrig_fleet::scripts::encode(&cfg.scripts);
+    let (run, stale) =
+        protocol::create_run(&mut db, seg.count, stored, &scripts, seed, INTERVAL_MS)?;
+    for id in stale {
+        sink.message(
+            Level::Warning,
+            &format!(
+                "cancelled run {id}: its coordinator has not been seen for over {} s",
+                protocol::COORDINATOR_SILENCE_S
+            ),
+        );
+    }
+    let digest = protocol::options_digest(seg.count, stored, &scripts);
+    sink.message(
+        Level::Info,
+        &format!(
+            "run {run} (options digest {}) waits for {n} workers: pgrig worker --segment I/{n} \
+             --coordinator \"{}\" --run {run} [--target URL] [--log-dir DIR]",
+            &digest[..16],
+            db.shown,
+            n = seg.count
+        ),
+    );
+    Ok((db, run))
+}
+
+/// `--metrics-addr`: the merged run's live metrics, served while the run lasts.
+fn serve_metrics(
+    sink: &StderrSink,
+    output: &OutputOptions,
+    live: &Arc<Live>,
+) -> Result<Option<crate::metrics::Server>, ScaleError> {
+    let Some(m) = &output.metrics else {
+        return Ok(None);
+    };
+    let s = crate::metrics::Server::start(&m.addr, live.clone()).map_err(ScaleError)?;
+    sink.message(
+        Level::Info,
+        &format!("serving OpenMetrics on http://{}/metrics", s.addr),
+    );
+    Ok(Some(s))
+}
+
 /// How following the run ended.
 enum Outcome {
     /// every worker handed its result in (some may have failed or gone silent)
@@ -228,7 +193,7 @@ struct Coordinator<'a> {
     wait_s: u32,
     /// `-P SEC`: a merged progress line every SEC seconds
     progress_every: Option<u32>,
-    /// the target every worker proved it reaches (`pgrig_scale::target`)
+    /// the target every worker proved it reaches (`pgrig_fleet::target`)
     target: String,
     live: Arc<Live>,
     stop: StopHandle,
@@ -271,7 +236,7 @@ impl Coordinator<'_> {
                 self.sink.message(Level::Info, &line);
             }
             let ws = protocol::workers(&mut self.db, self.run)?;
-            pgrig_scale::check::workers(self.run, &ws, self.count)?;
+            pgrig_fleet::check::workers(self.run, &ws, self.count)?;
             self.hosts
                 .extend(ws.iter().map(|w| (w.segment, w.host.clone())));
             let grace = started.elapsed().as_millis() as u32 > LEAD_MS + 2 * INTERVAL_MS;
@@ -292,7 +257,7 @@ impl Coordinator<'_> {
         loop {
             protocol::coordinator_alive(&mut self.db, self.run)?;
             let ws = protocol::workers(&mut self.db, self.run)?;
-            pgrig_scale::check::workers(self.run, &ws, self.count)?;
+            pgrig_fleet::check::workers(self.run, &ws, self.count)?;
             if let Some(w) = ws.iter().find(|w| w.state == "failed") {
                 return Err(ScaleError::new(failure(w)));
             }
@@ -330,7 +295,7 @@ impl Coordinator<'_> {
             .iter()
             .map(|w| (w.segment, w.host.clone(), w.target.clone()))
             .collect();
-        if let Some(diff) = pgrig_scale::target::differing(&targets) {
+        if let Some(diff) = pgrig_fleet::target::differing(&targets) {
             return Err(ScaleError::new(format!(
                 "run {}: refused: the workers reach different targets ({diff}); every worker \
                  must benchmark the same database",
@@ -379,7 +344,7 @@ impl Coordinator<'_> {
         let mut f = self.live.snapshot();
         let mut hosts: BTreeMap<u32, f64> = BTreeMap::new();
         for (id, i) in &rows {
-            pgrig_scale::check::interval(self.run, *id, i, self.count)?;
+            pgrig_fleet::check::interval(self.run, *id, i, self.count)?;
             add_interval(&mut f, i).map_err(|why| {
                 ScaleError::new(format!(
                     "run {}: refused interval row {id} (segment {}, second {}): {why}",
@@ -471,7 +436,7 @@ impl Coordinator<'_> {
 
     /// `--store`: the merged run into the results store; whether it was stored.
     fn store(&self, store: &str, stored: &[String], merged: &RunResult) -> bool {
-        let doc = pgrig_engine::document::RunDocument::of(merged);
+        let doc = pgrig_engine::document::of(merged);
         match crate::segments_store::save(store, self.run, stored, &self.target, &doc) {
             Ok(id) => {
                 let at = pgrig_wire::mask_passwords(store);
@@ -507,24 +472,24 @@ impl Coordinator<'_> {
                 None => missing.push(w.segment),
             }
         }
-        let merged = pgrig_scale::merge::merge(cfg, parts)
+        let merged = pgrig_fleet::merge::merge(cfg, parts)
             .map_err(|e| ScaleError::new(format!("run {}: {e}", self.run)))?;
         Ok((merged, missing, cpu))
     }
 
     /// The result worker `w` handed in, decoded and checked.
     fn result_of(&self, w: &WorkerRow, text: &str, clients: u32) -> Result<RunResult, ScaleError> {
-        let r = pgrig_scale::codec::decode(text).map_err(|e| {
+        let r = pgrig_fleet::codec::decode(text).map_err(|e| {
             ScaleError::new(format!(
                 "run {}: refused the result of segment {} (host {:?}): {e}",
                 self.run, w.segment, w.host
             ))
         })?;
-        let seg = pgrig_scale::share::SegmentId {
+        let seg = pgrig_fleet::share::SegmentId {
             index: w.segment,
             count: self.count,
         };
-        pgrig_scale::check::result(self.run, seg, &w.host, &r, clients)?;
+        pgrig_fleet::check::result(self.run, seg, &w.host, &r, clients)?;
         Ok(r)
     }
 
@@ -542,7 +507,7 @@ impl Coordinator<'_> {
         });
         let prefix = self.sink.prog.clone();
         sink.banner(&merged.server_version);
-        let code = crate::bench::report_bench(&prefix, &sink, merged, output, json, None);
+        let code = crate::bench_report::report_bench(&prefix, &sink, merged, output, json, None);
         for w in ws {
             self.sink.message(
                 Level::Info,
@@ -619,7 +584,7 @@ fn add_interval(f: &mut crate::metrics::Figures, i: &protocol::Interval) -> Resu
     f.retries = add(f.retries, i.retries)?;
     f.latency_sum_s += i.latency_sum_us / 1e6;
     if let Some(text) = i.histogram.as_deref() {
-        let h = pgrig_scale::codec::histogram_of(text).map_err(|e| e.0)?;
+        let h = pgrig_fleet::codec::histogram_of(text).map_err(|e| e.0)?;
         let recorded = f.buckets.iter().try_fold(0u64, |t, b| add(t, *b))?;
         add(recorded, h.len())?;
         f.add_histogram(&h);

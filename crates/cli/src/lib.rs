@@ -11,6 +11,7 @@ mod print;
 
 pub mod args;
 pub mod bench;
+pub mod bench_report;
 pub mod coordinator;
 pub mod html_report;
 pub mod init;
@@ -26,6 +27,8 @@ pub mod prompt;
 pub mod report;
 pub mod report_compare;
 pub mod run;
+pub mod run_args;
+pub mod run_segments;
 pub mod segments_progress;
 pub mod segments_store;
 pub mod server;

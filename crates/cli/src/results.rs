@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 
-use pgrig_study::{summary, Store, StudyError};
+use pgrig_results::{query_summary, summary, Store};
+use pgrig_study::StudyError;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -129,14 +130,14 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
             out(&format!(
                 "{}{}",
                 summary::points_table(&docs),
-                pgrig_study::query::summary::table(&docs)
+                query_summary::table(&docs)
             ))
         }
         Cmd::Show { id, store } => {
             let mut s = Store::open_existing(&store)?;
             match s.show(id)? {
                 Some(mut v) => {
-                    pgrig_study::collect::profile::summarise(&mut v, id);
+                    pgrig_results::profiles::summarise(&mut v, id);
                     out(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"))
                 }
                 None => Err(StudyError::Other(format!(
@@ -166,7 +167,7 @@ fn run(cmd: Cmd) -> Result<(), StudyError> {
                 "json" => {
                     serde_json::to_string_pretty(&Value::Array(docs)).unwrap_or_default() + "\n"
                 }
-                "csv" => csv(&docs),
+                "csv" => pgrig_results::export::csv(&docs),
                 o => {
                     return Err(StudyError::Other(format!(
                         "invalid --format \"{o}\" (expected json or csv)"
@@ -200,7 +201,7 @@ fn flame(store: &str, id: i64, client: bool, folded: bool) -> Result<String, Stu
         .ok_or_else(|| StudyError::Other(format!("no run with id {id} in \"{store}\"")))?;
     let which = if client { "client" } else { "server" };
     let stacks =
-        pgrig_study::collect::profile::stored(&run, which).ok_or_else(|| {
+        pgrig_results::profiles::stored(&run, which).ok_or_else(|| {
             StudyError::Other(format!(
             "run {id} has no {which} profile (profile a study's runs with `[collect] profile = \
              true`{})",
@@ -235,101 +236,4 @@ fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
 /// Writes to standard error; nothing to do when that fails.
 pub(crate) fn err(text: &str) {
     pgrig_cli::sink::err(text);
-}
-
-const FIXED: &[(&str, &[&str])] = &[
-    ("repetition", &["repetition"]),
-    ("round", &["round"]),
-    ("tps", &["tps"]),
-    ("ok", &["transactions", "ok"]),
-    ("failed", &["transactions", "failed"]),
-    ("skipped", &["transactions", "skipped"]),
-    ("retried", &["transactions", "retried"]),
-    ("retries", &["transactions", "retries"]),
-    ("latency_mean_ms", &["latency_ms", "mean"]),
-    ("latency_p50_ms", &["latency_ms", "p50"]),
-    ("latency_p90_ms", &["latency_ms", "p90"]),
-    ("latency_p99_ms", &["latency_ms", "p99"]),
-    ("latency_max_ms", &["latency_ms", "max"]),
-    ("aborted_clients", &["aborted_clients"]),
-];
-
-/// The client's CPU time and run-queue wait (shares of the run), recomputed from the stored
-/// threads for records written before the two names; empty when the record has neither.
-fn client_cpu_cells(d: &Value) -> [String; 2] {
-    match pgrig_study::client_cpu::of(d) {
-        Some(c) => [c.cpu_time.to_string(), c.run_queue_wait.to_string()],
-        None => [String::new(), String::new()],
-    }
-}
-
-fn cell(v: &Value) -> String {
-    let s = match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        o => o.to_string(),
-    };
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
-    }
-}
-
-/// One row per run: ids, the point's values (a column per matrix key), the fixed figures, and
-/// relation sizes (`TABLE.heap|indexes|total`).
-pub fn csv(docs: &[Value]) -> String {
-    let mut point_keys: Vec<String> = Vec::new();
-    let mut tables: Vec<String> = Vec::new();
-    for d in docs {
-        for k in d["point"].as_object().into_iter().flat_map(|m| m.keys()) {
-            if !point_keys.contains(k) {
-                point_keys.push(k.clone());
-            }
-        }
-        for k in d["relation_sizes"]
-            .as_object()
-            .into_iter()
-            .flat_map(|m| m.keys())
-        {
-            if !tables.contains(k) {
-                tables.push(k.clone());
-            }
-        }
-    }
-    let mut header: Vec<String> = vec!["run_id".into(), "study".into(), "target".into()];
-    header.extend(point_keys.iter().cloned());
-    header.extend(FIXED.iter().map(|(n, _)| n.to_string()));
-    header.extend(["client_cpu_time".into(), "client_run_queue_wait".into()]);
-    for t in &tables {
-        for part in ["heap", "indexes", "total"] {
-            header.push(format!("{t}.{part}"));
-        }
-    }
-    let mut out = header
-        .iter()
-        .map(|h| cell(&Value::String(h.clone())))
-        .collect::<Vec<_>>()
-        .join(",");
-    out.push('\n');
-    for d in docs {
-        let mut row = vec![cell(&d["run_id"]), cell(&d["study"]), cell(&d["target"])];
-        row.extend(point_keys.iter().map(|k| cell(&d["point"][k])));
-        for (_, path) in FIXED {
-            let mut v = d;
-            for p in *path {
-                v = &v[*p];
-            }
-            row.push(cell(v));
-        }
-        row.extend(client_cpu_cells(d));
-        for t in &tables {
-            for part in ["heap", "indexes", "total"] {
-                row.push(cell(&d["relation_sizes"][t][part]));
-            }
-        }
-        out.push_str(&row.join(","));
-        out.push('\n');
-    }
-    out
 }

@@ -7,8 +7,6 @@
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use clap::Parser;
-
 use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, ScriptSource};
 use pgrig_engine::document::RunDocument;
 use pgrig_engine::sink::{Level, Progress, Sink};
@@ -21,97 +19,8 @@ use pgrig_study::plan::TargetPlan;
 use pgrig_study::StudyError;
 
 use crate::json::JsonOut;
+pub use crate::run_args::RunArgs;
 use crate::sink::StderrSink;
-
-#[derive(Parser, Debug)]
-#[command(
-    name = "pgrig run",
-    about = "Run a named workload against PostgreSQL (a throwaway local server when no target is given)"
-)]
-pub struct RunArgs {
-    /// Server to benchmark: a postgresql:// URI or a conninfo string. Default: PGHOST/PGDATABASE if
-    /// set, else a throwaway local server.
-    #[arg(long)]
-    pub target: Option<String>,
-    /// tpcb-like, simple-update, select-only (or a prefix), a script file (FILE[@WEIGHT]), or a
-    /// native workload (sysbench's oltp_read_write ..., ycsb-a ... ycsb-f, tpcc).
-    #[arg(long, short = 'w', default_value = "tpcb-like")]
-    pub workload: Vec<String>,
-    /// An option of a native workload, e.g. -o tables=4 -o table_size=100000 (repeatable).
-    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
-    pub options: Vec<String>,
-    /// How long to run, e.g. 10s, 2m.
-    #[arg(long, short = 'T', default_value = "10s", value_parser = parse_duration)]
-    pub duration: u64,
-    #[arg(long, short = 'c', default_value_t = 1)]
-    pub clients: u32,
-    #[arg(long, short = 'j', default_value_t = 1)]
-    pub threads: u32,
-    /// Scale of the pgbench tables to create (throwaway server, or with --init). Default: the
-    /// number of clients (at most 100), so TPC-B clients do not queue on branch rows.
-    #[arg(long, short = 's')]
-    pub scale: Option<i32>,
-    /// simple, extended or prepared.
-    #[arg(long, short = 'M', default_value = "prepared")]
-    pub protocol: String,
-    /// (Re)initialise the pgbench tables on the target first (always done on a throwaway server).
-    #[arg(long)]
-    pub init: bool,
-    /// Retries of serialization failures and deadlocks (0 = unlimited).
-    #[arg(long, default_value_t = 10)]
-    pub max_tries: u32,
-    /// Write the whole result as JSON to FILE (- for stdout).
-    #[arg(long)]
-    pub json: Option<String>,
-    /// Write an HTML report (charts, see `pgrig report`) of the run to FILE.
-    #[arg(long)]
-    pub report: Option<std::path::PathBuf>,
-    /// Random seed (for reproducible runs).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Throwaway server: connect over TCP to 127.0.0.1 (scram-sha-256 with a generated
-    /// password) instead of its unix socket.
-    #[arg(long)]
-    pub tcp: bool,
-    /// Profile the server with perf during the run: DIR/server.folded and DIR/server.svg.
-    #[arg(long, value_name = "DIR")]
-    pub profile: Option<std::path::PathBuf>,
-    /// With --target: the server's postmaster to profile (default: from the unix socket).
-    #[arg(long, value_name = "PID", requires = "profile")]
-    pub profile_pid: Option<u32>,
-    /// With --profile: also profile pgrig itself (DIR/client.folded, DIR/client.svg).
-    #[arg(long, requires = "profile")]
-    pub profile_client: bool,
-    /// Serve live OpenMetrics at http://HOST:PORT/metrics while the run lasts.
-    #[arg(long, value_name = "HOST:PORT")]
-    pub metrics_addr: Option<String>,
-    /// After the run, serve the final figures until scraped once, at most SEC seconds (default:
-    /// 60, one scrape interval of a Prometheus left at its defaults).
-    #[arg(
-        long,
-        value_name = "SEC",
-        default_value_t = crate::metrics::DEFAULT_LINGER_S,
-        requires = "metrics_addr"
-    )]
-    pub metrics_linger: u32,
-    /// Coordinate N `pgrig worker` segments (one per client host) instead of running clients
-    /// here; needs --coordinator and a target other than a throwaway server.
-    #[arg(long, value_name = "N", requires = "coordinator")]
-    pub segments: Option<u32>,
-    /// The database holding the coordination schema pgrig_scale (with --segments).
-    #[arg(long, value_name = "URL", requires = "segments")]
-    pub coordinator: Option<String>,
-}
-
-/// `--duration`: the study file's duration syntax (`10s`, `1500ms`, `2m`, `1h`, bare seconds) and
-/// rule (at least 1 s), in whole seconds rounded up, as a study runs it.
-fn parse_duration(s: &str) -> Result<u64, String> {
-    let ms = pgrig_study::workload::parse_duration_ms(s)?;
-    if ms < 1000 {
-        return Err(format!("invalid duration \"{s}\": must be at least 1s"));
-    }
-    Ok(ms.div_ceil(1000))
-}
 
 /// A progress sink that rewrites one line on a terminal and prints pgbench's lines otherwise.
 struct LiveSink {
@@ -176,7 +85,7 @@ pub fn main(args: &[String]) -> i32 {
         }
     };
     if let (Some(n), Some(url)) = (a.segments, &a.coordinator) {
-        return crate::coordinator::from_run(&a, n, url, &scripts, native.is_some());
+        return crate::run_segments::from_run(&a, n, url, &scripts, native.is_some());
     }
     // Checked before anything runs: a result that cannot be written is found first.
     let json = match a.json.as_deref().map(JsonOut::open).transpose() {
@@ -301,7 +210,7 @@ fn measure(
     if sink.tty {
         eprintln!();
     }
-    let mut doc = RunDocument::of(&r);
+    let mut doc = pgrig_engine::document::of(&r);
     if let Some(readings) = &readings {
         readings.fill(&mut doc);
     }
@@ -339,8 +248,7 @@ fn outputs(
         }
     }
     if let Some(path) = &a.report {
-        let value = serde_json::to_value(doc).unwrap_or_default();
-        if let Err(e) = crate::html_report::of_run_document(&value, path) {
+        if let Err(e) = crate::html_report::of_run_document(doc, path) {
             eprintln!("pgrig: error: {e}");
             if code == 0 {
                 code = 1;
@@ -538,8 +446,7 @@ fn load_native(
 ) -> Result<(), i32> {
     let name = native.workload.name();
     eprintln!("pgrig: loading the {name} dataset...");
-    let cleanup: &[String] = if a.init { &native.cleanup } else { &[] };
-    match pgrig_init::generic::load_replacing(conn, cleanup, &native.load, 0, sink, stop) {
+    match native.load(conn, a.init, sink, stop) {
         Ok(report) => {
             eprintln!("pgrig: {name} dataset {}", report.summary());
             Ok(())
@@ -604,36 +511,17 @@ fn report(
 }
 
 /// Makes sure PostgreSQL's server binaries are installed: as root on a Debian-like system,
-/// installs the `postgresql` package; otherwise says exactly what to install.
+/// installs the `postgresql` package (the quick start's promise); otherwise says exactly what
+/// to install.
 fn ensure_server_binaries() -> Result<(), i32> {
-    if pgrig_lab::PgBinaries::discover().is_ok() {
-        return Ok(());
-    }
-    let root = unsafe { libc::geteuid() } == 0;
-    let apt = std::path::Path::new("/usr/bin/apt-get").exists();
-    if !(root && apt) {
-        eprintln!("pgrig: error: PostgreSQL server binaries (initdb, postgres) not found");
-        eprintln!("pgrig: hint: install them, e.g. \"sudo apt-get install postgresql\" (Debian/Ubuntu) or \"sudo dnf install postgresql-server\" (Fedora), or put their directory on PATH");
-        return Err(1);
-    }
-    eprintln!("pgrig: PostgreSQL server binaries not found; installing the Debian package \"postgresql\" (running as root)...");
-    let ok = std::process::Command::new("apt-get")
-        .arg("update")
-        .arg("-qq")
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-        && std::process::Command::new("apt-get")
-            .args(["install", "-y", "-qq", "postgresql"])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-    if !ok || pgrig_lab::PgBinaries::discover().is_err() {
-        eprintln!("pgrig: error: could not install the \"postgresql\" package with apt-get");
-        return Err(1);
-    }
-    Ok(())
+    let note = |m: &str| eprintln!("pgrig: {m}");
+    pgrig_lab::ensure_server_binaries(pgrig_lab::Install::AptAsRoot, &note).map_err(|lines| {
+        for (i, l) in lines.iter().enumerate() {
+            let kind = if i == 0 { "error: " } else { "" };
+            eprintln!("pgrig: {kind}{l}");
+        }
+        1
+    })
 }
 
 /// The human-readable summary of `pgrig run`.
@@ -734,7 +622,7 @@ fn start_profile(
 
 #[cfg(test)]
 mod tests {
-    use super::parse_duration;
+    use crate::run_args::parse_duration;
 
     #[test]
     fn duration_takes_the_study_syntax_in_whole_seconds() {

@@ -14,6 +14,7 @@ use pgrig_study::{
 };
 
 use pgrig_cli::sink::StderrSink;
+use pgrig_results::RunView;
 
 use crate::results::{err, out};
 
@@ -214,25 +215,18 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
         pgrig_cli::html_report::of_study(&a.store, &study.spec.name, path)
             .map_err(|e| StudyError::Other(e.to_string()))?;
     }
-    let aborted = docs
-        .iter()
-        .any(|d| d["aborted_clients"].as_u64().unwrap_or(0) > 0);
+    let runs: Vec<RunView> = docs.iter().map(RunView::of).collect();
+    let aborted = runs.iter().any(|d| d.aborted_clients.unwrap_or(0.0) > 0.0);
     if aborted {
         err("pgrig: warning: some runs had aborted clients; their results are incomplete\n");
         return Ok(2);
     }
-    if docs.iter().any(query_failed) {
+    if runs
+        .iter()
+        .any(|d| d.queries.iter().any(|q| q.failed() > 0))
+    {
         err("pgrig: warning: some query executions failed or timed out; their errors are stored with the runs\n");
         return Ok(2);
     }
     Ok(0)
-}
-
-/// Whether a query run has a failed execution.
-fn query_failed(d: &serde_json::Value) -> bool {
-    d["query"]["queries"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|q| q["summary"]["failed"].as_u64().unwrap_or(0) > 0)
 }

@@ -191,7 +191,7 @@ fn check_snapshot(name: &str, actual: &str) {
 /// The document's JSON with the version made stable.
 #[test]
 fn json_document_matches_its_snapshot() {
-    let doc = RunDocument::of(&two_scripts(false));
+    let doc = pgrig_engine::document::of(&two_scripts(false));
     let version = format!("\"pgrig_version\": \"{}\"", env!("CARGO_PKG_VERSION"));
     let text = pgrig_cli::json::text(&doc).replace(&version, "\"pgrig_version\": \"VERSION\"");
     check_snapshot("run_document.json", &text);
@@ -200,7 +200,7 @@ fn json_document_matches_its_snapshot() {
 
 #[test]
 fn json_document_reads_back_as_the_same_document() {
-    let doc = RunDocument::of(&two_scripts(true));
+    let doc = pgrig_engine::document::of(&two_scripts(true));
     let text = pgrig_cli::json::text(&doc);
     let back: RunDocument = serde_json::from_str(&text).unwrap();
     assert_eq!(back, doc);
@@ -209,14 +209,14 @@ fn json_document_reads_back_as_the_same_document() {
 
 #[test]
 fn text_report_matches_its_snapshot() {
-    let multi = pgrig_cli::report::render(&RunDocument::of(&two_scripts(false)), true);
+    let multi = pgrig_cli::report::render(&pgrig_engine::document::of(&two_scripts(false)), true);
     check_snapshot("report_two_scripts.txt", &multi);
-    let rate = pgrig_cli::report::render(&RunDocument::of(&rate_limited()), false);
+    let rate = pgrig_cli::report::render(&pgrig_engine::document::of(&rate_limited()), false);
     check_snapshot("report_rate_limited.txt", &rate);
     let mut aborted = rate_limited();
     aborted.stats = ThreadStats::new(&[1]);
     aborted.aborted_clients = 1;
-    let none = pgrig_cli::report::render(&RunDocument::of(&aborted), true);
+    let none = pgrig_cli::report::render(&pgrig_engine::document::of(&aborted), true);
     check_snapshot("report_nothing_completed.txt", &none);
     assert!(
         none.contains("number of failed transactions: 0 (NaN%)"),
@@ -226,10 +226,10 @@ fn text_report_matches_its_snapshot() {
 
 #[test]
 fn run_summary_matches_its_snapshot_and_says_it_was_interrupted() {
-    let text = pgrig_cli::run::summary(&RunDocument::of(&two_scripts(true)));
+    let text = pgrig_cli::run::summary(&pgrig_engine::document::of(&two_scripts(true)));
     check_snapshot("run_summary_interrupted.txt", &text);
     assert!(text.contains("interrupted:"), "{text}");
-    let plain = pgrig_cli::run::summary(&RunDocument::of(&two_scripts(false)));
+    let plain = pgrig_cli::run::summary(&pgrig_engine::document::of(&two_scripts(false)));
     assert!(!plain.contains("interrupted"), "{plain}");
 }
 
@@ -237,14 +237,14 @@ fn run_summary_matches_its_snapshot_and_says_it_was_interrupted() {
 fn self_check_flags_a_saturated_client_and_branch_contention() {
     let mut r = two_scripts(false);
     r.threads_cpu[1].user_s = 1.9;
-    let doc = RunDocument::of(&r);
+    let doc = pgrig_engine::document::of(&r);
     assert!(doc.self_check.client_saturated);
     assert!(!doc.self_check.host_contended, "5 % run-queue wait");
     assert!(doc.self_check.branch_contention, "4 clients on scale 2");
     assert_eq!(doc.self_check.warnings.len(), 2);
     r.scale = 4;
     r.threads_cpu[1].user_s = 0.1;
-    let quiet = RunDocument::of(&r).self_check;
+    let quiet = pgrig_engine::document::of(&r).self_check;
     assert!(!quiet.client_saturated && !quiet.branch_contention && !quiet.host_contended);
     assert!(quiet.warnings.is_empty());
 }
@@ -260,7 +260,7 @@ fn waiting_for_a_cpu_is_host_contended_not_client_saturated() {
         wait_s: 3.4,
         wall_s: 5.05,
     }];
-    let doc = RunDocument::of(&r);
+    let doc = pgrig_engine::document::of(&r);
     let c = &doc.client_cpu;
     assert!((c.cpu_time_s - 0.79).abs() < 1e-9 && (c.run_queue_wait_s - 3.4).abs() < 1e-9);
     assert!((c.cpu_time - 0.79 / 5.05).abs() < 1e-9, "{c:?}");
@@ -288,7 +288,7 @@ fn waiting_for_a_cpu_is_host_contended_not_client_saturated() {
 /// CPU time; read back, it gives CPU time and run-queue wait from the seconds.
 #[test]
 fn a_schema_1_client_cpu_reads_as_cpu_time_and_run_queue_wait() {
-    let mut v = serde_json::to_value(RunDocument::of(&two_scripts(false))).unwrap();
+    let mut v = serde_json::to_value(pgrig_engine::document::of(&two_scripts(false))).unwrap();
     v["schema_version"] = 1.into();
     v["client_cpu"] = serde_json::json!({"busiest": 0.83, "threads": [
         {"user_s": 0.6, "sys_s": 0.19, "wait_s": 3.4, "wall_s": 5.05, "busy": 0.83}]});
@@ -346,7 +346,7 @@ fn documented_fields() -> BTreeSet<String> {
 fn documented_fields_are_exactly_the_produced_ones() {
     let mut produced = BTreeSet::new();
     // the server's seconds, as `pgrig run` and studies fill them in
-    let mut doc = RunDocument::of(&two_scripts(false));
+    let mut doc = pgrig_engine::document::of(&two_scripts(false));
     for s in &mut doc.series {
         (s.checkpoints, s.wal_bytes, s.server_cpu) = (Some(0), Some(8192), Some(0.5));
     }
@@ -362,7 +362,7 @@ fn documented_fields_are_exactly_the_produced_ones() {
 
 #[test]
 fn documents_written_before_the_schema_version_still_read() {
-    let mut v = serde_json::to_value(RunDocument::of(&two_scripts(false))).unwrap();
+    let mut v = serde_json::to_value(pgrig_engine::document::of(&two_scripts(false))).unwrap();
     let o = v.as_object_mut().unwrap();
     for added in [
         "schema_version",

@@ -1,7 +1,7 @@
 //! Compare's one error type: every message says what was wrong with the selection, metric or
 //! store, and what would work instead.
 
-use pgrig_study::StudyError;
+use pgrig_results::StoreError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
@@ -14,7 +14,7 @@ pub enum CompareError {
         message: String,
     },
     #[error(transparent)]
-    Store(#[from] StudyError),
+    Store(#[from] StoreError),
     /// `--flame`: a run without the profile, or one that cannot be drawn.
     #[error("{0}")]
     Profile(String),

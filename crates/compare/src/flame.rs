@@ -2,8 +2,8 @@
 //! (or client) profiles, each side's runs merged; frames are drawn as in B, coloured by how
 //! their share changed from A.
 
-use pgrig_study::collect::profile::stored;
-use pgrig_study::Store;
+use pgrig_results::profiles::stored;
+use pgrig_results::Store;
 
 use crate::error::CompareError;
 use crate::{select, selector, Options};

@@ -14,7 +14,7 @@ pub mod error;
 pub mod flame;
 pub mod mann_whitney;
 pub mod median_ci;
-pub mod metric;
+pub use pgrig_results::metric;
 pub mod model;
 pub mod record;
 pub mod render;
@@ -26,7 +26,7 @@ pub use error::CompareError;
 pub use model::{Comparison, Verdict};
 
 use metric::Metric;
-use pgrig_study::Store;
+use pgrig_results::Store;
 use select::Side;
 
 /// Significance level of the test.

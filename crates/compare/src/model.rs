@@ -115,7 +115,7 @@ fn values(samples: &[Sample], m: &Metric) -> Vec<f64> {
 }
 
 fn figures(xs: &[f64], confidence: f64) -> Option<Figures> {
-    let (_, min, max, cv_pct) = pgrig_study::summary::spread(xs);
+    let (_, min, max, cv_pct) = pgrig_results::summary::spread(xs);
     Some(Figures {
         n: xs.len(),
         median: median(xs)?,
@@ -170,7 +170,7 @@ fn side_info(input: &Input) -> SideInfo {
         .iter()
         .filter_map(|s| s.values.get("tps").copied())
         .collect();
-    if tps.len() > 1 && pgrig_study::summary::spread(&tps).3 > record::HIGH_CV_PCT {
+    if tps.len() > 1 && pgrig_results::summary::spread(&tps).3 > record::HIGH_CV_PCT {
         let ids = input.samples.iter().map(|s| s.run_id).collect();
         flags.push(Flag {
             flag: record::HIGH_SPREAD.to_string(),

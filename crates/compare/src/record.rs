@@ -1,17 +1,17 @@
-//! The one place that reads stored run documents (`Store::show`'s JSON): each run becomes a
-//! [`Sample`] with its metric values, its invalid-run flags (the rules of the study's summary
-//! table) and what identifies its workload. When the run document changes shape, adapt here.
+//! Stored runs as compare uses them: each run (read as a [`RunView`]) becomes a [`Sample`] with
+//! its metric values (the catalogue's, `pgrig_results::metric`), its invalid-run flags (the
+//! rules of the study's summary table) and what identifies its workload.
 
 use std::collections::BTreeMap;
 
-use pgrig_study::store::text_hash;
-use pgrig_study::summary;
+use pgrig_results::store::text_hash;
+use pgrig_results::RunView;
 use serde_json::Value;
 
 use crate::metric::{Metric, METRICS};
 
 /// Invalid-run flags, named as `pgrig study`'s table names them.
-pub use pgrig_study::client_cpu::{CLIENT_SATURATED, HOST_CONTENDED};
+pub use pgrig_results::client_cpu::{CLIENT_SATURATED, HOST_CONTENDED};
 pub const HIGH_SPREAD: &str = "high-spread";
 pub const FAILURES: &str = "failures";
 pub const CONTENTION: &str = "contention";
@@ -43,80 +43,58 @@ pub struct Sample {
 
 impl Sample {
     pub fn from_doc(doc: &Value) -> Sample {
+        Sample::of(&RunView::of(doc))
+    }
+
+    pub fn of(v: &RunView) -> Sample {
         let values = METRICS
             .iter()
-            .filter_map(|m| value(m, doc).map(|v| (m.name, v)))
+            .filter_map(|m| value(m, v).map(|x| (m.name, x)))
             .collect();
         Sample {
-            run_id: doc["run_id"].as_i64().unwrap_or(0),
-            study: doc["study"].as_str().unwrap_or("").to_string(),
-            target: doc["target"].as_str().unwrap_or("").to_string(),
-            point: doc["point"].clone(),
-            round: doc["round"].as_u64().unwrap_or(1),
+            run_id: v.run_id.unwrap_or(0),
+            study: v.study.clone().unwrap_or_default(),
+            target: v.target.clone().unwrap_or_default(),
+            point: Value::Object(v.point.clone()),
+            round: v.round.unwrap_or(1),
             values,
-            flags: flags(doc),
-            workload: workload(doc),
-            started_at: doc["started_at"].as_str().map(str::to_string),
-            finished_at: doc["finished_at"].as_str().map(str::to_string),
+            flags: flags(v),
+            workload: workload(v),
+            started_at: v.started_at.clone(),
+            finished_at: v.finished_at.clone(),
         }
     }
 }
 
-fn num(doc: &Value, path: &[&str]) -> Option<f64> {
-    path.iter().try_fold(doc, |v, p| v.get(p))?.as_f64()
+/// The value of `m` in one run, if it records it.
+pub fn value(m: &Metric, v: &RunView) -> Option<f64> {
+    (m.get)(v)
 }
 
-fn per_tx(doc: &Value, path: &[&str]) -> Option<f64> {
-    let ok = num(doc, &["transactions", "ok"])?;
-    (ok > 0.0).then_some(num(doc, path)? / ok)
-}
-
-/// The value of `m` in one run document, if it records it.
-pub fn value(m: &Metric, doc: &Value) -> Option<f64> {
-    match m.name {
-        "tps" => num(doc, &["tps"]),
-        "latency_avg" => num(doc, &["latency_ms", "mean"]),
-        "p50" | "p90" | "p95" | "p99" | "p99_9" => num(doc, &["latency_ms", m.name]),
-        "latency_max" => num(doc, &["latency_ms", "max"]),
-        "client_cpu_time" => pgrig_study::client_cpu::of(doc).map(|c| c.cpu_time),
-        "client_run_queue_wait" => pgrig_study::client_cpu::of(doc).map(|c| c.run_queue_wait),
-        "server_cpu" => num(doc, &["server_processes", "cpus_busy"]),
-        "failures" => num(doc, &["transactions", "failed"]),
-        "retries" => num(doc, &["transactions", "retries"]),
-        "wal_bytes_per_tx" => per_tx(doc, &["server_stats", "wal", "wal_bytes"]),
-        "wal_fpi_per_tx" => per_tx(doc, &["server_stats", "wal", "wal_fpi"]),
-        "blocks_read_per_tx" => per_tx(doc, &["server_stats", "database", "blocks_read"]),
-        _ => None,
-    }
-}
-
-fn flags(doc: &Value) -> Vec<&'static str> {
-    let mut f = pgrig_study::client_cpu::of(doc).unwrap_or_default().flags();
-    let failed = num(doc, &["transactions", "failed"]).unwrap_or(0.0);
-    if failed > 0.0 || num(doc, &["aborted_clients"]).unwrap_or(0.0) > 0.0 {
+fn flags(v: &RunView) -> Vec<&'static str> {
+    let mut f = v.client_cpu.unwrap_or_default().flags();
+    if v.transactions.failed.unwrap_or(0.0) > 0.0 || v.aborted_clients.unwrap_or(0.0) > 0.0 {
         f.push(FAILURES);
     }
-    if num(doc, &["transactions", "retries"]).unwrap_or(0.0) > 0.0
-        || summary::lock_share(doc) > LOCK_SHARE
-    {
+    if v.transactions.retries.unwrap_or(0.0) > 0.0 || v.lock_share > LOCK_SHARE {
         f.push(CONTENTION);
     }
     f
 }
 
 /// The workload's identity and a short description, from the provenance's scripts.
-fn workload(doc: &Value) -> Option<String> {
-    let scripts = doc["provenance"]["scripts"].as_array()?;
+fn workload(v: &RunView) -> Option<String> {
+    let scripts = v.provenance_scripts.as_ref()?;
     let mut parts: Vec<String> = scripts
         .iter()
         .map(|s| {
-            let weight = s["weight"].as_u64().unwrap_or(1);
-            let what = match (s["builtin"].as_str(), s["file"].as_str()) {
+            let weight = s.weight.unwrap_or(1);
+            let what = match (&s.builtin, &s.file) {
                 (Some(b), _) => format!("builtin {b}"),
                 (None, Some(f)) => {
-                    format!("{f} (text {})", text_hash(s["text"].as_str().unwrap_or("")))
+                    format!("{f} (text {})", text_hash(s.text.as_deref().unwrap_or("")))
                 }
-                _ => s.to_string(),
+                _ => s.stored.clone(),
             };
             if weight == 1 {
                 what
@@ -125,9 +103,7 @@ fn workload(doc: &Value) -> Option<String> {
             }
         })
         .collect();
-    if let Some(d) = doc["provenance"]["workload"]["defines"].as_object() {
-        parts.extend(d.iter().map(|(k, v)| format!("-D {k}={v}")));
-    }
+    parts.extend(v.defines.iter().map(|(k, x)| format!("-D {k}={x}")));
     Some(parts.join(", "))
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use pgrig_study::{summary, Store};
+use pgrig_results::{summary, RunView, Store};
 
 use crate::error::CompareError;
 use crate::record::Sample;
@@ -93,7 +93,8 @@ fn study_runs(
             known: known.into_iter().collect(),
         });
     }
-    let mut keep: Vec<&Value> = docs.iter().collect();
+    let docs: Vec<RunView> = docs.iter().map(RunView::of).collect();
+    let mut keep: Vec<&RunView> = docs.iter().collect();
     for f in filters {
         check_key(name, &docs, &f.key)?;
         let before = keep.clone();
@@ -108,13 +109,13 @@ fn study_runs(
             });
         }
     }
-    Ok(keep.iter().filter_map(|d| d["run_id"].as_i64()).collect())
+    Ok(keep.iter().filter_map(|d| d.run_id).collect())
 }
 
-fn check_key(study: &str, docs: &[Value], key: &str) -> Result<(), CompareError> {
+fn check_key(study: &str, docs: &[RunView], key: &str) -> Result<(), CompareError> {
     let mut valid: Vec<String> = Vec::new();
     for d in docs {
-        for k in d["point"].as_object().into_iter().flat_map(|m| m.keys()) {
+        for k in d.point.keys() {
             if !valid.contains(k) {
                 valid.push(k.clone());
             }
@@ -132,15 +133,16 @@ fn check_key(study: &str, docs: &[Value], key: &str) -> Result<(), CompareError>
 }
 
 /// The value a run has for `key`: the run's target or round, else its point's matrix value.
-fn field<'a>(doc: &'a Value, key: &str) -> &'a Value {
+fn field(doc: &RunView, key: &str) -> Value {
     match key {
-        "target" | "round" => &doc[key],
-        _ => &doc["point"][key],
+        "target" => doc.target.clone().map_or(Value::Null, Value::String),
+        "round" => doc.round.map_or(Value::Null, Value::from),
+        _ => doc.point.get(key).cloned().unwrap_or(Value::Null),
     }
 }
 
 /// The value as the selection syntax writes it.
-fn shown(doc: &Value, key: &str) -> String {
+fn shown(doc: &RunView, key: &str) -> String {
     match field(doc, key) {
         Value::String(s) => s.clone(),
         Value::Array(a) if a.iter().all(Value::is_string) => format!(
@@ -156,14 +158,14 @@ fn shown(doc: &Value, key: &str) -> String {
 
 /// Whether the run's value for the filter's key is the filter's value: the same text, the
 /// same number, or for a list (`scripts`) its elements (`[a.sql, b.sql]`, or one element alone).
-fn matches(doc: &Value, f: &Filter) -> bool {
+fn matches(doc: &RunView, f: &Filter) -> bool {
     let v = field(doc, &f.key);
     let want = f.value.trim();
     let json_text = v.to_string();
     if shown(doc, &f.key) == want || json_text == want {
         return true;
     }
-    match v {
+    match &v {
         Value::Number(n) => want.parse::<f64>().ok() == n.as_f64(),
         Value::Array(a) => {
             let items: Vec<&str> = want
@@ -214,7 +216,7 @@ mod tests {
 
     fn hit(doc: &Value, key: &str, value: &str) -> bool {
         matches(
-            doc,
+            &RunView::of(doc),
             &Filter {
                 key: key.into(),
                 value: value.into(),
@@ -235,6 +237,6 @@ mod tests {
         assert!(hit(&d, "pair", "[a.sql, b.sql]") && hit(&d, "pair", r#"["a.sql","b.sql"]"#));
         assert!(!hit(&d, "pair", "a.sql"));
         assert!(hit(&d, "target", "a") && hit(&d, "round", "2") && !hit(&d, "target", "b"));
-        assert_eq!(shown(&d, "pair"), "[a.sql, b.sql]");
+        assert_eq!(shown(&RunView::of(&d), "pair"), "[a.sql, b.sql]");
     }
 }

@@ -40,7 +40,7 @@ impl AutoVars {
 
 /// A native workload's "compiled" form: its transaction types as scripts without commands,
 /// one prepared-statement slot per statement, and the automatic variables (unused).
-pub(crate) fn compile_native(native: &crate::native::NativeRun) -> Compiled {
+pub(crate) fn compile_native(native: &crate::native_run::NativeRun) -> Compiled {
     let mut vartable = VarTable::new();
     let auto = AutoVars::intern(&mut vartable);
     let scripts = native.scripts();

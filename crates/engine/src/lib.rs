@@ -19,6 +19,7 @@ mod debug;
 mod exec;
 mod log;
 mod native;
+mod native_run;
 mod outcome;
 mod pipeline;
 mod runner;

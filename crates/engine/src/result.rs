@@ -4,13 +4,9 @@
 use crate::config::BenchConfig;
 use crate::stats::{Snapshot, ThreadStats};
 
-/// A worker thread on a CPU at least this share of a run was the limit: `client-saturated`.
-pub const SATURATED_CPU_TIME: f64 = 0.9;
-/// A worker thread that waited for a CPU at least this share of a run shared its host with
-/// work that took the CPU from it: `host-contended`.
-pub const CONTENDED_RUN_QUEUE_WAIT: f64 = 0.1;
-/// Runs shorter than this (seconds) are too short for either flag.
-pub const FLAG_MIN_WALL_S: f64 = 0.5;
+pub use pgrig_results::client_cpu::{
+    CONTENDED_RUN_QUEUE_WAIT, FLAG_MIN_WALL_S, SATURATED_CPU_TIME,
+};
 
 /// What one worker thread spent over the run: CPU time (user + system, `RUSAGE_THREAD`) and
 /// run-queue wait (ready to run, waiting for a CPU: schedstat's run delay), over `wall_s`.
@@ -137,5 +133,5 @@ pub struct RunExtras {
     /// clients
     pub counters: std::collections::BTreeMap<String, u64>,
     /// a run merged from segments (`bench --segments N`): which segments the figures cover
-    pub segments: Option<crate::document::SegmentsDoc>,
+    pub segments: Option<pgrig_results::document::SegmentsDoc>,
 }

@@ -45,7 +45,7 @@ pub fn run_bench(
     stop: &StopHandle,
 ) -> Result<RunResult, EngineError> {
     let native = (cfg.native.as_ref())
-        .map(|n| crate::native::NativeRun::new(n.0.clone()))
+        .map(|n| crate::native_run::NativeRun::new(n.0.clone()))
         .transpose()?;
     let compiled = match &native {
         Some(n) => crate::compile::compile_native(n),

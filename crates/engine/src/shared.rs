@@ -52,7 +52,7 @@ pub(crate) struct RunShared {
     /// set when every worker has finished
     pub finished: AtomicBool,
     /// a native workload run instead of scripts
-    pub native: Option<crate::native::NativeRun>,
+    pub native: Option<crate::native_run::NativeRun>,
 }
 
 /// CLOCK_MONOTONIC (what `Instant` uses) in µs: one vDSO call, no `Duration` arithmetic.

@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, SeedOption};
-use pgrig_engine::document::RunDocument;
 use pgrig_engine::sink::{Level, Progress, SecondReport, Sink};
 use pgrig_engine::workload::{
     Catalogue, ClientSeed, NativeWorkload, Params, Reply, Statement, Step, StmtId, TxProgram,
@@ -264,7 +263,7 @@ fn transfers_conserve_balances_in_every_query_mode() {
         // opposite transfers can deadlock: retried like serialization failures
         cfg.max_tries = 100;
         let r = run_bench(cfg, Arc::new(Recorder::default()), &StopHandle::default()).expect("run");
-        let doc = RunDocument::of(&r);
+        let doc = pgrig_engine::document::of(&r);
         assert_eq!(doc.workload.as_deref(), Some("bank"));
         assert_eq!(doc.transactions.ok, 120, "{mode:?}");
         assert_eq!(doc.aborted_clients, 0);
@@ -302,7 +301,7 @@ fn serialization_failures_are_retried_with_the_same_transfer() {
     let mut cfg = config(&db, Bank::new(false, false), QueryMode::Prepared, 4, 150);
     cfg.max_tries = 1000;
     let r = run_bench(cfg, Arc::new(Recorder::default()), &StopHandle::default()).expect("run");
-    let doc = RunDocument::of(&r);
+    let doc = pgrig_engine::document::of(&r);
     assert_eq!(doc.transactions.ok, 600);
     assert_eq!(doc.transactions.failed, 0);
     assert!(doc.transactions.retries > 0, "4 clients on 10 rows retry");
@@ -317,7 +316,7 @@ fn a_program_asking_to_reconnect_gets_a_new_session_and_keeps_its_prepared_state
     let mut cfg = config(&db, bank, QueryMode::Prepared, 2, 20);
     cfg.max_tries = 100;
     let r = run_bench(cfg, Arc::new(Recorder::default()), &StopHandle::default()).expect("run");
-    let doc = RunDocument::of(&r);
+    let doc = pgrig_engine::document::of(&r);
     assert_eq!(doc.transactions.ok, 40);
     assert_eq!(doc.aborted_clients, 0);
     assert_eq!(
@@ -339,7 +338,7 @@ fn think_time_is_outside_the_latency_and_ends_with_the_run() {
     let t0 = std::time::Instant::now();
     let r = run_bench(cfg, Arc::new(Recorder::default()), &StopHandle::default()).expect("run");
     let took = t0.elapsed().as_secs_f64();
-    let doc = RunDocument::of(&r);
+    let doc = pgrig_engine::document::of(&r);
     // two clients thinking 0.4 s before each transaction: 2 each in 1 s
     assert!(
         (2..=6).contains(&doc.transactions.ok),
@@ -376,7 +375,7 @@ fn a_program_that_gives_up_aborts_its_client_only() {
     let sink = Arc::new(Recorder::default());
     let cfg = config(&db, Bank::new(true, false), QueryMode::Extended, 2, 10);
     let r = run_bench(cfg, sink.clone(), &StopHandle::default()).expect("run");
-    let doc = RunDocument::of(&r);
+    let doc = pgrig_engine::document::of(&r);
     assert_eq!(doc.aborted_clients, 1);
     assert_eq!(doc.transactions.ok, 10);
     let errors = sink.errors.lock().unwrap();
@@ -409,7 +408,7 @@ fn every_second_reaches_the_sink_with_its_histogram() {
     let mut cfg = config(&db, Bank::new(false, false), QueryMode::Prepared, 2, 0);
     cfg.duration = Duration::Seconds(2);
     let r = run_bench(cfg, sink.clone(), &StopHandle::default()).expect("run");
-    let doc = RunDocument::of(&r);
+    let doc = pgrig_engine::document::of(&r);
     let seconds = sink.seconds.load(Ordering::SeqCst);
     assert!(seconds >= 1, "seconds reported: {seconds}");
     assert_eq!(seconds as usize, doc.series.len());

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration as StdDuration, Instant};
 
 use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, InitConfig, ScriptSource, SeedOption};
-use pgrig_engine::document::{RunDocument, SCHEMA_VERSION};
+use pgrig_engine::document::SCHEMA_VERSION;
 use pgrig_engine::sink::NullSink;
 use pgrig_engine::{run_bench, StopHandle};
 use pgrig_init::{run_init_with, InitOptions};
@@ -56,7 +56,7 @@ fn the_document_of_an_in_process_run_counts_every_transaction_once() {
     let mut cfg = select_only(&db, Duration::Transactions(25));
     cfg.report_per_command = true;
     let r = run_bench(cfg, Arc::new(NullSink), &StopHandle::default()).expect("run");
-    let doc = RunDocument::of(&r);
+    let doc = pgrig_engine::document::of(&r);
     assert_eq!(doc.schema_version, SCHEMA_VERSION);
     assert!(!doc.interrupted);
     assert_eq!(doc.transactions.ok, 50);
@@ -96,7 +96,7 @@ fn a_stop_requested_before_the_run_ends_it_at_once_marked_interrupted() {
     let cfg = select_only(&db, Duration::Seconds(60));
     let r = run_bench(cfg, Arc::new(NullSink), &stop).expect("run");
     assert!(t.elapsed() < StdDuration::from_secs(20), "ran on");
-    let doc = RunDocument::of(&r);
+    let doc = pgrig_engine::document::of(&r);
     assert!(doc.interrupted);
 }
 

@@ -21,6 +21,7 @@ mod error;
 mod identity;
 mod info;
 mod initdb;
+pub mod install;
 mod options;
 mod options_check;
 mod process;
@@ -44,5 +45,6 @@ pub use detached::{default_state_dir, start_detached, status, stop, ServerStatus
 pub use error::LabError;
 pub use identity::ProcessId;
 pub use info::ServerInfo;
+pub use install::{ensure_server_binaries, Install};
 pub use options::{quote_ident, quote_literal, ServerOptions, TlsFiles};
 pub use options_check::check_setting;

@@ -3,8 +3,8 @@
 //! with a 60-second series, a latency histogram, wait events, relation sizes and provenance like
 //! `pgrig study` stores them. Usage: `bench_store PATH [RUNS]`.
 
-use pgrig_study::store::RunRecord;
-use pgrig_study::Store;
+use pgrig_results::store::RunRecord;
+use pgrig_results::Store;
 use serde_json::json;
 
 fn main() {

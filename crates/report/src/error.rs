@@ -17,7 +17,7 @@ pub enum ReportError {
     Read { file: String, message: String },
     /// The results store failed (missing file, older schema, unreachable server).
     #[error(transparent)]
-    Store(#[from] pgrig_study::StudyError),
+    Store(#[from] pgrig_results::StoreError),
     /// A selection names nothing that exists (unknown study or run id, empty store).
     #[error("{0}")]
     Selection(String),

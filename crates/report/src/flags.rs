@@ -4,7 +4,7 @@
 //! coefficient of variation > 10 %), failures (failed transactions or aborted clients),
 //! contention (retries, or > 20 % of wait-event samples on locks).
 
-use pgrig_study::client_cpu::{CLIENT_SATURATED, HOST_CONTENDED};
+use pgrig_results::client_cpu::{CLIENT_SATURATED, HOST_CONTENDED};
 
 use crate::model::Run;
 
@@ -19,7 +19,7 @@ pub const ALL: &[&str] = &[
 
 /// Median, min, max and population coefficient of variation (%) of `xs`.
 pub fn spread(xs: &[f64]) -> (f64, f64, f64, f64) {
-    pgrig_study::summary::spread(xs)
+    pgrig_results::summary::spread(xs)
 }
 
 fn lock_share(r: &Run) -> f64 {

@@ -1,11 +1,18 @@
-//! The metrics a chart can put on its y axis (`--metric`): each a name, a label with its unit
-//! and how to read it from a run. Defined once here; `choose` and the CLI use this list.
+//! The metrics a chart can put on its y axis (`--metric`): the catalogue's metrics
+//! (`pgrig_results::metric`: names, aliases, labels, direction — defined once there) that the
+//! report's model holds, each read here from a model [`Run`] (which pgbench logs fill too).
+//! `choose` and the CLI use this list.
+
+use std::sync::LazyLock;
+
+use pgrig_results::metric as catalogue;
 
 use crate::model::Run;
 
 /// One selectable metric.
 #[derive(Clone, Copy)]
 pub struct Metric {
+    /// the catalogue's name
     pub key: &'static str,
     pub label: &'static str,
     /// larger is better (for reading the chart; not used to hide anything)
@@ -23,110 +30,52 @@ fn per_tx(r: &Run, v: Option<f64>) -> Option<f64> {
     (r.ok > 0.0).then_some(v? / r.ok)
 }
 
-pub const METRICS: &[Metric] = &[
-    Metric {
-        key: "tps",
-        label: "TPS (transactions/s)",
-        higher_is_better: true,
-        get: |r| Some(r.tps),
-    },
-    Metric {
-        key: "mean",
-        label: "mean latency (ms)",
-        higher_is_better: false,
-        get: |r| r.latency.mean,
-    },
-    Metric {
-        key: "p50",
-        label: "p50 latency (ms)",
-        higher_is_better: false,
-        get: |r| r.latency.p50,
-    },
-    Metric {
-        key: "p90",
-        label: "p90 latency (ms)",
-        higher_is_better: false,
-        get: |r| r.latency.p90,
-    },
-    Metric {
-        key: "p95",
-        label: "p95 latency (ms)",
-        higher_is_better: false,
-        get: |r| r.latency.p95,
-    },
-    Metric {
-        key: "p99",
-        label: "p99 latency (ms)",
-        higher_is_better: false,
-        get: |r| r.latency.p99,
-    },
-    Metric {
-        key: "p99_9",
-        label: "p99.9 latency (ms)",
-        higher_is_better: false,
-        get: |r| r.latency.p99_9,
-    },
-    Metric {
-        key: "max",
-        label: "max latency (ms)",
-        higher_is_better: false,
-        get: |r| r.latency.max,
-    },
-    Metric {
-        key: "client_cpu_time",
-        label: "client CPU time (busiest thread, % of the run)",
-        higher_is_better: false,
-        get: |r| r.client_cpu.map(|c| 100.0 * c.cpu_time),
-    },
-    Metric {
-        key: "client_run_queue_wait",
-        label: "client run-queue wait (longest thread, % of the run)",
-        higher_is_better: false,
-        get: |r| r.client_cpu.map(|c| 100.0 * c.run_queue_wait),
-    },
-    Metric {
-        key: "server_cpu",
-        label: "server CPU (CPUs busy)",
-        higher_is_better: false,
-        get: |r| r.server.cpus_busy,
-    },
-    Metric {
-        key: "wal_bytes_per_tx",
-        label: "WAL bytes per transaction",
-        higher_is_better: false,
-        get: |r| per_tx(r, r.server.wal_bytes),
-    },
-    Metric {
-        key: "checkpoints",
-        label: "checkpoints during the run",
-        higher_is_better: false,
-        get: |r| r.server.checkpoints,
-    },
-    Metric {
-        key: "retries",
-        label: "retries",
-        higher_is_better: false,
-        get: |r| Some(r.retries),
-    },
-    Metric {
-        key: "failed",
-        label: "failed transactions",
-        higher_is_better: false,
-        get: |r| Some(r.failed),
-    },
-];
-
-/// The metric named `key`, or an error listing the names (`client_cpu`, the name before CPU
-/// time and run-queue wait were told apart, is CPU time).
-pub fn find(key: &str) -> Result<Metric, String> {
-    let name = if key == "client_cpu" {
-        "client_cpu_time"
-    } else {
-        key
+/// How a catalogue metric is read from the model (`None`: the model does not hold it).
+fn reader(name: &str) -> Option<fn(&Run) -> Option<f64>> {
+    let get: fn(&Run) -> Option<f64> = match name {
+        "tps" => |r| Some(r.tps),
+        "latency_avg" => |r| r.latency.mean,
+        "p50" => |r| r.latency.p50,
+        "p90" => |r| r.latency.p90,
+        "p95" => |r| r.latency.p95,
+        "p99" => |r| r.latency.p99,
+        "p99_9" => |r| r.latency.p99_9,
+        "latency_max" => |r| r.latency.max,
+        "client_cpu_time" => |r| r.client_cpu.map(|c| 100.0 * c.cpu_time),
+        "client_run_queue_wait" => |r| r.client_cpu.map(|c| 100.0 * c.run_queue_wait),
+        "server_cpu" => |r| r.server.cpus_busy,
+        "wal_bytes_per_tx" => |r| per_tx(r, r.server.wal_bytes),
+        "checkpoints" => |r| r.server.checkpoints,
+        "retries" => |r| Some(r.retries),
+        "failures" => |r| Some(r.failed),
+        _ => return None,
     };
+    Some(get)
+}
+
+/// The metrics a report can chart, in the catalogue's order (`tps` first).
+pub static METRICS: LazyLock<Vec<Metric>> = LazyLock::new(|| {
+    catalogue::METRICS
+        .iter()
+        .filter_map(|m| {
+            Some(Metric {
+                key: m.name,
+                label: m.label,
+                higher_is_better: m.higher_is_better,
+                get: reader(m.name)?,
+            })
+        })
+        .collect()
+});
+
+/// The metric named `key` or one of its aliases (`mean`, `max`, `failed`; `client_cpu`, the
+/// name before CPU time and run-queue wait were told apart, is CPU time), or an error listing
+/// the names.
+pub fn find(key: &str) -> Result<Metric, String> {
+    let name = catalogue::find(key).map(|m| m.name);
     METRICS
         .iter()
-        .find(|m| m.key == name)
+        .find(|m| Some(m.key) == name)
         .copied()
         .ok_or_else(|| {
             let names: Vec<&str> = METRICS.iter().map(|m| m.key).collect();
@@ -135,4 +84,27 @@ pub fn find(key: &str) -> Result<Metric, String> {
                 names.join(", ")
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_reads_the_catalogues_metrics_and_their_old_report_names() {
+        assert_eq!(METRICS[0].key, "tps");
+        for (old, new) in [
+            ("mean", "latency_avg"),
+            ("max", "latency_max"),
+            ("failed", "failures"),
+        ] {
+            assert_eq!(find(old).unwrap().key, new);
+        }
+        assert_eq!(find("client_cpu").unwrap().key, "client_cpu_time");
+        assert!(
+            find("wal_fpi_per_tx").is_err(),
+            "the model holds no full-page images"
+        );
+        assert_eq!(METRICS.len(), 15);
+    }
 }

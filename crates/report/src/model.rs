@@ -22,7 +22,7 @@ pub struct Study {
 }
 
 /// One query at one point of a query study: median client time, and speedup and efficiency
-/// against the degree-0 point as `pgrig_study::query::summary` derives them.
+/// against the degree-0 point as `pgrig_results::query_summary` derives them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct QueryPoint {
     pub query: String,
@@ -47,6 +47,10 @@ pub struct PlanNode {
     pub self_ms: f64,
     pub rows: f64,
     pub loops: f64,
+    /// the planner's estimate of rows per loop
+    pub est_rows: f64,
+    /// cardinality error (1 = exact), when the plan recorded it
+    pub q_error: Option<f64>,
 }
 
 /// A query of a query run with the plan of its representative execution (the successful one
@@ -56,6 +60,8 @@ pub struct QueryPlan {
     pub name: String,
     pub client_ms: Option<f64>,
     pub nodes: Vec<PlanNode>,
+    /// the plan's shape (`pgrig_results::plans::fingerprint`): equal means the same plan
+    pub fingerprint: String,
 }
 
 /// A value of a matrix key: its text, and its number when it is one (then the axis is numeric).
@@ -153,7 +159,7 @@ pub struct Run {
     pub aborted_clients: f64,
     pub latency: Latency,
     /// the client's CPU time and run-queue wait (busiest thread's shares of the run)
-    pub client_cpu: Option<pgrig_study::client_cpu::Figures>,
+    pub client_cpu: Option<pgrig_results::client_cpu::Figures>,
     pub server: Server,
     pub relation_sizes: Vec<(String, Sizes)>,
     pub statements: Vec<Statement>,
@@ -164,6 +170,8 @@ pub struct Run {
     pub provenance: Vec<(String, String)>,
     /// query runs: each query's plan
     pub query: Vec<QueryPlan>,
+    /// `[collect] profile`: folded stacks by whose (`server`, `client`)
+    pub profiles: Vec<(String, String)>,
 }
 
 impl Run {

@@ -68,43 +68,7 @@ impl Dataset {
             .into()
         });
         let init = match builtin.as_str() {
-            "tpcb" | "pgbench" => {
-                let partition_method = match spec.partition_method.as_deref() {
-                    None => None,
-                    Some("range") => Some(PartitionMethod::Range),
-                    Some("hash") => Some(PartitionMethod::Hash),
-                    Some(o) => {
-                        return Err(study.error_in(
-                            &["dataset", "partition_method"],
-                            format!("dataset partition_method \"{o}\" (expected range or hash)"),
-                        ))
-                    }
-                };
-                let bad = |key: &str, why: &str| study.error_in(&["dataset", key], why);
-                if spec.scale < 1 {
-                    return Err(bad("scale", "dataset scale must be at least 1"));
-                }
-                if !(10..=100).contains(&spec.fillfactor) {
-                    return Err(bad("fillfactor", "dataset fillfactor must be 10..100"));
-                }
-                if spec.partitions < 0 {
-                    return Err(bad("partitions", "dataset partitions must be 0 or more"));
-                }
-                let mut steps = String::from("dtgvp");
-                if spec.foreign_keys {
-                    steps.push('f');
-                }
-                Some(InitConfig {
-                    steps,
-                    scale: spec.scale,
-                    fillfactor: spec.fillfactor,
-                    quiet: true,
-                    partitions: spec.partitions,
-                    partition_method,
-                    unlogged: spec.unlogged,
-                    ..Default::default()
-                })
-            }
+            "tpcb" | "pgbench" => Some(pgbench_init(study, &spec)?),
             "none" => None,
             o => {
                 return Err(study.error_in(
@@ -209,5 +173,44 @@ fn read_setup_file(
     Ok(SetupFile {
         path: shown,
         statements,
+    })
+}
+
+/// pgbench's tables as the `[dataset]` table asks for them (`builtin = "tpcb"`), checked.
+fn pgbench_init(study: &Study, spec: &DatasetSpec) -> Result<InitConfig, StudyError> {
+    let partition_method = match spec.partition_method.as_deref() {
+        None => None,
+        Some("range") => Some(PartitionMethod::Range),
+        Some("hash") => Some(PartitionMethod::Hash),
+        Some(o) => {
+            return Err(study.error_in(
+                &["dataset", "partition_method"],
+                format!("dataset partition_method \"{o}\" (expected range or hash)"),
+            ))
+        }
+    };
+    let bad = |key: &str, why: &str| study.error_in(&["dataset", key], why);
+    if spec.scale < 1 {
+        return Err(bad("scale", "dataset scale must be at least 1"));
+    }
+    if !(10..=100).contains(&spec.fillfactor) {
+        return Err(bad("fillfactor", "dataset fillfactor must be 10..100"));
+    }
+    if spec.partitions < 0 {
+        return Err(bad("partitions", "dataset partitions must be 0 or more"));
+    }
+    let mut steps = String::from("dtgvp");
+    if spec.foreign_keys {
+        steps.push('f');
+    }
+    Ok(InitConfig {
+        steps,
+        scale: spec.scale,
+        fillfactor: spec.fillfactor,
+        quiet: true,
+        partitions: spec.partitions,
+        partition_method,
+        unlogged: spec.unlogged,
+        ..Default::default()
     })
 }

@@ -69,6 +69,15 @@ impl StudyError {
     }
 }
 
+impl From<pgrig_results::StoreError> for StudyError {
+    fn from(e: pgrig_results::StoreError) -> StudyError {
+        StudyError::Store {
+            path: e.path,
+            message: e.message,
+        }
+    }
+}
+
 impl From<pgrig_engine::EngineError> for StudyError {
     fn from(e: pgrig_engine::EngineError) -> Self {
         let text: Vec<String> = e.lines.iter().map(|(_, l)| l.clone()).collect();

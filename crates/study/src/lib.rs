@@ -6,29 +6,23 @@
 //! study ([`query`]: measured executions with EXPLAIN, parallel degree, cold cache).
 
 pub mod checked;
-pub mod client_cpu;
+pub use pgrig_results::{client_cpu, summary};
 pub mod collect;
 pub mod dataset;
 pub mod db;
 pub mod error;
 pub mod managed;
 pub mod overrides;
-mod pg_store;
 pub mod plan;
 pub mod query;
 pub mod record;
 pub mod runner;
 pub mod setup_sql;
 pub mod spec;
-mod sqlite_store;
-pub mod store;
-mod store_lock;
-mod store_schema;
-pub mod summary;
 pub mod target;
 pub mod workload;
 
 pub use checked::{check, Checked};
 pub use error::StudyError;
+pub use pgrig_results::store::{self, Store};
 pub use runner::{run_study, Control, Outcome, Reporter};
-pub use store::Store;

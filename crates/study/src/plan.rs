@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::error::{did_you_mean, StudyError};
 use crate::spec::{scalar_text, Order, Reinit, Study};
-use crate::workload::{effective, WorkloadSpec, WORKLOAD_KEYS};
+use crate::workload::{effective, CacheState, WorkloadSpec, WORKLOAD_KEYS};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetPlan {
@@ -137,7 +137,7 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
                     study.file, t.name
                 )));
             }
-            crate::query::check_point(study, t, &workload)?;
+            check_cold_cache(study, t, &workload)?;
             points.push(Point {
                 index: points.len(),
                 target: ti,
@@ -167,6 +167,21 @@ pub const MAX_POINTS: u64 = 10_000;
 pub const MAX_RUNS: u64 = 100_000;
 
 /// Refuses a matrix above [`MAX_POINTS`] before anything is built, naming the count.
+/// Plan-time check of a query point on its target: a cold cache needs a throwaway server.
+fn check_cold_cache(study: &Study, t: &TargetPlan, w: &WorkloadSpec) -> Result<(), StudyError> {
+    if t.url.is_some() && w.cache_state() == CacheState::Cold {
+        return Err(study.error_at(
+            study.key_at("cache"),
+            format!(
+                "workload `cache`: \"cold\" restarts the server and drops the OS page cache, which pgrig does only \
+                 on a throwaway local server; target \"{}\" is external",
+                t.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn check_point_count(study: &Study, targets: usize, dims: &[Dimension]) -> Result<(), StudyError> {
     let count = dims
         .iter()

@@ -287,14 +287,7 @@ fn load_native(ctx: &Ctx, state: &TargetState, point: &Point) -> Result<(), Stud
         None => return Ok(()),
     };
     let conn = state.managed.endpoint.conn_args(None)?;
-    let report = pgrig_init::generic::load_replacing(
-        &conn,
-        &native.cleanup,
-        &native.load,
-        0,
-        &*ctx.sink,
-        &ctx.control.stop,
-    )?;
+    let report = native.load(&conn, true, &*ctx.sink, &ctx.control.stop)?;
     ctx.reporter
         .info(&format!("{name} dataset: {}", report.summary()));
     Ok(())
@@ -362,7 +355,7 @@ fn run_and_store(
     let t0 = now_unix();
     let (result, collected) = run_round(ctx, &state.managed, point, cfg, &ctx.study.spec.collect)?;
     let t1 = now_unix();
-    let mut doc = RunDocument::of(&result);
+    let mut doc = pgrig_engine::document::of(&result);
     if let Some(r) = &collected.server_seconds {
         r.fill(&mut doc);
     }

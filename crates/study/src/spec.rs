@@ -361,6 +361,15 @@ pub struct Study {
 }
 
 impl Study {
+    /// Where a workload key of the study was written (its matrix values, else its `[workload]`
+    /// value).
+    pub fn key_at(&self, key: &str) -> usize {
+        match self.spec.matrix.get(key) {
+            Some((_, v)) => v.span().start,
+            None => self.spec.workload_value_offset(key),
+        }
+    }
+
     /// An error at byte `offset` of the study file.
     pub fn error_at(&self, offset: usize, message: impl Into<String>) -> StudyError {
         error_at(&self.file, &self.text, offset, message)

@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use pgrig_study::{Store, StudyError};
+use pgrig_study::Store;
 
-fn err<T>(r: Result<T, StudyError>) -> String {
+fn err<T, E: std::fmt::Display>(r: Result<T, E>) -> String {
     match r {
         Ok(_) => panic!("accepted"),
         Err(e) => e.to_string(),

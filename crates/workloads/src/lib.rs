@@ -30,6 +30,21 @@ pub struct Native {
     pub cleanup: Vec<String>,
 }
 
+impl Native {
+    /// Loads the dataset through the parallel loader (`jobs` 0: as many as useful): its tables,
+    /// rows and keys, after its cleanup (the tables dropped) when `replacing`.
+    pub fn load(
+        &self,
+        conn: &pgrig_engine::config::ConnArgs,
+        replacing: bool,
+        sink: &dyn pgrig_engine::sink::Sink,
+        stop: &pgrig_engine::StopHandle,
+    ) -> Result<pgrig_init::generic::LoadReport, pgrig_engine::EngineError> {
+        let cleanup: &[String] = if replacing { &self.cleanup } else { &[] };
+        pgrig_init::generic::load_replacing(conn, cleanup, &self.load, 0, sink, stop)
+    }
+}
+
 impl std::fmt::Debug for Native {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Native({})", self.workload.name())

@@ -95,7 +95,7 @@ fn pgrig_run(test: &str, args: &[&str], clients: u32, tx: u64) -> (RunDocument, 
     let mut doc = None;
     let stmts = statements_during(&db, || {
         let r = run_bench(cfg, sink.clone(), &StopHandle::default()).expect("run");
-        doc = Some(RunDocument::of(&r));
+        doc = Some(pgrig_engine::document::of(&r));
     });
     let errors = sink.0.lock().unwrap();
     assert!(errors.is_empty(), "{errors:?}");
@@ -219,7 +219,7 @@ fn bulk_insert_appends_numbered_rows_to_each_clients_table() {
         ..Default::default()
     };
     let result = run_bench(cfg, Arc::new(Errors::default()), &StopHandle::default()).expect("run");
-    let doc = RunDocument::of(&result);
+    let doc = pgrig_engine::document::of(&result);
     // an event is a row: 80,000 per client, in sysbench's batches (1..39033, 39034..76480)
     // and the rest sent when the client ends
     assert_eq!(doc.transactions.ok, 160_000);

@@ -12,7 +12,6 @@ mod ycsb_common;
 use std::sync::Arc;
 
 use pgrig_engine::config::{BenchConfig, ConnArgs, Duration, SeedOption};
-use pgrig_engine::document::RunDocument;
 use pgrig_engine::sink::NullSink;
 use pgrig_engine::workload::NativeWorkload;
 use pgrig_engine::{run_bench, StopHandle};
@@ -68,7 +67,7 @@ fn client_cpu_per_operation() {
         let before = process_cpu_s();
         let r = run_bench(cfg, Arc::new(NullSink), &StopHandle::default()).expect("run");
         let process = process_cpu_s() - before;
-        let doc = RunDocument::of(&r);
+        let doc = pgrig_engine::document::of(&r);
         let ops = doc.transactions.ok as f64;
         let workers: f64 = doc
             .client_cpu

@@ -70,7 +70,7 @@ fn run(db: &TestDb, native: &Native, mode: QueryMode, duration: Duration) -> Run
     };
     let sink = Arc::new(Errors::default());
     let r = run_bench(cfg, sink.clone(), &StopHandle::default()).expect("run");
-    let doc = RunDocument::of(&r);
+    let doc = pgrig_engine::document::of(&r);
     assert_eq!(doc.aborted_clients, 0, "{:?}", sink.0.lock().unwrap());
     assert_eq!(doc.transactions.failed, 0);
     doc

@@ -194,21 +194,12 @@ pub fn parse_pgbench_args(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Parsed, ArgError> {
     let rep = Reporter::new(prog);
-    if let Some(first) = args.get(1) {
-        if first == "--help" || first == "-?" {
-            return Ok(Parsed {
-                action: Action::Help(help_text(&rep.invocation)),
-                output: OutputOptions::default(),
-                notices: vec![],
-            });
-        }
-        if first == "--version" || first == "-V" {
-            return Ok(Parsed {
-                action: Action::Version,
-                output: OutputOptions::default(),
-                notices: vec![],
-            });
-        }
+    if let Some(action) = help_or_version(&rep, args) {
+        return Ok(Parsed {
+            action,
+            output: OutputOptions::default(),
+            notices: vec![],
+        });
     }
     let argv0 = args
         .first()
@@ -253,45 +244,66 @@ pub fn parse_pgbench_args(
         }
     }
     let positionals = scan.positionals().to_vec();
-    if st.profile.is_none() && (st.profile_pid.is_some() || st.profile_client) {
-        let msg = rep.error("--profile-pid and --profile-client need --profile DIR");
-        return Err(fail(&st, vec![msg, rep.try_help()]));
-    }
-    if st.segments.is_some() != st.coordinator.is_some() {
-        let msg = rep.error("--segments N and --coordinator URL go together");
-        return Err(fail(&st, vec![msg, rep.try_help()]));
-    }
-    if st.segments.is_none() && (st.segments_wait.is_some() || st.store.is_some()) {
-        let msg = rep.error("--segments-wait and --store go with --segments N --coordinator URL");
-        return Err(fail(&st, vec![msg, rep.try_help()]));
+    if let Some(msg) = combination_error(&st) {
+        return Err(fail(&st, vec![rep.error(msg), rep.try_help()]));
     }
     match finish::finish(&mut st, &positionals) {
         Ok(action) => Ok(Parsed {
             action,
-            output: OutputOptions {
-                json: st.json.clone(),
-                percentiles: st.percentiles,
-                profile: st.profile.as_ref().map(|dir| ProfileOptions {
-                    dir: dir.into(),
-                    pid: st.profile_pid,
-                    client: st.profile_client,
-                }),
-                metrics: st.metrics_addr.as_ref().map(|addr| MetricsOptions {
-                    addr: addr.clone(),
-                    linger_s: st.metrics_linger,
-                }),
-                segments: st.segments.zip(st.coordinator.clone()).map(|(count, url)| {
-                    SegmentsOptions {
-                        count,
-                        coordinator: url,
-                        wait_s: st.segments_wait.unwrap_or(SEGMENTS_WAIT_S),
-                        store: st.store.clone(),
-                    }
-                }),
-            },
+            output: output_options(&st),
             notices: st.notices,
         }),
         Err(lines) => Err(fail(&st, lines)),
+    }
+}
+
+/// `--help`/`-?` and `--version`/`-V`, recognised only as the first argument (as pgbench does).
+fn help_or_version(rep: &Reporter, args: &[String]) -> Option<Action> {
+    match args.get(1).map(String::as_str) {
+        Some("--help" | "-?") => Some(Action::Help(help_text(&rep.invocation))),
+        Some("--version" | "-V") => Some(Action::Version),
+        _ => None,
+    }
+}
+
+/// pgrig's own options that only go together.
+fn combination_error(st: &state::State) -> Option<&'static str> {
+    if st.profile.is_none() && (st.profile_pid.is_some() || st.profile_client) {
+        return Some("--profile-pid and --profile-client need --profile DIR");
+    }
+    if st.segments.is_some() != st.coordinator.is_some() {
+        return Some("--segments N and --coordinator URL go together");
+    }
+    if st.segments.is_none() && (st.segments_wait.is_some() || st.store.is_some()) {
+        return Some("--segments-wait and --store go with --segments N --coordinator URL");
+    }
+    None
+}
+
+/// The presentation options (pgrig's own: `--json`, `--percentiles`, `--profile`, live
+/// metrics, segments) as parsed.
+fn output_options(st: &state::State) -> OutputOptions {
+    OutputOptions {
+        json: st.json.clone(),
+        percentiles: st.percentiles,
+        profile: st.profile.as_ref().map(|dir| ProfileOptions {
+            dir: dir.into(),
+            pid: st.profile_pid,
+            client: st.profile_client,
+        }),
+        metrics: st.metrics_addr.as_ref().map(|addr| MetricsOptions {
+            addr: addr.clone(),
+            linger_s: st.metrics_linger,
+        }),
+        segments: st
+            .segments
+            .zip(st.coordinator.clone())
+            .map(|(count, url)| SegmentsOptions {
+                count,
+                coordinator: url,
+                wait_s: st.segments_wait.unwrap_or(SEGMENTS_WAIT_S),
+                store: st.store.clone(),
+            }),
     }
 }
 

@@ -7,7 +7,6 @@
 use std::sync::{Arc, Mutex};
 
 use pgrig_engine::config::{clamp_threads, BenchConfig, Duration, SeedOption};
-use pgrig_engine::document::RunDocument;
 use pgrig_engine::sink::{Level, Progress, SecondReport, Sink};
 use pgrig_engine::workload::NativeWorkload;
 use pgrig_engine::StopHandle;
@@ -66,7 +65,7 @@ pub fn run(
         let lines: Vec<String> = e.lines.iter().map(|(_, l)| l.clone()).collect();
         Exit::fatal(lines.join("\nFATAL: "))
     })?;
-    let doc = RunDocument::of(&result);
+    let doc = pgrig_engine::document::of(&result);
     if doc.aborted_clients > 0 {
         // sysbench ends at a thread's fatal error, without a report
         return Ok(1);

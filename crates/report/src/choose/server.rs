@@ -11,20 +11,13 @@ fn kind(event: &str) -> &str {
     event.split(':').next().unwrap_or(event)
 }
 
-pub fn wait_events(id: &str, runs: &[Run]) -> Option<Chart> {
-    let all = by_point(runs);
-    let sampled = |rs: &Vec<&Run>| {
-        rs.iter()
-            .flat_map(|r| &r.server.wait_events)
-            .any(|e| e.1 > 0.0)
-    };
-    let unsampled = all.iter().filter(|g| !sampled(&g.1)).count();
-    // points without samples (runs shorter than the sampling interval) are left out, and said
-    let groups: Vec<(String, Vec<&Run>)> = all.into_iter().filter(|g| sampled(&g.1)).collect();
-    let swept = super::swept_keys(runs);
+/// Per group, each wait-event type's share of its samples (%), and every type with its shares
+/// summed over the groups (the order of the stack).
+#[allow(clippy::type_complexity)]
+fn type_shares(groups: &[(String, Vec<&Run>)]) -> (Vec<(String, f64)>, Vec<Vec<(String, f64)>>) {
     let mut kinds: Vec<(String, f64)> = Vec::new();
     let mut shares: Vec<Vec<(String, f64)>> = Vec::new();
-    for (_, rs) in &groups {
+    for (_, rs) in groups {
         let mut per: Vec<(String, f64)> = Vec::new();
         for (ev, n) in rs.iter().flat_map(|r| &r.server.wait_events) {
             let k = kind(ev).to_string();
@@ -47,6 +40,21 @@ pub fn wait_events(id: &str, runs: &[Run]) -> Option<Chart> {
         }
         shares.push(per);
     }
+    (kinds, shares)
+}
+
+pub fn wait_events(id: &str, runs: &[Run]) -> Option<Chart> {
+    let all = by_point(runs);
+    let sampled = |rs: &Vec<&Run>| {
+        rs.iter()
+            .flat_map(|r| &r.server.wait_events)
+            .any(|e| e.1 > 0.0)
+    };
+    let unsampled = all.iter().filter(|g| !sampled(&g.1)).count();
+    // points without samples (runs shorter than the sampling interval) are left out, and said
+    let groups: Vec<(String, Vec<&Run>)> = all.into_iter().filter(|g| sampled(&g.1)).collect();
+    let swept = super::swept_keys(runs);
+    let (mut kinds, shares) = type_shares(&groups);
     if kinds.is_empty() {
         return None;
     }
@@ -96,5 +104,6 @@ pub fn wait_events(id: &str, runs: &[Run]) -> Option<Chart> {
         },
         table,
         zoomable: false,
+        colors: Vec::new(),
     })
 }

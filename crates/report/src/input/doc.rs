@@ -6,16 +6,10 @@
 
 use serde_json::Value;
 
+use pgrig_results::view::{LatencyView, RunView, SecondView, SizesView, StatementView};
+
 use crate::input::{curve, query};
 use crate::model::{Distribution, Latency, PointValue, Run, Second, Server, Sizes, Statement};
-
-fn num(v: &Value) -> Option<f64> {
-    v.as_f64()
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or(0.0)
-}
 
 /// A matrix value: strings as they are, numbers as numbers, anything else as compact JSON.
 pub fn point_value(v: &Value) -> PointValue {
@@ -36,15 +30,15 @@ pub fn point_value(v: &Value) -> PointValue {
     }
 }
 
-fn latency(v: &Value) -> Latency {
+fn latency(l: &LatencyView) -> Latency {
     Latency {
-        mean: num(&v["mean"]),
-        p50: num(&v["p50"]),
-        p90: num(&v["p90"]),
-        p95: num(&v["p95"]),
-        p99: num(&v["p99"]),
-        p99_9: num(&v["p99_9"]),
-        max: num(&v["max"]),
+        mean: l.mean,
+        p50: l.p50,
+        p90: l.p90,
+        p95: l.p95,
+        p99: l.p99,
+        p99_9: l.p99_9,
+        max: l.max,
     }
 }
 
@@ -63,65 +57,51 @@ fn summary_curve(l: &Latency) -> Vec<(f64, f64)> {
     .collect()
 }
 
-fn series(v: &Value) -> Vec<Second> {
+fn series(v: &[SecondView]) -> Vec<Second> {
     let all = v
-        .as_array()
-        .into_iter()
-        .flatten()
+        .iter()
         .enumerate()
         .map(|(i, s)| Second {
-            t: num(&s["second"]).unwrap_or((i + 1) as f64),
-            tps: f(&s["tps"]),
-            latency_mean_ms: num(&s["latency_ms_mean"]),
-            latency_p50_ms: num(&s["latency_ms_p50"]),
-            latency_p99_ms: num(&s["latency_ms_p99"]),
-            latency_max_ms: num(&s["latency_ms_max"]),
-            failed: f(&s["failed"]),
-            retries: f(&s["retries"]),
-            checkpoints: f(&s["checkpoints"]),
-            wal_bytes: num(&s["wal_bytes"]),
-            server_cpu: num(&s["server_cpu"]),
+            t: s.second.unwrap_or((i + 1) as f64),
+            tps: s.tps.unwrap_or(0.0),
+            latency_mean_ms: s.latency_ms_mean,
+            latency_p50_ms: s.latency_ms_p50,
+            latency_p99_ms: s.latency_ms_p99,
+            latency_max_ms: s.latency_ms_max,
+            failed: s.failed.unwrap_or(0.0),
+            retries: s.retries.unwrap_or(0.0),
+            checkpoints: s.checkpoints.unwrap_or(0.0),
+            wal_bytes: s.wal_bytes,
+            server_cpu: s.server_cpu,
         })
         .collect();
     crate::bound::series(all)
 }
 
-fn server(v: &Value) -> Server {
-    let stats = &v["server_stats"];
-    let cp = &stats["checkpointer"];
-    let checkpoints = match (
-        num(&cp["checkpoints_timed"]),
-        num(&cp["checkpoints_requested"]),
-    ) {
+fn server(v: &RunView) -> Server {
+    let checkpoints = match (v.checkpoints_timed, v.checkpoints_requested) {
         (None, None) => None,
         (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
     };
-    let mut wait_events: Vec<(String, f64)> = v["wait_events"]["events"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, n)| (k.clone(), f(n)))
-        .collect();
+    let mut wait_events = v.wait_events.clone();
     wait_events.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     Server {
-        wal_bytes: num(&stats["wal"]["wal_bytes"]),
+        wal_bytes: v.wal_bytes,
         checkpoints,
-        cpus_busy: num(&v["server_processes"]["cpus_busy"]),
+        cpus_busy: v.cpus_busy,
         wait_events,
     }
 }
 
-fn sizes(v: &Value) -> Vec<(String, Sizes)> {
-    v.as_object()
-        .into_iter()
-        .flatten()
+fn sizes(v: &[(String, SizesView)]) -> Vec<(String, Sizes)> {
+    v.iter()
         .map(|(t, s)| {
             (
                 t.clone(),
                 Sizes {
-                    heap: f(&s["heap"]),
-                    indexes: f(&s["indexes"]),
-                    total: f(&s["total"]),
+                    heap: s.heap.unwrap_or(0.0),
+                    indexes: s.indexes.unwrap_or(0.0),
+                    total: s.total.unwrap_or(0.0),
                 },
             )
         })
@@ -129,52 +109,45 @@ fn sizes(v: &Value) -> Vec<(String, Sizes)> {
 }
 
 /// Store documents: `per_statement`; bench documents: `scripts[].commands`.
-fn statements(v: &Value) -> Vec<Statement> {
-    let stmt = |script: &str, c: &Value| Statement {
+fn statements(v: &RunView) -> Vec<Statement> {
+    let stmt = |script: &str, c: &StatementView| Statement {
         script: script.to_string(),
-        text: c["text"].as_str().unwrap_or("").to_string(),
-        executions: f(&c["executions"]),
-        mean_ms: f(&c["latency_ms_mean"]),
-        p99_ms: c["latency_ms"]["p99"].as_f64(),
+        text: c.text.clone().unwrap_or_default(),
+        executions: c.executions.unwrap_or(0.0),
+        mean_ms: c.latency_ms_mean.unwrap_or(0.0),
+        p99_ms: c.latency_ms.p99,
     };
-    if let Some(list) = v["per_statement"].as_array() {
+    if let Some(list) = &v.per_statement {
         return list
             .iter()
-            .map(|c| stmt(c["script"].as_str().unwrap_or(""), c))
+            .map(|c| stmt(c.script.as_deref().unwrap_or(""), c))
             .collect();
     }
     let mut out = Vec::new();
-    for s in v["scripts"].as_array().into_iter().flatten() {
-        let name = s["desc"].as_str().unwrap_or("");
-        for c in s["commands"].as_array().into_iter().flatten() {
-            out.push(stmt(name, c));
+    for s in &v.scripts {
+        let name = s.desc.as_deref().unwrap_or("");
+        for c in s.commands() {
+            out.push(stmt(name, &c));
         }
     }
     out
 }
 
-fn distributions(v: &Value, overall: &Latency) -> Vec<Distribution> {
-    let buckets: Vec<(f64, f64)> = v["histogram"]["buckets"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|b| Some((b.get(0)?.as_f64()?, b.get(1)?.as_f64()?)))
-        .collect();
-    let all = if buckets.is_empty() {
+fn distributions(v: &RunView, overall: &Latency) -> Vec<Distribution> {
+    let all = if v.histogram.is_empty() {
         summary_curve(overall)
     } else {
-        curve::from_buckets(&buckets)
+        curve::from_buckets(&v.histogram)
     };
     let mut out = vec![Distribution {
         name: "all transactions".into(),
         points: all,
     }];
-    let scripts = v["scripts"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    if scripts.len() > 1 {
-        for s in scripts {
+    if v.scripts.len() > 1 {
+        for s in &v.scripts {
             out.push(Distribution {
-                name: s["desc"].as_str().unwrap_or("script").to_string(),
-                points: summary_curve(&latency(&s["latency_ms"])),
+                name: s.desc.clone().unwrap_or_else(|| "script".into()),
+                points: summary_curve(&latency(&s.latency_ms)),
             });
         }
     }
@@ -203,51 +176,62 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
 
 /// Maps one run document to a [`Run`] named `id`.
 pub fn run(id: String, v: &Value) -> Run {
-    let lat = latency(&v["latency_ms"]);
-    let point = v["point"]
-        .as_object()
-        .into_iter()
-        .flatten()
+    from_view(id, &RunView::of(v))
+}
+
+/// Maps one run, read, to a [`Run`] named `id`.
+pub fn from_view(id: String, v: &RunView) -> Run {
+    let lat = latency(&v.latency_ms);
+    let point = v
+        .point
+        .iter()
         .map(|(k, x)| (k.clone(), point_value(x)))
         .collect();
-    let client_cpu = pgrig_study::client_cpu::of(v);
     let mut provenance = Vec::new();
-    flatten("", &v["provenance"], &mut provenance);
-    flatten("options", &v["options"], &mut provenance);
-    for key in ["pgrig_version", "server_version", "schema_version"] {
-        if let Some(s) = v[key].as_str() {
-            provenance.push((key.to_string(), s.to_string()));
+    flatten(
+        "",
+        &pgrig_results::profiles::without_stacks(&v.provenance),
+        &mut provenance,
+    );
+    flatten("options", &v.options, &mut provenance);
+    let versions = [
+        ("pgrig_version", &v.pgrig_version),
+        ("server_version", &v.server_version),
+        ("schema_version", &v.schema_version),
+    ];
+    for (key, s) in versions {
+        if let Some(s) = s {
+            provenance.push((key.to_string(), s.clone()));
         }
     }
     Run {
         id,
-        target: v["target"].as_str().unwrap_or("").to_string(),
+        target: v.target.clone().unwrap_or_default(),
         point,
-        repetition: v["repetition"].as_u64().unwrap_or(1) as u32,
-        round: v["round"].as_u64().unwrap_or(1) as u32,
-        tps: f(&v["tps"]),
-        duration_s: f(&v["duration_s"]),
-        ok: f(&v["transactions"]["ok"]),
-        failed: f(&v["transactions"]["failed"]),
-        retries: f(&v["transactions"]["retries"]),
-        aborted_clients: f(&v["aborted_clients"]),
-        client_cpu,
+        repetition: v.repetition.unwrap_or(1) as u32,
+        round: v.round.unwrap_or(1) as u32,
+        tps: v.tps.unwrap_or(0.0),
+        duration_s: v.duration_s.unwrap_or(0.0),
+        ok: v.transactions.ok.unwrap_or(0.0),
+        failed: v.transactions.failed.unwrap_or(0.0),
+        retries: v.transactions.retries.unwrap_or(0.0),
+        aborted_clients: v.aborted_clients.unwrap_or(0.0),
+        client_cpu: v.client_cpu,
         server: server(v),
-        relation_sizes: sizes(&v["relation_sizes"]),
+        relation_sizes: sizes(&v.relation_sizes),
         statements: statements(v),
-        series: series(&v["series"]),
+        series: series(&v.series),
         distributions: distributions(v, &lat),
         latency: lat,
         provenance,
-        query: query::plans(v),
+        query: query::plans(&v.queries),
+        profiles: v.profiles.clone(),
     }
 }
 
 /// Whether a JSON object looks like a run document at all (query runs have no `transactions`).
 pub fn is_run(v: &Value) -> bool {
-    v.is_object()
-        && v.get("tps").is_some()
-        && (v.get("transactions").is_some() || v["workload"] == "query")
+    RunView::is_run(v)
 }
 
 #[cfg(test)]

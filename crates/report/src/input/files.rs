@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use pgrig_results::RunView;
 use serde_json::Value;
 
 use crate::bound;
@@ -92,12 +93,13 @@ fn json(name: &str, v: &Value) -> Result<Loaded, ReportError> {
                 if !doc::is_run(item) {
                     return Err(not_a_run(name, &format!("element {}", i + 1)));
                 }
-                let id = match item["run_id"].as_i64() {
+                let view = RunView::of(item);
+                let id = match view.run_id {
                     Some(id) => format!("run {id}"),
                     None => format!("{name}[{}]", i + 1),
                 };
-                let study = item["study"].as_str().unwrap_or(name).to_string();
-                let run = doc::run(id, item);
+                let study = view.study.clone().unwrap_or_else(|| name.to_string());
+                let run = doc::from_view(id, &view);
                 match studies.iter().position(|s| s.name == study) {
                     Some(s) => {
                         studies[s].runs.push(run);

@@ -171,12 +171,8 @@ fn intervals(file: &str, text: &str) -> Result<Vec<Interval>, ReportError> {
     Ok(out)
 }
 
-/// The run of the aggregated log's intervals; those starting at or before `partial_until` (each
-/// thread file's first interval) are partial — the run began inside them — and give no rate: their
-/// transactions count in the totals, the per-second series and TPS come from the full intervals
-/// (all of them when there is no other).
-fn from_intervals(id: &str, all: Vec<Interval>, partial_until: f64) -> Run {
-    // thread files share interval starts: merge them
+/// Thread files share interval starts: their intervals merged, by start.
+fn merge_threads(all: Vec<Interval>) -> BTreeMap<i64, Interval> {
     let mut by_start: BTreeMap<i64, Interval> = BTreeMap::new();
     for iv in all {
         let e = by_start.entry(iv.start as i64).or_insert(Interval {
@@ -193,16 +189,30 @@ fn from_intervals(id: &str, all: Vec<Interval>, partial_until: f64) -> Run {
         e.failed += iv.failed;
         e.retries += iv.retries;
     }
-    let starts: Vec<f64> = by_start.values().map(|i| i.start).collect();
+    by_start
+}
+
+/// The aggregation interval: the smallest gap between interval starts (1 s without one).
+fn interval_step(starts: &[f64]) -> f64 {
     let step = starts
         .windows(2)
         .map(|w| w[1] - w[0])
         .fold(f64::INFINITY, f64::min);
-    let step = if step.is_finite() && step > 0.0 {
+    if step.is_finite() && step > 0.0 {
         step
     } else {
         1.0
-    };
+    }
+}
+
+/// The run of the aggregated log's intervals; those starting at or before `partial_until` (each
+/// thread file's first interval) are partial — the run began inside them — and give no rate: their
+/// transactions count in the totals, the per-second series and TPS come from the full intervals
+/// (all of them when there is no other).
+fn from_intervals(id: &str, all: Vec<Interval>, partial_until: f64) -> Run {
+    let by_start = merge_threads(all);
+    let starts: Vec<f64> = by_start.values().map(|i| i.start).collect();
+    let step = interval_step(&starts);
     let t0 = starts.first().copied().unwrap_or(0.0);
     let full = |i: &&Interval| i.start > partial_until;
     let partial = by_start.values().filter(|i| !full(i)).count();

@@ -1,65 +1,70 @@
 //! Query runs (`workload = "query"`, a `query` section per run): each query's plan from its
 //! representative execution (`nodes`), and a study's per-point figures — speedup and efficiency
-//! come from `pgrig_study::query::summary::figures`, the one definition of them.
+//! come from `pgrig_results::query_summary::figures`, the one definition of them.
 
+use pgrig_results::view::{ExecutionView, PlanNodeView, QueryView};
 use serde_json::Value;
 
 use crate::model::{PlanNode, QueryPlan, QueryPoint};
 
-fn list(v: &Value) -> &[Value] {
-    v.as_array().map(Vec::as_slice).unwrap_or(&[])
-}
-
 /// The successful execution with server figures whose client time is the median (else the
-/// plan execution): the one whose plan is shown.
-fn representative(q: &Value) -> Option<&Value> {
-    let mut with: Vec<&Value> = list(&q["executions"])
-        .iter()
-        .filter(|e| e["ok"] == true && e["server"]["nodes"].is_array())
+/// plan execution): the one whose plan is shown, with its nodes.
+fn representative(q: &QueryView) -> Option<(ExecutionView, Vec<PlanNodeView>)> {
+    let mut with: Vec<(ExecutionView, Vec<PlanNodeView>)> = q
+        .executions()
+        .into_iter()
+        .filter(|e| e.ok == Some(true))
+        .filter_map(|e| e.nodes().map(|n| (e, n)))
         .collect();
     with.sort_by(|a, b| {
-        let x = a["client_ms"].as_f64().unwrap_or(0.0);
-        x.total_cmp(&b["client_ms"].as_f64().unwrap_or(0.0))
+        let x = a.0.client_ms.unwrap_or(0.0);
+        x.total_cmp(&b.0.client_ms.unwrap_or(0.0))
     });
     match with.len() {
-        0 => Some(&q["plan_execution"]).filter(|p| p["server"]["nodes"].is_array()),
-        n => Some(with[(n - 1) / 2]),
+        0 => q.plan_execution().and_then(|p| p.nodes().map(|n| (p, n))),
+        n => Some(with.swap_remove((n - 1) / 2)),
     }
 }
 
-fn node(n: &Value) -> PlanNode {
+fn node(n: &PlanNodeView) -> PlanNode {
     // as EXPLAIN's text format names it: `Parallel Seq Scan`
-    let kind = match (n["node_type"].as_str().unwrap_or("?"), &n["parallel_aware"]) {
-        (k, Value::Bool(true)) => format!("Parallel {k}"),
+    let kind = match (n.node_type.as_deref().unwrap_or("?"), n.parallel_aware) {
+        (k, Some(true)) => format!("Parallel {k}"),
         (k, _) => k.to_string(),
     };
-    let label = match n["relation"].as_str() {
+    let label = match &n.relation {
         Some(r) => format!("{kind} on {r}"),
         None => kind,
     };
-    let f = |k: &str| n[k].as_f64().unwrap_or(0.0);
     PlanNode {
-        id: n["id"].as_u64().unwrap_or(0),
-        depth: n["depth"].as_u64().unwrap_or(0) as u32,
+        id: n.id.unwrap_or(0),
+        depth: n.depth.unwrap_or(0) as u32,
         label,
-        inclusive_ms: f("inclusive_ms"),
-        self_ms: f("self_ms"),
-        rows: f("rows_total"),
-        loops: f("loops"),
+        inclusive_ms: n.inclusive_ms.unwrap_or(0.0),
+        self_ms: n.self_ms.unwrap_or(0.0),
+        rows: n.rows_total.unwrap_or(0.0),
+        loops: n.loops.unwrap_or(0.0),
+        est_rows: n.plan_rows.unwrap_or(0.0),
+        q_error: n.q_error,
     }
 }
 
-/// Each query of a run document with its representative plan (empty for script runs).
-pub fn plans(v: &Value) -> Vec<QueryPlan> {
-    list(&v["query"]["queries"])
+/// Each query of a run with its representative plan (empty for script runs).
+pub fn plans(queries: &[QueryView]) -> Vec<QueryPlan> {
+    queries
         .iter()
         .map(|q| {
             let rep = representative(q);
             QueryPlan {
-                name: q["name"].as_str().unwrap_or("query").to_string(),
-                client_ms: rep.and_then(|e| e["client_ms"].as_f64()),
+                name: q.name.clone().unwrap_or_else(|| "query".into()),
+                client_ms: rep.as_ref().and_then(|(e, _)| e.client_ms),
+                fingerprint: rep
+                    .as_ref()
+                    .filter(|(_, nodes)| !nodes.is_empty())
+                    .map(|(_, nodes)| pgrig_results::plans::fingerprint(nodes))
+                    .unwrap_or_default(),
                 nodes: rep
-                    .map(|e| list(&e["server"]["nodes"]).iter().map(node).collect())
+                    .map(|(_, nodes)| nodes.iter().map(node).collect())
                     .unwrap_or_default(),
             }
         })
@@ -68,7 +73,7 @@ pub fn plans(v: &Value) -> Vec<QueryPlan> {
 
 /// The per-point figures of a study's run documents (empty without query runs).
 pub fn points(docs: &[Value]) -> Vec<QueryPoint> {
-    pgrig_study::query::summary::figures(docs)
+    pgrig_results::query_summary::figures(docs)
         .into_iter()
         .map(|f| QueryPoint {
             query: f.query,
@@ -103,12 +108,12 @@ mod tests {
              "plan_execution": {"server": {"nodes": [{"node_type": "Seq Scan",
                  "parallel_aware": true, "inclusive_ms": 4.0}]}}},
             {"name": "q3", "executions": []}]}});
-        let p = plans(&v);
+        let p = plans(&pgrig_results::RunView::of(&v).queries);
         assert_eq!((p[0].client_ms, p[0].nodes[0].self_ms), (Some(20.0), 2.0));
         assert_eq!(p[0].nodes[0].label, "Seq Scan on public.t");
         assert_eq!(p[1].nodes[0].inclusive_ms, 4.0);
         assert_eq!(p[1].nodes[0].label, "Parallel Seq Scan");
         assert!(p[2].nodes.is_empty());
-        assert!(plans(&json!({"tps": 1.0})).is_empty());
+        assert!(plans(&pgrig_results::RunView::of(&json!({"tps": 1.0})).queries).is_empty());
     }
 }

@@ -1,9 +1,9 @@
-//! Runs from the results store (SQLite file or `postgresql://` URL) through `pgrig_study::Store`:
+//! Runs from the results store (SQLite file or `postgresql://` URL) through `pgrig_results::Store`:
 //! a study by name (every stored version of its text becomes its own [`Study`]), a run by id, or
 //! every study when nothing is named. Uses `Store::open_existing`, so a missing file is an error and
 //! nothing is created.
 
-use pgrig_study::Store;
+use pgrig_results::{RunView, Store};
 
 use crate::error::ReportError;
 use crate::input::{doc, query};
@@ -45,8 +45,9 @@ pub fn load(path: &str, picks: &[Pick]) -> Result<(Vec<Study>, Vec<Run>), Report
                 let v = store.show(*id)?.ok_or_else(|| {
                     ReportError::Selection(format!("no run with id {id} in \"{shown}\""))
                 })?;
-                let mut r = doc::run(format!("run {id}"), &v);
-                if let Some(s) = v["study"].as_str() {
+                let view = RunView::of(&v);
+                let mut r = doc::from_view(format!("run {id}"), &view);
+                if let Some(s) = &view.study {
                     r.id = format!("run {id} ({s})");
                 }
                 loose.push(r);
@@ -57,7 +58,7 @@ pub fn load(path: &str, picks: &[Pick]) -> Result<(Vec<Study>, Vec<Run>), Report
 }
 
 /// A store whose tables lack what this version reads was written by another version of pgrig.
-fn schema(e: pgrig_study::StudyError, shown: &str) -> ReportError {
+fn schema(e: pgrig_results::StoreError, shown: &str) -> ReportError {
     let text = e.to_string();
     if text.contains("no such column") || text.contains("no such table") {
         let message = text.split_once("\": ").map(|x| x.1).unwrap_or(&text);
@@ -73,7 +74,7 @@ fn schema(e: pgrig_study::StudyError, shown: &str) -> ReportError {
 
 fn study(
     store: &mut Store,
-    rows: &[pgrig_study::store::RunRow],
+    rows: &[pgrig_results::store::RunRow],
     name: &str,
     shown: &str,
 ) -> Result<Vec<Study>, ReportError> {
@@ -99,8 +100,9 @@ fn study(
     let mut docs: Vec<Vec<serde_json::Value>> = Vec::new();
     for id in ids {
         let Some(v) = store.show(id)? else { continue };
-        let text = v["study_text"].as_str().unwrap_or("").to_string();
-        let run = doc::run(format!("run {id}"), &v);
+        let view = RunView::of(&v);
+        let text = view.study_text.clone().unwrap_or_default();
+        let run = doc::from_view(format!("run {id}"), &view);
         match out.iter().position(|s| s.text == text) {
             Some(s) => {
                 out[s].runs.push(run);

@@ -61,26 +61,7 @@ impl Profiling {
     }
 }
 
-/// The folded stacks a stored run keeps for `which` (`server` or `client`), from
-/// `Store::show`'s document.
-pub fn stored<'a>(run: &'a Value, which: &str) -> Option<&'a str> {
-    run["provenance"]["profiles"][which]["folded"].as_str()
-}
-
-/// `results show`'s form of a stored run: each profile's folded stacks replaced by their size
-/// and the command that exports its flame graph.
-pub fn summarise(run: &mut Value, id: i64) {
-    let Some(profiles) = run["provenance"]["profiles"].as_object_mut() else {
-        return;
-    };
-    for (which, p) in profiles.iter_mut() {
-        let stacks = p["folded"].as_str().map_or(0, |f| f.lines().count());
-        let flag = if which == "client" { " --client" } else { "" };
-        p["folded"] = json!(format!(
-            "{stacks} folded stacks: `pgrig results flame {id}{flag} -o {which}.svg` (--folded for the stacks)"
-        ));
-    }
-}
+pub use pgrig_results::profiles::{stored, summarise};
 
 fn entry(p: &Profile) -> Value {
     json!({"samples": p.samples, "folded": p.folded})

@@ -12,37 +12,13 @@ pub mod explain;
 pub mod parallel;
 pub mod record;
 pub mod run;
-pub mod summary;
+pub use pgrig_results::query_summary as summary;
 
 use crate::error::StudyError;
 use crate::managed::Managed;
-use crate::plan::{Plan, Point, TargetPlan};
+use crate::plan::{Plan, Point};
 use crate::spec::Study;
-use crate::workload::{CacheState, WorkloadSpec};
-
-/// Where a workload key of the study was written (its matrix values, else its `[workload]`
-/// value).
-fn key_at(study: &Study, key: &str) -> usize {
-    match study.spec.matrix.get(key) {
-        Some((_, v)) => v.span().start,
-        None => study.spec.workload_value_offset(key),
-    }
-}
-
-/// Plan-time checks of a query point on its target: a cold cache needs a throwaway server.
-pub fn check_point(study: &Study, t: &TargetPlan, w: &WorkloadSpec) -> Result<(), StudyError> {
-    if t.url.is_some() && w.cache_state() == CacheState::Cold {
-        return Err(study.error_at(
-            key_at(study, "cache"),
-            format!(
-                "workload `cache`: \"cold\" restarts the server and drops the OS page cache, which pgrig does only \
-                 on a throwaway local server; target \"{}\" is external",
-                t.name
-            ),
-        ));
-    }
-    Ok(())
-}
+use crate::workload::CacheState;
 
 /// What the plan needs from this machine: dropping the page cache for a cold cache.
 pub fn check_machine(study: &Study, plan: &Plan) -> Result<(), StudyError> {
@@ -51,9 +27,8 @@ pub fn check_machine(study: &Study, plan: &Plan) -> Result<(), StudyError> {
         .iter()
         .any(|p| p.workload.cache_state() == CacheState::Cold)
     {
-        cache::permitted().map_err(|m| {
-            study.error_at(key_at(study, "cache"), format!("workload `cache`: {m}"))
-        })?;
+        cache::permitted()
+            .map_err(|m| study.error_at(study.key_at("cache"), format!("workload `cache`: {m}")))?;
     }
     Ok(())
 }

@@ -69,39 +69,46 @@ pub fn parse(uri: &str) -> Result<Vec<(String, String)>, Error> {
     }
 
     if let Some(query) = rest.strip_prefix('?') {
-        for param in query.split('&').filter(|p| !p.is_empty()) {
-            let (k, v) = param.split_once('=').ok_or_else(|| {
-                Error::config(format!(
-                    "missing key/value separator \"=\" in URI query parameter: \"{param}\""
-                ))
-            })?;
-            let secret = is_secret(k);
-            if v.contains('=') {
-                let param = if secret {
-                    format!("{k}={}", super::MASK)
-                } else {
-                    param.to_string()
-                };
-                return Err(Error::config(format!(
-                    "extra key/value separator \"=\" in URI query parameter: \"{param}\""
-                )));
-            }
-            let (k, v) = (
-                decode(k, k)?,
-                decode(v, if secret { super::MASK } else { v })?,
-            );
-            if k == "ssl" && v == "true" {
-                out.push(("sslmode".into(), "require".into()));
-            } else if super::options::KEYWORDS.iter().any(|(kw, _)| *kw == k) {
-                out.push((k, v));
-            } else {
-                return Err(Error::config(format!(
-                    "invalid URI query parameter: \"{k}\""
-                )));
-            }
-        }
+        query_params(query, &mut out)?;
     }
     Ok(out)
+}
+
+/// The query part's `key=value` parameters (libpq's keywords, and `ssl=true` for
+/// `sslmode=require`); a secret's value never appears in an error.
+fn query_params(query: &str, out: &mut Vec<(String, String)>) -> Result<(), Error> {
+    for param in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = param.split_once('=').ok_or_else(|| {
+            Error::config(format!(
+                "missing key/value separator \"=\" in URI query parameter: \"{param}\""
+            ))
+        })?;
+        let secret = is_secret(k);
+        if v.contains('=') {
+            let param = if secret {
+                format!("{k}={}", super::MASK)
+            } else {
+                param.to_string()
+            };
+            return Err(Error::config(format!(
+                "extra key/value separator \"=\" in URI query parameter: \"{param}\""
+            )));
+        }
+        let (k, v) = (
+            decode(k, k)?,
+            decode(v, if secret { super::MASK } else { v })?,
+        );
+        if k == "ssl" && v == "true" {
+            out.push(("sslmode".into(), "require".into()));
+        } else if super::options::KEYWORDS.iter().any(|(kw, _)| *kw == k) {
+            out.push((k, v));
+        } else {
+            return Err(Error::config(format!(
+                "invalid URI query parameter: \"{k}\""
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Splits a host list at commas that are not inside `[...]`.

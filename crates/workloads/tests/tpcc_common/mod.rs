@@ -247,5 +247,5 @@ pub fn run(
     };
     let r = pgrig_engine::run_bench(cfg, std::sync::Arc::new(PrintSink), &StopHandle::default())
         .unwrap_or_else(|e| panic!("run failed: {:?}", e.lines));
-    pgrig_engine::document::RunDocument::of(&r)
+    pgrig_engine::document::of(&r)
 }

@@ -8,11 +8,11 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use pgrig_lab::quote_literal as lit;
+use pgrig_wire::quote::literal as lit;
 use pgrig_wire::{Config, ConnArgs, Connection, QueryResult};
 use serde_json::Value;
 
-use crate::error::StudyError;
+use crate::error::StoreError;
 use crate::store_schema::{check_version, text_hash, RunRecord, RunRow, SCHEMA_VERSION};
 
 const SCHEMA: &str = "
@@ -92,9 +92,9 @@ fn iso(col: &str) -> String {
 }
 
 impl PgStore {
-    fn connect(url: &str, deadline: Option<Duration>) -> Result<PgStore, StudyError> {
+    fn connect(url: &str, deadline: Option<Duration>) -> Result<PgStore, StoreError> {
         let shown = pgrig_wire::mask_passwords(url);
-        let fail = |e: &dyn std::fmt::Display| StudyError::store(shown.clone(), e);
+        let fail = |e: &dyn std::fmt::Display| StoreError::new(shown.clone(), e);
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -117,26 +117,26 @@ impl PgStore {
     }
 
     /// Opens the store for a study, creating schema `pgrig` and its tables if needed.
-    pub fn open(url: &str) -> Result<PgStore, StudyError> {
+    pub fn open(url: &str) -> Result<PgStore, StoreError> {
         let mut s = PgStore::connect(url, None)?;
         if s.has_store()? {
             s.check_version()?;
         }
         s.query(&SCHEMA.replace("%VERSION%", &SCHEMA_VERSION.to_string()))
-            .map_err(|e| StudyError::store(s.shown.clone(), format!("creating the schema: {e}")))?;
+            .map_err(|e| StoreError::new(s.shown.clone(), format!("creating the schema: {e}")))?;
         Ok(s)
     }
 
     /// Opens an existing store read-only: the session is read-only and nothing is created.
-    pub fn open_existing(url: &str) -> Result<PgStore, StudyError> {
+    pub fn open_existing(url: &str) -> Result<PgStore, StoreError> {
         Self::open_existing_within(url, READ_DEADLINE)
     }
 
-    fn open_existing_within(url: &str, deadline: Duration) -> Result<PgStore, StudyError> {
+    fn open_existing_within(url: &str, deadline: Duration) -> Result<PgStore, StoreError> {
         let mut s = PgStore::connect(url, Some(deadline))?;
         s.query("SET default_transaction_read_only = on")?;
         if !s.has_store()? {
-            return Err(StudyError::store(
+            return Err(StoreError::new(
                 s.shown.clone(),
                 "no pgrig results store in this database (no tables pgrig.runs and \
                  pgrig.studies); `pgrig study FILE --store URL` creates one",
@@ -146,7 +146,7 @@ impl PgStore {
         Ok(s)
     }
 
-    fn has_store(&mut self) -> Result<bool, StudyError> {
+    fn has_store(&mut self) -> Result<bool, StoreError> {
         let rows = self.rows(
             "SELECT to_regclass('pgrig.runs') IS NOT NULL AND to_regclass('pgrig.studies') IS NOT NULL",
         )?;
@@ -156,7 +156,7 @@ impl PgStore {
             .is_some_and(|v| v == "t"))
     }
 
-    fn check_version(&mut self) -> Result<(), StudyError> {
+    fn check_version(&mut self) -> Result<(), StoreError> {
         let rows = self.rows(
             "SELECT CASE WHEN to_regclass('pgrig.meta') IS NULL THEN '0' ELSE \
              (SELECT value FROM pgrig.meta WHERE key = 'schema_version') END",
@@ -168,14 +168,14 @@ impl PgStore {
         check_version(&self.shown, v.unwrap_or(0))
     }
 
-    fn query(&mut self, sql: &str) -> Result<Vec<QueryResult>, StudyError> {
+    fn query(&mut self, sql: &str) -> Result<Vec<QueryResult>, StoreError> {
         let conn = &mut self.conn;
         within(&self.rt, self.deadline, conn.simple_query(sql))
-            .map_err(|e| StudyError::store(self.shown.clone(), e.trim_end()))
+            .map_err(|e| StoreError::new(self.shown.clone(), e.trim_end()))
     }
 
     /// Rows of the last statement's result, as text (NULL as "").
-    fn rows(&mut self, sql: &str) -> Result<Vec<Vec<String>>, StudyError> {
+    fn rows(&mut self, sql: &str) -> Result<Vec<Vec<String>>, StoreError> {
         let results = self.query(sql)?;
         let Some(last) = results.last() else {
             return Ok(Vec::new());
@@ -192,7 +192,7 @@ impl PgStore {
     }
 
     /// Runs `sql` and reads the integer in the first column of its first row (an id).
-    fn returned_id(&mut self, sql: &str) -> Result<i64, StudyError> {
+    fn returned_id(&mut self, sql: &str) -> Result<i64, StoreError> {
         let rows = self.rows(sql)?;
         let id = rows
             .first()
@@ -202,13 +202,13 @@ impl PgStore {
         self.int(&id)
     }
 
-    fn int(&self, s: &str) -> Result<i64, StudyError> {
+    fn int(&self, s: &str) -> Result<i64, StoreError> {
         s.parse()
-            .map_err(|_| StudyError::store(self.shown.clone(), format!("unexpected value {s:?}")))
+            .map_err(|_| StoreError::new(self.shown.clone(), format!("unexpected value {s:?}")))
     }
 
     /// The study's id (registered if new), held by this session until it ends.
-    pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StudyError> {
+    pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StoreError> {
         let (quoted, file, hash) = (lit(name), lit(file), lit(&text_hash(text)));
         let id = self.returned_id(&format!(
             "INSERT INTO pgrig.studies (name, file, text, text_hash) VALUES ({quoted}, {file}, {}, {hash}) \
@@ -221,7 +221,7 @@ impl PgStore {
     }
 
     /// Takes the study's advisory lock for this session, or names the session that has it.
-    fn hold(&mut self, name: &str, id: i64) -> Result<(), StudyError> {
+    fn hold(&mut self, name: &str, id: i64) -> Result<(), StoreError> {
         let got = self.rows(&format!(
             "SELECT pg_try_advisory_lock({}, {id})",
             LOCK_CLASS as i32
@@ -248,7 +248,7 @@ impl PgStore {
             ),
             None => "another session".to_string(),
         };
-        Err(StudyError::store(
+        Err(StoreError::new(
             self.shown.clone(),
             format!(
                 "study \"{name}\" is being run into this store by {who}; two runs of one study \
@@ -258,7 +258,7 @@ impl PgStore {
         ))
     }
 
-    pub fn finished(&mut self, study_id: i64) -> Result<BTreeSet<usize>, StudyError> {
+    pub fn finished(&mut self, study_id: i64) -> Result<BTreeSet<usize>, StoreError> {
         let rows = self.rows(&format!(
             "SELECT run_index FROM pgrig.runs WHERE study_id = {study_id}"
         ))?;
@@ -267,7 +267,7 @@ impl PgStore {
             .collect()
     }
 
-    pub fn save_run(&mut self, study_id: i64, r: &RunRecord) -> Result<i64, StudyError> {
+    pub fn save_run(&mut self, study_id: i64, r: &RunRecord) -> Result<i64, StoreError> {
         let sql = format!(
             "INSERT INTO pgrig.runs (study_id, run_index, point, repetition, round, target, started_at, \
              finished_at, tps, result, provenance, series, histogram) VALUES ({study_id}, {}, {}, {}, {}, {}, \
@@ -295,7 +295,7 @@ impl PgStore {
         }
     }
 
-    pub fn list(&mut self, study: Option<&str>) -> Result<Vec<RunRow>, StudyError> {
+    pub fn list(&mut self, study: Option<&str>) -> Result<Vec<RunRow>, StoreError> {
         let rows = self.rows(&format!(
             "SELECT r.id, s.name, r.point::text, r.repetition, r.round, r.target, {}, r.tps \
              FROM pgrig.runs r JOIN pgrig.studies s ON s.id = r.study_id {} \
@@ -319,15 +319,15 @@ impl PgStore {
             .collect()
     }
 
-    fn export_where(&mut self, filter: &str) -> Result<Vec<Value>, StudyError> {
+    fn export_where(&mut self, filter: &str) -> Result<Vec<Value>, StoreError> {
         let rows = self.rows(&format!(
             "SELECT r.id, r.result::text FROM pgrig.runs r JOIN pgrig.studies s ON s.id = r.study_id \
              {filter} ORDER BY r.study_id, r.run_index"
         ))?;
         let mut out = Vec::new();
         for r in rows {
-            let mut v: Value = serde_json::from_str(&r[1])
-                .map_err(|e| StudyError::store(self.shown.clone(), e))?;
+            let mut v: Value =
+                serde_json::from_str(&r[1]).map_err(|e| StoreError::new(self.shown.clone(), e))?;
             if let Some(o) = v.as_object_mut() {
                 o.insert("run_id".into(), Value::from(self.int(&r[0])?));
             }
@@ -336,15 +336,15 @@ impl PgStore {
         Ok(out)
     }
 
-    pub fn export(&mut self, study: Option<&str>) -> Result<Vec<Value>, StudyError> {
+    pub fn export(&mut self, study: Option<&str>) -> Result<Vec<Value>, StoreError> {
         self.export_where(&Self::study_filter(study))
     }
 
-    pub fn export_study(&mut self, study_id: i64) -> Result<Vec<Value>, StudyError> {
+    pub fn export_study(&mut self, study_id: i64) -> Result<Vec<Value>, StoreError> {
         self.export_where(&format!("WHERE s.id = {study_id}"))
     }
 
-    pub fn show(&mut self, id: i64) -> Result<Option<Value>, StudyError> {
+    pub fn show(&mut self, id: i64) -> Result<Option<Value>, StoreError> {
         let rows = self.rows(&format!(
             "SELECT r.result::text, r.provenance::text, r.series::text, r.histogram::text, s.text, {}, {} \
              FROM pgrig.runs r JOIN pgrig.studies s ON s.id = r.study_id WHERE r.id = {id}",

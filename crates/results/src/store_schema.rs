@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::error::StudyError;
+use crate::error::StoreError;
 
 /// The version of the store's tables this pgrig reads and writes (`meta.schema_version`).
 pub const SCHEMA_VERSION: u32 = 1;
@@ -41,7 +41,7 @@ pub struct RunRow {
 }
 
 /// A store of another schema version is refused with what to do about it.
-pub(crate) fn check_version(path: &str, version: i64) -> Result<(), StudyError> {
+pub(crate) fn check_version(path: &str, version: i64) -> Result<(), StoreError> {
     let current = SCHEMA_VERSION as i64;
     if version == current {
         return Ok(());
@@ -51,7 +51,7 @@ pub(crate) fn check_version(path: &str, version: i64) -> Result<(), StudyError> 
     } else {
         "a newer"
     };
-    Err(StudyError::store(
+    Err(StoreError::new(
         path,
         format!(
             "written by {who} pgrig (store schema version {version}; this pgrig reads version \

@@ -7,7 +7,13 @@
 
 use serde_json::Value;
 
-pub use pgrig_engine::result::{CONTENDED_RUN_QUEUE_WAIT, SATURATED_CPU_TIME};
+/// A worker thread on a CPU at least this share of a run was the limit: `client-saturated`.
+pub const SATURATED_CPU_TIME: f64 = 0.9;
+/// A worker thread that waited for a CPU at least this share of a run shared its host with
+/// work that took the CPU from it: `host-contended`.
+pub const CONTENDED_RUN_QUEUE_WAIT: f64 = 0.1;
+/// Runs shorter than this (seconds) are too short for either flag.
+pub const FLAG_MIN_WALL_S: f64 = 0.5;
 
 /// The client's own CPU was the limit: a thread's CPU time ≥ 90 % of the run.
 pub const CLIENT_SATURATED: &str = "client-saturated";

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::error::StudyError;
+use crate::error::StoreError;
 pub use crate::sqlite_store::SqliteStore;
 pub use crate::store_schema::{create_private, text_hash, RunRecord, RunRow, SCHEMA_VERSION};
 
@@ -26,7 +26,7 @@ fn is_pg_url(path: &str) -> bool {
 impl Store {
     /// Opens the store at `path` for a study (creating it and its tables if needed): a
     /// `postgresql://` URL or a SQLite file.
-    pub fn open(path: &str) -> Result<Store, StudyError> {
+    pub fn open(path: &str) -> Result<Store, StoreError> {
         if is_pg_url(path) {
             return Ok(Store::Postgres(Box::new(crate::pg_store::PgStore::open(
                 path,
@@ -37,7 +37,7 @@ impl Store {
 
     /// Opens an existing store read-only (`pgrig results`, reports): nothing is created or
     /// written; a missing file, an empty one or one of another schema version is an error.
-    pub fn open_existing(path: &str) -> Result<Store, StudyError> {
+    pub fn open_existing(path: &str) -> Result<Store, StoreError> {
         if is_pg_url(path) {
             return Ok(Store::Postgres(Box::new(
                 crate::pg_store::PgStore::open_existing(path)?,
@@ -49,18 +49,18 @@ impl Store {
     /// Checks `path` as a study would open it, creating and writing nothing (`--dry-run`): a
     /// URL must parse; an existing file must be a pgrig store of this version (or empty); a new
     /// file's directory must exist.
-    pub fn check(path: &str) -> Result<(), StudyError> {
+    pub fn check(path: &str) -> Result<(), StoreError> {
         if is_pg_url(path) {
             return pgrig_wire::Config::parse(path)
                 .map(drop)
-                .map_err(|e| StudyError::store(path, e));
+                .map_err(|e| StoreError::new(path, e));
         }
         let p = std::path::Path::new(path);
         if p.exists() {
             return SqliteStore::check(path);
         }
         match p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            Some(dir) if !dir.is_dir() => Err(StudyError::store(
+            Some(dir) if !dir.is_dir() => Err(StoreError::new(
                 path,
                 format!("directory \"{}\" does not exist", dir.display()),
             )),
@@ -71,7 +71,7 @@ impl Store {
     /// The id of the study with this name and text, registering it if new; the study is held
     /// for this process until the store is dropped (another process running it is refused).
     /// The text is stored with its passwords masked (and identified by that text).
-    pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StudyError> {
+    pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StoreError> {
         let text = pgrig_wire::mask_passwords(text);
         match self {
             Store::Sqlite(s) => s.study_id(name, file, &text),
@@ -79,7 +79,7 @@ impl Store {
         }
     }
 
-    pub fn finished(&mut self, study_id: i64) -> Result<BTreeSet<usize>, StudyError> {
+    pub fn finished(&mut self, study_id: i64) -> Result<BTreeSet<usize>, StoreError> {
         match self {
             Store::Sqlite(s) => s.finished(study_id),
             Store::Postgres(s) => s.finished(study_id),
@@ -88,7 +88,7 @@ impl Store {
 
     /// Stores a finished run; every string in its documents is stored with passwords masked
     /// (a server setting such as `primary_conninfo` may hold one).
-    pub fn save_run(&mut self, study_id: i64, r: &RunRecord) -> Result<i64, StudyError> {
+    pub fn save_run(&mut self, study_id: i64, r: &RunRecord) -> Result<i64, StoreError> {
         let mut r = r.clone();
         for doc in [&mut r.point, &mut r.result, &mut r.provenance] {
             mask_strings(doc);
@@ -100,28 +100,28 @@ impl Store {
         }
     }
 
-    pub fn list(&mut self, study: Option<&str>) -> Result<Vec<RunRow>, StudyError> {
+    pub fn list(&mut self, study: Option<&str>) -> Result<Vec<RunRow>, StoreError> {
         match self {
             Store::Sqlite(s) => s.list(study),
             Store::Postgres(s) => s.list(study),
         }
     }
 
-    pub fn export(&mut self, study: Option<&str>) -> Result<Vec<Value>, StudyError> {
+    pub fn export(&mut self, study: Option<&str>) -> Result<Vec<Value>, StoreError> {
         match self {
             Store::Sqlite(s) => s.export(study),
             Store::Postgres(s) => s.export(study),
         }
     }
 
-    pub fn export_study(&mut self, study_id: i64) -> Result<Vec<Value>, StudyError> {
+    pub fn export_study(&mut self, study_id: i64) -> Result<Vec<Value>, StoreError> {
         match self {
             Store::Sqlite(s) => s.export_study(study_id),
             Store::Postgres(s) => s.export_study(study_id),
         }
     }
 
-    pub fn show(&mut self, id: i64) -> Result<Option<Value>, StudyError> {
+    pub fn show(&mut self, id: i64) -> Result<Option<Value>, StoreError> {
         match self {
             Store::Sqlite(s) => s.show(id),
             Store::Postgres(s) => s.show(id),

@@ -1,7 +1,10 @@
-//! The metrics `compare` knows: names (as `--metric` takes them), aliases, units and which
-//! direction is better. Where each value comes from in a stored run is `record`'s business.
+//! The one catalogue of metrics: each a name (as `--metric` of `compare` and `report` takes
+//! it), its aliases, unit, which direction is better, what it means, its chart label, and how
+//! to read it from a run ([`RunView`]).
 
 use serde::Serialize;
+
+use crate::view::RunView;
 
 /// How a metric's values are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -31,7 +34,7 @@ impl Unit {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Serialize)]
 pub struct Metric {
     pub name: &'static str,
     #[serde(skip)]
@@ -40,6 +43,26 @@ pub struct Metric {
     pub higher_is_better: bool,
     #[serde(skip)]
     pub about: &'static str,
+    /// a chart axis's title (`p99 latency (ms)`)
+    #[serde(skip)]
+    pub label: &'static str,
+    /// its value in one run, if the run records it
+    #[serde(skip)]
+    pub get: fn(&RunView) -> Option<f64>,
+}
+
+impl PartialEq for Metric {
+    fn eq(&self, other: &Metric) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Metric {}
+
+impl std::fmt::Debug for Metric {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
 }
 
 const fn m(
@@ -48,6 +71,8 @@ const fn m(
     unit: Unit,
     higher_is_better: bool,
     about: &'static str,
+    label: &'static str,
+    get: fn(&RunView) -> Option<f64>,
 ) -> Metric {
     Metric {
         name,
@@ -55,6 +80,22 @@ const fn m(
         unit,
         higher_is_better,
         about,
+        label,
+        get,
+    }
+}
+
+/// `v` per successful transaction.
+fn per_tx(r: &RunView, v: Option<f64>) -> Option<f64> {
+    let ok = r.transactions.ok?;
+    (ok > 0.0).then_some(v? / ok)
+}
+
+/// Checkpoints during the run (timed and requested), when the server's statistics were taken.
+fn checkpoints(r: &RunView) -> Option<f64> {
+    match (r.checkpoints_timed, r.checkpoints_requested) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
     }
 }
 
@@ -66,6 +107,8 @@ pub const METRICS: &[Metric] = &[
         Unit::Tps,
         true,
         "successful transactions per second",
+        "TPS (transactions/s)",
+        |r| r.tps,
     ),
     m(
         "latency_avg",
@@ -73,6 +116,8 @@ pub const METRICS: &[Metric] = &[
         Unit::Ms,
         false,
         "mean transaction latency",
+        "mean latency (ms)",
+        |r| r.latency_ms.mean,
     ),
     m(
         "p50",
@@ -80,16 +125,44 @@ pub const METRICS: &[Metric] = &[
         Unit::Ms,
         false,
         "latency, 50th percentile",
+        "p50 latency (ms)",
+        |r| r.latency_ms.p50,
     ),
-    m("p90", &[], Unit::Ms, false, "latency, 90th percentile"),
-    m("p95", &[], Unit::Ms, false, "latency, 95th percentile"),
-    m("p99", &[], Unit::Ms, false, "latency, 99th percentile"),
+    m(
+        "p90",
+        &[],
+        Unit::Ms,
+        false,
+        "latency, 90th percentile",
+        "p90 latency (ms)",
+        |r| r.latency_ms.p90,
+    ),
+    m(
+        "p95",
+        &[],
+        Unit::Ms,
+        false,
+        "latency, 95th percentile",
+        "p95 latency (ms)",
+        |r| r.latency_ms.p95,
+    ),
+    m(
+        "p99",
+        &[],
+        Unit::Ms,
+        false,
+        "latency, 99th percentile",
+        "p99 latency (ms)",
+        |r| r.latency_ms.p99,
+    ),
     m(
         "p99_9",
         &["p999"],
         Unit::Ms,
         false,
         "latency, 99.9th percentile",
+        "p99.9 latency (ms)",
+        |r| r.latency_ms.p99_9,
     ),
     m(
         "latency_max",
@@ -97,6 +170,8 @@ pub const METRICS: &[Metric] = &[
         Unit::Ms,
         false,
         "slowest transaction",
+        "max latency (ms)",
+        |r| r.latency_ms.max,
     ),
     m(
         "client_cpu_time",
@@ -104,6 +179,8 @@ pub const METRICS: &[Metric] = &[
         Unit::Fraction,
         false,
         "client CPU time: the busiest client thread's share of the run on a CPU",
+        "client CPU time (busiest thread, % of the run)",
+        |r| r.client_cpu.map(|c| c.cpu_time),
     ),
     m(
         "client_run_queue_wait",
@@ -111,6 +188,8 @@ pub const METRICS: &[Metric] = &[
         Unit::Fraction,
         false,
         "client run-queue wait: the largest share of the run a client thread waited for a CPU",
+        "client run-queue wait (longest thread, % of the run)",
+        |r| r.client_cpu.map(|c| c.run_queue_wait),
     ),
     m(
         "server_cpu",
@@ -118,6 +197,8 @@ pub const METRICS: &[Metric] = &[
         Unit::Cpus,
         false,
         "throwaway server's CPUs busy (collect.server_processes)",
+        "server CPU (CPUs busy)",
+        |r| r.cpus_busy,
     ),
     m(
         "failures",
@@ -125,6 +206,8 @@ pub const METRICS: &[Metric] = &[
         Unit::Count,
         false,
         "failed transactions",
+        "failed transactions",
+        |r| r.transactions.failed,
     ),
     m(
         "retries",
@@ -132,6 +215,8 @@ pub const METRICS: &[Metric] = &[
         Unit::Count,
         false,
         "retries of serialization failures and deadlocks",
+        "retries",
+        |r| r.transactions.retries,
     ),
     m(
         "wal_bytes_per_tx",
@@ -139,6 +224,8 @@ pub const METRICS: &[Metric] = &[
         Unit::Bytes,
         false,
         "WAL bytes per successful transaction (collect.server_stats)",
+        "WAL bytes per transaction",
+        |r| per_tx(r, r.wal_bytes),
     ),
     m(
         "wal_fpi_per_tx",
@@ -146,6 +233,8 @@ pub const METRICS: &[Metric] = &[
         Unit::Count,
         false,
         "full-page images per successful transaction (collect.server_stats)",
+        "full-page images per transaction",
+        |r| per_tx(r, r.wal_fpi),
     ),
     m(
         "blocks_read_per_tx",
@@ -153,6 +242,17 @@ pub const METRICS: &[Metric] = &[
         Unit::Count,
         false,
         "blocks read from outside shared buffers per successful transaction (collect.server_stats)",
+        "blocks read per transaction",
+        |r| per_tx(r, r.blocks_read),
+    ),
+    m(
+        "checkpoints",
+        &[],
+        Unit::Count,
+        false,
+        "checkpoints during the run, timed and requested (collect.server_stats)",
+        "checkpoints during the run",
+        checkpoints,
     ),
 ];
 

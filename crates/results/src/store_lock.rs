@@ -15,7 +15,7 @@ use std::os::unix::fs::OpenOptionsExt;
 
 use nix::fcntl::{fcntl, FcntlArg};
 
-use crate::error::StudyError;
+use crate::error::StoreError;
 
 /// Where the per-study bytes of the store file's own lock start: 2^40, far beyond the bytes
 /// SQLite locks (1 GiB and the 512 bytes after it).
@@ -45,8 +45,8 @@ fn os(e: nix::errno::Errno) -> String {
     pgrig_wire::strerror(&std::io::Error::from(e))
 }
 
-fn held(store: &str, study: &str, holder: &str) -> StudyError {
-    StudyError::store(
+fn held(store: &str, study: &str, holder: &str) -> StoreError {
+    StoreError::new(
         store,
         format!(
             "study \"{study}\" is being run into this store by {holder}; two runs of one study \
@@ -58,7 +58,7 @@ fn held(store: &str, study: &str, holder: &str) -> StudyError {
 
 impl StudyLock {
     /// Takes study `id` of the store at `store` for this process, or says who has it.
-    pub fn acquire(store: &str, study: &str, id: i64) -> Result<StudyLock, StudyError> {
+    pub fn acquire(store: &str, study: &str, id: i64) -> Result<StudyLock, StoreError> {
         let by_name = lock_by_name(store, study, id)?;
         let by_inode = lock_by_inode(store, study, id)?;
         Ok(StudyLock {
@@ -70,10 +70,10 @@ impl StudyLock {
 }
 
 /// Byte `id` of `STORE.lock`, naming the holder when it is taken.
-fn lock_by_name(store: &str, study: &str, id: i64) -> Result<File, StudyError> {
+fn lock_by_name(store: &str, study: &str, id: i64) -> Result<File, StoreError> {
     let path = format!("{store}.lock");
     let io = |what: &str, e: std::io::Error| {
-        StudyError::store(
+        StoreError::new(
             store,
             format!("could not {what} \"{path}\": {}", pgrig_wire::strerror(&e)),
         )
@@ -99,7 +99,7 @@ fn lock_by_name(store: &str, study: &str, id: i64) -> Result<File, StudyError> {
             };
             Err(held(store, study, &holder))
         }
-        Err(e) => Err(StudyError::store(
+        Err(e) => Err(StoreError::new(
             store,
             format!("could not lock \"{path}\": {}", os(e)),
         )),
@@ -107,14 +107,14 @@ fn lock_by_name(store: &str, study: &str, id: i64) -> Result<File, StudyError> {
 }
 
 /// Byte `INODE_BASE + id` of the store file itself, whatever name it was opened by.
-fn lock_by_inode(store: &str, study: &str, id: i64) -> Result<File, StudyError> {
+fn lock_by_inode(store: &str, study: &str, id: i64) -> Result<File, StoreError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(store)
         .map_err(|e| {
-            StudyError::store(
+            StoreError::new(
                 store,
                 format!("could not open it: {}", pgrig_wire::strerror(&e)),
             )
@@ -127,7 +127,7 @@ fn lock_by_inode(store: &str, study: &str, id: i64) -> Result<File, StudyError> 
             study,
             "another process, through another name of this file (a hard or symbolic link)",
         )),
-        Err(e) => Err(StudyError::store(
+        Err(e) => Err(StoreError::new(
             store,
             format!("could not lock it: {}", os(e)),
         )),

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde_json::Value;
 
-use crate::error::StudyError;
+use crate::error::StoreError;
 use crate::store_lock::StudyLock;
 use crate::store_schema::{
     check_version, create_private, text_hash, RunRecord, RunRow, SCHEMA_VERSION,
@@ -67,15 +67,14 @@ enum Access {
 }
 
 /// Checks that the database is a pgrig store of this schema version (or, for writing, empty).
-fn check_kind(conn: &Connection, path: &str, access: Access) -> Result<(), StudyError> {
+fn check_kind(conn: &Connection, path: &str, access: Access) -> Result<(), StoreError> {
     check_tables(conn, path, access)
 }
 
 /// [`check_kind`]'s work; `Access::Write` accepts a database without tables only when this
 /// process has just created the file ([`SqliteStore::open`] checks that first).
-fn check_tables(conn: &Connection, path: &str, access: Access) -> Result<(), StudyError> {
-    let not_store =
-        |why: &str| StudyError::store(path, format!("not a pgrig results store ({why})"));
+fn check_tables(conn: &Connection, path: &str, access: Access) -> Result<(), StoreError> {
+    let not_store = |why: &str| StoreError::new(path, format!("not a pgrig results store ({why})"));
     let tables: Vec<String> = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         .and_then(|mut st| {
@@ -84,7 +83,7 @@ fn check_tables(conn: &Connection, path: &str, access: Access) -> Result<(), Stu
         })
         .map_err(|e| match e.sqlite_error_code() {
             Some(rusqlite::ErrorCode::NotADatabase) => not_store("not an SQLite database"),
-            _ => StudyError::store(path, e),
+            _ => StoreError::new(path, e),
         })?;
     let has = |t: &str| tables.iter().any(|x| x == t);
     if tables.is_empty() {
@@ -108,7 +107,7 @@ fn check_tables(conn: &Connection, path: &str, access: Access) -> Result<(), Stu
             |r| r.get::<_, String>(0),
         )
         .optional()
-        .map_err(|e| StudyError::store(path, e))?
+        .map_err(|e| StoreError::new(path, e))?
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
     } else {
@@ -125,10 +124,10 @@ enum NotRegular {
 }
 
 impl NotRegular {
-    fn into_error(self, path: &str) -> StudyError {
+    fn into_error(self, path: &str) -> StoreError {
         match self {
-            NotRegular::Io(e) => StudyError::store(path, strerror(&e)),
-            NotRegular::Kind(k) => StudyError::store(
+            NotRegular::Io(e) => StoreError::new(path, strerror(&e)),
+            NotRegular::Kind(k) => StoreError::new(
                 path,
                 format!("{k}, not a regular file: a SQLite store is a regular file"),
             ),
@@ -173,12 +172,11 @@ fn schema() -> String {
 
 impl SqliteStore {
     /// Opens the store at `path` for a study, creating it (0600) if needed.
-    pub fn open(path: &str) -> Result<SqliteStore, StudyError> {
-        let created = create_private(std::path::Path::new(path)).map_err(|e| {
-            StudyError::store(path, format!("could not create it: {}", strerror(&e)))
-        })?;
+    pub fn open(path: &str) -> Result<SqliteStore, StoreError> {
+        let created = create_private(std::path::Path::new(path))
+            .map_err(|e| StoreError::new(path, format!("could not create it: {}", strerror(&e))))?;
         regular_file(path, libc::O_WRONLY).map_err(|e| match e {
-            NotRegular::Io(e) => StudyError::store(
+            NotRegular::Io(e) => StoreError::new(
                 path,
                 format!(
                     "a study writes its store, and this one cannot be written: {}",
@@ -196,7 +194,7 @@ impl SqliteStore {
         };
         check_kind(&conn, path, access)?;
         conn.execute_batch(&schema())
-            .map_err(|e| StudyError::store(path, format!("creating the schema: {e}")))?;
+            .map_err(|e| StoreError::new(path, format!("creating the schema: {e}")))?;
         Ok(SqliteStore {
             conn,
             path: path.to_string(),
@@ -206,9 +204,9 @@ impl SqliteStore {
 
     /// Opens an existing store read-only (`pgrig results`, reports): nothing is ever written,
     /// a missing file is an error, not a new store.
-    pub fn open_existing(path: &str) -> Result<SqliteStore, StudyError> {
+    pub fn open_existing(path: &str) -> Result<SqliteStore, StoreError> {
         if !std::path::Path::new(path).exists() {
-            return Err(StudyError::store(
+            return Err(StoreError::new(
                 path,
                 "no such file (run a study first, or give --store PATH)",
             ));
@@ -224,35 +222,35 @@ impl SqliteStore {
     }
 
     /// Checks an existing file as [`SqliteStore::open`] would, read-only.
-    pub fn check(path: &str) -> Result<(), StudyError> {
+    pub fn check(path: &str) -> Result<(), StoreError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         check_kind(&Self::connect(path, flags)?, path, Access::Write)
     }
 
-    fn connect(path: &str, flags: OpenFlags) -> Result<Connection, StudyError> {
+    fn connect(path: &str, flags: OpenFlags) -> Result<Connection, StoreError> {
         // SQLite says only "unable to open database file" (and waits forever on a FIFO): say
         // why first
         regular_file(path, libc::O_RDONLY).map_err(|e| match e {
             NotRegular::Io(e) => {
-                StudyError::store(path, format!("could not read it: {}", strerror(&e)))
+                StoreError::new(path, format!("could not read it: {}", strerror(&e)))
             }
             e => e.into_error(path),
         })?;
         let conn =
-            Connection::open_with_flags(path, flags).map_err(|e| StudyError::store(path, e))?;
+            Connection::open_with_flags(path, flags).map_err(|e| StoreError::new(path, e))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(|e| StudyError::store(path, e))?;
+            .map_err(|e| StoreError::new(path, e))?;
         Ok(conn)
     }
 
-    fn err(&self, e: impl std::fmt::Display) -> StudyError {
-        StudyError::store(&self.path, e)
+    fn err(&self, e: impl std::fmt::Display) -> StoreError {
+        StoreError::new(&self.path, e)
     }
 
     /// The id of the study with this name and text, registering it if new, and held for this
     /// process until the store is closed: a second process running the same study into this
     /// store gets an error naming this one.
-    pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StudyError> {
+    pub fn study_id(&mut self, name: &str, file: &str, text: &str) -> Result<i64, StoreError> {
         let hash = text_hash(text);
         // INSERT OR IGNORE: two processes registering the same study at once get one row
         self.conn
@@ -278,7 +276,7 @@ impl SqliteStore {
     }
 
     /// Run indexes already finished for a study.
-    pub fn finished(&self, study_id: i64) -> Result<BTreeSet<usize>, StudyError> {
+    pub fn finished(&self, study_id: i64) -> Result<BTreeSet<usize>, StoreError> {
         let mut st = self
             .conn
             .prepare("SELECT run_index FROM runs WHERE study_id = ?1")
@@ -291,12 +289,12 @@ impl SqliteStore {
     }
 
     /// Stores one finished run in its own transaction; returns its id.
-    pub fn save_run(&mut self, study_id: i64, r: &RunRecord) -> Result<i64, StudyError> {
+    pub fn save_run(&mut self, study_id: i64, r: &RunRecord) -> Result<i64, StoreError> {
         let path = self.path.clone();
         let tx = self
             .conn
             .transaction()
-            .map_err(|e| StudyError::store(&path, e))?;
+            .map_err(|e| StoreError::new(&path, e))?;
         tx.execute(
             "INSERT INTO runs (study_id, run_index, point, repetition, round, target, started_at, finished_at, \
              tps, result, provenance, series, histogram) VALUES (?1, ?2, ?3, ?4, ?5, ?6, \
@@ -318,14 +316,14 @@ impl SqliteStore {
                 r.histogram.to_string(),
             ],
         )
-        .map_err(|e| StudyError::store(&path, e))?;
+        .map_err(|e| StoreError::new(&path, e))?;
         let id = tx.last_insert_rowid();
-        tx.commit().map_err(|e| StudyError::store(&path, e))?;
+        tx.commit().map_err(|e| StoreError::new(&path, e))?;
         Ok(id)
     }
 
     /// Stored runs (optionally of one study name), in study and run order.
-    pub fn list(&self, study: Option<&str>) -> Result<Vec<RunRow>, StudyError> {
+    pub fn list(&self, study: Option<&str>) -> Result<Vec<RunRow>, StoreError> {
         let mut st = self
             .conn
             .prepare(
@@ -352,7 +350,7 @@ impl SqliteStore {
     }
 
     /// Export documents (optionally of one study name), each with its `run_id`.
-    pub fn export(&self, study: Option<&str>) -> Result<Vec<Value>, StudyError> {
+    pub fn export(&self, study: Option<&str>) -> Result<Vec<Value>, StoreError> {
         self.export_where(
             "?1 IS NULL OR s.name = ?1",
             rusqlite::types::Value::from(study.map(str::to_string)),
@@ -360,7 +358,7 @@ impl SqliteStore {
     }
 
     /// Export documents of one study (one version of its text).
-    pub fn export_study(&self, study_id: i64) -> Result<Vec<Value>, StudyError> {
+    pub fn export_study(&self, study_id: i64) -> Result<Vec<Value>, StoreError> {
         self.export_where("s.id = ?1", rusqlite::types::Value::from(study_id))
     }
 
@@ -368,7 +366,7 @@ impl SqliteStore {
         &self,
         filter: &str,
         param: rusqlite::types::Value,
-    ) -> Result<Vec<Value>, StudyError> {
+    ) -> Result<Vec<Value>, StoreError> {
         let mut st = self
             .conn
             .prepare(&format!(
@@ -394,7 +392,7 @@ impl SqliteStore {
     }
 
     /// Everything stored about one run: result, provenance, series, histogram and the study text.
-    pub fn show(&self, id: i64) -> Result<Option<Value>, StudyError> {
+    pub fn show(&self, id: i64) -> Result<Option<Value>, StoreError> {
         self.conn
             .query_row(
                 "SELECT r.result, r.provenance, r.series, r.histogram, s.text, r.started_at, r.finished_at \

@@ -6,13 +6,13 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use pgrig_study::Store;
+use pgrig_results::Store;
 
 fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
 
-fn err(r: Result<Store, pgrig_study::StudyError>) -> String {
+fn err(r: Result<Store, pgrig_results::StoreError>) -> String {
     match r {
         Ok(_) => panic!("opened"),
         Err(e) => e.to_string(),

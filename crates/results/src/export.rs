@@ -1,0 +1,103 @@
+//! `pgrig results export --format csv`: one flat row per stored run — ids, the point's values
+//! (a column per matrix key), the fixed figures, the client's CPU figures and relation sizes
+//! (`TABLE.heap|indexes|total`). Cells are the stored values as written (JSON numbers as
+//! stored), quoted where CSV needs it.
+
+use serde_json::Value;
+
+const FIXED: &[(&str, &[&str])] = &[
+    ("repetition", &["repetition"]),
+    ("round", &["round"]),
+    ("tps", &["tps"]),
+    ("ok", &["transactions", "ok"]),
+    ("failed", &["transactions", "failed"]),
+    ("skipped", &["transactions", "skipped"]),
+    ("retried", &["transactions", "retried"]),
+    ("retries", &["transactions", "retries"]),
+    ("latency_mean_ms", &["latency_ms", "mean"]),
+    ("latency_p50_ms", &["latency_ms", "p50"]),
+    ("latency_p90_ms", &["latency_ms", "p90"]),
+    ("latency_p99_ms", &["latency_ms", "p99"]),
+    ("latency_max_ms", &["latency_ms", "max"]),
+    ("aborted_clients", &["aborted_clients"]),
+];
+
+/// The client's CPU time and run-queue wait (shares of the run), recomputed from the stored
+/// threads for records written before the two names; empty when the record has neither.
+fn client_cpu_cells(d: &Value) -> [String; 2] {
+    match crate::client_cpu::of(d) {
+        Some(c) => [c.cpu_time.to_string(), c.run_queue_wait.to_string()],
+        None => [String::new(), String::new()],
+    }
+}
+
+fn cell(v: &Value) -> String {
+    let s = match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        o => o.to_string(),
+    };
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+/// One row per run: ids, the point's values (a column per matrix key), the fixed figures, and
+/// relation sizes (`TABLE.heap|indexes|total`).
+pub fn csv(docs: &[Value]) -> String {
+    let mut point_keys: Vec<String> = Vec::new();
+    let mut tables: Vec<String> = Vec::new();
+    for d in docs {
+        for k in d["point"].as_object().into_iter().flat_map(|m| m.keys()) {
+            if !point_keys.contains(k) {
+                point_keys.push(k.clone());
+            }
+        }
+        for k in d["relation_sizes"]
+            .as_object()
+            .into_iter()
+            .flat_map(|m| m.keys())
+        {
+            if !tables.contains(k) {
+                tables.push(k.clone());
+            }
+        }
+    }
+    let mut header: Vec<String> = vec!["run_id".into(), "study".into(), "target".into()];
+    header.extend(point_keys.iter().cloned());
+    header.extend(FIXED.iter().map(|(n, _)| n.to_string()));
+    header.extend(["client_cpu_time".into(), "client_run_queue_wait".into()]);
+    for t in &tables {
+        for part in ["heap", "indexes", "total"] {
+            header.push(format!("{t}.{part}"));
+        }
+    }
+    let mut out = header
+        .iter()
+        .map(|h| cell(&Value::String(h.clone())))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    for d in docs {
+        let mut row = vec![cell(&d["run_id"]), cell(&d["study"]), cell(&d["target"])];
+        row.extend(point_keys.iter().map(|k| cell(&d["point"][k])));
+        for (_, path) in FIXED {
+            let mut v = d;
+            for p in *path {
+                v = &v[*p];
+            }
+            row.push(cell(v));
+        }
+        row.extend(client_cpu_cells(d));
+        for t in &tables {
+            for part in ["heap", "indexes", "total"] {
+                row.push(cell(&d["relation_sizes"][t][part]));
+            }
+        }
+        out.push_str(&row.join(","));
+        out.push('\n');
+    }
+    out
+}
