@@ -80,6 +80,7 @@ mod study_tcp;
 mod sysbench_bulk_insert;
 mod sysbench_compat;
 mod sysbench_errors;
+mod sysbench_lua;
 mod sysbench_render;
 mod sysbench_report;
 mod sysbench_statements;

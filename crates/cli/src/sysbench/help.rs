@@ -14,15 +14,16 @@ fn suffix(kind: OptKind) -> &'static str {
 
 /// Option lines as sysbench's `sb_print_options` writes them, then a blank line.
 fn table(rows: &[(String, OptKind, &str, Option<&str>)]) -> String {
+    let suffix_of = |n: &str, k: OptKind| shown_suffix(n).unwrap_or(suffix(k));
     let width = rows
         .iter()
-        .map(|(n, k, _, _)| n.len() + suffix(*k).len())
+        .map(|(n, k, _, _)| n.len() + suffix_of(n, *k).len())
         .max()
         .unwrap_or(0);
     let mut s = String::new();
     for (name, kind, help, default) in rows {
         let pad = width - name.len() + 1;
-        s += &format!("  --{name}{:<pad$}{help}", suffix(*kind));
+        s += &format!("  --{name}{:<pad$}{help}", suffix_of(name, *kind));
         if let Some(d) = default {
             s += &format!(" [{d}]");
         }
@@ -32,14 +33,37 @@ fn table(rows: &[(String, OptKind, &str, Option<&str>)]) -> String {
     s
 }
 
+/// How `--help` writes an option's value where sysbench names it otherwise than its kind.
+fn shown_suffix(name: &str) -> Option<&'static str> {
+    match name {
+        "thread-stack-size" => Some("=SIZE"),
+        "report-checkpoints" => Some("=[LIST,...]"),
+        "config-file" => Some("=FILENAME"),
+        _ => None,
+    }
+}
+
 fn section(section: Section) -> String {
     let rows: Vec<_> = GENERAL_OPTIONS
         .iter()
         .filter(|o| o.section == section)
-        .map(|o| (o.name.to_string(), o.kind, o.help, o.default))
+        .map(|o| {
+            // sysbench shows no default driver when it has several (pgrig's is pgsql)
+            let default = o.default.filter(|_| o.name != "db-driver");
+            (o.name.to_string(), o.kind, o.help, default)
+        })
         .collect();
     table(&rows)
 }
+
+/// sysbench's built-in tests that are no database tests, with its descriptions.
+const NON_DATABASE_TESTS: [(&str, &str); 5] = [
+    ("fileio", "File I/O test"),
+    ("cpu", "CPU performance test"),
+    ("memory", "Memory functions speed test"),
+    ("threads", "Threads subsystem performance test"),
+    ("mutex", "Mutex performance test"),
+];
 
 /// `sysbench --help`.
 pub fn general() -> String {
@@ -56,11 +80,17 @@ pub fn general() -> String {
     s += &section(Section::Log);
     s += "General database options:\n\n";
     s += &section(Section::Db);
+    s += "\nCompiled-in database drivers:\n  pgsql - PostgreSQL driver\n\n";
     s += "pgsql options:\n";
     s += &section(Section::Pgsql);
-    s += "Compiled-in tests (pgrig: sysbench's database tests):\n";
+    s += "Database tests (pgrig runs these natively by name, and any Lua script by path):\n";
     for t in super::join::TEST_NAMES {
         s += &format!("  {t}\n");
+    }
+    // sysbench's list; pgrig implements none of these (they are not database tests)
+    s += "\nsysbench's other tests (not in pgrig):\nCompiled-in tests:\n";
+    for (t, what) in NON_DATABASE_TESTS {
+        s += &format!("  {t} - {what}\n");
     }
     s += "\nSee 'sysbench <testname> help' for a list of options for each test.\n\n";
     s

@@ -5,27 +5,30 @@
 //!
 //! * [`cmdline`]: the arguments as sysbench splits them; [`general`]: the general options and
 //!   their checks (and the deprecated aliases' warnings); [`test_options`]: a test's own options.
-//! * [`script`]: a test named by a bundled name or a script path (other Lua scripts are
-//!   refused: not supported yet); [`legacy`]: the hint after sysbench 0.5 command lines.
+//! * [`script`]: a test named by a bundled name (native) or a Lua file, which [`lua`] hands to
+//!   the Lua runtime (`pgrig_lua`); [`legacy`]: the hint after sysbench 0.5 command lines.
 //! * [`seam`]/[`join`]: the workloads behind the tests.
-//! * [`prepare`]: `prepare` and `cleanup`; [`run`]: `run`; [`report`], [`histogram`], [`mix`]:
-//!   the run's output (pure); [`help`]: `--help` and `TEST help`.
+//! * [`prepare`]: `prepare` and `cleanup`; [`run`]: `run` (its output rendered by
+//!   `pgrig_workloads::sysbench::report`); [`help`]: `--help` and `TEST help`.
 
 pub mod cmdline;
 pub mod db;
 pub mod general;
 pub mod help;
-pub mod histogram;
 pub mod join;
 pub mod legacy;
-pub mod mix;
+pub mod lua;
 pub mod options;
 pub mod prepare;
-pub mod report;
 pub mod run;
 pub mod script;
 pub mod seam;
 pub mod test_options;
+
+/// sysbench's run output, in the workloads crate (re-exported for the command line's tests).
+pub use pgrig_workloads::sysbench::{histogram, mix, report};
+
+use std::io::IsTerminal;
 
 use cmdline::CmdLine;
 use general::{Exit, General, Pg, Phase};
@@ -64,10 +67,8 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         return Ok(0);
     }
     if c.flag("version") {
-        println!(
-            "sysbench {SYSBENCH_VERSION} (pgrig {})",
-            env!("CARGO_PKG_VERSION")
-        );
+        // sysbench's exact line (scripts compare it); the banner names pgrig
+        println!("sysbench {SYSBENCH_VERSION}");
         return Ok(0);
     }
     print!("{}", general::deprecations(&c));
@@ -76,18 +77,34 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         print!("{}", banner());
     }
     let tests = join::tests();
+    // no test named (or `-`): sysbench runs the script on standard input
+    if c.test.as_deref() == Some("-") || (c.test.is_none() && !std::io::stdin().is_terminal()) {
+        let pg = Pg::read(&c)?;
+        set_password(&pg);
+        return lua::run_stdin((&c, args), &general, &pg);
+    }
     let Some(arg) = c.test.clone() else {
         return Err(Exit::fatal(format!(
             "no test name given (pgrig runs sysbench's database tests: {})",
             join::TEST_NAMES.join(", ")
         )));
     };
+    if script::OTHER_BUILT_IN.contains(&arg.as_str()) {
+        return Err(other_built_in(&c, &arg));
+    }
     let hinted = |e: Exit| with_hint(e, &c, &arg);
-    let test = match script::resolve(&arg, &|n| tests.has(n), &script::is_file) {
+    let lua_path = std::env::var("LUA_PATH").ok();
+    let test = match script::resolve(
+        &arg,
+        &|n| tests.has(n),
+        &script::is_file,
+        lua_path.as_deref(),
+    ) {
         Script::Bundled(name) => name,
         Script::Custom(file) => {
-            let msg = script::custom_message(&file, join::TEST_NAMES);
-            return Err(hinted(Exit::fatal(msg)));
+            let pg = Pg::read(&c)?;
+            set_password(&pg);
+            return Ok(lua::run((&c, args), (&arg, &file, None), &general, &pg));
         }
         Script::Missing => {
             return Err(hinted(Exit::fatal(format!(
@@ -146,6 +163,22 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         }
         other => Err(Exit::stderr(format!("Unknown command: {other}"))),
     }
+}
+
+/// sysbench's non-database tests (`fileio`, `cpu`, ...): sysbench's checks of the command line,
+/// then a refusal (pgrig runs its database tests and Lua scripts).
+fn other_built_in(c: &CmdLine, test: &str) -> Exit {
+    if let Some((_, _, raw)) = c.rest.first() {
+        return Exit::stderr(format!("invalid option: {raw}"));
+    }
+    if c.command.is_none() {
+        return Exit::stderr(format!(
+            "The '{test}' test requires a command argument. See 'sysbench {test} help'"
+        ));
+    }
+    Exit::fatal(format!(
+        "pgrig does not implement sysbench's '{test}' test (it runs sysbench's database tests and Lua scripts)"
+    ))
 }
 
 /// `e`, followed on standard output by the hint for a sysbench 0.5 command line naming `arg`.

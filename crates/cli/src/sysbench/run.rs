@@ -16,8 +16,8 @@ use pgrig_workloads::{Native, Options};
 use super::cmdline::CmdLine;
 use super::db::Db;
 use super::general::{self, Exit, General, Pg, Phase};
-use super::histogram::Slots;
-use super::report::{self, Header, Interval, Summary};
+use pgrig_workloads::sysbench::histogram::Slots;
+use pgrig_workloads::sysbench::report::{self, Header, Interval, Summary};
 
 /// `run`.
 pub fn run(
@@ -50,7 +50,7 @@ pub fn run(
     let sink = Arc::new(RunSink {
         threads: general.threads,
         percentile: general.percentile,
-        per_event: super::mix::per_event(test, options),
+        per_event: pgrig_workloads::sysbench::mix::per_event(test, options),
         interval: if general.notices {
             u64::from(general.report_interval)
         } else {

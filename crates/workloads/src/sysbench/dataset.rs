@@ -14,7 +14,7 @@ use pgrig_init::generic::LoadPlan;
 use super::options::Settings;
 use super::rand::{Dist, Rng};
 use super::sql::{self, C_TEMPLATE, PAD_TEMPLATE};
-use super::Test;
+use super::test::Test;
 
 /// The rows of `sbtest<table>`.
 #[derive(Debug)]

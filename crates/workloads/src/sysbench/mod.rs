@@ -8,19 +8,25 @@
 //! * [`workload`]: the catalogue and the clients' programs ([`shared`]: what they share);
 //!   [`oltp`], [`special`] and [`bulk`]: the programs (bulk_insert: an event is a row, sent
 //!   in sysbench's multi-row INSERTs).
-//! * [`dataset`]: `prepare` (a `LoadPlan`) and `cleanup`.
+//! * [`dataset`]: `prepare` (a `LoadPlan`) and `cleanup`; [`test`]: the test names.
+//! * [`report`], [`histogram`], [`mix`]: sysbench's run output from plain figures (the command
+//!   line in pgrig-cli and the Lua scripts of pgrig-lua print it).
 //!
 //! `--db-ps-mode=disable` is the simple query mode ([`Settings::ps_disabled`]; the caller sets
 //! the run's query mode): values are inlined as sysbench's client-side emulation writes them.
 
 pub mod bulk;
 pub mod dataset;
+pub mod histogram;
+pub mod mix;
 pub mod oltp;
 pub mod options;
 pub mod rand;
+pub mod report;
 pub mod shared;
 pub mod special;
 pub mod sql;
+pub mod test;
 pub mod workload;
 
 use std::sync::Arc;
@@ -30,62 +36,8 @@ use crate::Native;
 
 pub use options::{options_for, OptionGroup, OptionKind, OptionSpec, Settings};
 pub use sql::{classify, nominal_class, returns_rows, QueryClass};
+pub use test::{Test, TESTS};
 pub use workload::SysbenchWorkload;
-
-/// The tests, by sysbench's names.
-pub const TESTS: [&str; 11] = [
-    "bulk_insert",
-    "oltp_delete",
-    "oltp_insert",
-    "oltp_point_select",
-    "oltp_read_only",
-    "oltp_read_write",
-    "oltp_update_index",
-    "oltp_update_non_index",
-    "oltp_write_only",
-    "select_random_points",
-    "select_random_ranges",
-];
-
-/// One of the tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Test {
-    BulkInsert,
-    OltpDelete,
-    OltpInsert,
-    OltpPointSelect,
-    OltpReadOnly,
-    OltpReadWrite,
-    OltpUpdateIndex,
-    OltpUpdateNonIndex,
-    OltpWriteOnly,
-    SelectRandomPoints,
-    SelectRandomRanges,
-}
-
-const ALL: [Test; 11] = [
-    Test::BulkInsert,
-    Test::OltpDelete,
-    Test::OltpInsert,
-    Test::OltpPointSelect,
-    Test::OltpReadOnly,
-    Test::OltpReadWrite,
-    Test::OltpUpdateIndex,
-    Test::OltpUpdateNonIndex,
-    Test::OltpWriteOnly,
-    Test::SelectRandomPoints,
-    Test::SelectRandomRanges,
-];
-
-impl Test {
-    pub fn parse(name: &str) -> Option<Test> {
-        TESTS.iter().position(|t| *t == name).map(|i| ALL[i])
-    }
-
-    pub fn name(self) -> &'static str {
-        TESTS[ALL.iter().position(|t| *t == self).unwrap_or(0)]
-    }
-}
 
 /// The test names (for the family table).
 pub fn names() -> Vec<&'static str> {

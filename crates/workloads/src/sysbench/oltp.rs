@@ -14,7 +14,7 @@ use pgrig_engine::workload::{Params, Reply, Step, TxProgram};
 use super::rand::Rng;
 use super::shared::{Group, Shared};
 use super::sql::{Kind, C_TEMPLATE, PAD_TEMPLATE};
-use super::Test;
+use super::test::Test;
 
 /// One client's OLTP program.
 pub struct Oltp {

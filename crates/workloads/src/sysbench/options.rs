@@ -5,7 +5,7 @@
 use crate::options::{OptionError, Options};
 
 use super::rand::{Dist, RandType};
-use super::Test;
+use super::test::Test;
 
 /// What an option's value is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

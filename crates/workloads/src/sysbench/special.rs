@@ -14,7 +14,7 @@ use super::options::Settings;
 use super::rand::Rng;
 use super::shared::Shared;
 use super::sql::{self, C_TEMPLATE, PAD_TEMPLATE};
-use super::Test;
+use super::test::Test;
 
 /// Adds the test's own statements (oltp_insert: one per table; bulk_insert: one per thread's
 /// table) and returns the first one's id.

@@ -13,7 +13,8 @@ use super::options::Settings;
 use super::rand::{Rng, Unique};
 use super::shared::{Group, Shared};
 use super::sql::{self, Kind};
-use super::{oltp, special, Test};
+use super::test::Test;
+use super::{oltp, special};
 
 /// A sysbench test ready to run.
 #[derive(Debug)]

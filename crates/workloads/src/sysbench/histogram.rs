@@ -1,7 +1,8 @@
 //! sysbench's latency histogram: 1024 logarithmic slots from 0.001 ms to 100 000 ms, a value
 //! going to the nearest slot; percentiles are read from the slots (so they carry sysbench's
 //! quantisation) and `--histogram` prints the non-empty slots with a 40-star bar. pgrig's
-//! HDR buckets (upper ends in µs, with their counts) are poured into the slots.
+//! HDR buckets (upper ends in µs, with their counts) are poured into the slots. Other sizes
+//! and ranges are `sysbench.histogram.new(size, min, max)`'s (the Lua API).
 
 const SLOTS: usize = 1024;
 const MIN_MS: f64 = 1e-3;
@@ -11,25 +12,16 @@ const MAX_MS: f64 = 1e5;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Slots {
     counts: Vec<u64>,
+    /// ln(min)
+    deduct: f64,
+    /// (slots - 1) / ln(max / min)
+    mult: f64,
 }
 
 impl Default for Slots {
     fn default() -> Self {
         Slots::new()
     }
-}
-
-fn deduct() -> f64 {
-    MIN_MS.ln()
-}
-
-fn mult() -> f64 {
-    (SLOTS as f64 - 1.0) / (MAX_MS.ln() - deduct())
-}
-
-/// The value (ms) slot `i` stands for.
-fn slot_value(i: usize) -> f64 {
-    (i as f64 / mult() + deduct()).exp()
 }
 
 impl Slots {
@@ -42,16 +34,47 @@ impl Slots {
         s
     }
 
-    /// An empty histogram.
+    /// An empty latency histogram (sysbench's: 1024 slots, 0.001 to 100 000 ms).
     pub fn new() -> Slots {
+        Slots::with_range(SLOTS, MIN_MS, MAX_MS)
+    }
+
+    /// An empty histogram of `size` slots from `min` to `max` (both above 0; `size` at
+    /// least 2 — other values are raised to those).
+    pub fn with_range(size: usize, min: f64, max: f64) -> Slots {
+        let size = size.max(2);
+        let min = if min > 0.0 { min } else { 1e-3 };
+        let max = if max > min { max } else { min * 10.0 };
         Slots {
-            counts: vec![0u64; SLOTS],
+            counts: vec![0u64; size],
+            deduct: min.ln(),
+            mult: (size as f64 - 1.0) / (max.ln() - min.ln()),
         }
+    }
+
+    /// The value slot `i` stands for.
+    fn slot_value(&self, i: usize) -> f64 {
+        (i as f64 / self.mult + self.deduct).exp()
+    }
+
+    fn slot_of(&self, v: f64) -> usize {
+        if v <= 0.0 {
+            return 0;
+        }
+        let i = ((v.ln() - self.deduct) * self.mult + 0.5).floor();
+        (i.max(0.0) as usize).min(self.counts.len() - 1)
+    }
+
+    /// Adds one value (in the histogram's unit).
+    pub fn add(&mut self, v: f64) {
+        let i = self.slot_of(v);
+        self.counts[i] += 1;
     }
 
     /// Adds `n` values of `us` microseconds.
     pub fn add_us(&mut self, us: u64, n: u64) {
-        self.counts[slot_of(us as f64 / 1000.0)] += n;
+        let i = self.slot_of(us as f64 / 1000.0);
+        self.counts[i] += n;
     }
 
     pub fn total(&self) -> u64 {
@@ -69,10 +92,10 @@ impl Slots {
         for (i, c) in self.counts.iter().enumerate() {
             seen += c;
             if seen >= target {
-                return slot_value(i);
+                return self.slot_value(i);
             }
         }
-        slot_value(SLOTS - 1)
+        self.slot_value(self.counts.len() - 1)
     }
 
     /// `--histogram`'s table (empty when nothing was recorded).
@@ -90,21 +113,13 @@ impl Slots {
             let width = (c as f64 * 40.0 / max as f64 + 0.5).floor() as usize;
             s.push_str(&format!(
                 "{:12.3} |{:<40} {}\n",
-                slot_value(i),
+                self.slot_value(i),
                 &stars[..width.min(40)],
                 c
             ));
         }
         s
     }
-}
-
-fn slot_of(ms: f64) -> usize {
-    if ms <= 0.0 {
-        return 0;
-    }
-    let i = ((ms.ln() - deduct()) * mult() + 0.5).floor();
-    (i.max(0.0) as usize).min(SLOTS - 1)
 }
 
 #[cfg(test)]
@@ -114,8 +129,25 @@ mod tests {
     #[test]
     fn slots_are_sysbench_values() {
         // sysbench prints these slot values in its histograms
-        assert_eq!(format!("{:.3}", slot_value(slot_of(0.354))), "0.354");
-        assert_eq!(format!("{:.3}", slot_value(slot_of(2.03))), "2.032");
+        let s = Slots::new();
+        assert_eq!(format!("{:.3}", s.slot_value(s.slot_of(0.354))), "0.354");
+        assert_eq!(format!("{:.3}", s.slot_value(s.slot_of(2.03))), "2.032");
+    }
+
+    #[test]
+    fn other_ranges_are_the_lua_apis() {
+        // sysbench.histogram.new(1000, 1, 10): the values sysbench's own test prints
+        let mut s = Slots::with_range(1000, 1.0, 10.0);
+        for v in [1.0, 2.0, 0.0, 10.0, 100.0, 5.001] {
+            s.add(v);
+        }
+        let r = s.render();
+        let values: Vec<&str> = r
+            .lines()
+            .skip(1)
+            .map(|l| l.split('|').next().unwrap_or("").trim())
+            .collect();
+        assert_eq!(values, ["1.000", "2.001", "4.997", "10.000"]);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! final report — SQL statistics, general statistics, latency, threads fairness, and the
 //! `--histogram` table before them.
 
+use super::sql::{nominal_class, QueryClass};
 use pgrig_engine::document::RunDocument;
-use pgrig_workloads::sysbench::{nominal_class, QueryClass};
 
 use super::histogram::Slots;
 
@@ -162,12 +162,25 @@ impl Summary {
 
 /// The final report, from "SQL statistics:" (or the histogram) to the end.
 pub fn summary(s: &Summary) -> String {
+    histogram(s) + &sql_statistics(s) + &general(s)
+}
+
+/// The final report of a run that used no database (a Lua script's): no SQL statistics.
+pub fn general_statistics(s: &Summary) -> String {
+    histogram(s) + &general(s)
+}
+
+fn histogram(s: &Summary) -> String {
     let mut o = String::new();
     if let Some(h) = &s.histogram {
         o += "Latency histogram (values are in milliseconds)\n";
         o += h;
         o += " \n";
     }
+    o
+}
+
+fn sql_statistics(s: &Summary) -> String {
     let per = |x: u64| {
         if s.time_s > 0.0 {
             x as f64 / s.time_s
@@ -176,7 +189,7 @@ pub fn summary(s: &Summary) -> String {
         }
     };
     let queries = s.reads + s.writes + s.other;
-    o += "SQL statistics:\n    queries performed:\n";
+    let mut o = String::from("SQL statistics:\n    queries performed:\n");
     o += &format!("        read:                            {}\n", s.reads);
     o += &format!("        write:                           {}\n", s.writes);
     o += &format!("        other:                           {}\n", s.other);
@@ -189,7 +202,11 @@ pub fn summary(s: &Summary) -> String {
     ] {
         o += &format!("    {label}{n:<6} ({:.2} per sec.)\n", per(n));
     }
-    o += "\nGeneral statistics:\n";
+    o
+}
+
+fn general(s: &Summary) -> String {
+    let mut o = String::from("\nGeneral statistics:\n");
     o += &format!(
         "    total time:                          {:.4}s\n",
         s.time_s

@@ -3,7 +3,7 @@
 //! statements; the final report counts every statement). bulk_insert's writes per event are
 //! an estimate (one INSERT per full buffer of rows).
 
-use pgrig_workloads::Options;
+use crate::Options;
 
 /// Queries per event (read, write, other) of `test` with its options, as its script runs them.
 pub fn per_event(test: &str, o: &Options) -> (f64, f64, f64) {
@@ -25,7 +25,7 @@ pub fn per_event(test: &str, o: &Options) -> (f64, f64, f64) {
         // an event is a row; an INSERT carries a full buffer's rows (an estimate: the
         // per-second figures count events, not statements)
         "bulk_insert" => {
-            let (first, last) = pgrig_workloads::sysbench::bulk::bulk_batch(1, 1);
+            let (first, last) = super::bulk::bulk_batch(1, 1);
             (0.0, 1.0 / (last - first + 1) as f64, 0.0)
         }
         _ => (0.0, 1.0, 0.0),

@@ -1,0 +1,426 @@
+-- pgrig-lua's prelude: the Lua half of sysbench 1.0's API, run in every Lua state before the
+-- user's script. The Rust half (connections, random numbers, the clock, printing) is the table
+-- `__pgrig` that the state is given; everything here is pgrig's own implementation of the
+-- behaviour sysbench documents.
+local R = __pgrig
+__pgrig = nil
+
+ffi = require("ffi")
+-- sysbench's module path: LUA_PATH (LuaJIT reads it), the script's directory, its scripts
+do
+  local dir = (R.script_path or ""):match("(.*/)") or "./"
+  package.path = package.path .. ";" .. dir .. "?.lua;/usr/share/sysbench/?.lua"
+end
+io.stdout:setvbuf("line")
+
+sysbench = sysbench or {}
+sysbench.version = R.version
+sysbench.version_string = "sysbench " .. R.version
+sysbench.tid = R.tid
+sysbench.hooks = {}
+sysbench.opt = {}
+
+-- command line -------------------------------------------------------------------------------
+local cmdline = {
+  ARG_NONE = 0, ARG_BOOL = 1, ARG_INT = 2, ARG_SIZE = 3, ARG_DOUBLE = 4, ARG_STRING = 5,
+  ARG_LIST = 6, ARG_FILE = 7,
+  PARALLEL_COMMAND = true,
+  argv = R.argv,
+  script_path = R.script_path,
+  command = R.command,
+}
+sysbench.cmdline = cmdline
+
+-- the declared type of an option: its explicit type, else from its default's Lua type
+local function opt_type(decl)
+  if decl[3] ~= nil then return decl[3] end
+  local d = decl[2]
+  local t = type(d)
+  if t == "boolean" then return cmdline.ARG_BOOL
+  elseif t == "number" then
+    if d == math.floor(d) then return cmdline.ARG_INT end
+    return cmdline.ARG_DOUBLE
+  elseif t == "table" then return cmdline.ARG_LIST end
+  return cmdline.ARG_STRING
+end
+
+local function parse_bool(v)
+  if v == nil or v == "" then return true end
+  v = v:lower()
+  if v == "on" or v == "true" or v == "yes" or v == "1" then return true end
+  if v == "off" or v == "false" or v == "no" or v == "0" then return false end
+  return nil
+end
+
+local function split_list(v)
+  local t = {}
+  for item in string.gmatch(v, "[^,]+") do t[#t + 1] = item end
+  return t
+end
+
+-- converts option `name`'s value `v` (nil: given without a value) to its declared type
+local function convert(name, kind, v)
+  if kind == cmdline.ARG_BOOL then return parse_bool(v)
+  elseif kind == cmdline.ARG_INT or kind == cmdline.ARG_SIZE then
+    local n = tonumber(v or "")
+    if n == nil then return nil end
+    return math.floor(n)
+  elseif kind == cmdline.ARG_DOUBLE then return tonumber(v or "")
+  elseif kind == cmdline.ARG_LIST then return split_list(v or "")
+  end
+  return v or ""
+end
+
+local function default_of(decl, kind)
+  local d = decl[2]
+  if d == nil then
+    -- sysbench's values for options declared without a default
+    if kind == cmdline.ARG_BOOL then return true end
+    if kind == cmdline.ARG_INT or kind == cmdline.ARG_SIZE or kind == cmdline.ARG_DOUBLE then
+      return 0
+    end
+    if kind == cmdline.ARG_LIST then return {} end
+    return ""
+  end
+  return d
+end
+
+-- fills sysbench.opt from the declarations and the command line's script options; returns
+-- the first argument no declaration accepts, if any
+function cmdline.read_cmdline_options()
+  if cmdline.options == nil then
+    -- a script without declarations (sysbench 0.5's): its options are globals, as text
+    for _, o in ipairs(R.script_args) do _G[o[1]] = o[2] or "on" end
+    return nil
+  end
+  local decls = cmdline.options
+  for name, decl in pairs(decls) do
+    if type(name) ~= "string" or type(decl) ~= "table" or type(decl[1]) ~= "string" then
+      error("wrong table structure in sysbench.cmdline.options", 0)
+    end
+    local kind = opt_type(decl)
+    sysbench.opt[(name:gsub("-", "_"))] = default_of(decl, kind)
+  end
+  for _, o in ipairs(R.script_args) do
+    local name, value, raw = o[1], o[2], o[3]
+    local decl, key
+    for n, d in pairs(decls) do
+      if n:gsub("-", "_") == name then decl, key = d, n:gsub("-", "_") end
+    end
+    if decl == nil then return raw end
+    local v = convert(name, opt_type(decl), value)
+    if v == nil then return raw end
+    sysbench.opt[key] = v
+  end
+  for _, g in ipairs(R.general_opts) do
+    sysbench.opt[g[1]] = g[2]
+  end
+  return nil
+end
+
+local function type_suffix(kind)
+  if kind == cmdline.ARG_BOOL then return "[=on|off]"
+  elseif kind == cmdline.ARG_INT or kind == cmdline.ARG_SIZE or kind == cmdline.ARG_DOUBLE then
+    return "=N"
+  elseif kind == cmdline.ARG_LIST then return "=[LIST,...]" end
+  return "=STRING"
+end
+
+local function show_default(decl, kind)
+  local d = decl[2]
+  if d == nil then return "" end
+  if kind == cmdline.ARG_BOOL then return d and " [on]" or " [off]" end
+  if kind == cmdline.ARG_LIST then return " [" .. table.concat(d, ",") .. "]" end
+  return " [" .. tostring(d) .. "]"
+end
+
+function cmdline.print_test_options()
+  local decls = cmdline.options or {}
+  local names, rows, width = {}, {}, 0
+  for name in pairs(decls) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local decl = decls[name]
+    local kind = opt_type(decl)
+    local left = "  --" .. name .. type_suffix(kind)
+    if #left > width then width = #left end
+    rows[#rows + 1] = { left, decl[1] .. show_default(decl, kind) }
+  end
+  for _, r in ipairs(rows) do
+    print(r[1] .. string.rep(" ", width - #r[1] + 1) .. r[2])
+  end
+  print()
+end
+
+for _, g in ipairs(R.general_opts) do sysbench.opt[g[1]] = g[2] end
+-- sysbench 0.5's globals
+test = R.script_path
+db_driver = "pgsql"
+thread_id = R.tid
+
+-- sql ----------------------------------------------------------------------------------------
+sysbench.sql = {
+  type = { NONE = 0, TINYINT = 1, SMALLINT = 2, INT = 3, BIGINT = 4, FLOAT = 5, DOUBLE = 6,
+           TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11, VARCHAR = 12 },
+  error = { NONE = 0, IGNORABLE = 1, FATAL = 2 },
+}
+-- where each error value was raised (kept out of the value, which scripts print)
+local where_of = setmetatable({}, { __mode = "k" })
+local sql_error_mt = {
+  __tostring = function(e)
+    return string.format("%sSQL error, errno = %d, state = '%s': %s", where_of[e] or "",
+                         e.sql_errno or 0, e.sql_state or "", e.sql_errmsg or "")
+  end
+}
+
+-- "file:line: " of the script's call that led here (the first frame outside this prelude)
+local function script_position()
+  local level = 3
+  while true do
+    local info = debug.getinfo(level, "Sl")
+    if info == nil then return "" end
+    if info.source ~= "=sysbench.lua" and info.what ~= "C" then
+      return info.short_src .. ":" .. info.currentline .. ": "
+    end
+    level = level + 1
+  end
+end
+
+-- raises the SQL error of a failed statement; `lines` are the driver's FATAL lines, printed
+-- unless sysbench.hooks.sql_error_ignorable says the error is ignorable
+local function raise(con, errcode, state, msg, lines, query)
+  local e = setmetatable({ errcode = errcode, sql_errno = 0, sql_state = state,
+                           sql_errmsg = msg, query = query, connection = con }, sql_error_mt)
+  where_of[e] = script_position()
+  local hook = sysbench.hooks.sql_error_ignorable
+  if errcode ~= sysbench.sql.error.IGNORABLE and hook ~= nil and hook(e) then
+    e.errcode = sysbench.sql.error.IGNORABLE
+  elseif lines ~= "" then
+    R.print_raw(lines)
+  end
+  error(e, 0)
+end
+
+local function result(con, query, ok, a, b, c, d)
+  if not ok then raise(con, a, b, c, d, query) end
+  return a
+end
+
+local bind_mt = {}
+bind_mt.__index = bind_mt
+function bind_mt:set(v) self.value = v end
+function bind_mt:set_rand_str(tmpl) self.value = sysbench.rand.string(tmpl) end
+
+local function text_of(v)
+  local t = type(v)
+  if v == nil then return false end
+  if t == "number" then
+    if v == math.floor(v) and v > -2^63 and v < 2^63 then return string.format("%d", v) end
+    return tostring(v)
+  end
+  return tostring(v)
+end
+
+local stmt_mt = {}
+stmt_mt.__index = stmt_mt
+function stmt_mt:bind_create(type_, maxlen) return setmetatable({ type = type_ }, bind_mt) end
+function stmt_mt:bind_param(...)
+  self.binds = { ... }
+  self.nbinds = select("#", ...)
+end
+function stmt_mt:execute()
+  local values = {}
+  for i = 1, self.nbinds do values[i] = text_of(self.binds[i].value) end
+  return result(self.con, self.sql, self.con.raw:execute(self.name, self.sql, values))
+end
+function stmt_mt:close() self.con.raw:close_stmt(self.name) end
+-- sysbench 0.5's db_bind_param(stmt, {values})
+function stmt_mt:legacy_bind(params)
+  local binds = {}
+  for i, v in ipairs(params) do binds[i] = setmetatable({ value = v }, bind_mt) end
+  self:bind_param(unpack(binds))
+end
+
+local con_mt = {}
+con_mt.__index = con_mt
+function con_mt:query(q) return result(self, q, self.raw:query(q)) end
+function con_mt:query_row(q)
+  local rs = self:query(q)
+  if rs == nil then return nil end
+  local row = rs:fetch_row()
+  if row == nil then return nil end
+  return unpack(row, 1, rs.nfields)
+end
+function con_mt:prepare(q)
+  local name = self.raw:prepare(q)
+  if name == nil then
+    raise(self, sysbench.sql.error.FATAL, "", "prepare failed", "", q)
+  end
+  return setmetatable({ con = self, name = name, sql = q, binds = {}, nbinds = 0 }, stmt_mt)
+end
+local BULK_BUFFER = 512 * 1024
+function con_mt:bulk_insert_init(q)
+  self.bulk_q, self.bulk, self.bulk_len = q, {}, #q
+end
+function con_mt:bulk_insert_next(v)
+  if #self.bulk > 0 and self.bulk_len + #v + 1 > BULK_BUFFER then self:bulk_insert_flush() end
+  self.bulk[#self.bulk + 1] = v
+  self.bulk_len = self.bulk_len + #v + 1
+end
+function con_mt:bulk_insert_flush()
+  local q = self.bulk_q .. table.concat(self.bulk, ",")
+  self.bulk, self.bulk_len = {}, #self.bulk_q
+  self:query(q)
+end
+function con_mt:bulk_insert_done()
+  if self.bulk ~= nil and #self.bulk > 0 then self:bulk_insert_flush() end
+  self.bulk = nil
+end
+function con_mt:disconnect() self.raw:disconnect() end
+function con_mt:reconnect()
+  local err = self.raw:reconnect()
+  if err ~= nil then error(err, 0) end
+end
+
+local driver_mt = {}
+driver_mt.__index = driver_mt
+function driver_mt:connect()
+  local raw, err = R.connect()
+  if raw == nil then error(err, 0) end
+  return setmetatable({ raw = raw }, con_mt)
+end
+function driver_mt:name() return "pgsql" end
+function driver_mt:sql_type() return "pgsql" end
+
+function sysbench.sql.driver(name)
+  local err = R.check_driver(name)
+  if err ~= nil then error(err, 2) end
+  return setmetatable({}, driver_mt)
+end
+
+-- random numbers -----------------------------------------------------------------------------
+sysbench.rand = R.rand
+
+-- histograms ---------------------------------------------------------------------------------
+sysbench.histogram = { new = R.histogram_new }
+
+-- reports ------------------------------------------------------------------------------------
+-- a report's figures per second
+local function rates(stat)
+  local t = stat.time_interval
+  local per = function(x) if t > 0 then return x / t end return 0 end
+  return per(stat.events), per(stat.reads + stat.writes + stat.other), per(stat.reads),
+         per(stat.writes), per(stat.other), per(stat.errors), per(stat.reconnects)
+end
+
+function sysbench.report_default(stat)
+  local tps, qps, r, w, o, err, rec = rates(stat)
+  print(string.format("[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) " ..
+                        "lat (ms,%u%%): %4.2f err/s %4.2f reconn/s: %4.2f",
+                      stat.time_total, stat.threads_running, tps, qps, r, w, o,
+                      sysbench.opt.percentile, stat.latency_pct * 1000, err, rec))
+end
+
+function sysbench.report_csv(stat)
+  local tps, qps, r, w, o, err, rec = rates(stat)
+  print(string.format("%.0f,%u,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f",
+                      stat.time_total, stat.threads_running, tps, qps, r, w, o,
+                      stat.latency_pct * 1000, err, rec))
+end
+
+local json_open = false
+function sysbench.report_json(stat)
+  local tps, qps, r, w, o, err, rec = rates(stat)
+  local obj = string.format([[
+  {
+    "time": %4.0f,
+    "threads": %u,
+    "tps": %4.2f,
+    "qps": {
+      "total": %4.2f,
+      "reads": %4.2f,
+      "writes": %4.2f,
+      "other": %4.2f
+    },
+    "latency": %4.2f,
+    "errors": %4.2f,
+    "reconnects": %4.2f
+  }]], stat.time_total, stat.threads_running, tps, qps, r, w, o,
+    stat.latency_pct * 1000, err, rec)
+  if stat.cumulative then
+    if json_open then print("\n]") json_open = false end
+    print("[\n" .. obj .. "\n]")
+  elseif json_open then
+    io.stdout:write(",\n" .. obj)
+    io.stdout:flush()
+  else
+    io.stdout:write("[\n" .. obj)
+    io.stdout:flush()
+    json_open = true
+  end
+end
+
+-- the runtime's entry points (called from Rust) -----------------------------------------------
+__pgrig_rt = {}
+
+-- runs event(tid): "ok", "stop" (it returned a value that ends the thread), "restart" (an
+-- ignorable SQL error), or "fatal" and the message
+function __pgrig_rt.event(tid)
+  local ok, ret = pcall(event, tid)
+  if ok then
+    if ret ~= nil and ret ~= false then return "stop" end
+    return "ok"
+  end
+  if type(ret) == "table" and ret.errcode == sysbench.sql.error.IGNORABLE then
+    local hook = sysbench.hooks.before_restart_event
+    if hook ~= nil then hook(ret) end
+    return "restart"
+  end
+  return "fatal", tostring(ret)
+end
+
+-- calls f(...): nil, or the error's message
+function __pgrig_rt.call(f, ...)
+  local ok, err = pcall(f, ...)
+  if ok then return nil end
+  return tostring(err)
+end
+
+-- sysbench 0.5's API, kept by 1.0 ------------------------------------------------------------
+local legacy_con
+local function con_0_5()
+  if legacy_con == nil then legacy_con = sysbench.sql.driver():connect() end
+  return legacy_con
+end
+function db_connect() con_0_5() end
+function db_disconnect()
+  if legacy_con ~= nil then legacy_con:disconnect() legacy_con = nil end
+end
+function db_query(q) return con_0_5():query(q) end
+function db_bulk_insert_init(q) return con_0_5():bulk_insert_init(q) end
+function db_bulk_insert_next(v) return con_0_5():bulk_insert_next(v) end
+function db_bulk_insert_done() return con_0_5():bulk_insert_done() end
+function db_prepare(q) return con_0_5():prepare(q) end
+function db_bind_param(stmt, params) return stmt:legacy_bind(params) end
+function db_execute(stmt) return stmt:execute() end
+function db_close(stmt) return stmt:close() end
+function db_store_results(rs) return rs end
+function db_free_results(rs) if rs ~= nil then rs:free() end end
+DB_ERROR_NONE, DB_ERROR_RESTART_TRANSACTION, DB_ERROR_FAILED = 0, 1, 2
+
+sb_rand = sysbench.rand.default
+sb_rand_uniform = sysbench.rand.uniform
+sb_rand_gaussian = sysbench.rand.gaussian
+sb_rand_special = sysbench.rand.special
+-- a value of the run-wide unique sequence within [a, b] (drawn until one falls in the range,
+-- so values stay unique)
+function sb_rand_uniq(a, b)
+  local span = b - a
+  while true do
+    local v = sysbench.rand.unique()
+    if v <= span then return a + v end
+  end
+end
+sb_rnd = function() return sysbench.rand.uniform(0, 2147483647) end
+sb_rand_str = sysbench.rand.string
+sb_rnd_str = sysbench.rand.string

@@ -1,0 +1,280 @@
+//! `run`: `init()` in the main state, then `--threads` threads, each with its own state,
+//! calling `thread_init`, `event` until the limits (`--events`, `--time`, an event that returns
+//! a value to stop), and `thread_done`; the main thread prints the header, the interval reports
+//! (or calls `sysbench.hooks.report_intermediate`), and at the end the report (or
+//! `report_cumulative`), then calls `done()`. An `event()` still running a second after
+//! `--time` is stopped by ending the process (LuaJIT's compiled loops cannot be interrupted).
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mlua::{Function, Lua, Table};
+
+use crate::report::{self, Figures};
+use crate::state::{self, Shared};
+
+/// How long an event may run past `--time` before the process is ended.
+const GRACE: Duration = Duration::from_secs(1);
+
+/// A thread's result: its events and the seconds spent in them.
+type ThreadResult = (u64, f64);
+
+/// One worker thread: its state, then events until told to stop.
+fn worker(sh: Arc<Shared>, tid: u32, start: Arc<Barrier>, issued: Arc<AtomicU64>) -> ThreadResult {
+    let failed = |line: String| {
+        if let Ok(mut v) = sh.init_errors.lock() {
+            v.push(line);
+        }
+    };
+    let lua = match state::new_state(&sh, tid) {
+        Ok(l) => Some(l),
+        Err(msg) => {
+            failed(format!("FATAL: {msg}"));
+            None
+        }
+    };
+    if let Some(lua) = &lua {
+        if let Err(msg) = read_options(lua).and_then(|_| hook(lua, "thread_init", tid)) {
+            failed(format!("FATAL: `thread_init' function failed: {msg}"));
+        }
+    }
+    start.wait();
+    // the main thread reads the failures between the two waits
+    start.wait();
+    let Some(lua) = lua.filter(|_| !sh.stop.load(Relaxed)) else {
+        return (0, 0.0);
+    };
+    // a script's own thread body replaces the event loop
+    let res = match state::global_fn(&lua, "thread_run") {
+        Some(f) => match state::call(&lua, &f, tid) {
+            None => (0, 0.0),
+            Some(msg) => {
+                println!("FATAL: `thread_run' function failed: {msg}");
+                sh.fatal.store(true, Relaxed);
+                (0, 0.0)
+            }
+        },
+        None => events(&lua, &sh, tid, &issued),
+    };
+    if let Err(msg) = hook(&lua, "thread_done", tid) {
+        println!("FATAL: `thread_done' function failed: {msg}");
+        sh.fatal.store(true, Relaxed);
+    }
+    res
+}
+
+fn read_options(lua: &Lua) -> Result<(), String> {
+    state::read_options(lua).map(drop)
+}
+
+/// Calls global `name(tid)` if the script defines it.
+fn hook(lua: &Lua, name: &str, tid: u32) -> Result<(), String> {
+    match state::global_fn(lua, name) {
+        Some(f) => state::call(lua, &f, tid).map_or(Ok(()), Err),
+        None => Ok(()),
+    }
+}
+
+/// The event loop of one thread.
+fn events(lua: &Lua, sh: &Shared, tid: u32, issued: &AtomicU64) -> ThreadResult {
+    let run: Function = match lua
+        .globals()
+        .get::<Table>("__pgrig_rt")
+        .and_then(|t| t.get("event"))
+    {
+        Ok(f) => f,
+        Err(e) => {
+            println!("FATAL: {}", state::message(&e));
+            sh.fatal.store(true, Relaxed);
+            return (0, 0.0);
+        }
+    };
+    let (mut n, mut busy) = (0u64, 0.0f64);
+    let limit = sh.inv.events;
+    while !sh.stop.load(Relaxed) {
+        if limit > 0 && issued.fetch_add(1, Relaxed) >= limit {
+            break;
+        }
+        let t0 = Instant::now();
+        let outcome = loop {
+            let r: Result<(String, Option<String>), _> = run.call(tid);
+            match r {
+                Ok((s, _)) if s == "restart" => {
+                    sh.stats.errors.add(1);
+                    if sh.stop.load(Relaxed) {
+                        break Ok("stop".to_string());
+                    }
+                }
+                Ok((s, msg)) if s == "fatal" => break Err(msg.unwrap_or_default()),
+                Ok((s, _)) => break Ok(s),
+                Err(e) => break Err(state::message(&e)),
+            }
+        };
+        let ns = t0.elapsed().as_nanos() as u64;
+        match outcome {
+            Ok(s) => {
+                sh.stats.event(ns);
+                n += 1;
+                busy += ns as f64 / 1e9;
+                if s == "stop" {
+                    break;
+                }
+            }
+            Err(msg) => {
+                println!("FATAL: `thread_run' function failed: {msg}");
+                sh.fatal.store(true, Relaxed);
+                sh.stop.store(true, Relaxed);
+                break;
+            }
+        }
+    }
+    (n, busy)
+}
+
+/// `run` with the main state `lua` (the script loaded, options read). Returns the status.
+pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
+    if state::global_fn(lua, "event").is_none() {
+        println!(
+            "FATAL: cannot find the event() function in {}",
+            sh.inv.script.display()
+        );
+        return 1;
+    }
+    if let Some(f) = state::global_fn(lua, "init") {
+        if let Some(msg) = state::call(lua, &f, ()) {
+            println!("FATAL: `init' function failed: {msg}");
+            return 1;
+        }
+    }
+    let inv = &sh.inv;
+    if inv.notices {
+        print!("{}", report::header(inv));
+    }
+    let threads = inv.threads.max(1);
+    let start = Arc::new(Barrier::new(threads as usize + 1));
+    let issued = Arc::new(AtomicU64::new(0));
+    let handles: Vec<_> = (0..threads)
+        .map(|tid| {
+            let (sh, start, issued) = (sh.clone(), start.clone(), issued.clone());
+            thread::Builder::new()
+                .name(format!("lua-{tid}"))
+                .spawn(move || {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        worker(sh.clone(), tid, start, issued)
+                    }))
+                    .unwrap_or_else(|_| {
+                        println!("FATAL: thread {tid} stopped on an internal error");
+                        (0, 0.0)
+                    })
+                })
+        })
+        .collect();
+    start.wait();
+    let init_errors = sh.init_errors.lock().map(|v| v.clone()).unwrap_or_default();
+    if !init_errors.is_empty() {
+        sh.stop.store(true, Relaxed);
+    } else if inv.notices {
+        print!("Threads started!\n\n");
+    }
+    start.wait();
+    if !init_errors.is_empty() {
+        print!("{}", dedup(&init_errors));
+        println!("FATAL: Thread initialization failed!");
+        return 1;
+    }
+    let began = Instant::now();
+    watch(lua, sh, &handles, began);
+    let per_thread: Vec<ThreadResult> = handles
+        .into_iter()
+        .map(|h| h.ok().and_then(|h| h.join().ok()).unwrap_or((0, 0.0)))
+        .collect();
+    if sh.fatal.load(Relaxed) {
+        return 1;
+    }
+    let elapsed = began.elapsed().as_secs_f64();
+    let fig = Figures::of(sh, elapsed, per_thread);
+    report::cumulative(lua, sh, &fig);
+    if let Some(f) = state::global_fn(lua, "done") {
+        if let Some(msg) = state::call(lua, &f, ()) {
+            println!("FATAL: `done' function failed: {msg}");
+            return 1;
+        }
+    }
+    0
+}
+
+/// `lines` as sysbench's log prints them: a line repeated right after itself is counted
+/// (`(last message repeated N times)`).
+pub fn dedup(lines: &[String]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let n = lines[i..].iter().take_while(|l| **l == lines[i]).count();
+        out += &lines[i];
+        out.push('\n');
+        if n > 1 {
+            out += &format!("(last message repeated {} times)\n", n - 1);
+        }
+        i += n;
+    }
+    out
+}
+
+/// The main thread while the workers run: interval reports, the time limit, and the forced
+/// end of an event that does not return.
+fn watch(
+    lua: &Lua,
+    sh: &Shared,
+    handles: &[std::io::Result<thread::JoinHandle<ThreadResult>>],
+    began: Instant,
+) {
+    let limit = (sh.inv.time > 0).then(|| Duration::from_secs(sh.inv.time));
+    let interval = u64::from(sh.inv.report_interval);
+    let mut next_report = interval;
+    let running = || {
+        handles
+            .iter()
+            .filter(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
+            .count()
+    };
+    loop {
+        let n = running();
+        if n == 0 {
+            return;
+        }
+        let now = began.elapsed();
+        if interval > 0 && now.as_secs() >= next_report {
+            report::intermediate(lua, sh, next_report as f64, interval as f64, n as u32);
+            next_report += interval;
+        }
+        if let Some(l) = limit {
+            if now >= l {
+                sh.stop.store(true, Relaxed);
+            }
+            if now >= l + GRACE {
+                println!(
+                    "FATAL: the --time limit ({} s) has passed and event() has not returned: forcing shutdown",
+                    l.as_secs()
+                );
+                std::process::exit(1);
+            }
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_lines_are_counted_as_sysbenchs_log_does() {
+        let l = |s: &str| s.to_string();
+        assert_eq!(
+            dedup(&[l("a"), l("a"), l("a"), l("b")]),
+            "a\n(last message repeated 2 times)\nb\n"
+        );
+    }
+}
