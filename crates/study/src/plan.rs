@@ -294,7 +294,10 @@ fn step_dimensions(study: &Study, step: Option<&StepPlan>) -> Result<Vec<Dimensi
         let dim = dimension_kind(study, &c.key, c.at)?;
         let mut value = c.value.clone();
         checked_value(&dim, &c.key, &mut value).map_err(|m| {
-            study.error_at(c.at, format!("step \"{}\" `{}` = {value}: {m}", step.name, c.key))
+            study.error_at(
+                c.at,
+                format!("step \"{}\" `{}` = {value}: {m}", step.name, c.key),
+            )
         })?;
         out.push(Dimension {
             dim,
@@ -346,7 +349,10 @@ fn point(
         let dim = dimension_kind(study, &z.follower, z.at)?;
         let mut value = v;
         checked_value(&dim, &z.follower, &mut value).map_err(|m| {
-            study.error_at(z.at, format!("zip `{}` = {value} (from `{}`): {m}", z.follower, z.leader))
+            study.error_at(
+                z.at,
+                format!("zip `{}` = {value} (from `{}`): {m}", z.follower, z.leader),
+            )
         })?;
         zipped.push(Dimension {
             dim,
@@ -361,7 +367,9 @@ fn point(
     for (d, v) in chosen {
         match &d.dim {
             Dim::Workload(k) => wl.push((k.clone(), v)),
-            Dim::Setting(name) => settings.push((name.clone(), scalar_text(&v).unwrap_or_default())),
+            Dim::Setting(name) => {
+                settings.push((name.clone(), scalar_text(&v).unwrap_or_default()))
+            }
         }
     }
     let workload = workload_of(study, t, ti, &wl, stepped.iter().chain(dims).chain(&zipped))?;

@@ -120,15 +120,14 @@ pub fn zips(
         let follower = k.get_ref().clone();
         let at = k.span().start;
         if RESERVED.contains(&follower.as_str()) || !settable(&follower) {
-            return Err(study.error_at(
-                at,
-                format!("zip `{follower}`: {}", unsettable(&follower)),
-            ));
+            return Err(study.error_at(at, format!("zip `{follower}`: {}", unsettable(&follower))));
         }
         let toml::Value::String(leader) = v.get_ref() else {
             return Err(study.error_at(
                 v.span().start,
-                format!("zip `{follower}` must name the key it follows, e.g. {follower} = \"clients\""),
+                format!(
+                    "zip `{follower}` must name the key it follows, e.g. {follower} = \"clients\""
+                ),
             ));
         };
         let swept = |key: &str| spec.matrix.get(key).is_some() || stepped(key);

@@ -329,7 +329,8 @@ fn zipped_key_follows_its_leader_at_every_point() {
         .map(|pt| (pt.workload.clients, pt.workload.threads))
         .collect();
     assert_eq!(threads, [(2, 2), (2, 2), (2, 2), (2, 2), (4, 4), (4, 4)]);
-    let m = plan("name = \"z\"\nzip = { threads = \"clients\" }\n[matrix]\nclients = [1, 3]\n").unwrap();
+    let m = plan("name = \"z\"\nzip = { threads = \"clients\" }\n[matrix]\nclients = [1, 3]\n")
+        .unwrap();
     let t: Vec<u32> = m.points.iter().map(|pt| pt.workload.threads).collect();
     assert_eq!(t, [1, 3]);
     assert!(m.points.iter().all(|pt| pt.step.is_none()));
@@ -341,7 +342,8 @@ fn err(text: &str) -> String {
 
 #[test]
 fn bad_steps_and_zips_name_file_line_column() {
-    let twice = "name = \"s\"\n[[steps]]\nname = \"a\"\n[[steps]]\nname = \"a\"\nset = { clients = 2 }\n";
+    let twice =
+        "name = \"s\"\n[[steps]]\nname = \"a\"\n[[steps]]\nname = \"a\"\nset = { clients = 2 }\n";
     assert!(
         err(twice).starts_with("s.toml:5:8: step name \"a\" is used twice (steps 1 and 2)"),
         "{}",
@@ -361,23 +363,43 @@ fn bad_steps_and_zips_name_file_line_column() {
     );
     let unknown = "name = \"s\"\n[[steps]]\nname = \"a\"\nset = { clinets = 2 }\n";
     assert!(
-        err(unknown).contains("s.toml:4:9: step \"a\" sets `clinets`: unknown key (did you mean `clients`?)"),
+        err(unknown).contains(
+            "s.toml:4:9: step \"a\" sets `clinets`: unknown key (did you mean `clients`?)"
+        ),
         "{}",
         err(unknown)
     );
     let empty = "name = \"s\"\n[[steps]]\nname = \"a\"\n[[steps]]\nname = \"b\"\n";
-    assert!(err(empty).starts_with("s.toml:5:8: step \"b\" changes nothing"), "{}", err(empty));
+    assert!(
+        err(empty).starts_with("s.toml:5:8: step \"b\" changes nothing"),
+        "{}",
+        err(empty)
+    );
     let leader = "name = \"s\"\n[zip]\nthreads = \"client\"\n[matrix]\nclients = [1, 2]\n";
     assert!(
         err(leader).starts_with("s.toml:3:11: zip `threads = \"client\"`: `client` is neither a [matrix] key nor set by a step"),
         "{}",
         err(leader)
     );
-    let follower = "name = \"s\"\n[zip]\nthreads = \"clients\"\n[matrix]\nclients = [1, 2]\nthreads = [1]\n";
-    assert!(err(follower).starts_with("s.toml:3:1: zip `threads`: `threads` is swept"), "{}", err(follower));
+    let follower =
+        "name = \"s\"\n[zip]\nthreads = \"clients\"\n[matrix]\nclients = [1, 2]\nthreads = [1]\n";
+    assert!(
+        err(follower).starts_with("s.toml:3:1: zip `threads`: `threads` is swept"),
+        "{}",
+        err(follower)
+    );
     let not_a_name = "name = \"s\"\n[zip]\nthreads = 4\n";
-    assert!(err(not_a_name).starts_with("s.toml:3:11: zip `threads` must name the key it follows"), "{}", err(not_a_name));
+    assert!(
+        err(not_a_name).starts_with("s.toml:3:11: zip `threads` must name the key it follows"),
+        "{}",
+        err(not_a_name)
+    );
     // a value a follower cannot take is named at the zip
-    let value = "name = \"s\"\n[zip]\nclients = \"isolation\"\n[matrix]\nisolation = [\"serializable\"]\n";
-    assert!(err(value).starts_with("s.toml:3:11: zip `clients` = \"serializable\" (from `isolation`)"), "{}", err(value));
+    let value =
+        "name = \"s\"\n[zip]\nclients = \"isolation\"\n[matrix]\nisolation = [\"serializable\"]\n";
+    assert!(
+        err(value).starts_with("s.toml:3:11: zip `clients` = \"serializable\" (from `isolation`)"),
+        "{}",
+        err(value)
+    );
 }

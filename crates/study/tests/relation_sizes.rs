@@ -57,7 +57,10 @@ fn relation_sizes_keep_toast_maps_and_indexes_apart_and_add_up() {
         .iter()
         .map(|k| n(s, k))
         .sum();
-    assert_eq!(parts, total, "the parts add up to pg_total_relation_size: {s}");
+    assert_eq!(
+        parts, total,
+        "the parts add up to pg_total_relation_size: {s}"
+    );
     // the old figures: heap = main fork + TOAST, as older readers expect
     assert_eq!(n(s, "heap"), n(s, "main") + toast);
     // the key finding of the jsonb post: pg_relation_size leaves most of the table out

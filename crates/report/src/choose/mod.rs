@@ -12,6 +12,7 @@ mod matrix;
 mod query;
 mod rounds;
 mod server;
+mod steps;
 mod time;
 
 use crate::chart::Chart;
@@ -189,7 +190,16 @@ fn study(s: &Study, metric: &Metric) -> Section {
         ));
     }
     let mut charts = query::scaling(&id, s);
-    charts.extend(matrix::charts(&id, &s.runs, &swept, metric));
+    let (stepped, covered) = steps::charts(&id, &s.runs, &swept, metric);
+    charts.extend(stepped);
+    let unstepped: Vec<String> = swept
+        .iter()
+        .filter(|k| !covered.contains(k))
+        .cloned()
+        .collect();
+    if covered.is_empty() || !unstepped.is_empty() {
+        charts.extend(matrix::charts(&id, &s.runs, &unstepped, metric));
+    }
     if rounds > 1 {
         charts.extend(rounds::charts(&id, &s.runs, metric));
     }

@@ -207,7 +207,9 @@ const SIZE_COLS: &str = "pg_relation_size(c.oid) + COALESCE(pg_total_relation_si
      pg_relation_size(c.oid, 'init'), COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0)";
 
 /// The keys of one relation's sizes, in [`SIZE_COLS`]' order.
-pub const SIZE_KEYS: [&str; 8] = ["heap", "indexes", "total", "main", "fsm", "vm", "init", "toast"];
+pub const SIZE_KEYS: [&str; 8] = [
+    "heap", "indexes", "total", "main", "fsm", "vm", "init", "toast",
+];
 
 /// Relation sizes: `{"name": {"heap": b, "indexes": b, "total": b, "main": b, "fsm": b, "vm": b,
 /// "init": b, "toast": b}}` in bytes (main + fsm + vm + init + toast + indexes = total). A listed
