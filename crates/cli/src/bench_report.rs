@@ -39,6 +39,19 @@ pub(crate) fn report_bench(
                 for l in crate::profile::written_lines(&p.dir, &written) {
                     sink.message(Level::Info, &l);
                 }
+                match profile_page(&doc, &p.dir, &written) {
+                    Ok(page) => sink.message(
+                        Level::Info,
+                        &format!(
+                            "profile: {} (the run's charts and flame graph)",
+                            page.display()
+                        ),
+                    ),
+                    Err(e) => {
+                        sink.message(Level::Error, &e);
+                        code = 1;
+                    }
+                }
             }
             Err(e) => {
                 sink.message(Level::Error, &e);
@@ -75,4 +88,23 @@ pub(crate) fn report_bench(
         return 2;
     }
     code
+}
+
+/// `--profile DIR`'s page: `DIR/report.html`, from the run document and the folded stacks just
+/// written.
+fn profile_page(
+    doc: &pgrig_results::RunDocument,
+    dir: &std::path::Path,
+    written: &[crate::profile::Written],
+) -> Result<std::path::PathBuf, String> {
+    let mut profiles = Vec::new();
+    for w in written {
+        let path = dir.join(format!("{}.folded", w.name));
+        let folded = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{}: {}", path.display(), pgrig_wire::strerror(&e)))?;
+        profiles.push((w.name.to_string(), folded));
+    }
+    let page = dir.join("report.html");
+    crate::html_report::of_profiled_run(doc, profiles, &page).map_err(|e| e.to_string())?;
+    Ok(page)
 }

@@ -13,10 +13,10 @@ use pgrig_engine::config::{BenchConfig, SeedOption};
 use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
-use pgrig_scale::check::MAX_COUNT;
-use pgrig_scale::db::Db;
-use pgrig_scale::protocol::{self, WorkerRow};
-use pgrig_scale::ScaleError;
+use pgrig_fleet::check::MAX_COUNT;
+use pgrig_fleet::db::Db;
+use pgrig_fleet::protocol::{self, WorkerRow};
+use pgrig_fleet::ScaleError;
 
 use crate::args::{OutputOptions, SegmentsOptions};
 use crate::metrics::{Live, RunState};
@@ -134,7 +134,7 @@ fn create_run(
     };
     cfg.random_seed = Some(SeedOption::Value(seed));
     let mut db = Db::connect(&seg.coordinator)?;
-    let scripts = pgrig_scale::scripts::encode(&cfg.scripts);
+    let scripts = pgrig_fleet::scripts::encode(&cfg.scripts);
     let (run, stale) =
         protocol::create_run(&mut db, seg.count, stored, &scripts, seed, INTERVAL_MS)?;
     for id in stale {
@@ -193,7 +193,7 @@ struct Coordinator<'a> {
     wait_s: u32,
     /// `-P SEC`: a merged progress line every SEC seconds
     progress_every: Option<u32>,
-    /// the target every worker proved it reaches (`pgrig_scale::target`)
+    /// the target every worker proved it reaches (`pgrig_fleet::target`)
     target: String,
     live: Arc<Live>,
     stop: StopHandle,
@@ -236,7 +236,7 @@ impl Coordinator<'_> {
                 self.sink.message(Level::Info, &line);
             }
             let ws = protocol::workers(&mut self.db, self.run)?;
-            pgrig_scale::check::workers(self.run, &ws, self.count)?;
+            pgrig_fleet::check::workers(self.run, &ws, self.count)?;
             self.hosts
                 .extend(ws.iter().map(|w| (w.segment, w.host.clone())));
             let grace = started.elapsed().as_millis() as u32 > LEAD_MS + 2 * INTERVAL_MS;
@@ -257,7 +257,7 @@ impl Coordinator<'_> {
         loop {
             protocol::coordinator_alive(&mut self.db, self.run)?;
             let ws = protocol::workers(&mut self.db, self.run)?;
-            pgrig_scale::check::workers(self.run, &ws, self.count)?;
+            pgrig_fleet::check::workers(self.run, &ws, self.count)?;
             if let Some(w) = ws.iter().find(|w| w.state == "failed") {
                 return Err(ScaleError::new(failure(w)));
             }
@@ -295,7 +295,7 @@ impl Coordinator<'_> {
             .iter()
             .map(|w| (w.segment, w.host.clone(), w.target.clone()))
             .collect();
-        if let Some(diff) = pgrig_scale::target::differing(&targets) {
+        if let Some(diff) = pgrig_fleet::target::differing(&targets) {
             return Err(ScaleError::new(format!(
                 "run {}: refused: the workers reach different targets ({diff}); every worker \
                  must benchmark the same database",
@@ -344,7 +344,7 @@ impl Coordinator<'_> {
         let mut f = self.live.snapshot();
         let mut hosts: BTreeMap<u32, f64> = BTreeMap::new();
         for (id, i) in &rows {
-            pgrig_scale::check::interval(self.run, *id, i, self.count)?;
+            pgrig_fleet::check::interval(self.run, *id, i, self.count)?;
             add_interval(&mut f, i).map_err(|why| {
                 ScaleError::new(format!(
                     "run {}: refused interval row {id} (segment {}, second {}): {why}",
@@ -472,24 +472,24 @@ impl Coordinator<'_> {
                 None => missing.push(w.segment),
             }
         }
-        let merged = pgrig_scale::merge::merge(cfg, parts)
+        let merged = pgrig_fleet::merge::merge(cfg, parts)
             .map_err(|e| ScaleError::new(format!("run {}: {e}", self.run)))?;
         Ok((merged, missing, cpu))
     }
 
     /// The result worker `w` handed in, decoded and checked.
     fn result_of(&self, w: &WorkerRow, text: &str, clients: u32) -> Result<RunResult, ScaleError> {
-        let r = pgrig_scale::codec::decode(text).map_err(|e| {
+        let r = pgrig_fleet::codec::decode(text).map_err(|e| {
             ScaleError::new(format!(
                 "run {}: refused the result of segment {} (host {:?}): {e}",
                 self.run, w.segment, w.host
             ))
         })?;
-        let seg = pgrig_scale::share::SegmentId {
+        let seg = pgrig_fleet::share::SegmentId {
             index: w.segment,
             count: self.count,
         };
-        pgrig_scale::check::result(self.run, seg, &w.host, &r, clients)?;
+        pgrig_fleet::check::result(self.run, seg, &w.host, &r, clients)?;
         Ok(r)
     }
 
@@ -584,7 +584,7 @@ fn add_interval(f: &mut crate::metrics::Figures, i: &protocol::Interval) -> Resu
     f.retries = add(f.retries, i.retries)?;
     f.latency_sum_s += i.latency_sum_us / 1e6;
     if let Some(text) = i.histogram.as_deref() {
-        let h = pgrig_scale::codec::histogram_of(text).map_err(|e| e.0)?;
+        let h = pgrig_fleet::codec::histogram_of(text).map_err(|e| e.0)?;
         let recorded = f.buckets.iter().try_fold(0u64, |t, b| add(t, *b))?;
         add(recorded, h.len())?;
         f.add_histogram(&h);

@@ -121,7 +121,33 @@ pub fn main(args: &[String]) -> i32 {
 /// `pgrig run --report FILE`: the report of one run from its `--json` document.
 pub fn of_run_document(doc: &pgrig_results::RunDocument, output: &Path) -> Result<(), ReportError> {
     check_output(output)?;
-    // named by what ran: a native workload, else the scripts
+    let r = pgrig_report::build(
+        &run_model(doc, "pgrig run", Vec::new()),
+        &Options::default(),
+    )?;
+    write(&r, output, None)
+}
+
+/// `pgrig bench --profile DIR`: the run's page with its server flame graph, `DIR/report.html`
+/// (`profiles`: folded stacks by whose, as the profile files hold them). Prints nothing: the
+/// caller names the file.
+pub fn of_profiled_run(
+    doc: &pgrig_results::RunDocument,
+    profiles: Vec<(String, String)>,
+    output: &Path,
+) -> Result<(), ReportError> {
+    check_output(output)?;
+    let model = run_model(doc, "pgrig bench --profile", profiles);
+    let r = pgrig_report::build(&model, &Options::default())?;
+    pgrig_report::write_html(&r, output)
+}
+
+/// One run's model, named by what ran (a native workload, else the scripts).
+fn run_model(
+    doc: &pgrig_results::RunDocument,
+    source: &str,
+    profiles: Vec<(String, String)>,
+) -> Model {
     let name = match &doc.workload {
         Some(w) => w.clone(),
         None => (doc.scripts.iter().map(|s| s.desc.as_str()))
@@ -133,16 +159,13 @@ pub fn of_run_document(doc: &pgrig_results::RunDocument, output: &Path) -> Resul
     } else {
         name
     };
-    let model = Model {
-        sources: vec!["pgrig run".into()],
-        loose: vec![pgrig_report::input::doc::run(
-            id,
-            &serde_json::to_value(doc).unwrap_or_default(),
-        )],
+    let mut run = pgrig_report::input::doc::run(id, &serde_json::to_value(doc).unwrap_or_default());
+    run.profiles = profiles;
+    Model {
+        sources: vec![source.into()],
+        loose: vec![run],
         ..Model::default()
-    };
-    let r = pgrig_report::build(&model, &Options::default())?;
-    write(&r, output, None)
+    }
 }
 
 /// `pgrig study --report FILE`: the report of a study (every stored version of its text).

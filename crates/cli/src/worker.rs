@@ -17,10 +17,10 @@ use clap::Parser;
 use pgrig_engine::config::{BenchConfig, SeedOption};
 use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
 use pgrig_engine::StopHandle;
-use pgrig_scale::db::Db;
-use pgrig_scale::protocol::{self, Interval, Registration, RunRow};
-use pgrig_scale::share::SegmentId;
-use pgrig_scale::{clock, ScaleError};
+use pgrig_fleet::db::Db;
+use pgrig_fleet::protocol::{self, Interval, Registration, RunRow};
+use pgrig_fleet::share::SegmentId;
+use pgrig_fleet::{clock, ScaleError};
 
 use crate::sink::StderrSink;
 
@@ -112,7 +112,7 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     };
     for (i, s) in cfg.0.scripts.iter().enumerate() {
         if let pgrig_engine::config::ScriptSource::File { path, text, .. } = s {
-            let sum = pgrig_scale::scripts::digest(text);
+            let sum = pgrig_fleet::scripts::digest(text);
             eprintln!(
                 "pgrig: run {}: script {}: {path} (sha256 {sum})",
                 run.id,
@@ -124,7 +124,7 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
         pre_run_vacuum(&cfg.0)?;
     }
     let cfg = cfg.0;
-    let target = match pgrig_scale::target::fingerprint(&cfg.conn) {
+    let target = match pgrig_fleet::target::fingerprint(&cfg.conn) {
         Ok(t) => t.to_string(),
         Err(e) => return Err(refuse(&mut db, &run, seg, e)),
     };
@@ -225,7 +225,7 @@ fn not_joinable(r: &RunRow, digest: Option<&str>) -> Option<String> {
 /// pgbench's vacuum before the run (segment 0, before it registers), with pgbench's messages.
 fn pre_run_vacuum(cfg: &BenchConfig) -> Result<(), ScaleError> {
     eprint!("starting vacuum...");
-    for e in pgrig_scale::vacuum::pre_run(cfg)? {
+    for e in pgrig_fleet::vacuum::pre_run(cfg)? {
         eprintln!("pgrig: error: {e}");
         eprintln!("pgrig: detail: (ignoring this error and continuing anyway)");
     }
@@ -260,7 +260,7 @@ fn segment_config(run: &RunRow, a: &WorkerArgs) -> Result<(BenchConfig, bool), S
             run.interval_ms
         )));
     }
-    let scripts = pgrig_scale::scripts::decode(&run.scripts).map_err(|e| refused(e.0))?;
+    let scripts = pgrig_fleet::scripts::decode(&run.scripts).map_err(|e| refused(e.0))?;
     let mut argv = vec!["pgrig worker".to_string()];
     argv.extend(run.args.iter().cloned());
     let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
@@ -285,7 +285,7 @@ fn segment_config(run: &RunRow, a: &WorkerArgs) -> Result<(BenchConfig, bool), S
     }
     cfg.random_seed = Some(SeedOption::Value(run.seed));
     let no_vacuum = cfg.no_vacuum;
-    let cfg = pgrig_scale::share::segment_config(cfg, a.segment)?;
+    let cfg = pgrig_fleet::share::segment_config(cfg, a.segment)?;
     Ok((cfg, no_vacuum))
 }
 
@@ -364,7 +364,7 @@ fn run_segment(db: Db, run: &RunRow, seg: SegmentId, cfg: BenchConfig) -> Result
         .map_err(|_| ScaleError::new("the reporter thread panicked"))?;
     match result {
         Ok(r) => {
-            let text = pgrig_scale::codec::encode(&r);
+            let text = pgrig_fleet::codec::encode(&r);
             protocol::finish(&mut db, run.id, seg.index, Ok(&text))?;
             let ok = r.stats.total().counts.ok;
             eprintln!(
@@ -472,7 +472,7 @@ impl Sink for WorkerSink {
             retries: c.retries,
             latency_sum_us: s.delta.latency.sum,
             cpu_s: crate::metrics::process_cpu_seconds(),
-            histogram: Some(pgrig_scale::codec::histogram_text(s.histogram)),
+            histogram: Some(pgrig_fleet::codec::histogram_text(s.histogram)),
         };
         if let Ok(tx) = self.tx.lock() {
             let _ = tx.send(row);

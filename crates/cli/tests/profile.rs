@@ -76,9 +76,25 @@ fn bench_profile_of_a_seq_scan_shows_the_scan_in_server_and_client_flame_graphs(
     assert!(client.lines().any(|l| l.starts_with("pgrig")), "{client}");
     assert!(!client.contains("perf;"), "perf itself sampled: {client}");
     assert_svg(&prof.join("client.svg"));
-    for f in ["server.folded", "server.svg", "client.folded", "client.svg"] {
+    for f in [
+        "server.folded",
+        "server.svg",
+        "client.folded",
+        "client.svg",
+        "report.html",
+    ] {
         assert_eq!(mode(&prof.join(f)), 0o600, "{f}");
     }
+    // and a page: the run's charts with its server flame graph embedded
+    assert!(
+        out.stderr
+            .contains("report.html (the run's charts and flame graph)"),
+        "{}",
+        out.stderr
+    );
+    let page = std::fs::read_to_string(prof.join("report.html")).unwrap();
+    assert_eq!(page.matches("<figure class=\"flame\"").count(), 1);
+    assert!(page.contains("data:image/svg+xml;base64,"));
 }
 
 #[test]

@@ -89,7 +89,7 @@ fn result(ids: &[u32]) -> Value {
         interrupted: false,
         extras: Default::default(),
     };
-    serde_json::from_str(&pgrig_scale::codec::encode(&r)).unwrap()
+    serde_json::from_str(&pgrig_fleet::codec::encode(&r)).unwrap()
 }
 
 fn lit(v: &Value) -> String {

@@ -42,7 +42,7 @@ fn sql_lit(s: &str) -> String {
 
 /// A run of one segment written straight into the schema, with `args` and `scripts` (JSON).
 fn forged_run(db: &TestDb, args: &[&str], scripts: &str) -> i64 {
-    db.psql(pgrig_scale::schema::DDL);
+    db.psql(pgrig_fleet::schema::DDL);
     db.psql(
         "ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS scripts text NOT NULL DEFAULT '[]'",
     );

@@ -245,6 +245,8 @@ fn insert_tuning_example_covers_every_point() {
         dir.path(),
         "insert_tuning.toml",
         &[
+            "insert-tuning-tps-effects",
+            "insert-tuning-tps-ranking",
             "insert-tuning-tps-by-protocol",
             "insert-tuning-tps-by-scripts",
             "insert-tuning-tps-by-server-cpus",
@@ -252,6 +254,59 @@ fn insert_tuning_example_covers_every_point() {
             "insert-tuning-latency-percentiles",
         ],
     );
+    // the page opens with the main effects, in the order the exported runs give them
+    let html = std::fs::read_to_string(dir.path().join("insert_tuning.toml.html")).unwrap();
+    let first = html.find("<figure class=\"chart\" id=\"").unwrap();
+    assert!(html[first..].starts_with("<figure class=\"chart\" id=\"insert-tuning-tps-effects\""));
+    assert_eq!(effects_order_in_page(&html), effects_order(&runs));
+}
+
+/// The swept keys by main effect on TPS, largest first, computed from the exported runs: the
+/// mean TPS at each value of a key over all the other keys' combinations, its range.
+fn effects_order(runs: &[Value]) -> Vec<String> {
+    let keys: Vec<String> = runs[0]["point"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let mut effects: Vec<(String, f64)> = keys
+        .into_iter()
+        .map(|k| {
+            let mut by_value: Vec<(String, Vec<f64>)> = Vec::new();
+            for r in runs {
+                let v = r["point"][&k].to_string();
+                let tps = r["tps"].as_f64().unwrap();
+                match by_value.iter_mut().find(|x| x.0 == v) {
+                    Some(x) => x.1.push(tps),
+                    None => by_value.push((v, vec![tps])),
+                }
+            }
+            let means: Vec<f64> = by_value
+                .iter()
+                .map(|(_, t)| t.iter().sum::<f64>() / t.len() as f64)
+                .collect();
+            let hi = means.iter().copied().fold(f64::MIN, f64::max);
+            let lo = means.iter().copied().fold(f64::MAX, f64::min);
+            (k, hi - lo)
+        })
+        .collect();
+    effects.sort_by(|a, b| b.1.total_cmp(&a.1));
+    effects.into_iter().map(|e| e.0).collect()
+}
+
+/// The keys in the order the effects chart's table lists them.
+fn effects_order_in_page(html: &str) -> Vec<String> {
+    let start = html.find("id=\"insert-tuning-tps-effects-table\"").unwrap();
+    let end = start + html[start..].find("</table>").unwrap();
+    let mut keys: Vec<String> = Vec::new();
+    for cell in html[start..end].split("<th scope=\"row\">").skip(1) {
+        let key = cell.split('<').next().unwrap().to_string();
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys
 }
 
 #[test]

@@ -14,6 +14,28 @@ use crate::model::Run;
 const CSS: &str = include_str!("../assets/report.css");
 const JS: &str = include_str!("../assets/report.js");
 
+/// Standard base64 (RFC 4648, with padding), for pictures embedded as data URLs.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> shift & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// Escapes text for HTML element content and attribute values.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -97,7 +119,7 @@ fn figure(out: &mut String, c: &Chart, svg: &str, f: &Frame) {
     if c.series.len() > 1 {
         out.push_str("<div class=\"legend\" hidden>");
         for (i, s) in c.series.iter().enumerate() {
-            let _ = write!(out, "<button type=\"button\" aria-pressed=\"true\" data-color=\"{}\"><span style=\"background:{}\"></span>{}</button>", hex(i), hex(i), esc(&s.name));
+            let _ = write!(out, "<button type=\"button\" aria-pressed=\"true\" data-color=\"{}\"><span style=\"background:{}\"></span>{}</button>", hex(c.color(i)), hex(c.color(i)), esc(&s.name));
         }
         out.push_str("</div>");
     }
@@ -152,7 +174,7 @@ fn provenance(out: &mut String, runs: &[Run]) {
             out,
             "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
             esc(k),
-            esc(v)
+            esc(&with_unit(k, v))
         );
     }
     out.push_str("</tbody></table></details>");
@@ -171,12 +193,13 @@ fn provenance(out: &mut String, runs: &[Run]) {
         let _ = write!(out, "<th scope=\"col\">{h}</th>");
     }
     out.push_str("</tr></thead><tbody>");
+    let mut texts: Vec<&str> = Vec::new();
     for r in runs {
         let own: Vec<String> = r
             .provenance
             .iter()
             .filter(|p| !common.contains(p))
-            .map(|(k, v)| format!("{k} = {v}"))
+            .map(|(k, v)| format!("{k} = {}", long_text(v, &mut texts)))
             .collect();
         let _ = write!(
             out,
@@ -192,11 +215,60 @@ fn provenance(out: &mut String, runs: &[Run]) {
             esc(&own.join("; "))
         );
     }
-    out.push_str("</tbody></table></details>");
+    out.push_str("</tbody></table>");
+    for (i, t) in texts.iter().enumerate() {
+        let _ = write!(out, "<p>text {}:</p><pre>{}</pre>", i + 1, esc(t));
+    }
+    out.push_str("</details>");
+}
+
+/// A value longer than a table cell should hold (a script's text) is shown once below the table
+/// and named here `text N`.
+fn long_text<'a>(v: &'a str, texts: &mut Vec<&'a str>) -> String {
+    if v.chars().count() <= 100 {
+        return with_unit("", v);
+    }
+    let n = match texts.iter().position(|t| *t == v) {
+        Some(i) => i + 1,
+        None => {
+            texts.push(v);
+            texts.len()
+        }
+    };
+    format!("text {n} (below)")
+}
+
+/// A value with its size in readable units: byte counts (`…_bytes`) and server settings in
+/// pages or kB (`16384 8kB` → `128 MB (16384 8kB)`).
+pub fn with_unit(key: &str, v: &str) -> String {
+    let unit_bytes = |u: &str| match u {
+        "B" => Some(1.0),
+        "kB" => Some(1024.0),
+        "8kB" => Some(8192.0),
+        "MB" => Some(1024.0 * 1024.0),
+        "GB" => Some(1024.0 * 1024.0 * 1024.0),
+        _ => None,
+    };
+    if let Some((n, u)) = v.split_once(' ') {
+        if let (Ok(n), Some(b)) = (n.parse::<f64>(), unit_bytes(u)) {
+            return format!("{} ({v})", crate::chart::fmt_bytes(n * b));
+        }
+    }
+    match v.parse::<f64>() {
+        Ok(n) if key.ends_with("_bytes") && n >= 1024.0 => {
+            format!("{} ({v})", crate::chart::fmt_bytes(n))
+        }
+        _ => v.to_string(),
+    }
 }
 
 /// A section with its charts (already rendered, in the same order).
-pub fn section(out: &mut String, s: &Section, rendered: &[(String, Frame)]) {
+pub fn section(
+    out: &mut String,
+    s: &Section,
+    rendered: &[(String, Frame)],
+    flames: &[(crate::choose::flames::Flame, String)],
+) {
     let _ = write!(
         out,
         "<section id=\"{}\"><h2>{}</h2>",
@@ -209,6 +281,20 @@ pub fn section(out: &mut String, s: &Section, rendered: &[(String, Frame)]) {
     flag_legend(out, &s.charts);
     for (c, (svg, f)) in s.charts.iter().zip(rendered) {
         figure(out, c, svg, f);
+    }
+    if !flames.is_empty() {
+        out.push_str("<h3>Flame graphs</h3>");
+    }
+    for (f, svg) in flames {
+        // a picture: the flame graph's own script does not run here
+        let _ = writeln!(
+            out,
+            "<figure class=\"flame\" id=\"{}\"><figcaption><h3>{}</h3></figcaption><img alt=\"{}\" src=\"data:image/svg+xml;base64,{}\"></figure>",
+            esc(&f.id),
+            esc(&f.title),
+            esc(&f.title),
+            base64(svg.as_bytes())
+        );
     }
     out.push_str("<h3>Provenance</h3>");
     if !s.study_text.is_empty() {
@@ -247,13 +333,49 @@ pub fn page(
         let _ = write!(out, "<li><a href=\"#{}\">{}</a></li>", esc(id), esc(t));
     }
     out.push_str("</ul></nav></header><main>");
-    out.push_str(body);
-    // the compare view (`pgrig compare` tables) goes here when given
+    // the compare view (`pgrig compare` tables), when given, answers the page's question: first
     if let Some(c) = compare {
         out.push_str("<section id=\"compare\"><h2>Compare</h2>");
         out.push_str(c);
         out.push_str("</section>");
     }
+    out.push_str(body);
     let _ = writeln!(out, "</main><script>{JS}</script></body></html>");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_unit;
+
+    #[test]
+    fn base64_is_rfc_4648() {
+        use super::base64;
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn sizes_in_provenance_read_in_units() {
+        assert_eq!(
+            with_unit("server_settings.shared_buffers", "16384 8kB"),
+            "128 MB (16384 8kB)"
+        );
+        assert_eq!(
+            with_unit("host.memory_bytes", "25276063744"),
+            "23.54 GB (25276063744)"
+        );
+        assert_eq!(
+            with_unit("server_settings.work_mem", "4096 kB"),
+            "4 MB (4096 kB)"
+        );
+        assert_eq!(with_unit("host.cpus", "2"), "2");
+        assert_eq!(
+            with_unit("server_settings.datestyle", "ISO, MDY"),
+            "ISO, MDY"
+        );
+    }
 }

@@ -68,11 +68,12 @@ pub fn build(model: &Model, opts: &Options) -> Result<Report, ReportError> {
             svgs.push((c.id.clone(), svg.clone()));
             rendered.push((svg, r.frame));
         }
-        html::section(&mut body, s, &rendered);
+        let flames = flame_graphs(s)?;
+        html::section(&mut body, s, &rendered, &flames);
         toc.push((s.id.clone(), s.title.clone()));
     }
     if opts.compare_html.is_some() {
-        toc.push(("compare".into(), "Compare".into()));
+        toc.insert(0, ("compare".into(), "Compare".into()));
     }
     let title = match sections.as_slice() {
         [one] => format!("pgrig report: {}", one.title),
@@ -93,6 +94,21 @@ pub fn build(model: &Model, opts: &Options) -> Result<Report, ReportError> {
         )));
     }
     Ok(Report { html, svgs })
+}
+
+/// The section's flame graphs drawn (inferno's SVG).
+fn flame_graphs(s: &choose::Section) -> Result<Vec<(choose::flames::Flame, String)>, ReportError> {
+    s.flames
+        .iter()
+        .map(|f| {
+            let svg = match &f.before {
+                Some(before) => pgrig_profile::diff_svg(before, &f.folded, &f.title),
+                None => pgrig_profile::flame_svg(&f.folded, &f.title),
+            };
+            svg.map(|svg| (f.clone(), svg))
+                .map_err(|e| ReportError::Empty(format!("flame graph \"{}\": {e}", f.title)))
+        })
+        .collect()
 }
 
 /// Reads the inputs (store at `store`, files, study names, run ids) and builds the report.

@@ -47,6 +47,10 @@ pub struct PlanNode {
     pub self_ms: f64,
     pub rows: f64,
     pub loops: f64,
+    /// the planner's estimate of rows per loop
+    pub est_rows: f64,
+    /// cardinality error (1 = exact), when the plan recorded it
+    pub q_error: Option<f64>,
 }
 
 /// A query of a query run with the plan of its representative execution (the successful one
@@ -56,6 +60,8 @@ pub struct QueryPlan {
     pub name: String,
     pub client_ms: Option<f64>,
     pub nodes: Vec<PlanNode>,
+    /// the plan's shape (`pgrig_results::plans::fingerprint`): equal means the same plan
+    pub fingerprint: String,
 }
 
 /// A value of a matrix key: its text, and its number when it is one (then the axis is numeric).
@@ -178,6 +184,8 @@ pub struct Run {
     pub provenance: Vec<(String, String)>,
     /// query runs: each query's plan
     pub query: Vec<QueryPlan>,
+    /// `[collect] profile`: folded stacks by whose (`server`, `client`)
+    pub profiles: Vec<(String, String)>,
 }
 
 impl Run {

@@ -157,3 +157,124 @@ fn query_study_gets_speedup_efficiency_plan_nodes_and_plan_tree() {
     let row = speedup.table.rows.iter().find(|r| r[0] == "4").unwrap();
     assert_eq!(row[3..], ["3.154", "5", "0.6308"]);
 }
+
+#[test]
+fn a_five_key_study_opens_with_its_main_effects_strongest_first() {
+    let m = fixtures::model(vec![fixtures::five_key_study()], vec![]);
+    let s = sections(&m, &metric::METRICS[0]);
+    let first = &s[0].charts[0];
+    assert_eq!(first.id, "five-tps-effects");
+    // the order of the effects as the fixture made them: 400, 200, 100, 50, 0
+    let ranked: Vec<&str> = first
+        .notes
+        .iter()
+        .map(|n| n.split(". ").nth(1).unwrap().split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        ranked,
+        [
+            "scripts",
+            "settings.synchronous_commit",
+            "protocol",
+            "server_cpus",
+            "fillfactor"
+        ]
+    );
+    assert!(first.notes[0].contains("effect 400"), "{:?}", first.notes);
+    assert!(first.notes[4].contains("effect 0"), "{:?}", first.notes);
+    // the interaction of the two strongest, then every point ranked best first
+    assert_eq!(s[0].charts[1].id, "five-tps-interaction");
+    let ranking = &s[0].charts[2];
+    assert_eq!(ranking.id, "five-tps-ranking");
+    assert_eq!(ranking.table.rows.len(), 32);
+    assert_eq!(
+        ranking.table.rows[0][1..5],
+        ["multi", "prepared", "off", "2"]
+    );
+    assert_eq!(ranking.table.headers[1], "scripts");
+}
+
+#[test]
+fn no_chart_draws_more_than_eight_series_and_no_two_legend_entries_read_alike() {
+    let m = fixtures::model(vec![fixtures::five_key_study()], vec![]);
+    let s = sections(&m, &metric::METRICS[0]);
+    let mut panels = 0;
+    for c in &s[0].charts {
+        if c.id.contains("-by-") {
+            assert!(c.series.len() <= 8, "{}: {} series", c.id, c.series.len());
+            panels += c.title.contains(" — ") as usize;
+        }
+        let labels = pgrig_report::chart::render::legend_labels(c);
+        for (i, l) in labels.iter().enumerate() {
+            assert!(
+                !labels[..i].contains(l),
+                "{}: legend entry {l:?} twice",
+                c.id
+            );
+        }
+    }
+    // 5 keys × 2^4 combinations of the others = 16 series per key: two panels of 8 each
+    assert_eq!(panels, 10);
+    // a series keeps its colour in every chart of the page
+    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
+    for c in s.iter().flat_map(|s| &s.charts) {
+        for (i, ser) in c.series.iter().enumerate() {
+            let col = c.color(i);
+            assert_eq!(
+                *seen.entry(ser.name.as_str()).or_insert(col),
+                col,
+                "{}",
+                ser.name
+            );
+        }
+    }
+}
+
+#[test]
+fn query_speedup_above_the_machines_cores_is_flagged_and_the_ideal_stops_there() {
+    let mut s = fixtures::query_study();
+    for r in &mut s.runs {
+        r.provenance.push(("host.cpus".into(), "2".into()));
+    }
+    let m = fixtures::model(vec![s], vec![]);
+    let sections = sections(&m, &metric::METRICS[0]);
+    let speedup = &sections[0].charts[0];
+    assert_eq!(speedup.id, "parallel-speedup");
+    let ideal = speedup.series.last().unwrap();
+    assert!(ideal.name.contains("at most the 2 cores"), "{}", ideal.name);
+    assert!(ideal.points.iter().all(|p| p.y <= 2.0));
+    // 80 ms serial against 29 and 24 ms: 2.8× and 3.3× on 2 cores
+    let flagged: Vec<f64> = speedup.series[0]
+        .points
+        .iter()
+        .filter(|p| p.flagged)
+        .map(|p| p.x)
+        .collect();
+    assert_eq!(flagged, [2.0, 4.0]);
+    assert_eq!(speedup.notes.len(), 2);
+    assert!(speedup.notes[0].contains("more than the cores can give"));
+}
+
+#[test]
+fn query_plans_show_cardinality_errors_and_where_the_plan_changed() {
+    let m = fixtures::model(vec![fixtures::query_study()], vec![]);
+    let s = sections(&m, &metric::METRICS[0]);
+    let c = s[0]
+        .charts
+        .iter()
+        .find(|c| c.id == "parallel-q-error")
+        .expect("a q-error chart");
+    // degree 0 estimated 400000 rows for 100000: its worst node is off by 4
+    let worst = &c.series[2];
+    assert_eq!(worst.points[0].y, 4.0);
+    assert!(worst.points[1..].iter().all(|p| p.y == 1.0));
+    assert_eq!(c.table.rows[0][2], "Seq Scan on public.pgbench_accounts");
+    assert_eq!(c.table.rows[0][5], "4");
+    // the serial plan becomes a parallel one between degree 0 and 1, then stays
+    assert_eq!(c.notes.len(), 1, "{:?}", c.notes);
+    assert!(
+        c.notes[0].starts_with("query query: the plan changed from 0 to 1"),
+        "{:?}",
+        c.notes
+    );
+}

@@ -44,9 +44,10 @@ fn matrix_and_rounds_studies_open_in_a_browser_with_every_chart() {
             "custom-type-tps-per-round",
             "custom-type-relation-sizes",
             "custom-type-statements-per-round",
-            "studies-tps-per-point",
         ],
     );
+    // two studies of different workloads are never one chart
+    assert!(!html.contains("studies-tps-per-point"));
     assert!(html.contains("<details><summary>Study file</summary>"));
     assert!(html.contains("contention"), "flags are named on the page");
     assert!(html.len() < 1_000_000);
@@ -176,4 +177,54 @@ fn aggregated_log_and_bench_json_side_by_side() {
             "runs-latency-percentiles",
         ],
     );
+}
+
+#[test]
+fn profiled_points_embed_their_server_flame_graphs() {
+    let mut s = fixtures::matrix_study();
+    for (i, r) in s.runs.iter_mut().enumerate() {
+        let folded = format!(
+            "postgres;exec_simple_query;ExecScan {}\npostgres;XLogInsert {}\n",
+            50 + i,
+            10 + 3 * i
+        );
+        r.profiles = vec![("server".into(), folded)];
+    }
+    let m = fixtures::model(vec![s], vec![]);
+    let html = page("fixture-flames", &m, &["isolation-tps-by-clients"]);
+    let figures = html.matches("<figure class=\"flame\"").count();
+    assert_eq!(figures, 6, "one flame graph per point (6 points)");
+    let start = html.find("data:image/svg+xml;base64,").unwrap() + 26;
+    let end = start + html[start..].find('"').unwrap();
+    let svg = decode64(&html[start..end]);
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(&svg, opts)
+        .expect("the embedded flame graph is SVG");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    assert!(svg.contains("ExecScan") && svg.contains("XLogInsert"));
+}
+
+/// The test's own base64 decoder (the page's encoder is under test).
+fn decode64(s: &str) -> String {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let mut out = Vec::new();
+    for chunk in s.as_bytes().chunks(4) {
+        let pad = chunk.iter().filter(|&&c| c == b'=').count();
+        let n = chunk
+            .iter()
+            .map(|&c| if c == b'=' { 0 } else { u32::from(val(c)) })
+            .fold(0u32, |a, v| (a << 6) | v);
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    String::from_utf8(out).unwrap()
 }

@@ -9,6 +9,7 @@ pub mod error;
 pub mod export;
 pub mod metric;
 mod pg_store;
+pub mod plans;
 pub mod profiles;
 pub mod query_summary;
 mod sqlite_store;

@@ -23,3 +23,19 @@ pub fn summarise(run: &mut Value, id: i64) {
         ));
     }
 }
+
+/// Provenance with each profile's folded stacks left out (drawn as flame graphs instead):
+/// their count stays.
+pub fn without_stacks(provenance: &Value) -> Value {
+    let mut p = provenance.clone();
+    if let Some(profiles) = p.get_mut("profiles").and_then(Value::as_object_mut) {
+        for prof in profiles.values_mut() {
+            if let Some(o) = prof.as_object_mut() {
+                if let Some(Value::String(f)) = o.remove("folded") {
+                    o.insert("stacks".into(), Value::from(f.lines().count()));
+                }
+            }
+        }
+    }
+    p
+}

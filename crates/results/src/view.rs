@@ -147,6 +147,10 @@ lenient_struct! {
         pub self_ms: Option<f64>,
         pub rows_total: Option<f64>,
         pub loops: Option<f64>,
+        pub plan_rows: Option<f64>,
+        pub q_error: Option<f64>,
+        pub index: Option<String>,
+        pub join_type: Option<String>,
     }
 }
 
@@ -266,6 +270,8 @@ pub struct RunView {
     pub provenance_scripts: Option<Vec<ScriptSourceView>>,
     /// provenance: the workload's `-D` defines
     pub defines: Vec<(String, Value)>,
+    /// `[collect] profile`: the folded stacks kept, by whose (`server`, `client`)
+    pub profiles: Vec<(String, String)>,
 }
 
 fn num(v: &Value) -> Option<f64> {
@@ -350,6 +356,11 @@ impl RunView {
                 .map(|l| l.iter().map(ScriptSourceView::of).collect()),
             defines: object(&v["provenance"]["workload"]["defines"])
                 .into_iter()
+                .collect(),
+            profiles: object(&v["provenance"]["profiles"])
+                .into_iter()
+                .filter_map(|(which, p)| Some((which, p["folded"].as_str()?.to_string())))
+                .filter(|(_, f)| !f.trim().is_empty())
                 .collect(),
         }
     }

@@ -53,7 +53,7 @@ const OWN: [Opt; 11] = [
     Opt::Store,
 ];
 
-/// Script selection: the scripts travel on their own (`pgrig_scale::scripts`).
+/// Script selection: the scripts travel on their own (`pgrig_fleet::scripts`).
 const SCRIPTS: [Opt; 4] = [
     Opt::Builtin,
     Opt::File,

@@ -22,6 +22,8 @@ pub struct Axis {
     pub categories: Vec<String>,
     /// non-empty: ticks exactly at these values (a matrix key's values, round numbers)
     pub marks: Vec<f64>,
+    /// values the axis must span besides the data's (small multiples share one y range)
+    pub include: Vec<f64>,
 }
 
 impl Axis {
@@ -31,6 +33,7 @@ impl Axis {
             scale: Scale::Linear,
             categories: Vec::new(),
             marks: Vec::new(),
+            include: Vec::new(),
         }
     }
 
@@ -148,9 +151,17 @@ pub struct Chart {
     pub table: Table,
     /// the x range can be zoomed in the page (time axes)
     pub zoomable: bool,
+    /// each series' colour (a palette index), the same for a series name across the page;
+    /// empty: by position
+    pub colors: Vec<usize>,
 }
 
 impl Chart {
+    /// Series `i`'s palette index.
+    pub fn color(&self, i: usize) -> usize {
+        self.colors.get(i).copied().unwrap_or(i)
+    }
+
     /// Whether there is anything to draw (an empty chart is never presented as a result).
     pub fn has_data(&self) -> bool {
         self.series

@@ -207,19 +207,64 @@ pub fn render(c: &Chart) -> Result<Rendered, Err> {
     Ok(Rendered { svg, frame })
 }
 
-fn legend_width(c: &Chart) -> u32 {
-    let flagged = c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged);
-    let longest = c
+/// Longest legend line (characters).
+const LEGEND_CHARS: usize = 34;
+/// Lines a legend entry may take.
+const LEGEND_LINES: usize = 3;
+
+/// Each series' legend entry as lines: the words every series' name shares are left out (the
+/// chart's title and axes say them), the rest wrapped at [`LEGEND_CHARS`]; entries that would
+/// still read alike get their position appended, so no two are the same text.
+pub fn legend_labels(c: &Chart) -> Vec<Vec<String>> {
+    let words: Vec<Vec<&str>> = c
         .series
         .iter()
-        .map(|s| s.name.chars().count())
+        .map(|s| s.name.split(' ').collect())
+        .collect();
+    let shared = |w: &&str| c.series.len() > 1 && words.iter().all(|ws| ws.contains(w));
+    let mut out: Vec<Vec<String>> = c
+        .series
+        .iter()
+        .zip(&words)
+        .map(|(s, ws)| {
+            let own: Vec<&str> = ws.iter().filter(|w| !shared(w)).copied().collect();
+            let text = if own.is_empty() {
+                s.name.clone()
+            } else {
+                own.join(" ")
+            };
+            let mut lines = wrap(&text, LEGEND_CHARS);
+            if lines.len() > LEGEND_LINES {
+                lines.truncate(LEGEND_LINES);
+                let last = format!("{}…", lines[LEGEND_LINES - 1]);
+                lines[LEGEND_LINES - 1] = truncate(&last, LEGEND_CHARS);
+            }
+            lines
+        })
+        .collect();
+    for i in 0..out.len() {
+        if out[..i].contains(&out[i]) || out[i + 1..].contains(&out[i]) {
+            let last = out[i].len() - 1;
+            let tagged = format!("{} (#{})", out[i][last], i + 1);
+            out[i][last] = tagged;
+        }
+    }
+    out
+}
+
+fn legend_width(c: &Chart) -> u32 {
+    let flagged = c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged);
+    let longest = legend_labels(c)
+        .iter()
+        .flatten()
+        .map(|l| l.chars().count())
         .chain(flagged.then_some(20))
         .max()
         .unwrap_or(0);
     if c.series.len() <= 1 && !flagged {
         return 10;
     }
-    (longest.min(34) as u32 * 8 + 44).clamp(90, 320)
+    (longest.min(LEGEND_CHARS + 6) as u32 * 8 + 44).clamp(90, 360)
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -237,12 +282,18 @@ fn draw_legend(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), E
     }
     let mut y = 40;
     let font = ("sans-serif", 14).into_font();
-    for (i, s) in c.series.iter().enumerate() {
-        area.draw(&Rectangle::new([(4, y), (16, y + 12)], color(i).filled()))
-            .map_err(e)?;
-        area.draw(&Text::new(truncate(&s.name, 34), (22, y), font.clone()))
-            .map_err(e)?;
-        y += 18;
+    for (i, lines) in legend_labels(c).iter().enumerate() {
+        area.draw(&Rectangle::new(
+            [(4, y), (16, y + 12)],
+            color(c.color(i)).filled(),
+        ))
+        .map_err(e)?;
+        for l in lines {
+            area.draw(&Text::new(l.clone(), (22, y), font.clone()))
+                .map_err(e)?;
+            y += 16;
+        }
+        y += 4;
         if y > HEIGHT as i32 - 40 {
             break;
         }
@@ -279,6 +330,7 @@ fn extent(c: &Chart, fx: &dyn Fn(f64) -> f64, fy: &dyn Fn(f64) -> f64) -> (f64, 
     let ys = pts()
         .flat_map(|p| [Some(p.y), p.lo, p.hi])
         .flatten()
+        .chain(c.y.include.iter().copied())
         .map(fy);
     let stacked_max = stacked_totals(c).into_iter().fold(0.0, f64::max);
     let zero = c.y.scale == Scale::Linear;
@@ -407,11 +459,7 @@ fn manual_ticks(
             .max(20)
     };
     for (p, t) in xl {
-        for (k, line) in wrap(&t, (per as usize / 8).max(3))
-            .iter()
-            .take(3)
-            .enumerate()
-        {
+        for (k, line) in axis_lines(&t, (per as usize / 8).max(3)).iter().enumerate() {
             label(
                 (p.0, p.1 + 6 + 14 * k as i32),
                 line,
@@ -436,6 +484,49 @@ fn manual_ticks(
         .map_err(e)?;
     }
     Ok(())
+}
+
+/// An axis label as at most three lines of `n` characters: broken at spaces, and words longer
+/// than a line after `_`, `.`, `-`, `/` or `=` (else anywhere), so that labels of similar
+/// names stay apart (`simple_update.sql` is not cut to `simp…`); what does not fit ends in `…`.
+fn axis_lines(s: &str, n: usize) -> Vec<String> {
+    // (piece, whether the next piece continues the same word)
+    let mut pieces: Vec<(String, bool)> = Vec::new();
+    for w in s.split(' ') {
+        let mut rest = w;
+        while rest.chars().count() > n {
+            let cut: usize = rest
+                .char_indices()
+                .take(n)
+                .filter(|(_, c)| matches!(c, '_' | '.' | '-' | '/' | '='))
+                .map(|(i, c)| i + c.len_utf8())
+                .last()
+                .unwrap_or_else(|| rest.char_indices().nth(n).map_or(rest.len(), |(i, _)| i));
+            pieces.push((rest[..cut].to_string(), true));
+            rest = &rest[cut..];
+        }
+        pieces.push((rest.to_string(), false));
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut attached = false;
+    for (p, continues) in pieces {
+        let sep = if attached { 0 } else { 1 };
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + sep + p.chars().count() <= n => {
+                if !attached {
+                    l.push(' ');
+                }
+                l.push_str(&p);
+            }
+            _ => lines.push(p),
+        }
+        attached = continues;
+    }
+    if lines.len() > 3 {
+        lines.truncate(3);
+        lines[2] = truncate(&format!("{}…", lines[2]), n);
+    }
+    lines
 }
 
 /// Splits a label into lines of at most `n` characters at spaces (words longer are cut).
@@ -484,7 +575,7 @@ fn draw_lines(
     width: f64,
 ) -> Result<(), Err> {
     for (i, s) in c.series.iter().enumerate() {
-        let col = color(i);
+        let col = color(c.color(i));
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
@@ -514,7 +605,7 @@ fn draw_bars(cc: &mut Cc, c: &Chart, fy: &dyn Fn(f64) -> f64) -> Result<(), Err>
     let m = c.series.len().max(1) as f64;
     let w = 0.8 / m;
     for (j, s) in c.series.iter().enumerate() {
-        let col = color(j);
+        let col = color(c.color(j));
         for p in &s.points {
             let left = p.x - 0.4 + j as f64 * w;
             let mid = left + w / 2.0;
@@ -555,11 +646,30 @@ fn draw_stacked(cc: &mut Cc, c: &Chart) -> Result<(), Err> {
             };
             cc.draw_series(std::iter::once(Rectangle::new(
                 [(p.x - 0.35, *b), (p.x + 0.35, clamp_axis(*b + p.y))],
-                color(j).filled(),
+                color(c.color(j)).filled(),
             )))
             .map_err(e)?;
             *b = clamp_axis(*b + p.y);
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod axis_tests {
+    use super::axis_lines;
+
+    #[test]
+    fn long_names_break_at_their_separators_instead_of_being_cut() {
+        let l = axis_lines("simple_update.sql · insert_rows.sql", 12);
+        assert_eq!(l, ["simple_", "update.sql ·", "insert_rows…"]);
+        assert_eq!(
+            axis_lines("4 · read committed", 12),
+            ["4 · read", "committed"]
+        );
+        assert_eq!(
+            axis_lines("abcdefghijklmnop", 6),
+            ["abcdef", "ghijkl", "mnop"]
+        );
+    }
 }

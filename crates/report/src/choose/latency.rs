@@ -9,6 +9,19 @@ use crate::model::{Distribution, Run};
 
 use super::overlay;
 
+/// The percentiles a curve's table lists (the curve itself keeps every HDR bucket).
+const TABLE_PERCENTILES: [f64; 7] = [0.5, 0.9, 0.95, 0.99, 0.999, 0.9999, 1.0];
+
+/// The latency at percentile `q`: on a curve from a histogram's buckets, the first point at or
+/// above it (HDR's value at a percentile); on a summary's few points, only a point exactly there.
+fn at(points: &[(f64, f64)], q: f64) -> Option<f64> {
+    let exact = points.iter().find(|p| (p.0 - q).abs() < 1e-9);
+    if points.len() < 20 {
+        return exact.map(|p| p.1);
+    }
+    points.iter().find(|p| p.0 >= q - 1e-12).map(|p| p.1)
+}
+
 fn curve_chart(
     id: String,
     title: String,
@@ -24,8 +37,10 @@ fn curve_chart(
     );
     let mut series = Vec::new();
     for (name, d) in &curves {
-        for (q, ms) in &d.points {
-            table.push(*q, vec![name.clone(), fmt(100.0 * q), fmt(*ms)]);
+        for q in TABLE_PERCENTILES {
+            if let Some(ms) = at(&d.points, q) {
+                table.push(q, vec![name.clone(), fmt(100.0 * q), fmt(ms)]);
+            }
         }
         series.push(Series {
             name: name.clone(),
@@ -65,6 +80,7 @@ fn curve_chart(
         notes: note.into_iter().collect(),
         table,
         zoomable: false,
+        colors: Vec::new(),
     })
 }
 
@@ -209,5 +225,6 @@ pub fn statements(id: &str, r: &Run) -> Option<Chart> {
         notes: Vec::new(),
         table,
         zoomable: false,
+        colors: Vec::new(),
     })
 }

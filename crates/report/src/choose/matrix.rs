@@ -190,6 +190,7 @@ fn finish(
         notes,
         table,
         zoomable: false,
+        colors: Vec::new(),
     }
 }
 
@@ -203,7 +204,65 @@ pub fn charts(id: &str, runs: &[Run], swept: &[String], metric: &Metric) -> Vec<
         }
         return per_run(id, &finals, metric);
     }
-    swept.iter().map(|k| chart(id, runs, k, metric)).collect()
+    swept
+        .iter()
+        .flat_map(|k| faceted(id, runs, swept, k, metric, &[]))
+        .collect()
+}
+
+/// More series than this in one chart become small multiples.
+pub const MAX_SERIES: usize = 8;
+
+/// The chart of `metric` against `key`; when it would have more than [`MAX_SERIES`] series,
+/// small multiples instead: one panel per value of the next swept key (recursively), every
+/// panel on the y range of the whole.
+fn faceted(
+    id: &str,
+    runs: &[Run],
+    swept: &[String],
+    key: &str,
+    metric: &Metric,
+    used: &[&str],
+) -> Vec<Chart> {
+    let whole = chart(id, runs, key, metric);
+    let facet = swept
+        .iter()
+        .find(|k| *k != key && !used.contains(&k.as_str()));
+    let Some(facet) = facet.filter(|_| whole.series.len() > MAX_SERIES) else {
+        return vec![whole];
+    };
+    let ys: Vec<f64> = whole
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .flat_map(|p| [Some(p.y), p.lo, p.hi])
+        .flatten()
+        .collect();
+    let span = [
+        ys.iter().copied().fold(f64::INFINITY, f64::min),
+        ys.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    ];
+    let mut used = used.to_vec();
+    used.push(facet);
+    let mut out = Vec::new();
+    for (v, _) in x_values(runs, facet) {
+        let sub: Vec<Run> = runs
+            .iter()
+            .filter(|r| r.value(facet).map(|x| &x.text) == Some(&v))
+            .cloned()
+            .collect();
+        let panel_id = format!("{id}-{}-{}", super::slug(facet), super::slug(&v));
+        for mut c in faceted(&panel_id, &sub, swept, key, metric, &used) {
+            c.title = format!("{} — {facet}={v}", c.title);
+            c.desc = format!(
+                "{}; one panel per value of {facet} (small multiples on one y range)",
+                c.desc
+            );
+            c.y.include = span.to_vec();
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The metric of each run as a bar (runs given side by side, repetitions of a single point).
@@ -258,6 +317,7 @@ pub fn per_run(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
         notes,
         table,
         zoomable: false,
+        colors: Vec::new(),
     }]
 }
 
@@ -328,5 +388,6 @@ pub fn across(id: &str, studies: &[crate::model::Study], metric: &Metric) -> Opt
         notes,
         table,
         zoomable: false,
+        colors: Vec::new(),
     })
 }

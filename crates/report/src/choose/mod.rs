@@ -7,8 +7,12 @@
 //! (`query`).
 //! Several runs side by side (two targets, several files) are overlaid.
 
+mod effects;
+mod figures;
+pub mod flames;
 mod latency;
 mod matrix;
+mod optimizer;
 mod query;
 mod rounds;
 mod server;
@@ -30,6 +34,8 @@ pub struct Section {
     /// the study file's text (provenance)
     pub study_text: String,
     pub runs: Vec<Run>,
+    /// `[collect] profile`: the flame graphs to embed
+    pub flames: Vec<flames::Flame>,
 }
 
 /// How many runs are overlaid in one chart before only the best and worst are kept.
@@ -53,9 +59,10 @@ pub fn sections(model: &Model, metric: &Metric) -> Vec<Section> {
     let mut out = Vec::new();
     for s in &model.studies {
         out.push(study(s, metric));
+        out.extend(other_figures(s, metric));
     }
-    if model.studies.len() > 1 {
-        out.push(across(&model.studies, metric));
+    for group in comparable(&model.studies) {
+        out.push(across(&group, metric));
     }
     if !model.loose.is_empty() {
         out.push(loose(&model.loose, metric));
@@ -81,7 +88,26 @@ pub fn sections(model: &Model, metric: &Metric) -> Vec<Section> {
         }
         s.charts.retain(Chart::has_data);
     }
+    stable_colors(&mut out);
     out
+}
+
+/// One colour per series name across the page: a series keeps its colour in every chart.
+fn stable_colors(sections: &mut [Section]) {
+    let mut names: Vec<String> = Vec::new();
+    for c in sections.iter_mut().flat_map(|s| &mut s.charts) {
+        c.colors = c
+            .series
+            .iter()
+            .map(|s| match names.iter().position(|n| *n == s.name) {
+                Some(i) => i,
+                None => {
+                    names.push(s.name.clone());
+                    names.len() - 1
+                }
+            })
+            .collect();
+    }
 }
 
 /// Keys whose value differs between runs, in the order the points name them.
@@ -166,6 +192,16 @@ pub fn overlay<'a>(runs: &'a [Run], metric: &Metric) -> (Vec<(String, &'a Run)>,
 }
 
 fn study(s: &Study, metric: &Metric) -> Section {
+    // a query study's throughput is queries per second
+    let queries = Metric {
+        label: "queries per second",
+        ..*metric
+    };
+    let metric = if !s.query.is_empty() && metric.key == "tps" {
+        &queries
+    } else {
+        metric
+    };
     let id = slug(&s.name);
     let swept = swept_keys(&s.runs);
     let rounds = s.runs.iter().map(|r| r.round).max().unwrap_or(1);
@@ -189,9 +225,11 @@ fn study(s: &Study, metric: &Metric) -> Section {
             metric.label
         ));
     }
+    intro.extend(time::too_short(&s.runs));
     let mut charts = query::scaling(&id, s);
     let (stepped, covered) = steps::charts(&id, &s.runs, &swept, metric);
     charts.extend(stepped);
+    charts.extend(effects::charts(&id, &s.runs, &swept, metric));
     let unstepped: Vec<String> = swept
         .iter()
         .filter(|k| !covered.contains(k))
@@ -208,6 +246,8 @@ fn study(s: &Study, metric: &Metric) -> Section {
     charts.extend(server::wait_events(&id, &s.runs));
     charts.extend(query::node_times(&id, &s.runs, metric));
     charts.extend(query::plan_trees(&id, &s.runs, metric));
+    charts.extend(optimizer::cardinality(&id, &s.runs, &swept, metric));
+    let flames = flames::pick(&id, &s.runs, &swept, metric);
     Section {
         id,
         title: format!("Study \"{}\"", s.name),
@@ -215,11 +255,87 @@ fn study(s: &Study, metric: &Metric) -> Section {
         charts,
         study_text: s.text.clone(),
         runs: s.runs.clone(),
+        flames,
     }
 }
 
-/// Several studies side by side: each study's points as one series of bars over the union of
-/// the points (the same study from two stores or machines lines up point by point).
+/// The provenance entries that name what ran: the scripts (with their text), the builtin or
+/// native workload, the queries.
+const WORKLOAD_KEYS: &[&str] = &[
+    "scripts",
+    "workload.builtin",
+    "workload.scripts",
+    "workload.workload",
+    "workload.query",
+    "workload.queries",
+];
+
+/// What makes two studies one comparison: the keys their points set and the workload their
+/// runs record (scripts, workload options); studies of different workloads are never one chart.
+fn identity(s: &Study) -> (Vec<String>, Vec<(String, String)>) {
+    let mut keys: Vec<String> = s
+        .runs
+        .iter()
+        .flat_map(|r| r.point.iter().map(|(k, _)| k.clone()))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    let mut workload: Vec<(String, String)> = s
+        .runs
+        .iter()
+        .flat_map(|r| &r.provenance)
+        .filter(|(k, _)| WORKLOAD_KEYS.contains(&k.as_str()) || k.starts_with("workload.defines."))
+        .cloned()
+        .collect();
+    workload.sort();
+    workload.dedup();
+    (keys, workload)
+}
+
+/// Groups of two or more studies that can be drawn as one chart (same keys and workload), in
+/// the order the studies come.
+fn comparable(studies: &[Study]) -> Vec<Vec<Study>> {
+    let mut groups: Vec<(_, Vec<Study>)> = Vec::new();
+    for s in studies {
+        let id = identity(s);
+        match groups.iter_mut().find(|g| g.0 == id) {
+            Some(g) => g.1.push(s.clone()),
+            None => groups.push((id, vec![s.clone()])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|g| g.1)
+        .filter(|g| g.len() > 1)
+        .collect()
+}
+
+/// A study's other measured figures (client CPU, failures, server figures...) as a section of
+/// their own after the headline's.
+fn other_figures(s: &Study, metric: &Metric) -> Option<Section> {
+    let id = format!("{}-figures", slug(&s.name));
+    let swept = swept_keys(&s.runs);
+    let charts = figures::charts(&id, &s.runs, &swept, metric);
+    if charts.is_empty() {
+        return None;
+    }
+    Some(Section {
+        title: format!("Study \"{}\": other measured figures", s.name),
+        intro: vec![format!(
+            "Besides {}: every other figure the runs hold, per point.",
+            metric.label
+        )],
+        id,
+        charts,
+        study_text: String::new(),
+        runs: Vec::new(),
+        flames: Vec::new(),
+    })
+}
+
+/// Several studies of one workload side by side: each study's points as one series of bars
+/// over the union of the points (the same study from two stores or machines lines up point by
+/// point).
 fn across(studies: &[Study], metric: &Metric) -> Section {
     let names: Vec<String> = studies.iter().map(|s| s.name.clone()).collect();
     Section {
@@ -234,6 +350,7 @@ fn across(studies: &[Study], metric: &Metric) -> Section {
             .collect(),
         study_text: String::new(),
         runs: Vec::new(),
+        flames: Vec::new(),
     }
 }
 
@@ -258,9 +375,12 @@ fn loose(runs: &[Run], metric: &Metric) -> Section {
         } else {
             format!("{} runs side by side", runs.len())
         },
-        intro: vec![format!("{} run(s) given on their own.", runs.len())],
+        intro: std::iter::once(format!("{} run(s) given on their own.", runs.len()))
+            .chain(time::too_short(runs))
+            .collect(),
         charts,
         study_text: String::new(),
+        flames: flames::pick("runs", runs, &swept_keys(runs), metric),
         runs: runs.to_vec(),
     }
 }

@@ -97,43 +97,87 @@ pub fn scaling(id: &str, s: &Study) -> Vec<Chart> {
             .collect()
     };
     let table = scaling_table(&pts, many);
+    let cores = machine_cores(s);
     let mut speedup = line(&|p| p.speedup);
+    let mut notes = Vec::new();
+    if let Some(c) = cores {
+        flag_above(&mut speedup, c, &mut notes);
+    }
     speedup.push(Series {
-        name: "ideal (degree + leader)".into(),
-        points: ideal.iter().map(|&(d, i)| Pt::new(d, i)).collect(),
+        name: match cores {
+            Some(c) => format!("ideal (degree + leader, at most the {c} cores)"),
+            None => "ideal (degree + leader)".into(),
+        },
+        points: ideal
+            .iter()
+            .map(|&(d, i)| Pt::new(d, cores.map_or(i, |c| i.min(c as f64))))
+            .collect(),
     });
     let mut efficiency = line(&|p| p.efficiency);
     efficiency.push(Series {
         name: "ideal".into(),
         points: ideal.iter().map(|&(d, _)| Pt::new(d, 1.0)).collect(),
     });
-    let chart = |suffix: &str, title: &str, y: &str, series: Vec<Series>| Chart {
-        id: format!("{id}-{suffix}"),
-        title: title.into(),
-        desc: format!("{y} of each query against the parallel degree, with the ideal line"),
-        kind: Kind::Lines,
-        x: Axis::marked("parallel_workers", degrees.clone()),
-        y: Axis::linear(y),
-        series,
-        bands: Vec::new(),
-        notes: Vec::new(),
-        table: table.clone(),
-        zoomable: false,
-    };
+    let chart =
+        |suffix: &str, title: &str, y: &str, series: Vec<Series>, notes: Vec<String>| Chart {
+            id: format!("{id}-{suffix}"),
+            title: title.into(),
+            desc: format!("{y} of each query against the parallel degree, with the ideal line"),
+            kind: Kind::Lines,
+            x: Axis::marked("parallel_workers", degrees.clone()),
+            y: Axis::linear(y),
+            series,
+            bands: Vec::new(),
+            notes,
+            table: table.clone(),
+            zoomable: false,
+            colors: Vec::new(),
+        };
     vec![
         chart(
             "speedup",
             "Speedup against the parallel degree",
             "speedup (×)",
             speedup,
+            notes,
         ),
         chart(
             "efficiency",
             "Efficiency against the parallel degree",
             "efficiency (speedup ÷ ideal)",
             efficiency,
+            Vec::new(),
         ),
     ]
+}
+
+/// The CPU cores of the machine the runs measured on (the fewest any run recorded).
+fn machine_cores(s: &Study) -> Option<u32> {
+    s.runs
+        .iter()
+        .flat_map(|r| &r.provenance)
+        .filter(|(k, _)| k == "host.cpus")
+        .filter_map(|(_, v)| v.parse::<u32>().ok())
+        .filter(|&c| c > 0)
+        .min()
+}
+
+/// A speedup above the machine's cores cannot come from parallelism alone (a slow or noisy
+/// serial baseline): such points are ringed and said.
+fn flag_above(series: &mut [Series], cores: u32, notes: &mut Vec<String>) {
+    for s in series {
+        for p in &mut s.points {
+            if p.y > cores as f64 * 1.05 {
+                p.flagged = true;
+                notes.push(format!(
+                    "{} at parallel_workers={}: speedup {}× on {cores} cores — more than the cores can give; the serial baseline (degree 0) was likely slowed by noise",
+                    s.name,
+                    fmt(p.x),
+                    fmt(p.y)
+                ));
+            }
+        }
+    }
 }
 
 /// The names of the queries the runs measured, in order.
@@ -239,6 +283,7 @@ pub fn node_times(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
             notes: Vec::new(),
             table,
             zoomable: false,
+            colors: Vec::new(),
         });
     }
     out
@@ -303,6 +348,7 @@ pub fn plan_trees(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
             notes: Vec::new(),
             table,
             zoomable: false,
+            colors: Vec::new(),
         });
     }
     out

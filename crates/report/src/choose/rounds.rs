@@ -47,6 +47,7 @@ fn lines(
         notes,
         table,
         zoomable: false,
+        colors: Vec::new(),
     }
 }
 

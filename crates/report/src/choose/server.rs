@@ -104,5 +104,6 @@ pub fn wait_events(id: &str, runs: &[Run]) -> Option<Chart> {
         },
         table,
         zoomable: false,
+        colors: Vec::new(),
     })
 }

@@ -194,6 +194,7 @@ fn waterfall(
         notes,
         table,
         zoomable: false,
+        colors: Vec::new(),
     }
 }
 
@@ -292,5 +293,6 @@ fn by_key(
         notes: Vec::new(),
         table,
         zoomable: false,
+        colors: Vec::new(),
     }
 }

@@ -54,6 +54,7 @@ fn time_chart(id: String, title: String, y: &str, series: Vec<Series>, table: Ta
         notes: Vec::new(),
         table,
         zoomable: true,
+        colors: Vec::new(),
     }
 }
 
@@ -141,6 +142,16 @@ fn mark_steady(c: &mut Chart, r: &Run) {
             ));
         }
     }
+}
+
+/// Why runs get no chart over time, when none has [`MIN_SECONDS`] whole seconds.
+pub fn too_short(runs: &[Run]) -> Option<String> {
+    let longest = runs.iter().map(|r| r.series.len()).max()?;
+    (longest < MIN_SECONDS).then(|| {
+        format!(
+            "No chart over time: the runs have at most {longest} whole second(s) of per-second figures, and a course over time needs {MIN_SECONDS} (run for longer)."
+        )
+    })
 }
 
 /// TPS and latency per second of one run, with its ramp-up and tail.

@@ -207,7 +207,11 @@ pub fn from_view(id: String, v: &RunView) -> Run {
         .map(|(k, x)| (k.clone(), point_value(x)))
         .collect();
     let mut provenance = Vec::new();
-    flatten("", &v.provenance, &mut provenance);
+    flatten(
+        "",
+        &pgrig_results::profiles::without_stacks(&v.provenance),
+        &mut provenance,
+    );
     flatten("options", &v.options, &mut provenance);
     let versions = [
         ("pgrig_version", &v.pgrig_version),
@@ -245,6 +249,7 @@ pub fn from_view(id: String, v: &RunView) -> Run {
         latency: lat,
         provenance,
         query: query::plans(&v.queries),
+        profiles: v.profiles.clone(),
     }
 }
 

@@ -44,6 +44,8 @@ fn node(n: &PlanNodeView) -> PlanNode {
         self_ms: n.self_ms.unwrap_or(0.0),
         rows: n.rows_total.unwrap_or(0.0),
         loops: n.loops.unwrap_or(0.0),
+        est_rows: n.plan_rows.unwrap_or(0.0),
+        q_error: n.q_error,
     }
 }
 
@@ -56,6 +58,11 @@ pub fn plans(queries: &[QueryView]) -> Vec<QueryPlan> {
             QueryPlan {
                 name: q.name.clone().unwrap_or_else(|| "query".into()),
                 client_ms: rep.as_ref().and_then(|(e, _)| e.client_ms),
+                fingerprint: rep
+                    .as_ref()
+                    .filter(|(_, nodes)| !nodes.is_empty())
+                    .map(|(_, nodes)| pgrig_results::plans::fingerprint(nodes))
+                    .unwrap_or_default(),
                 nodes: rep
                     .map(|(_, nodes)| nodes.iter().map(node).collect())
                     .unwrap_or_default(),

@@ -52,6 +52,13 @@ pub struct Jit {
     pub total_ms: f64,
 }
 
+/// The q-error of an estimate: max(est/actual, actual/est), each side at least one row (a node
+/// that never ran has 0 actual rows, counted as 1).
+pub fn q_error(estimated: f64, actual: f64) -> f64 {
+    let (e, a) = (estimated.max(1.0), actual.max(1.0));
+    (e / a).max(a / e)
+}
+
 /// One plan node, in depth-first order.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Node {
@@ -69,6 +76,15 @@ pub struct Node {
     pub loops: f64,
     /// rows × loops
     pub rows_total: f64,
+    /// the planner's estimate of rows per loop (`Plan Rows`)
+    pub plan_rows: f64,
+    /// cardinality error: max(estimated/actual, actual/estimated) over all loops, each at least
+    /// one row (1 = exact)
+    pub q_error: f64,
+    /// the index a scan used (`Index Name`), else null
+    pub index: Option<String>,
+    /// a join's type (`Join Type`: Inner, Left, Semi, ...), else null
+    pub join_type: Option<String>,
     pub rows_removed_by_filter: f64,
     /// Time in this node and below over the query: total_ms × loops, divided by the
     /// processes that ran the loops concurrently below a Gather.
@@ -239,6 +255,19 @@ fn flatten(
         rows: num(node, "Actual Rows"),
         loops,
         rows_total: num(node, "Actual Rows") * loops,
+        plan_rows: num(node, "Plan Rows"),
+        q_error: q_error(
+            num(node, "Plan Rows") * loops,
+            num(node, "Actual Rows") * loops,
+        ),
+        index: node
+            .get("Index Name")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        join_type: node
+            .get("Join Type")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         rows_removed_by_filter: num(node, "Rows Removed by Filter"),
         inclusive_ms,
         self_ms: inclusive_ms,
@@ -270,6 +299,14 @@ fn flatten(
 mod tests {
     use super::*;
 
+    #[test]
+    fn q_error_is_symmetric_and_counts_zero_rows_as_one() {
+        assert_eq!(q_error(100.0, 10.0), 10.0);
+        assert_eq!(q_error(10.0, 100.0), 10.0);
+        assert_eq!(q_error(0.0, 0.0), 1.0);
+        assert_eq!(q_error(5.0, 0.0), 5.0);
+    }
+
     /// A parallel count(*) as PostgreSQL 15 prints it (trimmed).
     const PARALLEL: &str = r#"[{"Plan": {"Node Type": "Aggregate", "Strategy": "Plain",
       "Partial Mode": "Finalize", "Parallel Aware": false, "Actual Startup Time": 40.0,
@@ -286,6 +323,7 @@ mod tests {
           "Actual Loops": 3,
           "Plans": [{"Node Type": "Seq Scan", "Parallel Aware": true,
             "Relation Name": "pgbench_accounts", "Schema": "public", "Alias": "pgbench_accounts",
+            "Plan Rows": 41667,
             "Actual Startup Time": 0.1, "Actual Total Time": 30.0, "Actual Rows": 33333,
             "Actual Loops": 3, "Rows Removed by Filter": 0,
             "Shared Hit Blocks": 100, "Shared Read Blocks": 1540}]}]}]},
@@ -309,6 +347,12 @@ mod tests {
         assert_eq!(scan.parent, Some(2));
         assert_eq!(scan.relation.as_deref(), Some("public.pgbench_accounts"));
         assert_eq!(scan.rows_total, 99999.0);
+        // 41667 estimated per loop against 33333: q-error 1.25 (over the three loops alike)
+        assert!((scan.q_error - 41667.0 / 33333.0).abs() < 1e-12);
+        assert_eq!(
+            f.nodes[0].q_error, 1.0,
+            "no estimate and one row: both count as one"
+        );
         // three processes ran the scan's three loops at once: 30 ms of wall time
         assert_eq!(scan.inclusive_ms, 30.0);
         assert_eq!(f.nodes[2].self_ms, 8.0);

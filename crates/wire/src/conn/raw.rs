@@ -11,8 +11,12 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::task::Poll;
 
 use crate::rt::reactor::{self, Dir};
+use crate::rt::uring;
 
 pub(crate) struct RawStream {
+    /// `PGRIG_IO=uring` on a plain socket: its I/O goes through the thread's ring. Declared
+    /// before `fd`: dropped first, it cancels what is in flight before the descriptor closes.
+    ring: Option<uring::Io>,
     fd: OwnedFd,
     /// reactor slot, registered on first wait (on the thread that runs the connection)
     slot: Option<usize>,
@@ -106,6 +110,7 @@ fn sys_send(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
 impl RawStream {
     pub(crate) fn new(fd: OwnedFd, tls: Option<rustls::ClientConnection>) -> RawStream {
         RawStream {
+            ring: (tls.is_none() && uring::enabled()).then(uring::Io::default),
             fd,
             slot: None,
             tls: tls.map(Box::new),
@@ -157,6 +162,9 @@ impl RawStream {
             return self.read_tls(buf).await;
         }
         let fd = self.fd.as_raw_fd();
+        if let Some(ring) = self.ring.as_mut() {
+            return ring.read(fd, buf).await;
+        }
         if let Some(slot) = self.slot {
             // Only a thread's sole connection speculates, and not when a timer is due: a task
             // that finds its response without waiting never yields, which is fair only when
@@ -236,6 +244,9 @@ impl RawStream {
             return self.flush_tls().await;
         }
         let fd = self.fd.as_raw_fd();
+        if let Some(ring) = self.ring.as_mut() {
+            return ring.write_all(fd, buf).await;
+        }
         while !buf.is_empty() {
             match sys_send(fd, buf) {
                 Ok(n) => buf = &buf[n..],
@@ -270,6 +281,9 @@ impl RawStream {
         if let Some(tls) = self.tls.as_mut() {
             tls.send_close_notify();
             let _ = self.flush_tls().await;
+        }
+        if let Some(ring) = self.ring.as_mut() {
+            ring.flush().await?;
         }
         // SAFETY: plain system call on our descriptor.
         unsafe { libc::shutdown(self.fd.as_raw_fd(), libc::SHUT_WR) };

@@ -12,6 +12,11 @@ pub const DEFAULT_CAPACITY: usize = 4 * 1024;
 /// Minimum free space offered to a read.
 const MIN_READ: usize = 4 * 1024;
 
+/// A read that fills all the space it was offered means more is probably waiting (answers of
+/// many rows, e.g. sysbench's 100-row ranges): the buffer then doubles, up to this, so the rest
+/// comes in fewer reads. A client whose answers are small keeps the default size.
+const ADAPTIVE_LIMIT: usize = 64 * 1024;
+
 pub struct ReadBuf {
     buf: Vec<u8>,
     start: usize,
@@ -90,6 +95,10 @@ impl ReadBuf {
     #[inline]
     pub fn filled(&mut self, n: usize) {
         self.end = (self.end + n).min(self.buf.len());
+        if n > 0 && self.end == self.buf.len() && self.buf.len() < ADAPTIVE_LIMIT {
+            let grown = (self.buf.len() * 2).min(ADAPTIVE_LIMIT);
+            self.buf.resize(grown, 0);
+        }
     }
 }
 
@@ -132,6 +141,27 @@ mod tests {
         feed(&mut rb, &msg[10..]);
         assert_eq!(rb.next_frame().unwrap(), Some(100_005));
         assert_eq!(rb.consume(100_005), &msg[..]);
+    }
+
+    #[test]
+    fn full_reads_grow_the_offer_and_small_ones_do_not() {
+        let mut rb = ReadBuf::default();
+        // small answers, consumed as they come: the offer stays at the default
+        for _ in 0..100 {
+            feed(&mut rb, b"1\0\0\0\x04");
+            rb.consume(5);
+            assert_eq!(rb.spare().len(), DEFAULT_CAPACITY);
+        }
+        // a read that fills its whole offer: the next offer is larger, up to the limit
+        let mut offers = Vec::new();
+        for _ in 0..6 {
+            let n = rb.spare().len();
+            offers.push(n);
+            rb.spare().fill(b'D');
+            rb.filled(n);
+            rb.consume(rb.data().len());
+        }
+        assert_eq!(offers, [4096, 8192, 16384, 32768, 65536, 65536]);
     }
 
     #[test]

@@ -115,8 +115,13 @@ pub fn block_on<F: Future>(main: F) -> F::Output {
             break v;
         }
         let idle = READY.with(|r| r.borrow().is_empty());
-        if let Err(e) = reactor::with(|r| r.turn(idle)).and_then(|r| r) {
-            panic!("pgrig_wire::rt: epoll failed: {e}");
+        let turned = if super::uring::active() {
+            super::uring::turn(idle)
+        } else {
+            reactor::with(|r| r.turn(idle)).and_then(|r| r)
+        };
+        if let Err(e) = turned {
+            panic!("pgrig_wire::rt: waiting for I/O failed: {e}");
         }
     };
     let tasks = EXEC.with(|e| e.borrow_mut().take());

@@ -9,6 +9,7 @@
 
 mod executor;
 pub(crate) mod reactor;
+pub(crate) mod uring;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -16,6 +17,12 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 pub use executor::{block_on, spawn_local, JoinHandle};
+
+/// Whether this thread's connections run on io_uring (`PGRIG_IO=uring`, once one was used):
+/// a thread's sends and receives then go to the kernel together in one `io_uring_enter`.
+pub fn io_uring_in_use() -> bool {
+    uring::active()
+}
 
 /// Completes at `at` (never early; as late as the kernel's timer slack, see [`reactor`]).
 pub fn sleep_until(at: Instant) -> Sleep {

@@ -151,6 +151,11 @@ impl Reactor {
         }
     }
 
+    /// The epoll descriptor (polled through the ring by [`super::uring`]).
+    pub(crate) fn epfd(&self) -> RawFd {
+        self.epfd
+    }
+
     pub fn is_ready(&self, slot: usize, dir: Dir) -> bool {
         let s = &self.slots[slot];
         s.closed
@@ -233,7 +238,7 @@ impl Reactor {
 
     /// How long [`Self::turn`] may wait: not at all when `block` is false or a timer is due,
     /// until the next timer, or (`None`) until an event.
-    fn timeout(&self, block: bool) -> Option<Duration> {
+    pub(crate) fn timeout(&self, block: bool) -> Option<Duration> {
         if !block {
             return Some(Duration::ZERO);
         }

@@ -42,7 +42,7 @@ impl Db {
             .enable_all()
             .build()
             .map_err(|e| fail(&e))?;
-        let cfg = Config::from_args(args, "pgrig-scale").map_err(|e| fail(&e))?;
+        let cfg = Config::from_args(args, "pgrig-fleet").map_err(|e| fail(&e))?;
         let conn = rt
             .block_on(async {
                 tokio::time::timeout(

@@ -1,4 +1,4 @@
-//! `pgrig-scale`: one benchmark run from several client hosts, coordinated through PostgreSQL
+//! `pgrig-fleet`: one benchmark run from several client hosts, coordinated through PostgreSQL
 //! and merged exactly. A run is split into segments (`share`: each segment's clients, rate and
 //! first global client id); the coordinator and the workers meet in a small schema
 //! (`schema`: `pgrig_scale.runs`, `.workers`, `.intervals`) spoken through `db`; workers measure
