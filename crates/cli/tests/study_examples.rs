@@ -354,3 +354,93 @@ fn parallel_scan_example_launches_every_degree_and_derives_speedup() {
         ],
     );
 }
+
+#[test]
+fn insert_steps_example_measures_every_step_on_top_of_the_previous_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = study(dir.path(), "insert_steps.toml", &["workload.duration=1s"]);
+    assert_eq!(runs.len(), 10, "5 steps x 2 server_cpus");
+    let names = [
+        "single-row inserts",
+        "multi-row insert",
+        "prepared",
+        "synchronous_commit off",
+        "client threads",
+    ];
+    for (i, r) in runs.iter().enumerate() {
+        let step = i / 2;
+        assert_eq!(
+            r["step_index"].as_u64(),
+            Some(step as u64),
+            "{}",
+            r["point"]
+        );
+        assert_eq!(r["step"].as_str(), Some(names[step]));
+        assert_eq!(r["point"]["step"].as_str(), Some(names[step]));
+        assert_eq!(r["server_cpus"].as_u64(), Some(1 + (i % 2) as u64));
+        assert!(r["tps"].as_f64().unwrap() > 0.0, "{}", r["point"]);
+        // each step keeps what the earlier steps changed
+        // (eight single-row INSERTs, or one multi-row INSERT, per transaction)
+        let inserts = r["per_statement"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["text"].as_str().unwrap_or("").starts_with("INSERT"))
+            .count();
+        assert_eq!(inserts, if step >= 1 { 1 } else { 8 }, "step {step}");
+        assert_eq!(r["protocol"] == "prepared", step >= 2, "{}", r["protocol"]);
+        assert_eq!(
+            r["settings"]["synchronous_commit"] == "off",
+            step >= 3,
+            "{}",
+            r["settings"]
+        );
+        assert_eq!(r["threads"].as_u64(), Some(if step >= 4 { 2 } else { 1 }));
+        // the server's own setting agrees (the run's provenance)
+        let mut show = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+        show.args(["results", "show", "--store"])
+            .arg(dir.path().join("insert_steps.toml.db"))
+            .arg(r["run_id"].to_string());
+        let shown: Value = serde_json::from_str(&run(show).stdout).expect("results show");
+        let settings = &shown["provenance"]["server_settings"];
+        assert_eq!(
+            settings["synchronous_commit"] == "off",
+            step >= 3,
+            "{settings}"
+        );
+    }
+    report_shows(
+        dir.path(),
+        "insert_steps.toml",
+        &[
+            "insert-steps-tps-by-step",
+            "insert-steps-tps-steps-by-server-cpus",
+        ],
+    );
+    // one bar per step, in step order (the chart's table: one row per bar), each after the
+    // first with its change from the previous step, recomputed here from the exported runs
+    let html = std::fs::read_to_string(dir.path().join("insert_steps.toml.html")).unwrap();
+    let table = html
+        .split("id=\"insert-steps-tps-by-step-table\"")
+        .nth(1)
+        .and_then(|t| t.split("</table>").next())
+        .expect("the step chart's table");
+    let rows: Vec<&str> = table.split("<tr data-x=").skip(1).collect();
+    assert_eq!(rows.len(), names.len(), "{table}");
+    let best = |step: usize| {
+        runs[2 * step..2 * step + 2]
+            .iter()
+            .map(|r| r["tps"].as_f64().unwrap())
+            .fold(f64::MIN, f64::max)
+    };
+    for (i, (row, name)) in rows.iter().zip(names).enumerate() {
+        let cell = format!("<th scope=\"row\">{}</th><td>{name}</td>", i + 1);
+        assert!(row.contains(&cell), "row {i}: {row}");
+        if i > 0 {
+            let pct = 100.0 * (best(i) - best(i - 1)) / best(i - 1);
+            let sign = if pct >= 0.0 { "+" } else { "−" };
+            let label = format!("({sign}{:.0}%)", pct.abs());
+            assert!(row.contains(&label), "row {i}: {label} not in {row}");
+        }
+    }
+}

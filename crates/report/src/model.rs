@@ -130,6 +130,16 @@ pub struct Sizes {
     pub total: f64,
 }
 
+/// A relation's size as PostgreSQL's functions split it, in bytes (stores written since the
+/// parts were collected): main fork, free-space + visibility maps + init fork, TOAST (with
+/// its index); indexes and total are in [`Sizes`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SizeParts {
+    pub main: f64,
+    pub maps: f64,
+    pub toast: f64,
+}
+
 /// What the server did during a run (totals over the run, from the collectors).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Server {
@@ -149,6 +159,8 @@ pub struct Run {
     pub target: String,
     /// The point's matrix values, in the study file's order.
     pub point: Vec<(String, PointValue)>,
+    /// a steps study: the point's step (0-based position in the study's steps, name)
+    pub step: Option<(usize, String)>,
     pub repetition: u32,
     pub round: u32,
     pub tps: f64,
@@ -162,6 +174,8 @@ pub struct Run {
     pub client_cpu: Option<pgrig_results::client_cpu::Figures>,
     pub server: Server,
     pub relation_sizes: Vec<(String, Sizes)>,
+    /// the same relations' parts, where the run recorded them
+    pub relation_parts: Vec<(String, SizeParts)>,
     pub statements: Vec<Statement>,
     pub series: Vec<Second>,
     /// overall first, then per script when known

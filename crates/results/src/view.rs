@@ -106,6 +106,13 @@ lenient_struct! {
         pub heap: Option<f64>,
         pub indexes: Option<f64>,
         pub total: Option<f64>,
+        /// the parts (`pg_relation_size(rel, fork)`, the TOAST relation's total); absent in
+        /// older stores
+        pub main: Option<f64>,
+        pub fsm: Option<f64>,
+        pub vm: Option<f64>,
+        pub init: Option<f64>,
+        pub toast: Option<f64>,
     }
 }
 
@@ -211,6 +218,9 @@ pub struct RunView {
     pub target: Option<String>,
     /// the point's matrix values as the study file wrote them
     pub point: Map<String, Value>,
+    /// a steps study: the point's step (name, 0-based position in the study's steps)
+    pub step: Option<String>,
+    pub step_index: Option<u64>,
     pub repetition: Option<u64>,
     pub round: Option<u64>,
     pub tps: Option<f64>,
@@ -285,6 +295,8 @@ impl RunView {
             study: text(&v["study"]),
             target: text(&v["target"]),
             point: object(&v["point"]),
+            step: text(&v["step"]),
+            step_index: v["step_index"].as_u64(),
             repetition: v["repetition"].as_u64(),
             round: v["round"].as_u64(),
             tps: num(&v["tps"]),

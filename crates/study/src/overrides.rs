@@ -81,6 +81,8 @@ const TOP_LEVEL: &[&str] = &[
     "dataset",
     "workload",
     "matrix",
+    "steps",
+    "zip",
     "repetitions",
     "collect",
 ];

@@ -106,3 +106,24 @@ fn misspelt_keys_are_named_by_themselves() {
     assert!(parse("matrix.\"settings.work_mem\"=[\"1MB\"]").is_ok());
     assert!(parse("dataset.scale=2").is_ok());
 }
+
+#[test]
+fn zip_can_be_set_from_the_command_line() {
+    let text = apply("s.toml", FILE, &sets(&["zip.threads=clients"])).unwrap();
+    let p = crate::plan::expand(&crate::spec::parse("s.toml", &text).unwrap());
+    // clients is not swept: the zip is refused by the plan with its reason
+    let e = p.unwrap_err().to_string();
+    assert!(
+        e.contains("`clients` is neither a [matrix] key nor set by a step"),
+        "{e}"
+    );
+    let text = apply(
+        "s.toml",
+        FILE,
+        &sets(&["zip.threads=clients", "matrix.clients=[1, 3]"]),
+    )
+    .unwrap();
+    let p = crate::plan::expand(&crate::spec::parse("s.toml", &text).unwrap()).unwrap();
+    let t: Vec<u32> = p.points.iter().map(|pt| pt.workload.threads).collect();
+    assert_eq!(t, [1, 3, 1, 3], "clients is added after synchronous_commit");
+}

@@ -44,6 +44,15 @@ pub struct Point {
     pub workload: WorkloadSpec,
     /// `settings.X` matrix values of this point.
     pub settings: Vec<(String, String)>,
+    /// A steps study: the step of this point.
+    pub step: Option<StepRef>,
+}
+
+/// A point's step: its position (0-based, in file order) and name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepRef {
+    pub index: usize,
+    pub name: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,62 +98,24 @@ pub fn expand(study: &Study) -> Result<Plan, StudyError> {
     let targets = targets(study)?;
     check_workload_keys(study)?;
     let (dims, repetitions) = dimensions(study)?;
-    check_point_count(study, targets.len(), &dims)?;
-    let base = spec.workload_table();
+    let steps = steps::steps(study, &|k| is_matrix_key(k) && k != "repetitions")?;
+    let zips = steps::zips(study, &steps, &|k| is_matrix_key(k) && k != "repetitions")?;
+    check_point_count(study, targets.len() * steps.len().max(1), &dims)?;
+    let step_list: Vec<Option<(usize, &StepPlan)>> = match steps.is_empty() {
+        true => vec![None],
+        false => steps.iter().enumerate().map(Some).collect(),
+    };
     let mut points = Vec::new();
-    for (ti, t) in targets.iter().enumerate() {
-        for combo in cartesian(&dims.iter().map(|d| d.values.len()).collect::<Vec<_>>()) {
-            let mut values = Vec::new();
-            if targets.len() > 1 {
-                values.push(("target".to_string(), toml::Value::String(t.name.clone())));
+    for ti in 0..targets.len() {
+        for step in &step_list {
+            let stepped = step_dimensions(study, step.map(|s| s.1))?;
+            for combo in cartesian(&dims.iter().map(|d| d.values.len()).collect::<Vec<_>>()) {
+                let point = point(study, (&targets, ti), *step, &stepped, &dims, &combo, &zips)?;
+                points.push(Point {
+                    index: points.len(),
+                    ..point
+                });
             }
-            let mut wl = Vec::new();
-            let mut settings = Vec::new();
-            for (d, &i) in dims.iter().zip(&combo) {
-                let v = d.values[i].clone();
-                values.push((d.key.clone(), v.clone()));
-                match &d.dim {
-                    Dim::Workload(k) => wl.push((k.clone(), v)),
-                    Dim::Setting(name) => {
-                        settings.push((name.clone(), scalar_text(&v).unwrap_or_default()))
-                    }
-                }
-            }
-            // every key was type-checked on its own; what is left are combinations
-            let workload = effective(&base, &wl)
-                .map_err(|m| study.error_at(spec.workload_offset(), format!("workload: {m}")))?;
-            workload
-                .validate()
-                .and_then(|_| workload.validate_kind())
-                .map_err(|(key, m)| {
-                    let at = match dims.iter().find(|d| d.key == key) {
-                        Some(d) => d.at,
-                        None => spec.workload_value_offset(key),
-                    };
-                    study.error_at(at, format!("workload `{key}`: {m}"))
-                })?;
-            if let (Some(url), Some(level)) = (&t.url, &workload.isolation) {
-                let endpoint = crate::target::Endpoint {
-                    conninfo: url.clone(),
-                };
-                endpoint
-                    .with_options(&crate::target::isolation_option(level))
-                    .map_err(|e| study.error_at(target_at(study, ti, "url"), e.to_string()))?;
-            }
-            if t.url.is_some() && workload.server_cpus.is_some() {
-                return Err(StudyError::Refused(format!(
-                    "{}: server_cpus needs a throwaway local server; target \"{}\" is external (remove server_cpus or the url)",
-                    study.file, t.name
-                )));
-            }
-            check_cold_cache(study, t, &workload)?;
-            points.push(Point {
-                index: points.len(),
-                target: ti,
-                values,
-                workload,
-                settings,
-            });
         }
     }
     check_run_count(study, &points, repetitions)?;
@@ -169,6 +140,13 @@ pub const MAX_RUNS: u64 = 100_000;
 /// Refuses a matrix above [`MAX_POINTS`] before anything is built, naming the count.
 /// Plan-time check of a query point on its target: a cold cache needs a throwaway server.
 fn check_cold_cache(study: &Study, t: &TargetPlan, w: &WorkloadSpec) -> Result<(), StudyError> {
+    if study.spec.collect.profile && w.cache_state() == CacheState::Cold {
+        return Err(study.error_at(
+            study.key_at("cache"),
+            "workload `cache`: \"cold\" restarts the server between executions, so [collect] profile \
+             cannot follow its processes; profile a warm-cache study (cache = \"warm\")",
+        ));
+    }
     if t.url.is_some() && w.cache_state() == CacheState::Cold {
         return Err(study.error_at(
             study.key_at("cache"),
@@ -274,21 +252,8 @@ fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
         }
         let mut values = list.clone();
         for x in values.iter_mut() {
-            if let (Dim::Workload(_), "scripts" | "queries", toml::Value::String(s)) =
-                (&dim, key, &x)
-            {
-                *x = toml::Value::Array(vec![toml::Value::String(s.clone())]);
-            }
-            let bad = match &dim {
-                Dim::Workload(_) if key.starts_with("options.") => scalar_text(x)
-                    .is_none()
-                    .then(|| "an option must be a string, number or boolean".to_string()),
-                Dim::Workload(_) => check_value(key, x).err(),
-                Dim::Setting(_) => setting_text(x).err(),
-            };
-            if let Some(m) = bad {
-                return Err(study.error_at(at, format!("matrix `{key}` value {x}: {m}")));
-            }
+            checked_value(&dim, key, x)
+                .map_err(|m| study.error_at(at, format!("matrix `{key}` value {x}: {m}")))?;
         }
         dims.push(Dimension {
             dim,
@@ -301,6 +266,165 @@ fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
         return Err(study.error_in(&["repetitions"], "repetitions must be at least 1"));
     }
     Ok((dims, repetitions))
+}
+
+/// A matrix or step value made canonical (a lone script is a list of one) and checked by
+/// itself.
+fn checked_value(dim: &Dim, key: &str, x: &mut toml::Value) -> Result<(), String> {
+    if let (Dim::Workload(_), "scripts" | "queries", toml::Value::String(s)) = (dim, key, &x) {
+        *x = toml::Value::Array(vec![toml::Value::String(s.clone())]);
+    }
+    let bad = match dim {
+        Dim::Workload(_) if key.starts_with("options.") => scalar_text(x)
+            .is_none()
+            .then(|| "an option must be a string, number or boolean".to_string()),
+        Dim::Workload(_) => check_value(key, x).err(),
+        Dim::Setting(_) => setting_text(x).err(),
+    };
+    bad.map_or(Ok(()), Err)
+}
+
+/// A step's changes as one-valued dimensions (none without steps), each value checked.
+fn step_dimensions(study: &Study, step: Option<&StepPlan>) -> Result<Vec<Dimension>, StudyError> {
+    let Some(step) = step else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for c in &step.set {
+        let dim = dimension_kind(study, &c.key, c.at)?;
+        let mut value = c.value.clone();
+        checked_value(&dim, &c.key, &mut value).map_err(|m| {
+            study.error_at(
+                c.at,
+                format!("step \"{}\" `{}` = {value}: {m}", step.name, c.key),
+            )
+        })?;
+        out.push(Dimension {
+            dim,
+            key: c.key.clone(),
+            at: c.at,
+            values: vec![value],
+        });
+    }
+    Ok(out)
+}
+
+/// One point: its target, its step's changes, one value of each matrix dimension, then the
+/// zipped keys; the workload validated as a whole.
+fn point(
+    study: &Study,
+    (targets, ti): (&[TargetPlan], usize),
+    step: Option<(usize, &StepPlan)>,
+    stepped: &[Dimension],
+    dims: &[Dimension],
+    combo: &[usize],
+    zips: &[Zip],
+) -> Result<Point, StudyError> {
+    let spec = &study.spec;
+    let t = &targets[ti];
+    let mut values = Vec::new();
+    if targets.len() > 1 {
+        values.push(("target".to_string(), toml::Value::String(t.name.clone())));
+    }
+    if let Some((_, s)) = step {
+        values.push(("step".to_string(), toml::Value::String(s.name.clone())));
+    }
+    // (dimension, its value at this point), steps' changes first
+    let mut chosen: Vec<(&Dimension, toml::Value)> =
+        stepped.iter().map(|d| (d, d.values[0].clone())).collect();
+    for (d, &i) in dims.iter().zip(combo) {
+        values.push((d.key.clone(), d.values[i].clone()));
+        chosen.push((d, d.values[i].clone()));
+    }
+    let mut zipped = Vec::new();
+    for z in zips {
+        let v = chosen
+            .iter()
+            .find(|(d, _)| d.key == z.leader)
+            .map(|(_, v)| v.clone());
+        // a leader set only by later steps: the base workload's own value stands
+        let Some(v) = v.or_else(|| spec.workload_table().get(&z.leader).cloned()) else {
+            continue;
+        };
+        let dim = dimension_kind(study, &z.follower, z.at)?;
+        let mut value = v;
+        checked_value(&dim, &z.follower, &mut value).map_err(|m| {
+            study.error_at(
+                z.at,
+                format!("zip `{}` = {value} (from `{}`): {m}", z.follower, z.leader),
+            )
+        })?;
+        zipped.push(Dimension {
+            dim,
+            key: z.follower.clone(),
+            at: z.at,
+            values: vec![value],
+        });
+    }
+    chosen.extend(zipped.iter().map(|d| (d, d.values[0].clone())));
+    let mut wl = Vec::new();
+    let mut settings = Vec::new();
+    for (d, v) in chosen {
+        match &d.dim {
+            Dim::Workload(k) => wl.push((k.clone(), v)),
+            Dim::Setting(name) => {
+                settings.push((name.clone(), scalar_text(&v).unwrap_or_default()))
+            }
+        }
+    }
+    let workload = workload_of(study, t, ti, &wl, stepped.iter().chain(dims).chain(&zipped))?;
+    Ok(Point {
+        index: 0,
+        target: ti,
+        values,
+        workload,
+        settings,
+        step: step.map(|(index, s)| StepRef {
+            index,
+            name: s.name.clone(),
+        }),
+    })
+}
+
+/// The workload of a point: the base with the point's values, validated as a whole (errors at
+/// the dimension that set the offending key), checked against its target.
+fn workload_of<'a>(
+    study: &Study,
+    t: &TargetPlan,
+    ti: usize,
+    wl: &[(String, toml::Value)],
+    dims: impl Iterator<Item = &'a Dimension> + Clone,
+) -> Result<WorkloadSpec, StudyError> {
+    let spec = &study.spec;
+    // every key was type-checked on its own; what is left are combinations
+    let workload = effective(&spec.workload_table(), wl)
+        .map_err(|m| study.error_at(spec.workload_offset(), format!("workload: {m}")))?;
+    workload
+        .validate()
+        .and_then(|_| workload.validate_kind())
+        .map_err(|(key, m)| {
+            let at = match dims.clone().find(|d| d.key == key) {
+                Some(d) => d.at,
+                None => spec.workload_value_offset(key),
+            };
+            study.error_at(at, format!("workload `{key}`: {m}"))
+        })?;
+    if let (Some(url), Some(level)) = (&t.url, &workload.isolation) {
+        let endpoint = crate::target::Endpoint {
+            conninfo: url.clone(),
+        };
+        endpoint
+            .with_options(&crate::target::isolation_option(level))
+            .map_err(|e| study.error_at(target_at(study, ti, "url"), e.to_string()))?;
+    }
+    if t.url.is_some() && workload.server_cpus.is_some() {
+        return Err(StudyError::Refused(format!(
+            "{}: server_cpus needs a throwaway local server; target \"{}\" is external (remove server_cpus or the url)",
+            study.file, t.name
+        )));
+    }
+    check_cold_cache(study, t, &workload)?;
+    Ok(workload)
 }
 
 fn dimension_kind(study: &Study, key: &str, at: usize) -> Result<Dim, StudyError> {
@@ -407,6 +531,10 @@ pub fn base_dir(study_file: &Path) -> std::path::PathBuf {
         .map(Path::to_path_buf)
         .unwrap_or_else(|| std::path::PathBuf::from("."))
 }
+
+#[path = "plan_steps.rs"]
+mod steps;
+use steps::{StepPlan, Zip};
 
 #[path = "plan_targets.rs"]
 mod targets;

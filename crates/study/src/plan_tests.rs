@@ -277,3 +277,129 @@ fn a_matrix_at_the_point_limit_expands() {
     );
     assert_eq!(plan(&text).unwrap().points.len(), 10_000);
 }
+
+const STEPS: &str = "name = \"s\"\n[workload]\nclients = 2\nthreads = 1\n\
+[matrix]\nserver_cpus = [1, 2]\n\
+[[steps]]\nname = \"base\"\n\
+[[steps]]\nname = \"prepared\"\nset = { protocol = \"prepared\" }\n\
+[[steps]]\nname = \"more\"\nset = { clients = 4, \"settings.synchronous_commit\" = \"off\" }\n";
+
+#[test]
+fn steps_apply_on_top_of_each_other_times_the_matrix() {
+    let p = plan(STEPS).unwrap();
+    assert_eq!(p.points.len(), 6, "3 steps x 2 server_cpus");
+    let named: Vec<(usize, &str, Option<u32>)> = p
+        .points
+        .iter()
+        .map(|pt| {
+            let s = pt.step.as_ref().unwrap();
+            (s.index, s.name.as_str(), pt.workload.server_cpus)
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [
+            (0, "base", Some(1)),
+            (0, "base", Some(2)),
+            (1, "prepared", Some(1)),
+            (1, "prepared", Some(2)),
+            (2, "more", Some(1)),
+            (2, "more", Some(2))
+        ]
+    );
+    assert_eq!(
+        p.points[2].values[0],
+        ("step".to_string(), toml::Value::String("prepared".into()))
+    );
+    assert_eq!(p.points[1].workload.protocol, "simple");
+    // the last step keeps the prepared protocol and adds its own changes
+    let last = &p.points[5];
+    assert_eq!(last.workload.protocol, "prepared");
+    assert_eq!(last.workload.clients, 4);
+    assert_eq!(last.settings, [("synchronous_commit".into(), "off".into())]);
+    assert!(p.points[3].settings.is_empty());
+}
+
+#[test]
+fn zipped_key_follows_its_leader_at_every_point() {
+    let p = plan(&format!("{STEPS}[zip]\nthreads = \"clients\"\n")).unwrap();
+    let threads: Vec<(u32, u32)> = p
+        .points
+        .iter()
+        .map(|pt| (pt.workload.clients, pt.workload.threads))
+        .collect();
+    assert_eq!(threads, [(2, 2), (2, 2), (2, 2), (2, 2), (4, 4), (4, 4)]);
+    let m = plan("name = \"z\"\nzip = { threads = \"clients\" }\n[matrix]\nclients = [1, 3]\n")
+        .unwrap();
+    let t: Vec<u32> = m.points.iter().map(|pt| pt.workload.threads).collect();
+    assert_eq!(t, [1, 3]);
+    assert!(m.points.iter().all(|pt| pt.step.is_none()));
+}
+
+fn err(text: &str) -> String {
+    plan(text).unwrap_err().to_string()
+}
+
+#[test]
+fn bad_steps_and_zips_name_file_line_column() {
+    let twice =
+        "name = \"s\"\n[[steps]]\nname = \"a\"\n[[steps]]\nname = \"a\"\nset = { clients = 2 }\n";
+    assert!(
+        err(twice).starts_with("s.toml:5:8: step name \"a\" is used twice (steps 1 and 2)"),
+        "{}",
+        err(twice)
+    );
+    let swept = "name = \"s\"\n[matrix]\nclients = [1, 2]\n[[steps]]\nname = \"a\"\n[[steps]]\nname = \"b\"\nset = { clients = 4 }\n";
+    assert!(
+        err(swept).starts_with("s.toml:8:9: step \"b\" sets `clients`, which [matrix] also sweeps"),
+        "{}",
+        err(swept)
+    );
+    let bad = "name = \"s\"\n[[steps]]\nname = \"a\"\n[[steps]]\nname = \"b\"\nset = { protocol = \"fast\" }\n";
+    assert!(
+        err(bad).starts_with("s.toml:6:20: step \"b\" `protocol` = \"fast\":"),
+        "{}",
+        err(bad)
+    );
+    let unknown = "name = \"s\"\n[[steps]]\nname = \"a\"\nset = { clinets = 2 }\n";
+    assert!(
+        err(unknown).contains(
+            "s.toml:4:9: step \"a\" sets `clinets`: unknown key (did you mean `clients`?)"
+        ),
+        "{}",
+        err(unknown)
+    );
+    let empty = "name = \"s\"\n[[steps]]\nname = \"a\"\n[[steps]]\nname = \"b\"\n";
+    assert!(
+        err(empty).starts_with("s.toml:5:8: step \"b\" changes nothing"),
+        "{}",
+        err(empty)
+    );
+    let leader = "name = \"s\"\n[zip]\nthreads = \"client\"\n[matrix]\nclients = [1, 2]\n";
+    assert!(
+        err(leader).starts_with("s.toml:3:11: zip `threads = \"client\"`: `client` is neither a [matrix] key nor set by a step"),
+        "{}",
+        err(leader)
+    );
+    let follower =
+        "name = \"s\"\n[zip]\nthreads = \"clients\"\n[matrix]\nclients = [1, 2]\nthreads = [1]\n";
+    assert!(
+        err(follower).starts_with("s.toml:3:1: zip `threads`: `threads` is swept"),
+        "{}",
+        err(follower)
+    );
+    let not_a_name = "name = \"s\"\n[zip]\nthreads = 4\n";
+    assert!(
+        err(not_a_name).starts_with("s.toml:3:11: zip `threads` must name the key it follows"),
+        "{}",
+        err(not_a_name)
+    );
+    // a value a follower cannot take is named at the zip
+    let value =
+        "name = \"s\"\n[zip]\nclients = \"isolation\"\n[matrix]\nisolation = [\"serializable\"]\n";
+    assert!(
+        err(value).starts_with("s.toml:3:11: zip `clients` = \"serializable\" (from `isolation`)"),
+        "{}",
+        err(value)
+    );
+}

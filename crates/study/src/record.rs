@@ -72,6 +72,8 @@ pub fn build(
         "target": target,
         "point": point_json(point),
         "point_index": point.index,
+        "step": point.step.as_ref().map(|s| s.name.clone()),
+        "step_index": point.step.as_ref().map(|s| s.index),
         "run_index": run.index,
         "repetition": run.repetition,
         "round": run.round,

@@ -37,6 +37,13 @@ pub struct StudyFile {
     pub workload: Option<Spanned<Entries>>,
     #[serde(default)]
     pub matrix: Entries,
+    /// A steps study: each step's changes apply on top of the previous step's (`[[steps]]`);
+    /// the steps form a dimension named `step`, outermost after the targets.
+    #[serde(default)]
+    pub steps: Vec<StepSpec>,
+    /// Zipped keys: `threads = "clients"` gives `threads` the value `clients` has at each point.
+    #[serde(default)]
+    pub zip: Entries,
     /// Repetitions of every point (also accepted inside `[matrix]`).
     #[serde(default)]
     pub repetitions: Option<u32>,
@@ -47,6 +54,16 @@ pub struct StudyFile {
     pub order: Order,
     #[serde(default)]
     pub collect: CollectSpec,
+}
+
+/// One `[[steps]]` entry: its name and the keys it changes (workload keys, `options.NAME`,
+/// `settings.NAME`), kept in file order with their positions.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepSpec {
+    pub name: Spanned<String>,
+    #[serde(default)]
+    pub set: Entries,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

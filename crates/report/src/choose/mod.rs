@@ -16,6 +16,7 @@ mod optimizer;
 mod query;
 mod rounds;
 mod server;
+mod steps;
 mod time;
 
 use crate::chart::Chart;
@@ -226,8 +227,17 @@ fn study(s: &Study, metric: &Metric) -> Section {
     }
     intro.extend(time::too_short(&s.runs));
     let mut charts = query::scaling(&id, s);
+    let (stepped, covered) = steps::charts(&id, &s.runs, &swept, metric);
+    charts.extend(stepped);
     charts.extend(effects::charts(&id, &s.runs, &swept, metric));
-    charts.extend(matrix::charts(&id, &s.runs, &swept, metric));
+    let unstepped: Vec<String> = swept
+        .iter()
+        .filter(|k| !covered.contains(k))
+        .cloned()
+        .collect();
+    if covered.is_empty() || !unstepped.is_empty() {
+        charts.extend(matrix::charts(&id, &s.runs, &unstepped, metric));
+    }
     if rounds > 1 {
         charts.extend(rounds::charts(&id, &s.runs, metric));
     }

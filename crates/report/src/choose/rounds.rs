@@ -120,39 +120,43 @@ fn sizes_chart(id: &str, runs: &[Run]) -> Option<Chart> {
     let rounds = first_rounds(runs);
     let (shown, total_tables, growing) = drawn_tables(&rounds)?;
     let mut series = Vec::new();
-    let mut table = Table::new(
-        "relation sizes after each round (first repetition of the first point)",
-        &["relation", "round", "heap", "indexes", "total"],
-    );
+    // runs that recorded the parts (main fork, maps, TOAST) get their columns
+    let split = rounds.iter().any(|r| !r.relation_parts.is_empty());
+    let mut table = match split {
+        true => Table::new(
+            "relation sizes after each round (first repetition of the first point); heap = main fork + TOAST",
+            &["relation", "round", "heap", "main fork", "TOAST", "fsm+vm", "indexes", "total"],
+        ),
+        false => Table::new(
+            "relation sizes after each round (first repetition of the first point)",
+            &["relation", "round", "heap", "indexes", "total"],
+        ),
+    };
     for r in &rounds {
         for (t, s) in &r.relation_sizes {
-            table.push(
-                r.round as f64,
-                vec![
-                    t.clone(),
-                    r.round.to_string(),
-                    fmt_bytes(s.heap),
-                    fmt_bytes(s.indexes),
-                    fmt_bytes(s.total),
-                ],
-            );
+            let parts = r.relation_parts.iter().find(|p| &p.0 == t).map(|p| &p.1);
+            let part = |f: fn(&crate::model::SizeParts) -> f64| {
+                parts.map_or(String::new(), |p| fmt_bytes(f(p)))
+            };
+            let mut row = vec![t.clone(), r.round.to_string(), fmt_bytes(s.heap)];
+            if split {
+                row.extend([part(|p| p.main), part(|p| p.toast), part(|p| p.maps)]);
+            }
+            row.extend([fmt_bytes(s.indexes), fmt_bytes(s.total)]);
+            table.push(r.round as f64, row);
             if shown.contains(t) {
                 let x = r.round as f64;
-                push(
-                    &mut series,
-                    &format!("{t} total"),
-                    Pt::new(x, s.total / 1048576.0),
-                );
-                push(
-                    &mut series,
-                    &format!("{t} heap"),
-                    Pt::new(x, s.heap / 1048576.0),
-                );
-                push(
-                    &mut series,
-                    &format!("{t} indexes"),
-                    Pt::new(x, s.indexes / 1048576.0),
-                );
+                let mib = |b: f64| Pt::new(x, b / 1048576.0);
+                push(&mut series, &format!("{t} total"), mib(s.total));
+                match parts {
+                    // TOAST apart: pg_relation_size (the main fork) vs what the table really holds
+                    Some(p) => {
+                        push(&mut series, &format!("{t} main fork"), mib(p.main));
+                        push(&mut series, &format!("{t} TOAST"), mib(p.toast));
+                    }
+                    None => push(&mut series, &format!("{t} heap"), mib(s.heap)),
+                }
+                push(&mut series, &format!("{t} indexes"), mib(s.indexes));
             }
         }
     }

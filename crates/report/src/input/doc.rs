@@ -9,7 +9,9 @@ use serde_json::Value;
 use pgrig_results::view::{LatencyView, RunView, SecondView, SizesView, StatementView};
 
 use crate::input::{curve, query};
-use crate::model::{Distribution, Latency, PointValue, Run, Second, Server, Sizes, Statement};
+use crate::model::{
+    Distribution, Latency, PointValue, Run, Second, Server, SizeParts, Sizes, Statement,
+};
 
 /// A matrix value: strings as they are, numbers as numbers, anything else as compact JSON.
 pub fn point_value(v: &Value) -> PointValue {
@@ -104,6 +106,23 @@ fn sizes(v: &[(String, SizesView)]) -> Vec<(String, Sizes)> {
                     total: s.total.unwrap_or(0.0),
                 },
             )
+        })
+        .collect()
+}
+
+/// The parts of each relation's size, for the relations whose run recorded them.
+fn parts(v: &[(String, SizesView)]) -> Vec<(String, SizeParts)> {
+    v.iter()
+        .filter_map(|(t, s)| {
+            let maps = s.fsm? + s.vm? + s.init.unwrap_or(0.0);
+            Some((
+                t.clone(),
+                SizeParts {
+                    main: s.main?,
+                    maps,
+                    toast: s.toast?,
+                },
+            ))
         })
         .collect()
 }
@@ -208,6 +227,10 @@ pub fn from_view(id: String, v: &RunView) -> Run {
         id,
         target: v.target.clone().unwrap_or_default(),
         point,
+        step: v
+            .step_index
+            .zip(v.step.clone())
+            .map(|(i, n)| (i as usize, n)),
         repetition: v.repetition.unwrap_or(1) as u32,
         round: v.round.unwrap_or(1) as u32,
         tps: v.tps.unwrap_or(0.0),
@@ -219,6 +242,7 @@ pub fn from_view(id: String, v: &RunView) -> Run {
         client_cpu: v.client_cpu,
         server: server(v),
         relation_sizes: sizes(&v.relation_sizes),
+        relation_parts: parts(&v.relation_sizes),
         statements: statements(v),
         series: series(&v.series),
         distributions: distributions(v, &lat),

@@ -197,11 +197,25 @@ fn number(x: f64) -> Value {
     }
 }
 
-/// Relation sizes: `{"name": {"heap": b, "indexes": b, "total": b}}`. A listed name that is not
-/// a table is also looked up as `pgbench_NAME`; names are reported as listed.
+/// The size columns of [`relation_sizes`], after the name, in the order of [`SIZE_KEYS`]:
+/// `heap` (main fork + the TOAST relation with its index, as before), `indexes`, `total`, then
+/// the parts `pg_total_relation_size` adds up — `main`, `fsm`, `vm`, `init` (forks of the table),
+/// `toast` (the TOAST relation's total, its index included) and `indexes` again.
+const SIZE_COLS: &str = "pg_relation_size(c.oid) + COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0), \
+     pg_indexes_size(c.oid), pg_total_relation_size(c.oid), \
+     pg_relation_size(c.oid, 'main'), pg_relation_size(c.oid, 'fsm'), pg_relation_size(c.oid, 'vm'), \
+     pg_relation_size(c.oid, 'init'), COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0)";
+
+/// The keys of one relation's sizes, in [`SIZE_COLS`]' order.
+pub const SIZE_KEYS: [&str; 8] = [
+    "heap", "indexes", "total", "main", "fsm", "vm", "init", "toast",
+];
+
+/// Relation sizes: `{"name": {"heap": b, "indexes": b, "total": b, "main": b, "fsm": b, "vm": b,
+/// "init": b, "toast": b}}` in bytes (main + fsm + vm + init + toast + indexes = total). A listed
+/// name that is not a table is also looked up as `pgbench_NAME`; names are reported as listed.
 pub fn relation_sizes(db: &mut Db, which: &RelationSizes) -> Result<Value, StudyError> {
-    let size_cols = "pg_relation_size(c.oid) + COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0), \
-                     pg_indexes_size(c.oid), pg_total_relation_size(c.oid)";
+    let size_cols = SIZE_COLS;
     let mut out = serde_json::Map::new();
     let row_json = |r: &[Option<String>]| -> Value {
         let n = |i: usize| {
@@ -209,9 +223,15 @@ pub fn relation_sizes(db: &mut Db, which: &RelationSizes) -> Result<Value, Study
                 .cloned()
                 .flatten()
                 .and_then(|s| s.parse::<i64>().ok())
+                .filter(|n| *n >= 0)
                 .unwrap_or(0)
         };
-        json!({"heap": n(1), "indexes": n(2), "total": n(3)})
+        let m: serde_json::Map<String, Value> = SIZE_KEYS
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.to_string(), json!(n(i + 1))))
+            .collect();
+        Value::Object(m)
     };
     match which {
         RelationSizes::All(false) => {}

@@ -1,6 +1,7 @@
 //! The study's collectors around a query run's measured executions: server counter deltas,
 //! wait events sampled meanwhile and the throwaway server's process usage (warm cache), and
-//! relation sizes after. With a cold cache the server restarts between executions, so only the
+//! relation sizes after, and with `[collect] profile` the perf profile of the server's processes
+//! over the measured executions (as script runs record it). With a cold cache the server restarts between executions, so only the
 //! relation sizes are taken (counters and processes do not survive the restarts).
 
 use std::time::{Duration, Instant};
@@ -44,11 +45,16 @@ pub fn around<T>(
         )),
         false => None,
     };
+    let profiling = crate::collect::profile::start(m, collect)?;
     let t0 = Instant::now();
     let out = f(m);
     let wall = t0.elapsed().as_secs_f64();
     let waits = sampler.map(WaitSampler::finish);
+    let profiles = profiling.map(|p| p.finish());
     let out = out?;
+    if let Some(p) = profiles {
+        c.profiles = p?;
+    }
     if let (Some(b), Some(a)) = (proc_before, pids(m)) {
         c.server_processes = a.delta_json(&b, wall);
     }

@@ -80,7 +80,10 @@ pub fn run(
         parallel_tables: &tables,
         session_settings: &session_settings,
     };
-    let provenance = provenance(q, m, point, run, &sources);
+    let mut provenance = provenance(q, m, point, run, &sources);
+    if !collected.profiles.is_null() {
+        provenance["profiles"] = collected.profiles.clone();
+    }
     Ok(build(
         &q.study.spec.name,
         &m.name,
