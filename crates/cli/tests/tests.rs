@@ -54,6 +54,7 @@ mod output_links;
 mod parsers_proptest;
 mod pgbench_tap;
 mod profile;
+mod query_profile;
 mod replay_cli;
 mod report_cli;
 mod report_figures;
