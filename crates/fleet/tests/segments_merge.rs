@@ -96,7 +96,10 @@ fn three_segments_merged_issue_and_count_what_one_host_does() {
     // the same clients drew the same values, transaction for transaction
     assert_eq!(draws(&single), draws(&split));
     assert!(draws(&split).starts_with("125:"), "{}", draws(&split));
-    let (one, all) = (pgrig_engine::document::of(&whole), pgrig_engine::document::of(&merged));
+    let (one, all) = (
+        pgrig_engine::document::of(&whole),
+        pgrig_engine::document::of(&merged),
+    );
     assert_eq!(all.transactions.ok, 125);
     assert_eq!(all.transactions.ok, one.transactions.ok);
     assert_eq!(all.transactions.failed, 0);

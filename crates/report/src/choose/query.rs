@@ -55,6 +55,33 @@ fn scaling_table(pts: &[&QueryPoint], many: bool) -> Table {
     table
 }
 
+/// The series the points fall into (in order), and whether there is more than one.
+fn series_names(pts: &[&QueryPoint]) -> (Vec<String>, bool) {
+    let mut all: Vec<String> = pts.iter().map(|p| group(p, true)).collect();
+    all.sort();
+    all.dedup();
+    let many = all.len() > 1;
+    let mut names: Vec<String> = Vec::new();
+    for p in pts {
+        let g = group(p, many);
+        if !names.contains(&g) {
+            names.push(g);
+        }
+    }
+    (names, many)
+}
+
+/// The ideal speedup at each degree (degree + leader), one point per degree.
+fn ideal_line(pts: &[&QueryPoint]) -> Vec<(f64, f64)> {
+    let mut ideal: Vec<(f64, f64)> = pts
+        .iter()
+        .filter_map(|p| Some((p.degree?, p.ideal?)))
+        .collect();
+    ideal.sort_by(|a, b| a.0.total_cmp(&b.0));
+    ideal.dedup_by(|a, b| a.0 == b.0);
+    ideal
+}
+
 /// Speedup and efficiency against `parallel_workers`, each with its ideal line.
 pub fn scaling(id: &str, s: &Study) -> Vec<Chart> {
     let pts: Vec<&QueryPoint> = s
@@ -65,24 +92,9 @@ pub fn scaling(id: &str, s: &Study) -> Vec<Chart> {
     if pts.len() < 2 {
         return Vec::new();
     }
-    let mut names: Vec<String> = Vec::new();
-    let mut all: Vec<String> = pts.iter().map(|p| group(p, true)).collect();
-    all.sort();
-    all.dedup();
-    let many = all.len() > 1;
-    for p in &pts {
-        let g = group(p, many);
-        if !names.contains(&g) {
-            names.push(g);
-        }
-    }
+    let (names, many) = series_names(&pts);
     let degrees: Vec<f64> = pts.iter().filter_map(|p| p.degree).collect();
-    let mut ideal: Vec<(f64, f64)> = pts
-        .iter()
-        .filter_map(|p| Some((p.degree?, p.ideal?)))
-        .collect();
-    ideal.sort_by(|a, b| a.0.total_cmp(&b.0));
-    ideal.dedup_by(|a, b| a.0 == b.0);
+    let ideal = ideal_line(&pts);
     let line = |get: &dyn Fn(&QueryPoint) -> Option<f64>| -> Vec<Series> {
         names
             .iter()
