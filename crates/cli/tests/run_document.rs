@@ -1,6 +1,6 @@
 //! The run document and its renderers, from constructed run results (no server): snapshots of
 //! `--json`, pgbench's text report and `pgrig run`'s summary (a format change shows as a
-//! reviewed diff: `PGRIG_UPDATE_SNAPSHOTS=1 cargo test -p pgrig-cli --test tests run_document::`
+//! reviewed diff: `UPDATE_SNAPSHOTS=1 cargo test -p pgrig-cli --test tests run_document::`
 //! rewrites them), and the document's fields against docs/run-document.md.
 
 use std::collections::BTreeSet;
@@ -168,24 +168,10 @@ fn snapshot_path(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Compares `actual` with the stored snapshot (or rewrites it under PGRIG_UPDATE_SNAPSHOTS=1).
+/// Compares `actual` with the stored snapshot (`UPDATE_SNAPSHOTS=1` rewrites it).
 fn check_snapshot(name: &str, actual: &str) {
     let path = snapshot_path(name);
-    if std::env::var_os("PGRIG_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "snapshot {} missing ({e}); run with PGRIG_UPDATE_SNAPSHOTS=1",
-            path.display()
-        )
-    });
-    assert!(
-        expected == actual,
-        "{name} changed; if intended, run with PGRIG_UPDATE_SNAPSHOTS=1 and review the diff\n--- expected\n{expected}\n--- actual\n{actual}"
-    );
+    pgrig_testkit::snapshot::check(path.parent().unwrap(), name, actual);
 }
 
 /// The document's JSON with the version made stable.

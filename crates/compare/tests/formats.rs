@@ -85,25 +85,8 @@ fn too_few() -> Comparison {
 }
 
 fn check(name: &str, got: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (UPDATE_SNAPSHOTS=1 writes it); output:\n{got}",
-            path.display()
-        )
-    });
-    assert_eq!(
-        got,
-        want,
-        "{} differs (UPDATE_SNAPSHOTS=1 rewrites it)",
-        path.display()
-    );
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    pgrig_testkit::snapshot::check(&dir, name, got);
 }
 
 #[test]

@@ -55,18 +55,8 @@ fn describe(sections: &[Section]) -> String {
 }
 
 fn snapshot(name: &str, actual: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("tests/snapshots/{name}.txt"));
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_SNAPSHOTS=1 writes it)", path.display()));
-    assert_eq!(
-        actual, expected,
-        "snapshot {name} differs; UPDATE_SNAPSHOTS=1 rewrites it after a deliberate change"
-    );
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    pgrig_testkit::snapshot::check(&dir, &format!("{name}.txt"), actual);
 }
 
 #[test]

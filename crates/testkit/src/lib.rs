@@ -19,6 +19,7 @@ mod cmd;
 mod db;
 mod pki;
 mod shared;
+pub mod snapshot;
 
 pub use cmd::{pgbench_oracle, pgbench_path, run, sysbench_oracle, CmdOutput};
 pub use db::{fresh_db, fresh_db_on, TestDb};
