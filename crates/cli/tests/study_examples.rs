@@ -356,9 +356,16 @@ fn parallel_scan_example_launches_every_degree_and_derives_speedup() {
     );
     // each degree's server flame graph, embedded in the page
     let html = std::fs::read_to_string(dir.path().join("parallel_scan.toml.html")).unwrap();
-    assert_eq!(html.matches("<figure class=\"flame\"").count(), 4, "one per degree");
+    assert_eq!(
+        html.matches("<figure class=\"flame\"").count(),
+        4,
+        "one per degree"
+    );
     for d in [0, 1, 2, 4] {
-        assert!(html.contains(&format!("id=\"parallel-scan-flame-{d}\"")), "degree {d}");
+        assert!(
+            html.contains(&format!("id=\"parallel-scan-flame-{d}\"")),
+            "degree {d}"
+        );
     }
 }
 

@@ -67,6 +67,7 @@ pub fn run(inv: Invocation) -> i32 {
         config,
         stop: AtomicBool::new(false),
         fatal: AtomicBool::new(false),
+        fatal_owner: std::sync::atomic::AtomicU32::new(u32::MAX),
         init_errors: Default::default(),
     });
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| main_state(&sh)));

@@ -51,8 +51,11 @@ fn worker(sh: Arc<Shared>, tid: u32, start: Arc<Barrier>, issued: Arc<AtomicU64>
         Some(f) => match state::call(&lua, &f, tid) {
             None => (0, 0.0),
             Some(msg) => {
-                println!("FATAL: `thread_run' function failed: {msg}");
-                sh.fatal.store(true, Relaxed);
+                fatal_once(
+                    &sh,
+                    tid,
+                    &format!("FATAL: `thread_run' function failed: {msg}"),
+                );
                 (0, 0.0)
             }
         },
@@ -63,6 +66,16 @@ fn worker(sh: Arc<Shared>, tid: u32, start: Arc<Barrier>, issued: Arc<AtomicU64>
         sh.fatal.store(true, Relaxed);
     }
     res
+}
+
+/// The first thread whose event fails says so (with its driver's lines); the run stops, and
+/// threads failing after it (the same error, as likely as not) stay silent, as sysbench reports
+/// one thread's error.
+fn fatal_once(sh: &Shared, tid: u32, line: &str) {
+    sh.fatal.store(true, Relaxed);
+    if sh.claim_fatal(tid) {
+        println!("{line}");
+    }
 }
 
 fn read_options(lua: &Lua) -> Result<(), String> {
@@ -123,8 +136,11 @@ fn events(lua: &Lua, sh: &Shared, tid: u32, issued: &AtomicU64) -> ThreadResult 
                 }
             }
             Err(msg) => {
-                println!("FATAL: `thread_run' function failed: {msg}");
-                sh.fatal.store(true, Relaxed);
+                fatal_once(
+                    sh,
+                    tid,
+                    &format!("FATAL: `thread_run' function failed: {msg}"),
+                );
                 sh.stop.store(true, Relaxed);
                 break;
             }

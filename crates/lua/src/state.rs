@@ -30,8 +30,26 @@ pub struct Shared {
     pub stop: AtomicBool,
     /// set by a thread's fatal error
     pub fatal: AtomicBool,
+    /// the thread whose fatal error is reported (`u32::MAX`: none yet): sysbench reports one
+    /// thread's, so the others' FATAL lines are not printed
+    pub fatal_owner: std::sync::atomic::AtomicU32,
     /// the threads' initialisation failures (their FATAL lines)
     pub init_errors: std::sync::Mutex<Vec<String>>,
+}
+
+impl Shared {
+    /// Whether thread `tid` reports the run's fatal error: the first thread to fail does,
+    /// and only it.
+    pub fn claim_fatal(&self, tid: u32) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        match self
+            .fatal_owner
+            .compare_exchange(u32::MAX, tid, SeqCst, SeqCst)
+        {
+            Ok(_) => true,
+            Err(owner) => owner == tid,
+        }
+    }
 }
 
 /// The message of a Lua error, as sysbench prints it after `FATAL: `.
@@ -114,10 +132,13 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
         general.raw_push(t)?;
     }
     r.set("general_opts", general)?;
+    let owner = sh.clone();
     r.set(
         "print_raw",
-        lua.create_function(|_, s: mlua::LuaString| {
-            print!("{}", s.to_string_lossy());
+        lua.create_function(move |_, s: mlua::LuaString| {
+            if owner.claim_fatal(tid) {
+                print!("{}", s.to_string_lossy());
+            }
             Ok(())
         })?,
     )?;
