@@ -149,21 +149,7 @@ fn ticks(axis: &super::Axis, lo: f64, hi: f64, cap: f64) -> Vec<(f64, String)> {
             .filter(|m| **m >= lo && **m <= hi)
             .map(|m| (*m, fmt(*m)))
             .collect(),
-        Scale::Log => {
-            let mut out = Vec::new();
-            let mut e = lo.floor() as i32;
-            while (e as f64) <= hi {
-                for m in [1.0, 2.0, 5.0] {
-                    let p = (e as f64) + f64::log10(m);
-                    let dense = hi - lo < 2.5;
-                    if p >= lo && p <= hi && (m == 1.0 || dense) {
-                        out.push((p, fmt(10f64.powf(p))));
-                    }
-                }
-                e += 1;
-            }
-            out
-        }
+        Scale::Log => log_ticks(lo, hi),
         Scale::Nines => {
             let mut out: Vec<(f64, String)> = (0..=(cap.floor() as i32))
                 .map(|n| n as f64)
@@ -178,6 +164,31 @@ fn ticks(axis: &super::Axis, lo: f64, hi: f64, cap: f64) -> Vec<(f64, String)> {
             out
         }
     }
+}
+
+/// Ticks of a log axis over `lo..hi` (exponents): the powers of ten, with 2× and 5× on short
+/// ranges, and every multiple 1×…9× where that still leaves fewer than three labels (a range
+/// within one decade would otherwise show one or two).
+fn log_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
+    let at = |mults: &[f64], all: bool| {
+        let mut out = Vec::new();
+        let mut e = lo.floor() as i32;
+        while (e as f64) <= hi {
+            for &m in mults {
+                let p = (e as f64) + f64::log10(m);
+                if p >= lo && p <= hi && (m == 1.0 || all) {
+                    out.push((p, fmt(10f64.powf(p))));
+                }
+            }
+            e += 1;
+        }
+        out
+    };
+    let out = at(&[1.0, 2.0, 5.0], hi - lo < 2.5);
+    if out.len() >= 3 {
+        return out;
+    }
+    at(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], true)
 }
 
 /// The chart's x transform (what the frame's x range is in): hover and zoom work in it.
@@ -657,7 +668,21 @@ fn draw_stacked(cc: &mut Cc, c: &Chart) -> Result<(), Err> {
 
 #[cfg(test)]
 mod axis_tests {
-    use super::axis_lines;
+    use super::{axis_lines, log_ticks};
+
+    #[test]
+    fn a_log_axis_within_one_decade_still_gets_three_labels_or_more() {
+        let labels = |lo: f64, hi: f64| -> Vec<String> {
+            log_ticks(lo.log10(), hi.log10())
+                .into_iter()
+                .map(|t| t.1)
+                .collect()
+        };
+        // 2.2 ms to 8 ms: 1×, 2×, 5× give only "5"; every multiple gives 3 … 8
+        assert_eq!(labels(2.2, 8.0), ["3", "4", "5", "6", "7", "8"]);
+        assert_eq!(labels(1.0, 1000.0), ["1", "10", "100", "1000"]);
+        assert_eq!(labels(0.5, 5000.0), ["1", "10", "100", "1000"]);
+    }
 
     #[test]
     fn long_names_break_at_their_separators_instead_of_being_cut() {
