@@ -24,6 +24,8 @@ pub enum Severity {
     Log,
     Error,
     Fatal,
+    /// `STATEMENT:` (stderr logs: the statement of the error before it)
+    Statement,
     Other,
 }
 
@@ -32,6 +34,7 @@ fn severity(s: &[u8]) -> Severity {
         b"LOG" => Severity::Log,
         b"ERROR" => Severity::Error,
         b"FATAL" => Severity::Fatal,
+        b"STATEMENT" => Severity::Statement,
         _ => Severity::Other,
     }
 }

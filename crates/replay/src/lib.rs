@@ -6,6 +6,8 @@
 //! * [`replayfile`]: pgreplay's binary replay file, read and written byte for byte.
 //! * [`replayer`]: the items replayed against a server, one connection per recorded session,
 //!   at their recorded offsets scaled by a speed factor, with pgreplay's replay statistics.
+//! * `--compare`: [`recorded`] (the log's durations and errors) and the replayer's measured
+//!   latency, per normalised statement ([`normalize`], [`tally`]).
 
 pub mod bind;
 pub mod duration;
@@ -13,11 +15,14 @@ pub mod entry;
 pub mod error;
 pub mod filter;
 pub mod item;
+pub mod normalize;
 pub mod parser;
 pub mod reader;
+pub mod recorded;
 pub mod replayer;
 pub mod replayfile;
 pub mod stats;
+pub mod tally;
 pub mod time;
 
 pub use error::Error;

@@ -11,7 +11,9 @@ use crate::entry::{Entry, EntrySource, Format, Severity};
 use crate::error::Error;
 use crate::filter::filter;
 use crate::item::{Item, ItemKind};
+use crate::recorded::Recorder;
 use crate::stats::ParseStats;
+use crate::tally::Tallies;
 use crate::time::Timestamp;
 
 struct Conn {
@@ -48,6 +50,8 @@ pub struct LogParser<R> {
     stats: ParseStats,
     /// Messages pgreplay prints on standard error while parsing (warnings), in order.
     pub notes: Vec<String>,
+    /// `--compare`: the recorded durations and errors, when asked for
+    recorder: Option<Recorder>,
 }
 
 enum Kind {
@@ -74,7 +78,18 @@ impl<R: BufRead> LogParser<R> {
             last_time: Timestamp::default(),
             stats: ParseStats::default(),
             notes: Vec::new(),
+            recorder: None,
         }
+    }
+
+    /// Also collects each statement's recorded duration and errors (`--compare`).
+    pub fn record_durations(&mut self) {
+        self.recorder = Some(Recorder::default());
+    }
+
+    /// The recorded durations and errors collected so far (`None` unless asked for).
+    pub fn take_recorded(&mut self) -> Option<Tallies> {
+        self.recorder.take().map(Recorder::finish)
     }
 
     /// Adds an input read after the ones given so far, as the continuation of the same log
@@ -117,6 +132,9 @@ impl<R: BufRead> LogParser<R> {
                 }
                 return Ok(self.close_one());
             };
+            if let Some(r) = &mut self.recorder {
+                r.observe(&entry);
+            }
             crate::duration::unwrap_duration(&mut entry);
             if let Some(kind) = self.classify(&entry)? {
                 return self.process(entry, kind).map(Some);
