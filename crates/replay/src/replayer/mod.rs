@@ -3,6 +3,7 @@
 //! session, all on one thread of a tokio runtime, so thousands of sessions cost a few
 //! kilobytes each and no thread.
 
+mod measure;
 mod session;
 mod shared;
 pub mod stats;
@@ -17,6 +18,7 @@ use tokio::sync::Notify;
 
 use crate::error::Error;
 use crate::item::{Item, ItemKind};
+use crate::tally::Tallies;
 use shared::{Msg, Shared};
 pub use shared::{ReplayOptions, Say};
 pub use stats::ReplayStats;
@@ -29,6 +31,8 @@ pub struct Outcome {
     pub left_open: usize,
     /// Stopped by Ctrl-C: the statistics cover what ran until then.
     pub interrupted: bool,
+    /// `measure`: each normalised statement's replayed latency and errors
+    pub measured: Option<Tallies>,
 }
 
 /// Replays the items `next` yields. `say` prints a line on standard output (the
@@ -50,6 +54,7 @@ pub fn replay(
             speed,
             ..ReplayStats::default()
         }),
+        measured: RefCell::new(Tallies::default()),
         busy: Cell::new(0),
         idle: Notify::new(),
         failure: RefCell::new(None),
@@ -64,11 +69,16 @@ pub fn replay(
     let mut stats = shared.stats.borrow().clone();
     stats.run_time = started.elapsed();
     let failure = shared.failure.borrow_mut().take();
+    let measured = shared
+        .opts
+        .measure
+        .then(|| std::mem::take(&mut *shared.measured.borrow_mut()));
     Ok(Outcome {
         stats,
         failure,
         left_open,
         interrupted: shared.interrupted.get(),
+        measured,
     })
 }
 

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use pgrig_wire::{Backend, Config, ConnArgs, Connection, Notices};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use super::measure::{self, Measure};
 use super::shared::{Msg, Shared};
 use crate::error::Error;
 use crate::item::ItemKind;
@@ -53,6 +54,7 @@ pub async fn run(
     let mut pending: VecDeque<Msg> = VecDeque::new();
     // when the session's last answer arrived: lag before it is the server's
     let mut free_at = Instant::now();
+    let mut measure = Measure::default();
     loop {
         let msg = match pending.pop_front() {
             Some(m) => m,
@@ -98,7 +100,13 @@ pub async fn run(
                 return;
             }
         };
-        if let Err(e) = statement(&shared, conn, &msg.item.kind, &mut rx, &mut pending).await {
+        let kind = &msg.item.kind;
+        let key = if shared.opts.measure {
+            measure.key(&shared, kind)
+        } else {
+            None
+        };
+        if let Err(e) = statement(&shared, conn, kind, key, &mut rx, &mut pending).await {
             shared.fail(e);
             return;
         }
@@ -139,6 +147,7 @@ async fn statement(
     shared: &Shared,
     conn: &mut Connection,
     kind: &ItemKind,
+    key: Option<u64>,
     rx: &mut UnboundedReceiver<Msg>,
     pending: &mut VecDeque<Msg>,
 ) -> Result<(), Error> {
@@ -166,33 +175,45 @@ async fn statement(
         }
     }
     let started = Instant::now();
-    let fut = results(conn, prepare);
-    tokio::pin!(fut);
-    let outcome = loop {
-        tokio::select! {
-            r = &mut fut => break r,
-            m = rx.recv(), if pending.is_empty() => match m {
-                Some(m) if matches!(m.item.kind, ItemKind::Cancel) => {
-                    shared.consume(m.due, m.due_at, m.due_at);
-                    let _ = token.cancel().await;
-                    shared.done();
-                }
-                Some(m) => pending.push_back(m),
-                None => {}
-            },
+    let mut error = None;
+    let outcome = {
+        let fut = results(conn, prepare, key.is_some().then_some(&mut error));
+        tokio::pin!(fut);
+        loop {
+            tokio::select! {
+                r = &mut fut => break r,
+                m = rx.recv(), if pending.is_empty() => match m {
+                    Some(m) if matches!(m.item.kind, ItemKind::Cancel) => {
+                        shared.consume(m.due, m.due_at, m.due_at);
+                        let _ = token.cancel().await;
+                        shared.done();
+                    }
+                    Some(m) => pending.push_back(m),
+                    None => {}
+                },
+            }
         }
     };
     let (n, errors) = outcome.map_err(|e| Error(format!("Error reading from database: {e}")))?;
+    let took = started.elapsed();
+    if let Some(k) = key {
+        measure::done(shared, k, took, error.as_ref());
+    }
     let mut s = shared.stats.borrow_mut();
     s.results += n;
     s.errors += errors;
-    s.statement_done(started.elapsed().max(Duration::ZERO));
+    s.statement_done(took.max(Duration::ZERO));
     Ok(())
 }
 
-/// Reads up to ReadyForQuery: (results as libpq counts them, of which errors). COPY FROM STDIN
-/// is refused with CopyFail.
-async fn results(conn: &mut Connection, prepare: bool) -> Result<(u64, u64), pgrig_wire::Error> {
+/// Reads up to ReadyForQuery: (results as libpq counts them, of which errors); the first
+/// error's SQLSTATE and message into `first_error` when given. COPY FROM STDIN is refused with
+/// CopyFail.
+async fn results(
+    conn: &mut Connection,
+    prepare: bool,
+    mut first_error: Option<&mut Option<(String, String)>>,
+) -> Result<(u64, u64), pgrig_wire::Error> {
     conn.send().await?;
     let (mut n, mut errors) = (0u64, 0u64);
     loop {
@@ -200,9 +221,12 @@ async fn results(conn: &mut Connection, prepare: bool) -> Result<(u64, u64), pgr
             Backend::ReadyForQuery(_) => break,
             Backend::CommandComplete(_) | Backend::EmptyQueryResponse => n += 1,
             Backend::ParseComplete if prepare => n += 1,
-            Backend::Error(_) => {
+            Backend::Error(f) => {
                 n += 1;
                 errors += 1;
+                if let Some(slot) = first_error.as_deref_mut().filter(|s| s.is_none()) {
+                    *slot = Some((f.code().to_string(), f.message().to_string()));
+                }
             }
             Backend::CopyInResponse => {
                 conn.copy_fail("COPY is not replayed");

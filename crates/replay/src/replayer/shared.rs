@@ -10,6 +10,7 @@ use tokio::sync::Notify;
 use super::stats::ReplayStats;
 use crate::error::Error;
 use crate::item::Item;
+use crate::tally::Tallies;
 
 /// pgreplay's replay options.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +25,8 @@ pub struct ReplayOptions {
     pub speed: f64,
     /// `-j`: skip idle time.
     pub jump: bool,
+    /// `--compare`: measure each statement's latency and errors per normalised statement
+    pub measure: bool,
 }
 
 /// An item handed to its session, with the wall-clock time it was due.
@@ -42,6 +45,8 @@ pub struct Shared {
     /// When the replay started (second 0 of the lag report).
     pub start: Instant,
     pub stats: RefCell<ReplayStats>,
+    /// `--compare`: latency and errors per normalised statement (empty unless measuring)
+    pub measured: RefCell<Tallies>,
     /// Items dispatched and not yet done.
     pub busy: Cell<usize>,
     pub idle: Notify,
