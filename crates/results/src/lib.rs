@@ -12,6 +12,7 @@ mod pg_store;
 pub mod plans;
 pub mod profiles;
 pub mod query_summary;
+pub mod replay_doc;
 mod sqlite_store;
 pub mod store;
 mod store_lock;

@@ -272,6 +272,8 @@ pub struct RunView {
     pub defines: Vec<(String, Value)>,
     /// `[collect] profile`: the folded stacks kept, by whose (`server`, `client`)
     pub profiles: Vec<(String, String)>,
+    /// `pgrig replay` runs: the replay's statistics and `--compare`'s statements
+    pub replay: Option<crate::replay_doc::ReplayDoc>,
 }
 
 fn num(v: &Value) -> Option<f64> {
@@ -362,6 +364,7 @@ impl RunView {
                 .filter_map(|(which, p)| Some((which, p["folded"].as_str()?.to_string())))
                 .filter(|(_, f)| !f.trim().is_empty())
                 .collect(),
+            replay: v.get("replay").filter(|r| r.is_object()).map(read),
         }
     }
 
