@@ -20,6 +20,7 @@ pub mod record;
 pub mod render;
 pub mod select;
 pub mod selector;
+pub mod statements;
 mod time_order;
 
 pub use error::CompareError;
