@@ -26,6 +26,86 @@ pub struct Opts {
     pub jump: bool,
     /// Input files (pgreplay: at most one; none is standard input).
     pub infiles: Vec<String>,
+    /// `pgrig replay` only: `--compare`, `--json FILE`, `--store PATH|URL`
+    pub pgrig: PgrigOpts,
+}
+
+/// `pgrig replay`'s own long options (not pgreplay's, not through the `pgreplay` link).
+#[derive(Debug, Default, Clone)]
+pub struct PgrigOpts {
+    /// recorded against replayed latency per normalised statement
+    pub compare: bool,
+    /// the replay document, written to this file
+    pub json: Option<String>,
+    /// the results store (SQLite file or `postgresql://` URL) the replay is kept in
+    pub store: Option<String>,
+}
+
+/// Takes `--compare`, `--json FILE` and `--store PATH|URL` (also `--json=FILE`) out of `args`
+/// (up to a `--`); the rest is pgreplay's command line. `Err`: the message of a bad one.
+fn long_options(args: &[String]) -> Result<(PgrigOpts, Vec<String>), String> {
+    let mut o = PgrigOpts::default();
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            rest.push(a.clone());
+            rest.extend(it.cloned());
+            break;
+        }
+        if a == "--compare" {
+            o.compare = true;
+            continue;
+        }
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (a.as_str(), None),
+        };
+        let slot = match name {
+            "--json" => &mut o.json,
+            "--store" => &mut o.store,
+            _ if a.starts_with("--") => return Err(format!("Error: unknown option {a}")),
+            _ => {
+                rest.push(a.clone());
+                continue;
+            }
+        };
+        let v = inline.or_else(|| it.next().cloned()).unwrap_or_default();
+        if v.is_empty() || v == "-" {
+            return Err(format!(
+                "Error: option {name} needs a {}",
+                if name == "--json" {
+                    "file name"
+                } else {
+                    "store (a SQLite file or a postgresql:// URL)"
+                }
+            ));
+        }
+        *slot = Some(v);
+    }
+    Ok((o, rest))
+}
+
+/// The checks of `pgrig replay`'s own options against pgreplay's.
+fn check_pgrig(o: &Opts) -> Result<(), String> {
+    let p = &o.pgrig;
+    if o.parse_only && (p.compare || p.json.is_some() || p.store.is_some()) {
+        return Err("Error: --compare, --json and --store report a replay; -f does not replay".into());
+    }
+    if p.compare && o.replay_only {
+        return Err(
+            "Error: --compare needs the log's statement durations; a replay file (-r) has none"
+                .into(),
+        );
+    }
+    if p.compare && o.infiles.is_empty() {
+        return Err(
+            "Error: --compare reads the log before replaying it: name the log file(s) instead of \
+             standard input"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// What the command line asks for.
@@ -62,7 +142,12 @@ Debugging:\n\
    -d <level>     (level between 1 and 3)\n\
    -v             (prints version and exits)\n\
 \n\
-pgrig additions: a jsonlog (PostgreSQL 15+) is recognised by its first character.\n"
+pgrig additions: a jsonlog (PostgreSQL 15+) is recognised by its first character;\n\
+`pgrig replay` also takes several log files (one rotated log) and\n\
+   --compare           (recorded against replayed latency per statement;\n\
+                        the log needs log_min_duration_statement = 0)\n\
+   --json <file>       (the replay document)\n\
+   --store <path|url>  (keep the replay in a results store, for pgrig report)\n"
     )
 }
 
@@ -141,7 +226,15 @@ fn getopt(args: &[String]) -> Result<Split, char> {
 
 /// Parses pgreplay's command line; `several` accepts more than one input file (`pgrig replay`).
 pub fn parse(args: &[String], several: bool) -> Parsed {
-    let (list, operands) = match getopt(args) {
+    let (pgrig, args) = if several {
+        match long_options(args) {
+            Ok(x) => x,
+            Err(m) => return fail(&m),
+        }
+    } else {
+        (PgrigOpts::default(), args.to_vec())
+    };
+    let (list, operands) = match getopt(&args) {
         Ok(x) => x,
         Err(c) if c == '?' || c == 'h' => {
             let _ = std::io::stdout().write_all(help_text().as_bytes());
@@ -172,6 +265,10 @@ pub fn parse(args: &[String], several: bool) -> Parsed {
     }
     if o.outfile.is_some() && !o.parse_only {
         return fail("Error: option -o is only allowed with -f");
+    }
+    o.pgrig = pgrig;
+    if let Err(m) = check_pgrig(&o) {
+        return fail(&m);
     }
     Parsed::Run(Box::new(o))
 }

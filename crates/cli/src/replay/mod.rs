@@ -2,7 +2,10 @@
 //! (`-f`: into a replay file), replays a log or (`-r`) a replay file, and prints pgreplay's
 //! statistics; the work is in the pgrig-replay crate.
 
+mod changes;
 mod cmdline;
+mod document;
+mod store;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -10,7 +13,9 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use pgrig_replay::entry::Format;
 use pgrig_replay::parser::{LogParser, ParseOptions};
 use pgrig_replay::replayer::{replay, ReplayOptions};
+use pgrig_replay::tally::Tallies;
 use pgrig_replay::{replayfile, Error, Item};
+use pgrig_results::replay_doc::ReplayDocument;
 
 use cmdline::{parse, Opts, Parsed};
 
@@ -54,6 +59,14 @@ enum Source {
 }
 
 impl Source {
+    /// `--compare`: the log's recorded durations and errors (empty for a replay file).
+    fn take_recorded(&mut self) -> Tallies {
+        match self {
+            Source::Log(p, _) => p.take_recorded().unwrap_or_default(),
+            Source::File(_) => Tallies::default(),
+        }
+    }
+
     fn next(&mut self, debug: u8) -> Result<Option<Item>, Error> {
         let r = match self {
             Source::Log(p, names) => {
@@ -108,7 +121,7 @@ fn open_inputs(o: &Opts) -> Result<Vec<Box<dyn BufRead>>, ()> {
 
 fn open_source(o: &Opts) -> Result<Source, ()> {
     let mut inputs = open_inputs(o)?.into_iter();
-    let Some(mut input) = inputs.next() else {
+    let Some(input) = inputs.next() else {
         return Err(());
     };
     if o.replay_only {
@@ -119,9 +132,23 @@ fn open_source(o: &Opts) -> Result<Source, ()> {
         }
         return Ok(Source::File(replayfile::Reader::new(all)));
     }
+    let mut parser = log_parser(o, input, inputs);
+    if o.pgrig.compare {
+        parser.record_durations();
+    }
+    Ok(Source::Log(Box::new(parser), o.infiles.clone()))
+}
+
+/// A parser of the log in `first` and the `rest` of its files, in the format the options and
+/// the first character say.
+fn log_parser(
+    o: &Opts,
+    mut first: Box<dyn BufRead>,
+    rest: impl Iterator<Item = Box<dyn BufRead>>,
+) -> LogParser<Box<dyn BufRead>> {
     let format = if o.csv {
         Format::Csv
-    } else if input
+    } else if first
         .fill_buf()
         .map(|b| b.first() == Some(&b'{'))
         .unwrap_or(false)
@@ -136,21 +163,69 @@ fn open_source(o: &Opts) -> Result<Source, ()> {
         end: o.end.clone(),
         backslash_quote: o.backslash_quote,
     };
-    let mut parser = LogParser::new(input, &opts);
-    for more in inputs {
+    let mut parser = LogParser::new(first, &opts);
+    for more in rest {
         parser.push_input(more);
     }
-    Ok(Source::Log(Box::new(parser), o.infiles.clone()))
+    parser
+}
+
+/// `pgrig replay`'s own options checked before anything is replayed: where `--json` and
+/// `--store` go, and (`--compare`) that the log has statement durations — read until the
+/// first one (a log that cannot be parsed is left to the replay, which reports it).
+fn preflight(o: &Opts) -> Result<(), String> {
+    if let Some(path) = &o.pgrig.json {
+        pgrig_outfile::check(std::path::Path::new(path)).map_err(|e| {
+            format!(
+                "Error: could not open JSON result file \"{path}\": {}",
+                pgrig_wire::strerror(&e)
+            )
+        })?;
+    }
+    if let Some(store) = &o.pgrig.store {
+        pgrig_results::Store::check(store).map_err(|e| format!("Error: {e}"))?;
+    }
+    if !o.pgrig.compare {
+        return Ok(());
+    }
+    let mut inputs = open_inputs(o).map_err(|()| String::new())?.into_iter();
+    let Some(first) = inputs.next() else {
+        return Ok(());
+    };
+    let mut p = log_parser(o, first, inputs);
+    p.record_durations();
+    while p.durations_seen() == 0 {
+        match p.next_item() {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                return Err(format!(
+                    "Error: --compare: {} holds no statement durations; record it with \
+                     log_min_duration_statement = 0 (alone, or with log_statement = 'all')",
+                    o.infiles.join(", ")
+                ))
+            }
+            Err(_) => return Ok(()),
+        }
+    }
+    Ok(())
 }
 
 fn run(o: &Opts, pgrig: bool) -> i32 {
+    if pgrig {
+        if let Err(m) = preflight(o) {
+            if !m.is_empty() {
+                eline(&m);
+            }
+            return 1;
+        }
+    }
     let Ok(mut source) = open_source(o) else {
         return 1;
     };
     // statistics go to stderr only when the replay file goes to stdout
     let stats_to_stderr = o.parse_only && o.outfile.is_none();
-    let (ok, replay_report, interrupted) = if o.parse_only {
-        (write_file(o, &mut source), None, false)
+    let (ok, replay_report, interrupted, doc) = if o.parse_only {
+        (write_file(o, &mut source), None, false, None)
     } else {
         replay_items(o, &mut source, pgrig)
     };
@@ -176,11 +251,38 @@ fn run(o: &Opts, pgrig: bool) -> i32 {
             return 1;
         }
     }
+    if let Some(doc) = doc {
+        if !keep(o, &doc) {
+            return 1;
+        }
+    }
     if interrupted {
         130
     } else {
         0
     }
+}
+
+/// `--json` and `--store`: the replay document written and stored (after the report is
+/// printed, so nothing measured is lost when they fail); whether both succeeded.
+fn keep(o: &Opts, doc: &ReplayDocument) -> bool {
+    let mut ok = true;
+    if let Some(path) = &o.pgrig.json {
+        if let Err(e) = document::write(path, doc) {
+            eline(&format!("Error: {e}"));
+            ok = false;
+        }
+    }
+    if let Some(url) = &o.pgrig.store {
+        match store::save(url, o, doc) {
+            Ok(id) => eline(&format!("replay stored as run {id}")),
+            Err(e) => {
+                eline(&format!("Error: the replay was not stored: {e}"));
+                ok = false;
+            }
+        }
+    }
+    ok
 }
 
 fn write_file(o: &Opts, source: &mut Source) -> bool {
@@ -217,8 +319,12 @@ fn write_file(o: &Opts, source: &mut Source) -> bool {
     true
 }
 
-/// Replays; returns (success, the replay statistics, interrupted by Ctrl-C).
-fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> (bool, Option<String>, bool) {
+/// What a replay hands back: success, the statistics to print, interrupted by Ctrl-C, and
+/// (`pgrig replay`) its document.
+type Replayed = (bool, Option<String>, bool, Option<ReplayDocument>);
+
+/// Replays; the statistics after it (and `pgrig replay`'s lag and `--compare` tables).
+fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> Replayed {
     let opts = ReplayOptions {
         host: o.host.clone(),
         port: o.port,
@@ -226,6 +332,7 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> (bool, Option<Str
         encoding: o.encoding.clone(),
         speed: o.speed,
         jump: o.jump,
+        measure: o.pgrig.compare,
     };
     let debug = o.debug;
     let mut next = || source.next(debug);
@@ -238,12 +345,12 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> (bool, Option<Str
         Ok(x) => x,
         Err(e) => {
             eline(&e.0);
-            return (false, None, false);
+            return (false, None, false, None);
         }
     };
     if let Some(e) = outcome.failure {
         eline(&e.0);
-        return (false, None, false);
+        return (false, None, false, None);
     }
     if outcome.interrupted {
         eline("Replay interrupted: the statistics cover what ran until then");
@@ -251,8 +358,27 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> (bool, Option<Str
         eline("Error: not all database connections closed");
     }
     let mut report = outcome.stats.report();
-    if pgrig {
-        report.push_str(&outcome.stats.lag_report(LAG_LINES));
+    if !pgrig {
+        return (true, Some(report), outcome.interrupted, None);
     }
-    (true, Some(report), outcome.interrupted)
+    report.push_str(&outcome.stats.lag_report(LAG_LINES));
+    let statements = o.pgrig.compare.then(|| {
+        let recorded = source.take_recorded();
+        changes::build(&recorded, outcome.measured.as_ref().unwrap_or(&Tallies::default()))
+    });
+    if let Some(s) = &statements {
+        report.push_str(&changes::table(s));
+    }
+    let parse = match source {
+        Source::Log(p, _) => Some(p.stats()),
+        Source::File(_) => None,
+    };
+    let doc = document::of(
+        &o.infiles,
+        parse.as_ref(),
+        &outcome.stats,
+        outcome.interrupted,
+        statements,
+    );
+    (true, Some(report), outcome.interrupted, Some(doc))
 }
