@@ -87,6 +87,11 @@ impl<R: BufRead> LogParser<R> {
         self.recorder = Some(Recorder::default());
     }
 
+    /// Statement durations seen so far (0 unless asked for with [`Self::record_durations`]).
+    pub fn durations_seen(&self) -> u64 {
+        self.recorder.as_ref().map_or(0, Recorder::timed)
+    }
+
     /// The recorded durations and errors collected so far (`None` unless asked for).
     pub fn take_recorded(&mut self) -> Option<Tallies> {
         self.recorder.take().map(Recorder::finish)

@@ -112,6 +112,11 @@ impl Recorder {
         }
     }
 
+    /// Executions with a duration so far.
+    pub fn timed(&self) -> u64 {
+        self.tallies.timed()
+    }
+
     /// The recorded side, once the log is read.
     pub fn finish(mut self) -> Tallies {
         for (_, s) in self.sessions.drain() {

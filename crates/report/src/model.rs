@@ -186,6 +186,8 @@ pub struct Run {
     pub query: Vec<QueryPlan>,
     /// `[collect] profile`: folded stacks by whose (`server`, `client`)
     pub profiles: Vec<(String, String)>,
+    /// `pgrig replay` runs: the replay and `--compare`'s statements
+    pub replay: Option<pgrig_results::replay_doc::ReplayDoc>,
 }
 
 impl Run {

@@ -14,6 +14,7 @@ mod latency;
 mod matrix;
 mod optimizer;
 mod query;
+mod replay;
 mod rounds;
 mod server;
 mod steps;
@@ -247,6 +248,7 @@ fn study(s: &Study, metric: &Metric) -> Section {
     charts.extend(query::node_times(&id, &s.runs, metric));
     charts.extend(query::plan_trees(&id, &s.runs, metric));
     charts.extend(optimizer::cardinality(&id, &s.runs, &swept, metric));
+    charts.extend(replay::statements(&id, &s.runs));
     let flames = flames::pick(&id, &s.runs, &swept, metric);
     Section {
         id,
@@ -362,11 +364,13 @@ fn loose(runs: &[Run], metric: &Metric) -> Section {
         charts.extend(latency::single("run", r));
         charts.extend(latency::statements("run", r));
         charts.extend(query::plan_trees("run", runs, metric));
+        charts.extend(replay::statements("run", runs));
     } else {
         charts.extend(matrix::per_run("runs", runs, metric));
         charts.extend(time::side_by_side("runs", runs));
         charts.extend(latency::side_by_side("runs", runs));
         charts.extend(query::node_times("runs", runs, metric));
+        charts.extend(replay::statements("runs", runs));
     }
     Section {
         id: "runs".into(),

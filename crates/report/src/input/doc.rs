@@ -250,6 +250,7 @@ pub fn from_view(id: String, v: &RunView) -> Run {
         provenance,
         query: query::plans(&v.queries),
         profiles: v.profiles.clone(),
+        replay: v.replay.clone(),
     }
 }
 
