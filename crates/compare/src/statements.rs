@@ -161,7 +161,10 @@ mod tests {
         let c = compare("s", &a, &b);
         assert_eq!(c.errors.len(), 1);
         let e = &c.errors[0];
-        assert_eq!((e.sqlstate.as_str(), e.recorded, e.replayed), ("42P01", 0, 5));
+        assert_eq!(
+            (e.sqlstate.as_str(), e.recorded, e.replayed),
+            ("42P01", 0, 5)
+        );
         assert_eq!(c.replayed.errors, 7);
     }
 

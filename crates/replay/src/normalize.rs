@@ -120,7 +120,10 @@ fn raw_tokens<'a>(s: &'a [u8], mut emit: impl FnMut(Tok<'a>)) {
             continue;
         }
         if c == b'-' && next == Some(b'-') {
-            i = s[i..].iter().position(|&b| b == b'\n').map_or(s.len(), |p| i + p);
+            i = s[i..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(s.len(), |p| i + p);
             emit(Tok::Space);
             continue;
         }
@@ -303,7 +306,10 @@ mod tests {
             n("SELECT 'it''s', E'a\\'b', 1.5e-3, .5, $$x$$, $q$y$q$ WHERE c = $1"),
             "SELECT ?, ?, ?, ?, ?, ? WHERE c = $1"
         );
-        assert_eq!(n("insert into \"T 1\" values (x'1f', 42)"), "insert into \"T 1\" values (?, ?)");
+        assert_eq!(
+            n("insert into \"T 1\" values (x'1f', 42)"),
+            "insert into \"T 1\" values (?, ?)"
+        );
         assert_eq!(n("select t1.c2, $12 from t1"), "select t1.c2, $12 from t1");
     }
 
@@ -313,7 +319,10 @@ mod tests {
             n("select * from t where id IN (1, 2,3) and x in (select 1)"),
             "select * from t where id IN (?...) and x in (select ?)"
         );
-        assert!(same("select 1 from t where a in (1)", "select 1 from t where a in (4, 5, 6)"));
+        assert!(same(
+            "select 1 from t where a in (1)",
+            "select 1 from t where a in (4, 5, 6)"
+        ));
         assert_eq!(n("select a in (b, 1) from t"), "select a in (b, ?) from t");
         assert_eq!(n("select a in ("), "select a in (");
     }

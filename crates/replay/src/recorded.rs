@@ -156,8 +156,16 @@ mod tests {
         let mut r = Recorder::default();
         let log = Severity::Log;
         r.observe(&entry(1, log, "duration: 0.250 ms  statement: select 1"));
-        r.observe(&entry(1, log, "duration: 1.5 ms  execute <unnamed>: select $1"));
-        r.observe(&entry(1, log, "duration: 0.1 ms  parse <unnamed>: select $1"));
+        r.observe(&entry(
+            1,
+            log,
+            "duration: 1.5 ms  execute <unnamed>: select $1",
+        ));
+        r.observe(&entry(
+            1,
+            log,
+            "duration: 0.1 ms  parse <unnamed>: select $1",
+        ));
         r.observe(&entry(2, log, "statement: select 2"));
         r.observe(&entry(1, log, "statement: select 7"));
         r.observe(&entry(2, log, "duration: 2.000 ms"));
@@ -173,7 +181,11 @@ mod tests {
     fn errors_go_to_the_logged_statement_or_the_statement_line_after_them() {
         let mut r = Recorder::default();
         r.observe(&entry(1, Severity::Log, "statement: select * from gone"));
-        r.observe(&entry(1, Severity::Error, "relation \"gone\" does not exist"));
+        r.observe(&entry(
+            1,
+            Severity::Error,
+            "relation \"gone\" does not exist",
+        ));
         r.observe(&entry(2, Severity::Error, "division by zero"));
         r.observe(&entry(2, Severity::Statement, "select 1/0"));
         r.observe(&entry(3, Severity::Error, "division by zero"));

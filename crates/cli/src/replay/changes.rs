@@ -53,7 +53,11 @@ fn side(t: Option<&Tally>) -> Side {
 
 /// Every statement either side ran (or failed), compared and ranked slowest-getting first.
 pub fn build(recorded: &Tallies, replayed: &Tallies) -> Vec<StatementChange> {
-    let mut keys: Vec<u64> = recorded.iter().chain(replayed.iter()).map(|(k, _)| *k).collect();
+    let mut keys: Vec<u64> = recorded
+        .iter()
+        .chain(replayed.iter())
+        .map(|(k, _)| *k)
+        .collect();
     keys.sort_unstable();
     keys.dedup();
     let mut out = Vec::new();

@@ -90,7 +90,9 @@ fn long_options(args: &[String]) -> Result<(PgrigOpts, Vec<String>), String> {
 fn check_pgrig(o: &Opts) -> Result<(), String> {
     let p = &o.pgrig;
     if o.parse_only && (p.compare || p.json.is_some() || p.store.is_some()) {
-        return Err("Error: --compare, --json and --store report a replay; -f does not replay".into());
+        return Err(
+            "Error: --compare, --json and --store report a replay; -f does not replay".into(),
+        );
     }
     if p.compare && o.replay_only {
         return Err(

@@ -364,7 +364,10 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> Replayed {
     report.push_str(&outcome.stats.lag_report(LAG_LINES));
     let statements = o.pgrig.compare.then(|| {
         let recorded = source.take_recorded();
-        changes::build(&recorded, outcome.measured.as_ref().unwrap_or(&Tallies::default()))
+        changes::build(
+            &recorded,
+            outcome.measured.as_ref().unwrap_or(&Tallies::default()),
+        )
     });
     if let Some(s) = &statements {
         report.push_str(&changes::table(s));
