@@ -199,7 +199,6 @@ fn an_identical_copy_shows_no_change_and_the_counts_match_the_log_and_the_server
 #[test]
 fn a_dropped_index_slows_only_the_statements_it_served_and_the_report_draws_it() {
     let _turn = common::alone();
-    let r = recording();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("results.db");
     let store = store.to_str().unwrap();
@@ -251,7 +250,6 @@ fn a_dropped_index_slows_only_the_statements_it_served_and_the_report_draws_it()
 #[test]
 fn errors_only_in_the_replay_are_listed_with_their_sqlstate() {
     let _turn = common::alone();
-    let r = recording();
     let dir = tempfile::tempdir().unwrap();
     let (out, doc) = replay_after(dir.path(), "ALTER TABLE small RENAME TO small_gone", &[]);
     let s = statement(&doc, "small");

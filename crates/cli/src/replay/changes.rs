@@ -42,7 +42,7 @@ fn side(t: Option<&Tally>) -> Side {
     Side {
         latencies_ms: samples(h),
         count: h.len(),
-        p95_ms: (h.len() > 0).then(|| h.value_at_quantile(0.95) as f64 / 1000.0),
+        p95_ms: (!h.is_empty()).then(|| h.value_at_quantile(0.95) as f64 / 1000.0),
         errors: t
             .errors
             .iter()
