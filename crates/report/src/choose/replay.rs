@@ -1,9 +1,9 @@
 //! `pgrig replay --compare` runs: the statements ranked by how much slower the replay ran
-//! them (slowest-getting first, as stored), the recorded and replayed medians side by side on a
-//! log axis, and a table with both sides' counts, medians and p95, the change, its verdict and
+//! them (slowest-getting first, as stored), the recorded and replayed medians side by side, and
+//! a table with both sides' counts, medians and p95, the change, its verdict and
 //! the errors one side had alone.
 
-use crate::chart::{fmt, Axis, Chart, Kind, Pt, Scale, Series, Table};
+use crate::chart::{fmt, Axis, Chart, Kind, Pt, Series, Table};
 use crate::model::Run;
 
 /// Statements drawn per chart at most (the slowest-getting; the table lists them all).
@@ -79,8 +79,8 @@ fn chart(id: &str, run: &Run, list: &[pgrig_results::replay_doc::StatementChange
             ],
         );
     }
-    let mut y = Axis::linear("median latency (ms)");
-    y.scale = Scale::Log;
+    // linear: bars start at 0 (on a log axis they would start at 1 ms)
+    let y = Axis::linear("median latency (ms)");
     Chart {
         id: format!("{id}-{}-replay-statements", crate::choose::slug(&run.id)),
         title: format!("{}: statements, recorded against replayed", run.id),
