@@ -57,6 +57,7 @@ mod profile;
 mod query_profile;
 mod replay_cli;
 mod replay_compare;
+mod replay_progress;
 mod report_cli;
 mod report_figures;
 mod run_and_server;

@@ -5,14 +5,15 @@
 mod changes;
 mod cmdline;
 mod document;
+mod progress;
 mod store;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 
 use pgrig_replay::entry::Format;
 use pgrig_replay::parser::{LogParser, ParseOptions};
-use pgrig_replay::replayer::{replay, ReplayOptions};
+use pgrig_replay::replayer::{replay_with_progress, ReplayOptions};
 use pgrig_replay::tally::Tallies;
 use pgrig_replay::{replayfile, Error, Item};
 use pgrig_results::replay_doc::ReplayDocument;
@@ -168,6 +169,32 @@ fn log_parser(
         parser.push_input(more);
     }
     parser
+}
+
+/// The items a replay of the input files will consume (the progress bar's total): the log
+/// parsed, or the replay file read, once more; `None` for standard input or an input that
+/// fails (the replay reports it).
+fn count_items(o: &Opts) -> Option<u64> {
+    if o.infiles.is_empty() {
+        return None;
+    }
+    let mut source = open_source(o).ok()?;
+    let mut n = 0u64;
+    loop {
+        let r = match &mut source {
+            Source::Log(p, _) => {
+                let r = p.next_item();
+                p.notes.clear();
+                r
+            }
+            Source::File(f) => f.next_item(),
+        };
+        match r {
+            Ok(Some(_)) => n += 1,
+            Ok(None) => return Some(n),
+            Err(_) => return None,
+        }
+    }
 }
 
 /// `pgrig replay`'s own options checked before anything is replayed: where `--json` and
@@ -341,7 +368,16 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> Replayed {
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     });
-    let outcome = match replay(opts, &mut next, say) {
+    let bar = (pgrig && io::stderr().is_terminal()).then(|| progress::start(count_items(o)));
+    let (bar, tick) = match bar {
+        Some((b, t)) => (Some(b), Some(t)),
+        None => (None, None),
+    };
+    let outcome = replay_with_progress(opts, &mut next, say, tick);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let outcome = match outcome {
         Ok(x) => x,
         Err(e) => {
             eline(&e.0);

@@ -35,12 +35,37 @@ pub struct Outcome {
     pub measured: Option<Tallies>,
 }
 
+/// How far a replay got, for a progress display.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Progress {
+    /// items consumed (pgreplay's "calls to the server")
+    pub items: u64,
+    /// how late the latest item was sent
+    pub lag: Duration,
+}
+
+/// Called about every 200 ms while a replay runs.
+pub type Tick = Box<dyn FnMut(Progress)>;
+
+/// How often [`Tick`] is called.
+const TICK: Duration = Duration::from_millis(200);
+
 /// Replays the items `next` yields. `say` prints a line on standard output (the
 /// behind-schedule notices).
 pub fn replay(
     opts: ReplayOptions,
     next: &mut dyn FnMut() -> Result<Option<Item>, Error>,
     say: shared::Say,
+) -> Result<Outcome, Error> {
+    replay_with_progress(opts, next, say, None)
+}
+
+/// [`replay`], with `tick` told the progress every 200 ms.
+pub fn replay_with_progress(
+    opts: ReplayOptions,
+    next: &mut dyn FnMut() -> Result<Option<Item>, Error>,
+    say: shared::Say,
+    tick: Option<Tick>,
 ) -> Result<Outcome, Error> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -61,10 +86,27 @@ pub fn replay(
         interrupted: Cell::new(false),
         failed: Notify::new(),
         say: RefCell::new(say),
+        last_late: Cell::new(Duration::ZERO),
     });
     let local = tokio::task::LocalSet::new();
     let started = Instant::now();
+    let ticker = tick.map(|mut tick| {
+        let shared = shared.clone();
+        local.spawn_local(async move {
+            loop {
+                tokio::time::sleep(TICK).await;
+                let items = shared.stats.borrow().actions;
+                tick(Progress {
+                    items,
+                    lag: shared.last_late.get(),
+                });
+            }
+        })
+    });
     let left_open = local.block_on(&rt, dispatch(shared.clone(), next, speed));
+    if let Some(t) = ticker {
+        t.abort();
+    }
     rt.block_on(local);
     let mut stats = shared.stats.borrow().clone();
     stats.run_time = started.elapsed();

@@ -55,6 +55,8 @@ pub struct Shared {
     pub interrupted: Cell<bool>,
     pub failed: Notify,
     pub say: RefCell<Say>,
+    /// how late the latest item consumed was (the progress bar's lag)
+    pub last_late: Cell<std::time::Duration>,
 }
 
 fn whole_secs(t: SystemTime) -> i64 {
@@ -110,6 +112,7 @@ impl Shared {
         let late = now.saturating_duration_since(due_at);
         let server = free_at.min(now).saturating_duration_since(due_at);
         let second = due_at.saturating_duration_since(self.start).as_secs();
+        self.last_late.set(late);
         let lines = {
             let mut s = self.stats.borrow_mut();
             s.actions += 1;
