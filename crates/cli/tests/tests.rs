@@ -56,6 +56,7 @@ mod pgbench_tap;
 mod profile;
 mod query_profile;
 mod replay_cli;
+mod replay_workloads;
 mod report_cli;
 mod report_figures;
 mod run_and_server;
