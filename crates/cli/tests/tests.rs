@@ -49,6 +49,7 @@ mod init_parity;
 mod init_statements;
 mod metrics_openmetrics;
 mod native_run_study;
+mod optimizer_example;
 mod output_faults;
 mod output_links;
 mod parsers_proptest;
