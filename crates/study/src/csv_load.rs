@@ -18,6 +18,9 @@ use crate::csv_spec::{copy_statement, CsvFile, CsvSet};
 use crate::db::Db;
 use crate::error::StudyError;
 
+/// The rows loaded per table, in the order the loads finished.
+type Loaded = Vec<(String, u64)>;
+
 /// Bytes read from a file and sent at a time.
 const CHUNK: usize = 256 * 1024;
 
@@ -28,7 +31,7 @@ pub fn load(
     conninfo: &str,
     sink: &dyn Sink,
     stop: &StopHandle,
-) -> Result<Vec<(String, u64)>, StudyError> {
+) -> Result<Loaded, StudyError> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let jobs = match set.jobs {
         0 => cores.clamp(2, 4),
@@ -38,7 +41,7 @@ pub fn load(
     .max(1);
     let queue = Mutex::new(set.files.iter().collect::<VecDeque<_>>());
     let failed = AtomicBool::new(false);
-    let outcome: Mutex<(Vec<(String, u64)>, Option<StudyError>)> = Mutex::new((Vec::new(), None));
+    let outcome: Mutex<(Loaded, Option<StudyError>)> = Mutex::new((Vec::new(), None));
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| {
