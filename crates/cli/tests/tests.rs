@@ -47,6 +47,7 @@ mod figures_pgbench;
 mod init_faults;
 mod init_parity;
 mod init_statements;
+mod load_csv;
 mod metrics_openmetrics;
 mod native_run_study;
 mod optimizer_example;

@@ -287,3 +287,26 @@ pub fn copy_statement(f: &CsvFile) -> String {
         opts.join(", ")
     )
 }
+
+/// Sets COPY option `key` (`null`, `delimiter`, `quote`, `escape`, `encoding`) from its text,
+/// checked as in a study file (`pgrig load`'s options).
+pub fn set_text_option(o: &mut CsvOptions, key: &str, text: &str) -> Result<(), String> {
+    set_option(o, key, &toml::Value::String(text.to_string()))
+}
+
+/// Every `NAME.csv` file of `dir` with the same `options` (`pgrig load`'s set); `jobs` 0: from
+/// the cores.
+pub fn plain_set(dir: &Path, options: &CsvOptions, jobs: usize) -> Result<CsvSet, String> {
+    let mut files: Vec<CsvFile> = list_files(Path::new(""), &dir.display().to_string())?
+        .into_iter()
+        .map(|(table, path, bytes)| CsvFile {
+            shown: path.display().to_string(),
+            table,
+            path,
+            options: options.clone(),
+            bytes,
+        })
+        .collect();
+    files.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.table.cmp(&b.table)));
+    Ok(CsvSet { files, jobs })
+}

@@ -186,6 +186,26 @@ fn run_files<'a>(
     Ok(())
 }
 
+impl SetupFile {
+    /// Reads and splits the SQL file at `path` (`pgrig load --schema`).
+    pub fn read(path: &Path) -> Result<SetupFile, StudyError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| StudyError::Data {
+            place: shown.clone(),
+            message: format!("could not read: {}", pgrig_wire::strerror(&e)),
+        })?;
+        let statements = split(&text).map_err(|e| StudyError::Setup {
+            file: shown.clone(),
+            line: e.line,
+            message: e.message,
+        })?;
+        Ok(SetupFile {
+            path: shown,
+            statements,
+        })
+    }
+}
+
 /// Reads and splits one setup file; a missing file is reported where the study names it.
 fn read_setup_file(
     study: &Study,
