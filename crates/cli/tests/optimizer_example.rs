@@ -3,7 +3,10 @@
 //! directory executed under EXPLAIN ANALYZE at every point (2 statistics targets × nested loops
 //! on/off), each plan node stored with its q-error; a point's `default_statistics_target` takes
 //! effect (its ANALYZE gives other estimates than the other target's), `enable_nestloop = off`
-//! leaves no nested loop in any plan and changes plans, and the report has the q-error chart.
+//! leaves no nested loop in any plan and changes plans, and the report opens in the browser with
+//! the q-error chart.
+
+use crate::browser;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -95,6 +98,15 @@ fn optimizer_example_stores_q_errors_and_plans_at_every_point() {
         p.iter().flatten().map(|n| n.plan_rows).collect()
     };
     assert_ne!(rows(&plans(find("10", "on"))), rows(&on));
-    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
-    assert!(html.contains("id=\"optimizer-job-q-error\""));
+    // the page opens in the browser with the q-error chart and the first query's plan tree
+    // (screenshot kept in target/report-screenshots/)
+    let png = browser::artefact_dir().join("example-optimizer_job.toml.png");
+    browser::check_report(
+        &dir.path().join("r.html"),
+        &[
+            "optimizer-job-q-error",
+            "optimizer-job-plan-tree-optimizer-queries-01-anime-jp-series-sql",
+        ],
+        &png,
+    );
 }
