@@ -8,6 +8,9 @@
 //!   at their recorded offsets scaled by a speed factor, with pgreplay's replay statistics.
 
 pub mod bind;
+pub mod capture;
+pub mod capture_file;
+pub mod capture_msg;
 pub mod duration;
 pub mod entry;
 pub mod error;
