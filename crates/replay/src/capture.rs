@@ -96,7 +96,11 @@ impl Shared {
 }
 
 /// Runs the proxy until Ctrl-C or SIGTERM; `ready` is called once the listener accepts.
-pub fn run(opts: CaptureOptions, out: Box<dyn Write>, ready: impl FnOnce()) -> Result<Summary, Error> {
+pub fn run(
+    opts: CaptureOptions,
+    out: Box<dyn Write>,
+    ready: impl FnOnce(),
+) -> Result<Summary, Error> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -150,7 +154,12 @@ async fn serve(shared: Rc<Shared>, ready: impl FnOnce()) -> Result<(), Error> {
         Listen::Unix(path) => UnixListener::bind(path).map(Listener::Unix),
         Listen::Tcp(addr) => TcpListener::bind(addr).await.map(Listener::Tcp),
     }
-    .map_err(|e| Error(format!("pgrig capture: cannot listen: {}", pgrig_wire::strerror(&e))))?;
+    .map_err(|e| {
+        Error(format!(
+            "pgrig capture: cannot listen: {}",
+            pgrig_wire::strerror(&e)
+        ))
+    })?;
     ready();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| Error(format!("pgrig capture: {e}")))?;
@@ -223,14 +232,21 @@ fn startup_params(body: &[u8]) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
     if parts.len() % 2 != 0 {
         return None;
     }
-    Some(parts.chunks(2).map(|c| (c[0].to_vec(), c[1].to_vec())).collect())
+    Some(
+        parts
+            .chunks(2)
+            .map(|c| (c[0].to_vec(), c[1].to_vec()))
+            .collect(),
+    )
 }
 
 /// One client connection: SSL/GSS requests declined, a cancel request recorded and passed on,
 /// a startup relayed to the upstream server and the session recorded.
 async fn client<C: AsyncRead + AsyncWrite + Unpin>(shared: Rc<Shared>, mut c: C) {
     let body = loop {
-        let Some(body) = read_packet(&mut c).await else { return };
+        let Some(body) = read_packet(&mut c).await else {
+            return;
+        };
         let code = u32::from_be_bytes([body[0], body[1], body[2], body[3]]);
         match code {
             SSL_REQUEST | GSSENC_REQUEST => {
@@ -243,7 +259,9 @@ async fn client<C: AsyncRead + AsyncWrite + Unpin>(shared: Rc<Shared>, mut c: C)
             _ => return,
         }
     };
-    let Some(params) = startup_params(&body) else { return };
+    let Some(params) = startup_params(&body) else {
+        return;
+    };
     // user and database first, then the other parameters as sent
     let mut ordered: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
     for key in [&b"user"[..], b"database"] {
@@ -251,7 +269,12 @@ async fn client<C: AsyncRead + AsyncWrite + Unpin>(shared: Rc<Shared>, mut c: C)
             ordered.push(p.clone());
         }
     }
-    ordered.extend(params.iter().filter(|(k, _)| k != b"user" && k != b"database").cloned());
+    ordered.extend(
+        params
+            .iter()
+            .filter(|(k, _)| k != b"user" && k != b"database")
+            .cloned(),
+    );
     match upstream(&shared).await {
         Ok(Upstream::Unix(u)) => session(shared, c, u, &body, ordered).await,
         Ok(Upstream::Tcp(u)) => session(shared, c, u, &body, ordered).await,
@@ -264,7 +287,12 @@ async fn client<C: AsyncRead + AsyncWrite + Unpin>(shared: Rc<Shared>, mut c: C)
 /// An ErrorResponse (FATAL, 08006) for the client.
 fn fatal(msg: &str) -> Vec<u8> {
     let mut b = Vec::new();
-    for (t, v) in [(b'S', "FATAL"), (b'V', "FATAL"), (b'C', "08006"), (b'M', msg)] {
+    for (t, v) in [
+        (b'S', "FATAL"),
+        (b'V', "FATAL"),
+        (b'C', "08006"),
+        (b'M', msg),
+    ] {
         b.push(t);
         b.extend_from_slice(v.as_bytes());
         b.push(0);
@@ -288,7 +316,10 @@ async fn upstream(shared: &Shared) -> Result<Upstream, String> {
         let r = match (&t.host, t.socket_path()) {
             (_, Some(path)) => UnixStream::connect(&path).await.map(Upstream::Unix),
             (Host::Tcp(h), None) => {
-                let host = t.hostaddr.map(|a| a.to_string()).unwrap_or_else(|| h.clone());
+                let host = t
+                    .hostaddr
+                    .map(|a| a.to_string())
+                    .unwrap_or_else(|| h.clone());
                 match TcpStream::connect((host.as_str(), t.port)).await {
                     Ok(s) => {
                         let _ = s.set_nodelay(true);
@@ -301,7 +332,13 @@ async fn upstream(shared: &Shared) -> Result<Upstream, String> {
         };
         match r {
             Ok(u) => return Ok(u),
-            Err(e) => last = format!("pgrig capture: cannot reach the upstream server {}: {}", t.host_str(), pgrig_wire::strerror(&e)),
+            Err(e) => {
+                last = format!(
+                    "pgrig capture: cannot reach the upstream server {}: {}",
+                    t.host_str(),
+                    pgrig_wire::strerror(&e)
+                )
+            }
         }
     }
     Err(last)
@@ -311,7 +348,9 @@ async fn upstream(shared: &Shared) -> Result<Upstream, String> {
 /// upstream server (an unknown key is dropped).
 async fn cancel(shared: &Shared, body: &[u8]) {
     let key = body[4..].to_vec();
-    let Some(&id) = shared.keys.borrow().get(&key) else { return };
+    let Some(&id) = shared.keys.borrow().get(&key) else {
+        return;
+    };
     shared.count(|c| c.cancels += 1);
     shared.record(shared.now_us(), id, Kind::Cancel, b"");
     let p = packet(body);
@@ -354,7 +393,12 @@ async fn session<C, U>(
         shared.keys.borrow_mut().insert(k, id);
     }
     shared.count(|c| c.sessions += 1);
-    shared.record(shared.now_us(), id, Kind::Connect, &connect_payload(&params));
+    shared.record(
+        shared.now_us(),
+        id,
+        Kind::Connect,
+        &connect_payload(&params),
+    );
     let up = async {
         let mut buf = vec![0u8; 64 * 1024];
         loop {
@@ -432,8 +476,13 @@ where
 
 /// The client's side after startup: every read relayed at once, its whole messages recorded
 /// as one batch (CopyData counted, password messages and anything else not recorded).
-async fn client_to_server<CR, UW>(shared: &Shared, id: u64, cr: &mut CR, uw: &mut UW, mut rb: ReadBuf)
-where
+async fn client_to_server<CR, UW>(
+    shared: &Shared,
+    id: u64,
+    cr: &mut CR,
+    uw: &mut UW,
+    mut rb: ReadBuf,
+) where
     CR: AsyncRead + Unpin,
     UW: AsyncWrite + Unpin,
 {

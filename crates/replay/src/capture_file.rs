@@ -81,12 +81,19 @@ impl<W: Write> Writer<W> {
     }
 
     /// One record.
-    pub fn record(&mut self, at_us: u64, session: u64, kind: Kind, payload: &[u8]) -> io::Result<()> {
+    pub fn record(
+        &mut self,
+        at_us: u64,
+        session: u64,
+        kind: Kind,
+        payload: &[u8],
+    ) -> io::Result<()> {
         self.buf.clear();
         self.buf.extend_from_slice(&at_us.to_be_bytes());
         self.buf.extend_from_slice(&session.to_be_bytes());
         self.buf.push(kind as u8);
-        self.buf.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+        self.buf
+            .extend_from_slice(&(payload.len() as u32).to_be_bytes());
         self.out.write_all(&self.buf)?;
         self.out.write_all(payload)
     }
@@ -139,7 +146,9 @@ pub struct Reader<R: Read> {
 }
 
 fn bad(offset: u64, what: impl std::fmt::Display) -> Error {
-    Error(format!("Error: capture file, record at byte {offset}: {what}"))
+    Error(format!(
+        "Error: capture file, record at byte {offset}: {what}"
+    ))
 }
 
 impl<R: Read> Reader<R> {
@@ -216,7 +225,8 @@ impl<R: Read> Reader<R> {
                 if payload.len() != 32 {
                     return Err(bad(at, "the end record's counts are not 32 bytes"));
                 }
-                let n = |i: usize| u64::from_be_bytes(payload[i * 8..i * 8 + 8].try_into().expect("8"));
+                let n =
+                    |i: usize| u64::from_be_bytes(payload[i * 8..i * 8 + 8].try_into().expect("8"));
                 self.counts = Some(Counts {
                     sessions: n(0),
                     batches: n(1),
@@ -227,7 +237,12 @@ impl<R: Read> Reader<R> {
             }
             Kind::Connect => {
                 let params = connect_params(&payload).map_err(|e| bad(at, e))?;
-                let get = |k: &[u8]| params.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_vec());
+                let get = |k: &[u8]| {
+                    params
+                        .iter()
+                        .find(|(n, _)| *n == k)
+                        .map(|(_, v)| v.to_vec())
+                };
                 let user = get(b"user").ok_or_else(|| bad(at, "a session without a user"))?;
                 let database = get(b"database").unwrap_or_else(|| user.clone());
                 ItemKind::Connect { user, database }
@@ -288,11 +303,21 @@ mod tests {
             (b"user".to_vec(), b"alice".to_vec()),
             (b"database".to_vec(), b"db".to_vec()),
         ];
-        w.record(10, 1, Kind::Connect, &connect_payload(&params)).unwrap();
+        w.record(10, 1, Kind::Connect, &connect_payload(&params))
+            .unwrap();
         w.record(20, 1, Kind::Messages, b"S\0\0\0\x04").unwrap();
         w.record(30, 1, Kind::Cancel, b"").unwrap();
         w.record(40, 1, Kind::Disconnect, b"").unwrap();
-        w.end(50, Counts { sessions: 1, batches: 1, copy_skipped: 3, cancels: 1 }).unwrap();
+        w.end(
+            50,
+            Counts {
+                sessions: 1,
+                batches: 1,
+                copy_skipped: 3,
+                cancels: 1,
+            },
+        )
+        .unwrap();
         w.flush().unwrap();
         w.out
     }
@@ -310,9 +335,17 @@ mod tests {
         assert_eq!(items[0].time, Timestamp { sec: 0, usec: 15 });
         assert_eq!(
             items[0].kind,
-            ItemKind::Connect { user: b"alice".to_vec(), database: b"db".to_vec() }
+            ItemKind::Connect {
+                user: b"alice".to_vec(),
+                database: b"db".to_vec()
+            }
         );
-        assert_eq!(items[1].kind, ItemKind::Wire { messages: b"S\0\0\0\x04".to_vec() });
+        assert_eq!(
+            items[1].kind,
+            ItemKind::Wire {
+                messages: b"S\0\0\0\x04".to_vec()
+            }
+        );
         assert_eq!(items[2].kind, ItemKind::Cancel);
         assert_eq!(r.counts.unwrap().copy_skipped, 3);
     }

@@ -161,7 +161,12 @@ pub fn decode(m: &[u8]) -> Result<Msg<'_>, String> {
             b.u16()?;
             Msg::FunctionCall { oid }
         }
-        other => return Err(format!("message type '{}' is not recorded", other.escape_ascii())),
+        other => {
+            return Err(format!(
+                "message type '{}' is not recorded",
+                other.escape_ascii()
+            ))
+        }
     };
     b.done()?;
     Ok(msg)

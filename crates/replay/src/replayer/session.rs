@@ -150,7 +150,10 @@ async fn statement(
             readies = capture::queue(conn, messages);
             if readies == 0 {
                 // a batch without Sync (Flush, or a pipeline's start): answers come later
-                return conn.send().await.map_err(|e| Error(format!("Error sending to database: {e}")));
+                return conn
+                    .send()
+                    .await
+                    .map_err(|e| Error(format!("Error sending to database: {e}")));
             }
         }
         ItemKind::Execute { statement } => conn.query(statement),
@@ -175,7 +178,8 @@ async fn statement(
         }
     }
     let started = Instant::now();
-    let copy_sync = matches!(kind, ItemKind::Wire { messages } if !crate::capture_msg::has_query(messages));
+    let copy_sync =
+        matches!(kind, ItemKind::Wire { messages } if !crate::capture_msg::has_query(messages));
     let fut = results(conn, prepare, readies, copy_sync);
     tokio::pin!(fut);
     let outcome = loop {
