@@ -125,7 +125,10 @@ pub fn connect_payload(params: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
     p
 }
 
-fn connect_params(p: &[u8]) -> Result<Vec<(&[u8], &[u8])>, String> {
+/// A startup parameter: name and value.
+type Param<'a> = (&'a [u8], &'a [u8]);
+
+fn connect_params(p: &[u8]) -> Result<Vec<Param<'_>>, String> {
     if p.last() != Some(&0) {
         return Err("startup parameters without their terminating NUL".into());
     }

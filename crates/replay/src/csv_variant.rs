@@ -124,7 +124,11 @@ impl CsvVariant {
         let Some(fields) = split(&line) else {
             return Ok(Some(line));
         };
-        let named = |c: &[u8]| fields.iter().any(|f| f.trim_ascii().eq_ignore_ascii_case(c));
+        let named = |c: &[u8]| {
+            fields
+                .iter()
+                .any(|f| f.trim_ascii().eq_ignore_ascii_case(c))
+        };
         if first && named(b"log_time") && named(b"session_id") && named(b"message") {
             self.header = Some(header(&fields, lineno)?);
             return Ok(None);
@@ -199,7 +203,10 @@ mod tests {
         let mut names: Vec<&str> = COLUMNS.to_vec();
         names.reverse();
         let mut v = CsvVariant::default();
-        assert!(v.normalize(names.join(",").into_bytes(), 1).unwrap().is_none());
+        assert!(v
+            .normalize(names.join(",").into_bytes(), 1)
+            .unwrap()
+            .is_none());
         let mut rev = Vec::new();
         for (i, x) in f.iter().rev().enumerate() {
             if i > 0 {

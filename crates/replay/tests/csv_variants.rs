@@ -63,7 +63,10 @@ fn join(rows: &[Vec<Vec<u8>>], prefix: &[u8]) -> Vec<u8> {
 }
 
 fn header(names: &[&str]) -> Vec<Vec<Vec<u8>>> {
-    vec![names.iter().map(|n| n.as_bytes().to_vec()).collect::<Vec<Vec<u8>>>()]
+    vec![names
+        .iter()
+        .map(|n| n.as_bytes().to_vec())
+        .collect::<Vec<Vec<u8>>>()]
 }
 
 fn items_of(bytes: &[u8], name: &str, dir: &Path) -> Vec<pgrig_replay::Item> {
@@ -88,7 +91,11 @@ fn csvlog_variants_parse_to_the_plain_csvlogs_items() {
     assert_eq!(rejoined, plain, "the records split and joined again");
 
     // older servers' column counts: the same records without the later columns
-    for (cols, server) in [(22, "postgresql-8.4"), (23, "postgresql-12"), (24, "postgresql-13")] {
+    for (cols, server) in [
+        (22, "postgresql-8.4"),
+        (23, "postgresql-12"),
+        (24, "postgresql-13"),
+    ] {
         let cut: Vec<_> = rows.iter().map(|r| r[..cols].to_vec()).collect();
         let items = items_of(&join(&cut, b""), &format!("{server}.csv"), dir.path());
         assert_eq!(items, plain, "{server} ({cols} columns)");
@@ -96,18 +103,29 @@ fn csvlog_variants_parse_to_the_plain_csvlogs_items() {
     // Amazon RDS: log_fdw's foreign table copied out with COPY ... CSV HEADER
     let mut with_header = header(&COLUMNS);
     with_header.extend(rows.iter().cloned());
-    let items = items_of(&join(&with_header, b""), "rds_log_fdw_header.csv", dir.path());
+    let items = items_of(
+        &join(&with_header, b""),
+        "rds_log_fdw_header.csv",
+        dir.path(),
+    );
     assert_eq!(items, plain, "RDS log_fdw export with a header line");
     // an export with columns of its own and the csvlog's in another order
     let mut names: Vec<&str> = vec!["TimeGenerated", "ResourceId"];
     names.extend(COLUMNS.iter().rev());
     let mut reordered = header(&names);
     for r in &rows {
-        let mut row = vec![b"2024-01-01T00:00:00Z".to_vec(), b"/subscriptions/x".to_vec()];
+        let mut row = vec![
+            b"2024-01-01T00:00:00Z".to_vec(),
+            b"/subscriptions/x".to_vec(),
+        ];
         row.extend(r.iter().rev().cloned());
         reordered.push(row);
     }
-    let items = items_of(&join(&reordered, b""), "log_analytics_export.csv", dir.path());
+    let items = items_of(
+        &join(&reordered, b""),
+        "log_analytics_export.csv",
+        dir.path(),
+    );
     assert_eq!(items, plain, "export with extra and reordered columns");
     // Aurora/RDS logs exported from CloudWatch Logs to S3: a time before every line
     let items = items_of(
@@ -137,7 +155,11 @@ fn csvlog_variants_parse_to_the_plain_csvlogs_items() {
     };
     let line = 3 + bad[..2]
         .iter()
-        .map(|r| r.iter().map(|f| f.iter().filter(|&&c| c == b'\n').count()).sum::<usize>())
+        .map(|r| {
+            r.iter()
+                .map(|f| f.iter().filter(|&&c| c == b'\n').count())
+                .sum::<usize>()
+        })
         .sum::<usize>();
     assert!(
         err.contains(&format!("line {line}")) && err.contains("has 27"),
