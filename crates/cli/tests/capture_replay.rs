@@ -3,7 +3,7 @@
 //! the recorded table contents while pgreplay, the oracle, fails on the same session recorded
 //! as a stderr log; pgbench's TPC-B-like script through the proxy replays to the recorded
 //! sums; the capture file is private and holds no password; a listener path that is a
-//! symbolic link is refused.
+//! symbolic link is refused; a cancel request through a TCP listener is recorded and replayed.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -22,6 +22,16 @@ struct Proxy {
 }
 
 fn start_proxy(listen: &Path, port: u16, upstream: &str, out: &Path) -> Proxy {
+    spawn_proxy(listen.as_os_str(), port, upstream, out, listen)
+}
+
+fn spawn_proxy(
+    listen: &std::ffi::OsStr,
+    port: u16,
+    upstream: &str,
+    out: &Path,
+    host: &Path,
+) -> Proxy {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pgrig"))
         .args(["capture", "--listen"])
         .arg(listen)
@@ -42,7 +52,7 @@ fn start_proxy(listen: &Path, port: u16, upstream: &str, out: &Path) -> Proxy {
     });
     Proxy {
         child,
-        dir: listen.to_path_buf(),
+        dir: host.to_path_buf(),
         port,
     }
 }
@@ -482,4 +492,78 @@ fn capture_file_is_private_holds_no_password_and_symlinked_listeners_are_refused
     let out = run(c);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert!(out.stderr.contains("loopback"), "{}", out.stderr);
+}
+
+#[test]
+fn a_cancel_through_a_tcp_listener_is_recorded_and_replayed() {
+    let server = pgrig_testkit::cluster();
+    let db = pgrig_testkit::fresh_db("cap_cancel");
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cancel.cap");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let upstream = format!(
+        "host={} port={}",
+        server.socket_dir().display(),
+        server.port()
+    );
+    let listen = format!("127.0.0.1:{port}");
+    let proxy = spawn_proxy(
+        listen.as_ref(),
+        port,
+        &upstream,
+        &cap,
+        Path::new("127.0.0.1"),
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let sqlstate = rt.block_on(async {
+        let mut conn = pgrig_wire::Connection::connect(&proxy.config(server.user(), &db.name))
+            .await
+            .unwrap();
+        let token = conn.cancel_token();
+        conn.query(b"SELECT pg_sleep(5)");
+        conn.send().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        token.cancel().await.unwrap();
+        let mut code = String::new();
+        loop {
+            match conn.recv().await.unwrap() {
+                pgrig_wire::Backend::Error(e) => code = format!("{e:?}"),
+                pgrig_wire::Backend::ReadyForQuery(_) => break,
+                _ => {}
+            }
+        }
+        conn.close().await;
+        code
+    });
+    assert!(
+        sqlstate.contains("57014"),
+        "the cancel did not reach the server: {sqlstate}"
+    );
+    proxy.stop();
+    // the capture holds the cancel, for the session that ran the statement
+    let mut r =
+        pgrig_replay::capture_file::Reader::new(std::fs::File::open(&cap).unwrap()).unwrap();
+    let mut kinds = Vec::new();
+    while let Some(i) = r.next_item().unwrap() {
+        kinds.push(i.kind);
+    }
+    assert!(kinds.contains(&pgrig_replay::ItemKind::Cancel), "{kinds:?}");
+    assert_eq!(r.counts.map(|c| c.cancels), Some(1));
+    // replayed, the statement is cancelled again, 300 ms in
+    let started = std::time::Instant::now();
+    let out = pgrig_replay(server, &cap);
+    assert!(out.success(), "{}", out.stderr);
+    assert_eq!(error_count(&out.stdout), 1, "{}", out.stdout);
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "the replayed pg_sleep(5) was not cancelled: {:?}",
+        started.elapsed()
+    );
 }
