@@ -20,7 +20,7 @@ use pgrig_wire::{Config, SslMode};
 )]
 struct CaptureArgs {
     /// Where clients connect: a directory for a unix socket (created private, 0700), or a
-    /// loopback address IP:PORT (any local user can connect to it). Default: a new private
+    /// loopback address IP:PORT (only your own processes are served). Default: a new private
     /// directory under $XDG_RUNTIME_DIR or /tmp
     #[arg(long, value_name = "ADDR")]
     listen: Option<String>,
@@ -70,12 +70,19 @@ fn capture(a: &CaptureArgs) -> Result<(), String> {
     if let Some(p) = cleanup {
         let _ = std::fs::remove_file(p);
     }
-    let c = result.map_err(|e| e.0.trim_start_matches("pgrig capture: ").to_string())?;
+    let s = result.map_err(|e| e.0.trim_start_matches("pgrig capture: ").to_string())?;
+    let c = s.counts;
     eprintln!(
         "pgrig capture: {} sessions, {} message batches, {} cancel requests recorded; \
          {} COPY data messages relayed, not recorded; written to {output}",
         c.sessions, c.batches, c.cancels, c.copy_skipped
     );
+    if s.refused > 0 {
+        eprintln!(
+            "pgrig capture: {} TCP connections from other users' processes closed unanswered",
+            s.refused
+        );
+    }
     Ok(())
 }
 
@@ -115,7 +122,7 @@ fn listener(a: &CaptureArgs) -> Result<(Listen, String, Option<PathBuf>), String
                  for a unix socket is allowed: the capture file would record whoever connects"
             ));
         }
-        let shown = format!("{addr} (any local user can connect to it)");
+        let shown = format!("{addr} (connections from other users' processes are closed)");
         return Ok((Listen::Tcp(addr), shown, None));
     }
     let dir = match &a.listen {

@@ -3,7 +3,8 @@
 //! the recorded table contents while pgreplay, the oracle, fails on the same session recorded
 //! as a stderr log; pgbench's TPC-B-like script through the proxy replays to the recorded
 //! sums; the capture file is private and holds no password; a listener path that is a
-//! symbolic link is refused; a cancel request through a TCP listener is recorded and replayed.
+//! symbolic link is refused; a cancel request through a TCP listener is recorded and replayed,
+//! and another user's process is not served by it.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -495,7 +496,7 @@ fn capture_file_is_private_holds_no_password_and_symlinked_listeners_are_refused
 }
 
 #[test]
-fn a_cancel_through_a_tcp_listener_is_recorded_and_replayed() {
+fn a_cancel_through_a_tcp_listener_is_recorded_and_replayed_and_other_users_are_refused() {
     let server = pgrig_testkit::cluster();
     let db = pgrig_testkit::fresh_db("cap_cancel");
     let tmp = tempfile::tempdir().unwrap();
@@ -546,6 +547,40 @@ fn a_cancel_through_a_tcp_listener_is_recorded_and_replayed() {
         sqlstate.contains("57014"),
         "the cancel did not reach the server: {sqlstate}"
     );
+    // another user's process is closed unanswered (as root: `nobody` through setpriv)
+    let other_user_refused = if nix::unistd::geteuid().is_root() {
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            "psql",
+            "-X",
+        ])
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "-U",
+            server.user(),
+        ])
+        .args(["-d", &db.name, "-c", "SELECT 'from nobody'"])
+        .env_remove("PGPASSFILE")
+        .env_remove("PGPASSWORD");
+        let out = run(c);
+        assert!(!out.success(), "another user got through: {}", out.stdout);
+        assert!(
+            out.stderr
+                .contains("server closed the connection unexpectedly"),
+            "{}",
+            out.stderr
+        );
+        true
+    } else {
+        println!("SKIPPED (part): not root, so no other user to connect as");
+        false
+    };
     proxy.stop();
     // the capture holds the cancel, for the session that ran the statement
     let mut r =
@@ -556,6 +591,15 @@ fn a_cancel_through_a_tcp_listener_is_recorded_and_replayed() {
     }
     assert!(kinds.contains(&pgrig_replay::ItemKind::Cancel), "{kinds:?}");
     assert_eq!(r.counts.map(|c| c.cancels), Some(1));
+    if other_user_refused {
+        assert_eq!(
+            r.counts.map(|c| c.sessions),
+            Some(1),
+            "only our own session"
+        );
+        let text = std::fs::read(&cap).unwrap();
+        assert!(!text.windows(11).any(|w| w == b"from nobody"));
+    }
     // replayed, the statement is cancelled again, 300 ms in
     let started = std::time::Instant::now();
     let out = pgrig_replay(server, &cap);

@@ -3,7 +3,8 @@
 //! (authentication included, never recorded), and what every client sends — its startup user
 //! and database, its Query/Parse/Bind/Execute/Describe/Close/Sync/Flush messages as sent,
 //! cancel requests, its end — is written to a capture file ([`crate::capture_file`]) with µs
-//! offsets and a session id. CopyData is relayed and counted, not recorded. One thread; Ctrl-C
+//! offsets and a session id. CopyData is relayed and counted, not recorded. A TCP client that
+//! is not a process of the user's own (`capture_peer`) is closed unanswered. One thread; Ctrl-C
 //! or SIGTERM ends every session and flushes the file.
 
 use std::cell::{Cell, RefCell};
@@ -20,6 +21,7 @@ use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 
 use crate::capture_file::{connect_payload, Counts, Kind, Writer};
 use crate::capture_msg::is_recorded;
+use crate::capture_peer;
 use crate::error::Error;
 
 /// Where clients connect.
@@ -38,8 +40,12 @@ pub struct CaptureOptions {
     pub upstream: Vec<Target>,
 }
 
-/// What a capture recorded.
-pub type Summary = Counts;
+/// What a capture recorded, and how many TCP clients of other users it closed.
+#[derive(Debug, Clone, Copy)]
+pub struct Summary {
+    pub counts: Counts,
+    pub refused: u64,
+}
 
 const SSL_REQUEST: u32 = 80_877_103;
 const GSSENC_REQUEST: u32 = 80_877_104;
@@ -52,6 +58,7 @@ struct Shared {
     start: Instant,
     out: RefCell<Writer<Box<dyn Write>>>,
     counts: Cell<Counts>,
+    refused: Cell<u64>,
     /// Sessions whose Connect is written and whose Disconnect is not.
     open: RefCell<BTreeSet<u64>>,
     /// Cancel keys (backend pid and secret) of the open sessions.
@@ -116,6 +123,7 @@ pub fn run(
         start: Instant::now(),
         out: RefCell::new(writer),
         counts: Cell::new(Counts::default()),
+        refused: Cell::new(0),
         open: RefCell::new(BTreeSet::new()),
         keys: RefCell::new(HashMap::new()),
         next_id: Cell::new(1),
@@ -141,7 +149,10 @@ pub fn run(
         return Err(Error(format!("pgrig capture: {f}")));
     }
     end.map_err(|e| Error(format!("pgrig capture: cannot write the capture file: {e}")))?;
-    Ok(counts)
+    Ok(Summary {
+        counts,
+        refused: shared.refused.get(),
+    })
 }
 
 enum Listener {
@@ -179,8 +190,17 @@ async fn serve(shared: Rc<Shared>, ready: impl FnOnce()) -> Result<(), Error> {
                     tokio::task::spawn_local(client(shared.clone(), s));
                 }
                 Ok(Accepted::Tcp(s)) => {
-                    let _ = s.set_nodelay(true);
-                    tokio::task::spawn_local(client(shared.clone(), s));
+                    // only the user's own processes: others are closed unanswered
+                    let own = match (s.peer_addr(), s.local_addr()) {
+                        (Ok(peer), Ok(local)) => capture_peer::is_own(&peer, &local),
+                        _ => false,
+                    };
+                    if own {
+                        let _ = s.set_nodelay(true);
+                        tokio::task::spawn_local(client(shared.clone(), s));
+                    } else {
+                        shared.refused.set(shared.refused.get() + 1);
+                    }
                 }
                 Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
             },

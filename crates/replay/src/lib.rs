@@ -11,6 +11,7 @@ pub mod bind;
 pub mod capture;
 pub mod capture_file;
 pub mod capture_msg;
+pub mod capture_peer;
 pub mod csv_variant;
 pub mod duration;
 pub mod entry;
