@@ -287,6 +287,24 @@ fn typed_parameters_replay_from_a_capture_and_fail_under_pgreplay_from_the_log()
         .args(["-p", &target.port().to_string()])
         .arg(&log);
     let out = run(cmd);
+    if text.contains("DETAIL:  Parameters: ") {
+        // PostgreSQL 18 capitalises the DETAIL: pgreplay 1.2.0 cannot read the log at all
+        assert!(
+            !out.success(),
+            "pgreplay read a PostgreSQL 18 log: {}",
+            out.stdout
+        );
+        assert!(
+            out.stderr.contains("no parameters for prepared statement"),
+            "{}",
+            out.stderr
+        );
+        println!(
+            "pgreplay fails on PostgreSQL 18's log before replaying: {}",
+            out.stderr
+        );
+        return;
+    }
     assert!(out.success(), "pgreplay: {}", out.stderr);
     // its untyped Parse of `$1 + $2` fails: the statement's error count says so, and the
     // target server's log has the error for the statement pgreplay sent

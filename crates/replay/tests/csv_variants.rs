@@ -77,9 +77,12 @@ fn items_of(bytes: &[u8], name: &str, dir: &Path) -> Vec<pgrig_replay::Item> {
 
 #[test]
 fn csvlog_variants_parse_to_the_plain_csvlogs_items() {
-    // the simple protocol: on PostgreSQL 18 the parser does not yet read every extended-
-    // protocol entry ("no parameters for prepared statement"), which is not this test's matter
-    let rec = record("csvvar", &[("log_statement", "all")], &["-N"], &["simple"]);
+    let rec = record(
+        "csvvar",
+        &[("log_statement", "all")],
+        &["-N"],
+        &["simple", "extended"],
+    );
     let rows = records(&rec.csv);
     assert!(rows.len() > 400, "only {} records", rows.len());
     let n = rows[0].len();
