@@ -59,12 +59,13 @@ fn spawn_proxy(
 }
 
 impl Proxy {
-    fn stop(mut self) {
-        nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(self.child.id() as i32),
-            nix::sys::signal::Signal::SIGTERM,
-        )
-        .unwrap();
+    fn stop(self) {
+        self.stop_with(nix::sys::signal::Signal::SIGTERM);
+    }
+
+    /// Stops it with `signal` (SIGTERM, or SIGINT as Ctrl-C sends); it must exit 0.
+    fn stop_with(mut self, signal: nix::sys::signal::Signal) {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.child.id() as i32), signal).unwrap();
         let st = self.child.wait().unwrap();
         assert!(st.success(), "pgrig capture ended with {st}");
     }
@@ -461,10 +462,19 @@ fn capture_file_is_private_holds_no_password_and_symlinked_listeners_are_refused
         "{}",
         out.stderr
     );
-    proxy.stop();
+    // Ctrl-C: the capture ends cleanly, its end record written
+    proxy.stop_with(nix::sys::signal::Signal::SIGINT);
     let meta = std::fs::metadata(&cap).unwrap();
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    let mut r =
+        pgrig_replay::capture_file::Reader::new(std::fs::File::open(&cap).unwrap()).unwrap();
+    while r.next_item().unwrap().is_some() {}
+    assert_eq!(
+        r.counts.map(|c| c.sessions),
+        Some(1),
+        "the end record after Ctrl-C"
+    );
     let bytes = std::fs::read(&cap).unwrap();
     assert!(
         bytes.windows(18).any(|w| w == b"through the proxy'"),
