@@ -12,6 +12,7 @@ mod print;
 pub mod args;
 pub mod bench;
 pub mod bench_report;
+pub mod capture;
 pub mod coordinator;
 pub mod html_report;
 pub mod init;

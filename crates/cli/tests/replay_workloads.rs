@@ -180,7 +180,7 @@ fn restore(db: &TestDb, start: &str) {
 }
 
 /// pgreplay's replay file and parse statistics of a log equal `pgrig replay -f`'s. False (and
-/// said) when pgreplay 1.2.0 cannot read the log: PostgreSQL 17+ writes bind values as
+/// said) when pgreplay 1.2.0 cannot read the log: PostgreSQL 18 (not 15) writes bind values as
 /// `DETAIL:  Parameters: …`, which pgreplay refuses ("no parameters for prepared statement");
 /// the log is then checked against the recorded contents only.
 fn parses_as_pgreplay_does(db: &TestDb, log: &Path, csv: bool, dir: &Path) -> bool {
@@ -202,7 +202,7 @@ fn parses_as_pgreplay_does(db: &TestDb, log: &Path, csv: bool, dir: &Path) -> bo
             .contains("no parameters for prepared statement")
     {
         println!(
-            "NOTE: pgreplay 1.2.0 cannot read {} (bind values logged as \"Parameters:\", PostgreSQL 17+): \
+            "NOTE: pgreplay 1.2.0 cannot read {} (bind values logged as \"Parameters:\", as PostgreSQL 18 does): \
              compared with the recorded contents only",
             log.display()
         );

@@ -41,6 +41,7 @@ mod bench_scripts;
 mod bench_self_check;
 mod bench_timers;
 mod bench_tls;
+mod capture_replay;
 mod client_cpu_proc;
 mod compare_cli;
 mod figures_pgbench;

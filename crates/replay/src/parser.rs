@@ -285,7 +285,7 @@ impl<R: BufRead> LogParser<R> {
         }
         let values = match detail {
             None => Vec::new(),
-            // "Parameters: " since PostgreSQL 17 (pgreplay 1.2.0 knows only the lower case)
+            // PostgreSQL 18 writes "Parameters: " (pgreplay 1.2 knows only the lower case)
             Some(d) => match d
                 .strip_prefix(b"parameters: ")
                 .or_else(|| d.strip_prefix(b"Parameters: "))
