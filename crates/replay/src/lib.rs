@@ -10,6 +10,11 @@
 //!   latency, per normalised statement ([`normalize`], [`tally`]).
 
 pub mod bind;
+pub mod capture;
+pub mod capture_file;
+pub mod capture_msg;
+pub mod capture_peer;
+pub mod csv_variant;
 pub mod duration;
 pub mod entry;
 pub mod error;

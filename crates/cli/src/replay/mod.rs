@@ -15,7 +15,7 @@ use pgrig_replay::entry::Format;
 use pgrig_replay::parser::{LogParser, ParseOptions};
 use pgrig_replay::replayer::{replay_with_progress, ReplayOptions};
 use pgrig_replay::tally::Tallies;
-use pgrig_replay::{replayfile, Error, Item};
+use pgrig_replay::{capture_file, replayfile, Error, Item};
 use pgrig_results::replay_doc::ReplayDocument;
 
 use cmdline::{parse, Opts, Parsed};
@@ -57,6 +57,8 @@ enum Source {
     /// A log (several files: one log in rotated parts, named in error messages).
     Log(Box<LogParser<Box<dyn BufRead>>>, Vec<String>),
     File(replayfile::Reader<Box<dyn Read>>),
+    /// A `pgrig capture` file (recognised by its header).
+    Capture(capture_file::Reader<Box<dyn BufRead>>),
 }
 
 impl Source {
@@ -64,7 +66,7 @@ impl Source {
     fn take_recorded(&mut self) -> Tallies {
         match self {
             Source::Log(p, _) => p.take_recorded().unwrap_or_default(),
-            Source::File(_) => Tallies::default(),
+            Source::File(_) | Source::Capture(_) => Tallies::default(),
         }
     }
 
@@ -81,6 +83,7 @@ impl Source {
                 }
             }
             Source::File(f) => f.next_item(),
+            Source::Capture(c) => c.next_item(),
         };
         if let Ok(Some(i)) = &r {
             if debug >= 1 {
@@ -122,9 +125,16 @@ fn open_inputs(o: &Opts) -> Result<Vec<Box<dyn BufRead>>, ()> {
 
 fn open_source(o: &Opts) -> Result<Source, ()> {
     let mut inputs = open_inputs(o)?.into_iter();
-    let Some(input) = inputs.next() else {
+    let Some(mut input) = inputs.next() else {
         return Err(());
     };
+    if input
+        .fill_buf()
+        .map(capture_file::is_capture)
+        .unwrap_or(false)
+    {
+        return capture_source(o, input, inputs.len());
+    }
     if o.replay_only {
         // replay files have no header: several are one file
         let mut all: Box<dyn Read> = Box::new(input);
@@ -188,6 +198,7 @@ fn count_items(o: &Opts) -> Option<u64> {
                 r
             }
             Source::File(f) => f.next_item(),
+            Source::Capture(c) => c.next_item(),
         };
         match r {
             Ok(Some(_)) => n += 1,
@@ -235,6 +246,25 @@ fn preflight(o: &Opts) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A capture file: replayed alone, never converted to a pgreplay replay file.
+fn capture_source(o: &Opts, input: Box<dyn BufRead>, more: usize) -> Result<Source, ()> {
+    if o.parse_only {
+        eline("Error: a capture file (pgrig capture) is replayed as it is; it cannot be written as a replay file");
+        return Err(());
+    }
+    if more > 0 {
+        eline("Error: a capture file must be the only input file");
+        return Err(());
+    }
+    match capture_file::Reader::new(input) {
+        Ok(r) => Ok(Source::Capture(r)),
+        Err(e) => {
+            eline(&e.0);
+            Err(())
+        }
+    }
 }
 
 fn run(o: &Opts, pgrig: bool) -> i32 {
@@ -410,7 +440,7 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> Replayed {
     }
     let parse = match source {
         Source::Log(p, _) => Some(p.stats()),
-        Source::File(_) => None,
+        Source::File(_) | Source::Capture(_) => None,
     };
     let doc = document::of(
         &o.infiles,

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use pgrig_wire::{Backend, Config, ConnArgs, Connection, Notices};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use super::capture;
 use super::measure::{self, Measure};
 use super::shared::{Msg, Shared};
 use crate::error::Error;
@@ -152,7 +153,18 @@ async fn statement(
     pending: &mut VecDeque<Msg>,
 ) -> Result<(), Error> {
     let prepare = matches!(kind, ItemKind::Prepare { .. });
+    let mut readies = 1;
     match kind {
+        ItemKind::Wire { messages } => {
+            readies = capture::queue(conn, messages);
+            if readies == 0 {
+                // a batch without Sync (Flush, or a pipeline's start): answers come later
+                return conn
+                    .send()
+                    .await
+                    .map_err(|e| Error(format!("Error sending to database: {e}")));
+            }
+        }
         ItemKind::Execute { statement } => conn.query(statement),
         ItemKind::Prepare { name, statement } => {
             conn.parse(name, statement, 0);
@@ -175,9 +187,12 @@ async fn statement(
         }
     }
     let started = Instant::now();
+    let copy_sync =
+        matches!(kind, ItemKind::Wire { messages } if !crate::capture_msg::has_query(messages));
     let mut error = None;
     let outcome = {
-        let fut = results(conn, prepare, key.is_some().then_some(&mut error));
+        let first_error = key.is_some().then_some(&mut error);
+        let fut = results(conn, prepare, readies, copy_sync, first_error);
         tokio::pin!(fut);
         loop {
             tokio::select! {
@@ -206,19 +221,27 @@ async fn statement(
     Ok(())
 }
 
-/// Reads up to ReadyForQuery: (results as libpq counts them, of which errors); the first
-/// error's SQLSTATE and message into `first_error` when given. COPY FROM STDIN is refused with
-/// CopyFail.
+/// Reads up to the `readies`-th ReadyForQuery: (results as libpq counts them, of which
+/// errors); the first error's SQLSTATE and message into `first_error` when given. COPY FROM
+/// STDIN is refused with CopyFail (and, in the extended protocol, a Sync: `copy_sync`, standing
+/// for the recorded one, which the server ignores during COPY).
 async fn results(
     conn: &mut Connection,
     prepare: bool,
+    mut readies: usize,
+    copy_sync: bool,
     mut first_error: Option<&mut Option<(String, String)>>,
 ) -> Result<(u64, u64), pgrig_wire::Error> {
     conn.send().await?;
     let (mut n, mut errors) = (0u64, 0u64);
     loop {
         match conn.recv().await? {
-            Backend::ReadyForQuery(_) => break,
+            Backend::ReadyForQuery(_) => {
+                readies -= 1;
+                if readies == 0 {
+                    break;
+                }
+            }
             Backend::CommandComplete(_) | Backend::EmptyQueryResponse => n += 1,
             Backend::ParseComplete if prepare => n += 1,
             Backend::Error(f) => {
@@ -230,6 +253,10 @@ async fn results(
             }
             Backend::CopyInResponse => {
                 conn.copy_fail("COPY is not replayed");
+                if copy_sync {
+                    // stands for the recorded Sync, which the server ignored while in COPY
+                    conn.sync();
+                }
                 conn.send().await?;
             }
             _ => {}
