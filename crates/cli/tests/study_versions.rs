@@ -422,3 +422,46 @@ explain = "separate"
         assert_eq!(a["after"][0], format!("default_statistics_target = {target}"));
     }
 }
+
+#[test]
+fn the_optimizer_versions_example_runs_on_both_versions_and_reports_plan_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/studies");
+    let store = dir.path().join("ex.db");
+    let html = dir.path().join("ex.html");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    c.current_dir(&examples)
+        .args(["study", "optimizer_versions.toml", "--set", "workload.executions=3"])
+        .arg("--store")
+        .arg(&store)
+        .arg("--report")
+        .arg(&html)
+        .env("PGRIG_PG18_BINDIR", pg18());
+    let out = pgrig_testkit::run(c);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let export = pgrig(
+        dir.path(),
+        &["results", "export", "--format", "json", "--store", store.to_str().unwrap()],
+    );
+    let runs: Vec<Value> = serde_json::from_str(&export.stdout).unwrap();
+    assert_eq!(runs.len(), 4);
+    for r in &runs {
+        let major = r["point"]["server_version"].as_str().unwrap();
+        assert!(r["server_version"].as_str().unwrap().starts_with(&format!("{major}.")));
+        assert_eq!(r["query"]["queries"].as_array().unwrap().len(), 4);
+    }
+    // the nested loops of region_lines.sql give way to hash joins with enable_nestloop off
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("Plan changed: optimizer_versions/region_lines.sql (settings.enable_nestloop on → off at server_version=15)"),
+        "no plan change listed"
+    );
+    browser::check_report(
+        &html,
+        &[
+            "optimizer-versions-q-error",
+            "optimizer-versions-plan-change-settings-enable-nestloop-on-off-at-server-version-15-optimizer-versions-region-lines-sql",
+        ],
+        &browser::artefact_dir().join("example-optimizer_versions.toml.png"),
+    );
+}
