@@ -154,7 +154,10 @@ repetitions = 2
             serde_json::from_str(&pgrig(dir.path(), &["results", "show", &id]).stdout).unwrap();
         let p = &shown["provenance"];
         assert!(
-            p["server_version"].as_str().unwrap().contains(&format!("PostgreSQL {major}.")),
+            p["server_version"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("PostgreSQL {major}.")),
             "{}",
             p["server_version"]
         );
@@ -210,7 +213,11 @@ fn an_unknown_or_external_server_version_is_an_error_at_its_value() {
         "{}",
         out.stderr
     );
-    assert!(out.stderr.contains("/usr/lib/postgresql/9/bin"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("/usr/lib/postgresql/9/bin"),
+        "{}",
+        out.stderr
+    );
     std::fs::write(
         dir.path().join("s.toml"),
         "name = \"v\"\n[target]\nurl = \"postgresql://localhost/x\"\n[workload]\nquery = \"SELECT 1\"\n[matrix]\nserver_version = [\"15.2\"]\n",
@@ -219,7 +226,8 @@ fn an_unknown_or_external_server_version_is_an_error_at_its_value() {
     let out = pgrig(dir.path(), &["study", "s.toml", "--dry-run"]);
     assert_eq!(out.code, Some(1));
     assert!(
-        out.stderr.contains("s.toml:7:19: matrix `server_version` value \"15.2\": a major version"),
+        out.stderr
+            .contains("s.toml:7:19: matrix `server_version` value \"15.2\": a major version"),
         "{}",
         out.stderr
     );
@@ -290,7 +298,11 @@ fn enable_nestloop_off_changes_the_plan_and_compare_lists_it_with_its_verdict() 
             .collect()
     };
     assert!(plan("a").contains("Nested Loop (Inner)"), "{}", plan("a"));
-    assert!(plan("a").contains("Bitmap Index Scan using b_a_id"), "{}", plan("a"));
+    assert!(
+        plan("a").contains("Bitmap Index Scan using b_a_id"),
+        "{}",
+        plan("a")
+    );
     assert!(!plan("b").contains("Nested Loop"), "{}", plan("b"));
     // the listed medians are the stored executions' medians
     let lat = &ch["latency"];
@@ -319,7 +331,10 @@ fn enable_nestloop_off_changes_the_plan_and_compare_lists_it_with_its_verdict() 
         .find(|l| l.contains(" join.sql: median client time "))
         .unwrap_or_else(|| panic!("{}", text.stdout));
     let ms = |run: &Value| format!("{:.3} ms", median(client_times(&[run], "join.sql")));
-    assert!(line.contains(&format!("{} -> {}", ms(on), ms(off))), "{line}");
+    assert!(
+        line.contains(&format!("{} -> {}", ms(on), ms(off))),
+        "{line}"
+    );
     let sign = line.chars().next().unwrap();
     let expect = match lat["verdict"].as_str().unwrap() {
         "not_significant" => '~',
@@ -367,7 +382,10 @@ fn the_report_shows_changed_plans_side_by_side_in_a_browser() {
     let out = pgrig(dir.path(), &["report", "nl", "-o", "nl.html"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let html = std::fs::read_to_string(dir.path().join("nl.html")).unwrap();
-    assert!(html.contains("Plan changed: join.sql (settings.enable_nestloop on → off)"), "no plan-change section");
+    assert!(
+        html.contains("Plan changed: join.sql (settings.enable_nestloop on → off)"),
+        "no plan-change section"
+    );
     assert!(html.contains("plan at on") && html.contains("plan at off"));
     assert!(html.contains("Nested Loop (Inner)"));
     let id = "nl-plan-change-settings-enable-nestloop-on-off-join-sql";
@@ -407,7 +425,11 @@ explain = "separate"
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let mcvs: Vec<u64> = runs
         .iter()
-        .map(|r| query(r, "mcv.sql")["executions"][0]["rows"].as_u64().unwrap())
+        .map(|r| {
+            query(r, "mcv.sql")["executions"][0]["rows"]
+                .as_u64()
+                .unwrap()
+        })
         .collect();
     // at most 10 values kept at target 10; all 200 once ANALYZE ran under 1000
     assert!(mcvs[0] <= 10, "{mcvs:?}");
@@ -419,7 +441,10 @@ explain = "separate"
         let a = &shown["provenance"]["analyze"];
         assert_eq!(a["statement"], "ANALYZE", "{a}");
         let target = r["point"]["settings.default_statistics_target"].to_string();
-        assert_eq!(a["after"][0], format!("default_statistics_target = {target}"));
+        assert_eq!(
+            a["after"][0],
+            format!("default_statistics_target = {target}")
+        );
     }
 }
 
@@ -431,7 +456,12 @@ fn the_optimizer_versions_example_runs_on_both_versions_and_reports_plan_changes
     let html = dir.path().join("ex.html");
     let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
     c.current_dir(&examples)
-        .args(["study", "optimizer_versions.toml", "--set", "workload.executions=3"])
+        .args([
+            "study",
+            "optimizer_versions.toml",
+            "--set",
+            "workload.executions=3",
+        ])
         .arg("--store")
         .arg(&store)
         .arg("--report")
@@ -441,13 +471,23 @@ fn the_optimizer_versions_example_runs_on_both_versions_and_reports_plan_changes
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let export = pgrig(
         dir.path(),
-        &["results", "export", "--format", "json", "--store", store.to_str().unwrap()],
+        &[
+            "results",
+            "export",
+            "--format",
+            "json",
+            "--store",
+            store.to_str().unwrap(),
+        ],
     );
     let runs: Vec<Value> = serde_json::from_str(&export.stdout).unwrap();
     assert_eq!(runs.len(), 4);
     for r in &runs {
         let major = r["point"]["server_version"].as_str().unwrap();
-        assert!(r["server_version"].as_str().unwrap().starts_with(&format!("{major}.")));
+        assert!(r["server_version"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{major}.")));
         assert_eq!(r["query"]["queries"].as_array().unwrap().len(), 4);
     }
     // the nested loops of region_lines.sql give way to hash joins with enable_nestloop off

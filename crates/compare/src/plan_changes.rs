@@ -154,7 +154,10 @@ pub fn render_text(changes: &[PlanChange]) -> String {
             Some(r) => (Some(r.a.median), Some(r.b.median)),
             None => (median(&c.a.client_ms), median(&c.b.client_ms)),
         };
-        let change = c.latency.as_ref().map_or("no executions".into(), crate::render::change);
+        let change = c
+            .latency
+            .as_ref()
+            .map_or("no executions".into(), crate::render::change);
         out.push_str(&format!(
             "\n{} {}: median client time {} -> {} ({change}); planning {} -> {}\n",
             c.sign(),
@@ -171,7 +174,12 @@ pub fn render_text(changes: &[PlanChange]) -> String {
 
 /// Two plans in two columns, `A` on the left.
 pub fn side_by_side(a: &[String], b: &[String]) -> String {
-    let width = a.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(6);
+    let width = a
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
     let mut out = format!("  {:<width$}  | {}\n", "A plan", "B plan");
     for i in 0..a.len().max(b.len()) {
         let l = a.get(i).map(String::as_str).unwrap_or("");
@@ -200,15 +208,26 @@ mod tests {
     fn changed_plans_only_regressions_first() {
         let fast: Vec<f64> = (0..10).map(|i| 1.0 + i as f64 * 0.01).collect();
         let slow: Vec<f64> = fast.iter().map(|x| x * 3.0).collect();
-        let a = [side("q1", "x", &fast), side("q2", "y", &slow), side("q3", "z", &fast)];
-        let b = [side("q1", "x2", &slow), side("q2", "y2", &fast), side("q3", "z", &slow)];
+        let a = [
+            side("q1", "x", &fast),
+            side("q2", "y", &slow),
+            side("q3", "z", &fast),
+        ];
+        let b = [
+            side("q1", "x2", &slow),
+            side("q2", "y2", &fast),
+            side("q3", "z", &slow),
+        ];
         let c = changes(&a, &b, 0.05, 0.95);
         let names: Vec<&str> = c.iter().map(|c| c.query.as_str()).collect();
         assert_eq!(names, ["q1", "q2"]);
         assert_eq!((c[0].sign(), c[1].sign()), ('+', '-'));
         let text = render_text(&c);
         assert!(text.contains("+ q1: median client time"), "{text}");
-        assert!(text.contains("x plan") && text.contains("| x2 plan"), "{text}");
+        assert!(
+            text.contains("x plan") && text.contains("| x2 plan"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -56,7 +56,14 @@ fn node_line(n: &PlanNodeView) -> String {
     if n.parallel_aware == Some(true) {
         kind = format!("Parallel {kind}");
     }
-    let mut line = format!("{}{kind}", if depth == 0 { String::new() } else { format!("{}-> ", "   ".repeat(depth - 1)) });
+    let mut line = format!(
+        "{}{kind}",
+        if depth == 0 {
+            String::new()
+        } else {
+            format!("{}-> ", "   ".repeat(depth - 1))
+        }
+    );
     if let Some(j) = n.join_type.as_deref().filter(|j| !j.is_empty()) {
         line.push_str(&format!(" ({j})"));
     }
@@ -73,7 +80,11 @@ fn node_line(n: &PlanNodeView) -> String {
         "  [est {} · actual {}{}]",
         est.as_deref().unwrap_or("?"),
         actual.as_deref().unwrap_or("?"),
-        if loops > 1.0 { format!(" · loops {loops:.0}") } else { String::new() }
+        if loops > 1.0 {
+            format!(" · loops {loops:.0}")
+        } else {
+            String::new()
+        }
     ));
     line
 }

@@ -422,10 +422,18 @@ fn server_versions_are_targets_outermost_whatever_their_place_in_the_matrix() {
         .collect();
     assert_eq!(
         versions,
-        [(0, "15".into()), (0, "15".into()), (1, "18".into()), (1, "18".into())]
+        [
+            (0, "15".into()),
+            (0, "15".into()),
+            (1, "18".into()),
+            (1, "18".into())
+        ]
     );
     assert_eq!(p.points[1].values[0].0, "server_version");
-    assert_eq!(p.points[1].settings, [("enable_nestloop".to_string(), "off".to_string())]);
+    assert_eq!(
+        p.points[1].settings,
+        [("enable_nestloop".to_string(), "off".to_string())]
+    );
     // one server per version: the data is created when the target changes, not per point
     assert_eq!(p.runs.iter().filter(|r| r.reinit).count(), 2);
 }
@@ -434,7 +442,8 @@ fn server_versions_are_targets_outermost_whatever_their_place_in_the_matrix() {
 fn server_version_values_and_targets_are_checked_where_written() {
     let e = plan("name = \"v\"\n[matrix]\nserver_version = [\"15\", \"15.4\"]\n").unwrap_err();
     assert!(
-        e.to_string().starts_with("s.toml:3:25: matrix `server_version` value \"15.4\""),
+        e.to_string()
+            .starts_with("s.toml:3:25: matrix `server_version` value \"15.4\""),
         "{e}"
     );
     let e = plan("name = \"v\"\n[matrix]\nserver_version = [15, \"15\"]\n").unwrap_err();

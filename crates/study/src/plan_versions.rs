@@ -42,7 +42,10 @@ pub(super) fn versions(study: &Study) -> Result<Vec<(u32, usize)>, StudyError> {
             ));
         };
         if out.iter().any(|(m, _)| *m == major) {
-            return Err(study.error_at(at, format!("matrix `{KEY}`: version {major} is listed twice")));
+            return Err(study.error_at(
+                at,
+                format!("matrix `{KEY}`: version {major} is listed twice"),
+            ));
         }
         out.push((major, at));
     }
