@@ -168,6 +168,22 @@ repetitions = 2
             .unwrap();
         assert!(String::from_utf8_lossy(&v.stdout).contains(&format!(") {major}.")));
     }
+    // compare between the versions speaks of every query's plan
+    let c = pgrig(
+        dir.path(),
+        &[
+            "compare",
+            "versions[server_version=15,settings.enable_nestloop=off]",
+            "versions[server_version=18,settings.enable_nestloop=off]",
+        ],
+    );
+    assert_eq!(c.code, Some(0), "{}", c.stderr);
+    assert!(
+        c.stdout.contains("Plans: each of the 2 queries ran the same plan on both sides.")
+            || c.stdout.contains(" of 2 queries; + slower"),
+        "{}",
+        c.stdout
+    );
 }
 
 #[test]

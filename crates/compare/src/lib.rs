@@ -140,7 +140,12 @@ pub fn compare_sides(
         let runs: Vec<_> = s.samples.iter().map(|r| r.queries.clone()).collect();
         plan_changes::pool(&runs)
     };
-    c.plan_changes = plan_changes::changes(&pooled(a), &pooled(b), ALPHA, CONFIDENCE);
+    let (qa, qb) = (pooled(a), pooled(b));
+    c.plan_queries = qa
+        .iter()
+        .filter(|q| qb.iter().any(|o| o.name == q.name))
+        .count();
+    c.plan_changes = plan_changes::changes(&qa, &qb, ALPHA, CONFIDENCE);
     Ok(c)
 }
 

@@ -79,6 +79,13 @@ pub struct Comparison {
     /// query runs: the queries whose plan differs between A and B, regressions first
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub plan_changes: Vec<crate::plan_changes::PlanChange>,
+    /// query runs: how many queries both sides ran (whose plans were compared)
+    #[serde(skip_serializing_if = "is_zero")]
+    pub plan_queries: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One side's input: its selection, the points its runs come from, and the runs.
@@ -108,6 +115,7 @@ pub fn compare(
         rows,
         warnings: Vec::new(),
         plan_changes: Vec::new(),
+        plan_queries: 0,
     }
 }
 

@@ -137,16 +137,24 @@ pub fn median_planning(q: &QuerySide) -> Option<f64> {
     median(&q.planning_ms)
 }
 
-/// The plan changes as text: per query its verdict and medians, then both plans side by side.
-pub fn render_text(changes: &[PlanChange]) -> String {
+/// The plan changes as text: per query its verdict and medians, then both plans side by side;
+/// when the sides ran `queries` queries and none changed its plan, a line saying so.
+pub fn render_text(changes: &[PlanChange], queries: usize) -> String {
     let mut out = String::new();
     if changes.is_empty() {
+        if queries > 0 {
+            out.push_str(&format!(
+                "Plans: each of the {queries} quer{} ran the same plan on both sides.\n",
+                if queries == 1 { "y" } else { "ies" }
+            ));
+        }
         return out;
     }
     out.push_str(&format!(
-        "Plan changes ({} quer{}; + slower, - faster, ~ no difference shown):\n",
+        "Plan changes ({} of {} quer{}; + slower, - faster, ~ no difference shown):\n",
         changes.len(),
-        if changes.len() == 1 { "y" } else { "ies" }
+        queries.max(changes.len()),
+        if queries.max(changes.len()) == 1 { "y" } else { "ies" }
     ));
     for c in changes {
         let ms = |v: Option<f64>| v.map_or("?".to_string(), |v| format!("{v:.3} ms"));
@@ -222,7 +230,9 @@ mod tests {
         let names: Vec<&str> = c.iter().map(|c| c.query.as_str()).collect();
         assert_eq!(names, ["q1", "q2"]);
         assert_eq!((c[0].sign(), c[1].sign()), ('+', '-'));
-        let text = render_text(&c);
+        let text = render_text(&c, 3);
+        assert!(text.starts_with("Plan changes (2 of 3 queries;"), "{text}");
+        assert!(render_text(&[], 3).contains("each of the 3 queries ran the same plan"));
         assert!(text.contains("+ q1: median client time"), "{text}");
         assert!(
             text.contains("x plan") && text.contains("| x2 plan"),

@@ -28,9 +28,10 @@ pub fn render(c: &Comparison) -> String {
         out.push_str(&n);
         out.push('\n');
     }
-    if !c.plan_changes.is_empty() {
+    let plans = crate::plan_changes::render_text(&c.plan_changes, c.plan_queries);
+    if !plans.is_empty() {
         out.push('\n');
-        out.push_str(&crate::plan_changes::render_text(&c.plan_changes));
+        out.push_str(&plans);
     }
     out
 }
