@@ -179,7 +179,8 @@ repetitions = 2
     );
     assert_eq!(c.code, Some(0), "{}", c.stderr);
     assert!(
-        c.stdout.contains("Plans: each of the 2 queries ran the same plan on both sides.")
+        c.stdout
+            .contains("Plans: each of the 2 queries ran the same plan on both sides.")
             || c.stdout.contains(" of 2 queries; + slower"),
         "{}",
         c.stdout
@@ -212,6 +213,23 @@ server_version = [18, 15]
         assert!(recorded.starts_with(&format!("{major}.")), "{recorded}");
         assert_eq!(r["transactions"]["ok"], 50, "{}", r["transactions"]);
     }
+    // --dry-run names the binaries of each version
+    let dry = pgrig(dir.path(), &["study", "study.toml", "--dry-run"]);
+    assert_eq!(dry.code, Some(0), "{}", dry.stderr);
+    let pg18 = pg18().canonicalize().unwrap();
+    assert!(
+        dry.stdout.contains(&format!(
+            "  target \"local\", PostgreSQL 18: {}\n",
+            pg18.display()
+        )),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        dry.stdout.contains("  target \"local\", PostgreSQL 15: /"),
+        "{}",
+        dry.stdout
+    );
 }
 
 #[test]
@@ -224,6 +242,7 @@ fn an_unknown_or_external_server_version_is_an_error_at_its_value() {
     .unwrap();
     let out = pgrig(dir.path(), &["study", "s.toml", "--dry-run"]);
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
     assert!(
         out.stderr.contains("s.toml:5:25: matrix `server_version`: PostgreSQL 9 is not installed where pgrig looks (PGRIG_PG9_BINDIR"),
         "{}",

@@ -154,7 +154,11 @@ pub fn render_text(changes: &[PlanChange], queries: usize) -> String {
         "Plan changes ({} of {} quer{}; + slower, - faster, ~ no difference shown):\n",
         changes.len(),
         queries.max(changes.len()),
-        if queries.max(changes.len()) == 1 { "y" } else { "ies" }
+        if queries.max(changes.len()) == 1 {
+            "y"
+        } else {
+            "ies"
+        }
     ));
     for c in changes {
         let ms = |v: Option<f64>| v.map_or("?".to_string(), |v| format!("{v:.3} ms"));
