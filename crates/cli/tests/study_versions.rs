@@ -424,6 +424,11 @@ fn the_report_shows_changed_plans_side_by_side_in_a_browser() {
     assert!(html.contains("plan at on") && html.contains("plan at off"));
     assert!(html.contains("Nested Loop (Inner)"));
     let id = "nl-plan-change-settings-enable-nestloop-on-off-join-sql";
+    // the two plans as text columns (left-aligned, indentation kept)
+    assert!(
+        html.contains(&format!("<table id=\"{id}-table\" class=\"text\">")),
+        "plans not laid out as text"
+    );
     browser::check_report(
         &dir.path().join("nl.html"),
         &[id, &format!("{id}-a"), &format!("{id}-b")],

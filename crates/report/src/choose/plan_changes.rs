@@ -129,12 +129,9 @@ fn latency_chart(id: &str, pair: &str, (va, vb): (&str, &str), c: &PlanChange) -
         ),
         &[head_a.as_str(), head_b.as_str()],
     );
-    let keep_indent = |l: &str| {
-        let n = l.len() - l.trim_start().len();
-        format!("{}{}", "\u{a0}".repeat(n), l.trim_start())
-    };
+    table.text = true;
     for i in 0..c.a.plan.len().max(c.b.plan.len()) {
-        let cell = |p: &[String]| p.get(i).map(|l| keep_indent(l)).unwrap_or_default();
+        let cell = |p: &[String]| p.get(i).cloned().unwrap_or_default();
         table.push(f64::NAN, vec![cell(&c.a.plan), cell(&c.b.plan)]);
     }
     let bars = |name: &str, get: &dyn Fn(&QuerySide) -> f64| Series {
