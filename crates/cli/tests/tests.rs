@@ -82,6 +82,7 @@ mod study_query;
 mod study_setup_files;
 mod study_stores;
 mod study_tcp;
+mod study_versions;
 mod sysbench_bulk_insert;
 mod sysbench_compat;
 mod sysbench_errors;

@@ -30,7 +30,8 @@ pub struct Checked {
 
 /// Checks everything a run needs: keys, values, URLs, the dataset, files.
 pub fn check(study: Study, base_dir: &Path) -> Result<Checked, StudyError> {
-    let plan = expand(&study)?;
+    let mut plan = expand(&study)?;
+    find_versions(&study, &mut plan)?;
     let dataset = Dataset::resolve(&study, &plan, base_dir)?;
     let scripts = read_scripts(&study, &plan, base_dir)?;
     let natives = plan
@@ -120,9 +121,31 @@ fn parse_scripts(
     Ok(())
 }
 
+/// `[matrix] server_version`: each version's binaries (see `pgrig_lab::versions`) become its
+/// targets' `bin_dir`; a version not found is an error at the value, naming where pgrig looked.
+fn find_versions(study: &Study, plan: &mut Plan) -> Result<(), StudyError> {
+    for t in plan.targets.iter_mut() {
+        let Some((major, at)) = t.server_version else {
+            continue;
+        };
+        let found = pgrig_lab::versions::find_major(major).map_err(|looked| {
+            study.error_at(
+                at,
+                format!(
+                    "matrix `server_version`: PostgreSQL {major} is not installed where pgrig looks ({looked}); \
+                     install it or name its bin directory with {}",
+                    pgrig_lab::versions::env_var(major)
+                ),
+            )
+        })?;
+        t.bin_dir = Some(found.bin_dir().display().to_string());
+    }
+    Ok(())
+}
+
 /// A throwaway target's `bin_dir` holds `initdb` and `postgres`.
 fn check_bin_dirs(study: &Study, plan: &Plan) -> Result<(), StudyError> {
-    for (i, t) in plan.targets.iter().enumerate() {
+    for t in &plan.targets {
         let Some(dir) = t.bin_dir.as_deref().filter(|_| t.url.is_none()) else {
             continue;
         };
@@ -132,7 +155,7 @@ fn check_bin_dirs(study: &Study, plan: &Plan) -> Result<(), StudyError> {
             .collect();
         if !missing.is_empty() {
             return Err(study.error_at(
-                target_at(study, i, "bin_dir"),
+                target_at(study, t.source, "bin_dir"),
                 format!("bin_dir \"{dir}\" has no {}", missing.join(" and ")),
             ));
         }

@@ -5,6 +5,7 @@
 //! [`summary`] renders what people read ([`client_cpu`] reads the client's CPU figures from any record). A workload of queries instead of scripts is a query
 //! study ([`query`]: measured executions with EXPLAIN, parallel degree, cold cache).
 
+pub mod analyze;
 pub mod checked;
 pub use pgrig_results::{client_cpu, summary};
 pub mod collect;

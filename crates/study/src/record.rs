@@ -159,6 +159,7 @@ pub fn provenance(
         "pgrig_version": env!("CARGO_PKG_VERSION"),
         "server_version": o.server["version"],
         "server_settings": o.server["settings"],
+        "analyze": o.server.get("analyze"),
         "target": m.provenance(),
         "host": o.host,
         "study": {"name": o.study.spec.name, "file": o.study.file,

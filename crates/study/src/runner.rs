@@ -91,6 +91,8 @@ struct TargetState {
     /// the native dataset loaded (its identity), if any
     native_data: Option<String>,
     current_point: Option<usize>,
+    /// The statistics settings of the last ANALYZE since the data was created (`analyze`).
+    analyzed: Option<Vec<String>>,
     /// The server's non-default settings (recorded with every run of the current point).
     settings: Value,
 }
@@ -178,8 +180,12 @@ fn run_target(ctx: &Ctx, progress: &mut Progress, ti: usize) -> Result<(), Study
         return Ok(());
     }
     if target.url.is_none() {
+        let version = match target.server_version {
+            Some((major, _)) => format!(" (PostgreSQL {major})"),
+            None => String::new(),
+        };
         ctx.reporter.info(&format!(
-            "starting a throwaway PostgreSQL server for target \"{}\"",
+            "starting a throwaway PostgreSQL server for target \"{}\"{version}",
             target.name
         ));
     }
@@ -194,6 +200,7 @@ fn run_target(ctx: &Ctx, progress: &mut Progress, ti: usize) -> Result<(), Study
         data_ready: false,
         native_data: None,
         current_point: None,
+        analyzed: None,
         settings: Value::Null,
     };
     for group in runs.chunk_by(|a, b| a.point == b.point && a.repetition == b.repetition) {
@@ -234,12 +241,19 @@ fn run_repetition(
         ctx.dataset
             .create(&state.managed.endpoint, &*ctx.sink, &ctx.control.stop)?;
         state.data_ready = true;
+        state.analyzed = None;
     }
     if let Some(native) = &ctx.natives[first.point] {
         if first.reinit || state.native_data.as_deref() != Some(native.dataset_key.as_str()) {
             load_native(ctx, state, point)?;
             state.native_data = Some(native.dataset_key.clone());
+            state.analyzed = None;
         }
+    }
+    if let Some(note) =
+        crate::analyze::after_settings(&state.managed, &point.settings, &mut state.analyzed)?
+    {
+        state.settings["analyze"] = note;
     }
     if point.workload.is_query() {
         // a query study: measured executions instead of benchmark rounds
