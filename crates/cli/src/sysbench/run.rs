@@ -21,12 +21,13 @@ use pgrig_workloads::sysbench::report::{self, Header, Interval, Summary};
 
 /// `run`.
 pub fn run(
-    c: &CmdLine,
+    (c, args): (&CmdLine, &[String]),
     test: &str,
     options: &Options,
     general: &General,
     pg: &Pg,
 ) -> Result<i32, Exit> {
+    let outputs = super::outputs::Outputs::read(c)?;
     if general.notices {
         print!(
             "{}",
@@ -65,7 +66,13 @@ pub fn run(
         let lines: Vec<String> = e.lines.iter().map(|(_, l)| l.clone()).collect();
         Exit::fatal(lines.join("\nFATAL: "))
     })?;
-    let doc = pgrig_engine::document::of(&result);
+    let mut doc = pgrig_engine::document::of(&result);
+    doc.workload_options = (options.pairs().iter()).cloned().collect();
+    let written = if outputs.wanted() {
+        outputs.write(&doc, test, args)
+    } else {
+        0
+    };
     if doc.aborted_clients > 0 {
         // sysbench ends at a thread's fatal error, without a report
         return Ok(1);
@@ -74,7 +81,7 @@ pub fn run(
         let summary = Summary::of(&doc, general.percentile, general.histogram);
         print!("{}", report::summary(&summary));
     }
-    Ok(if doc.interrupted { 130 } else { 0 })
+    Ok(if doc.interrupted { 130 } else { written })
 }
 
 /// sysbench prepares every statement of the test before its threads start; a statement that
