@@ -71,6 +71,7 @@ mod server_series;
 mod study_cli;
 mod study_diagnostics;
 mod study_examples;
+mod study_lua_script;
 mod study_output;
 mod study_passwords;
 mod study_pg_store;
