@@ -242,8 +242,15 @@ fn lua_script_example_runs_its_sysbench_script_for_each_option_value() {
         assert_eq!(v.workload.as_deref(), Some("sysbench"));
         // the script ran with the point's option, two updates per event (more counted for
         // events restarted after a serialization failure)
-        let accounts = v.point.get("options.accounts").and_then(|a| a.as_i64()).unwrap();
-        assert_eq!(r["workload_options"]["accounts"], accounts.to_string().as_str());
+        let accounts = v
+            .point
+            .get("options.accounts")
+            .and_then(|a| a.as_i64())
+            .unwrap();
+        assert_eq!(
+            r["workload_options"]["accounts"],
+            accounts.to_string().as_str()
+        );
         let ok = v.transactions.ok.unwrap() as u64;
         let writes = r["workload_counters"]["queries_write"].as_u64().unwrap();
         assert!(writes >= 2 * ok, "{writes} writes, {ok} events");

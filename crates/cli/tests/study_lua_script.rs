@@ -46,16 +46,24 @@ fn a_script_option_the_script_does_not_declare_is_refused_where_it_was_written()
     let out = pgrig(dir.path(), &["study", "s.toml", "--dry-run"]);
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
     assert!(
-        out.stderr.contains("s.toml:5:1: unknown option \"stpe\" of sysbench script")
-            && out.stderr.contains("it declares: step in sysbench.cmdline.options"),
+        out.stderr
+            .contains("s.toml:5:1: unknown option \"stpe\" of sysbench script")
+            && out
+                .stderr
+                .contains("it declares: step in sysbench.cmdline.options"),
         "{}",
         out.stderr
     );
-    let study = "name = \"x\"\n[workload]\nsysbench = \"counter.lua\"\noptions = { step = 1, x = 2 }\n";
+    let study =
+        "name = \"x\"\n[workload]\nsysbench = \"counter.lua\"\noptions = { step = 1, x = 2 }\n";
     std::fs::write(dir.path().join("s.toml"), study).unwrap();
     let out = pgrig(dir.path(), &["study", "s.toml", "--dry-run"]);
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
-    assert!(out.stderr.contains("s.toml:4:11: unknown option \"x\""), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("s.toml:4:11: unknown option \"x\""),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -74,7 +82,9 @@ fn a_studys_script_is_prepared_and_each_points_run_stored_with_its_option() {
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let export = pgrig(
         dir.path(),
-        &["results", "export", "--format", "json", "--store", &store_arg],
+        &[
+            "results", "export", "--format", "json", "--store", &store_arg,
+        ],
     );
     assert_eq!(export.code, Some(0), "{}", export.stderr);
     let runs: Vec<serde_json::Value> = serde_json::from_str(&export.stdout).unwrap();
@@ -84,7 +94,11 @@ fn a_studys_script_is_prepared_and_each_points_run_stored_with_its_option() {
         // 25 events per client, as pgbench's transactions per client
         assert_eq!(v.transactions.ok, Some(50.0), "{r}");
         assert_eq!(v.workload.as_deref(), Some("sysbench"));
-        let step = v.point.get("options.step").and_then(|s| s.as_i64()).expect("point");
+        let step = v
+            .point
+            .get("options.step")
+            .and_then(|s| s.as_i64())
+            .expect("point");
         assert_eq!(r["workload_options"]["step"], step.to_string().as_str());
         assert_eq!(r["workload_counters"]["queries_write"].as_u64(), Some(50));
     }

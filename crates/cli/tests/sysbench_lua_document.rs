@@ -70,12 +70,17 @@ fn field(report: &str, label: &str) -> String {
         .find(|l| l.trim_start().starts_with(label))
         .unwrap_or_else(|| panic!("no {label} line in\n{report}"));
     let rest = line.trim_start()[label.len()..].trim();
-    rest.split_whitespace().next().unwrap_or_default().to_string()
+    rest.split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn number(report: &str, label: &str) -> f64 {
     let f = field(report, label);
-    f.trim_end_matches('s').parse().unwrap_or_else(|_| panic!("{label} {f}"))
+    f.trim_end_matches('s')
+        .parse()
+        .unwrap_or_else(|_| panic!("{label} {f}"))
 }
 
 /// `pg_stat_statements` of `db`: calls by the statement's first word (`UPDATE`, `SELECT`,
@@ -132,8 +137,13 @@ fn a_scripts_run_document_has_the_reports_figures_and_the_servers_counts() {
     let json_arg = format!("--json={}", json.display());
     let store_arg = format!("--store={}", store.display());
     let args = [
-        "ledger.lua", "--threads=2", "--events=300", "--time=0", &json_arg,
-        &store_arg, "run",
+        "ledger.lua",
+        "--threads=2",
+        "--events=300",
+        "--time=0",
+        &json_arg,
+        &store_arg,
+        "run",
     ];
     let out = run_in(link(), &db, &dir, &args);
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
@@ -150,9 +160,15 @@ fn a_scripts_run_document_has_the_reports_figures_and_the_servers_counts() {
     assert_eq!(number(r, "read:") as u64, counter("queries_read"));
     assert_eq!(number(r, "write:") as u64, counter("queries_write"));
     assert_eq!(number(r, "other:") as u64, counter("queries_other"));
-    assert_eq!(number(r, "ignored errors:") as u64, doc.transactions.retries);
+    assert_eq!(
+        number(r, "ignored errors:") as u64,
+        doc.transactions.retries
+    );
     assert_eq!(number(r, "reconnects:") as u64, doc.reconnects);
-    assert!((number(r, "total time:") - doc.duration_s).abs() < 0.0002, "{r}");
+    assert!(
+        (number(r, "total time:") - doc.duration_s).abs() < 0.0002,
+        "{r}"
+    );
     let ms = |label: &str, v: f64| {
         let printed = number(r, label);
         assert!((printed - v).abs() <= 0.0051, "{label} {printed} vs {v}");
@@ -169,16 +185,30 @@ fn a_scripts_run_document_has_the_reports_figures_and_the_servers_counts() {
     assert!(doc.client_cpu.cpu_time_s > 0.0, "{:?}", doc.client_cpu);
     assert_eq!(doc.workload.as_deref(), Some("sysbench"));
     assert_eq!(doc.scripts[0].desc, "ledger.lua");
-    assert_eq!(doc.workload_options.get("rows").map(String::as_str), Some("4"));
+    assert_eq!(
+        doc.workload_options.get("rows").map(String::as_str),
+        Some("4")
+    );
     // the server's counts
     let c = calls(&db);
     assert_eq!(c.get("UPDATE").copied(), Some(events), "{c:?}");
-    assert_eq!(c.get("SELECT").copied(), Some(counter("queries_read")), "{c:?}");
-    assert_eq!(c.get("UPDATE").copied(), Some(counter("queries_write")), "{c:?}");
+    assert_eq!(
+        c.get("SELECT").copied(),
+        Some(counter("queries_read")),
+        "{c:?}"
+    );
+    assert_eq!(
+        c.get("UPDATE").copied(),
+        Some(counter("queries_write")),
+        "{c:?}"
+    );
     let tx = c.get("BEGIN").copied().unwrap_or(0) + c.get("COMMIT").copied().unwrap_or(0);
     assert_eq!(tx, counter("queries_other"), "{c:?}");
     assert!(commits_reaching(&db, before + events) >= before + events);
-    assert_eq!(db.psql("SELECT sum(n) FROM ledger").trim(), events.to_string());
+    assert_eq!(
+        db.psql("SELECT sum(n) FROM ledger").trim(),
+        events.to_string()
+    );
     // the stored run is the same document
     let stored = pgrig_study::store::Store::open_existing(&store.display().to_string())
         .expect("store")
@@ -201,7 +231,12 @@ fn a_scripts_interval_lines_are_its_documents_seconds() {
     let json = dir.join("run.json");
     let json_arg = format!("--json={}", json.display());
     let args = [
-        "ledger.lua", "--threads=2", "--time=3", "--report-interval=1", &json_arg, "run",
+        "ledger.lua",
+        "--threads=2",
+        "--time=3",
+        "--report-interval=1",
+        &json_arg,
+        "run",
     ];
     let out = run_in(link(), &db, &dir, &args);
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
@@ -210,7 +245,14 @@ fn a_scripts_interval_lines_are_its_documents_seconds() {
     let lines: Vec<(u64, f64, f64)> = (out.stdout.lines())
         .filter(|l| l.starts_with('['))
         .map(|l| {
-            let sec = l[1..].trim_start().split('s').next().unwrap().trim().parse().unwrap();
+            let sec = l[1..]
+                .trim_start()
+                .split('s')
+                .next()
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap();
             let after = |k: &str| -> f64 {
                 let at = l.find(k).unwrap() + k.len();
                 l[at..].split_whitespace().next().unwrap().parse().unwrap()
@@ -220,9 +262,17 @@ fn a_scripts_interval_lines_are_its_documents_seconds() {
         .collect();
     assert!(lines.len() >= 2, "{}", out.stdout);
     for (sec, tps, err) in &lines {
-        let s = doc.series.get(*sec as usize - 1).expect("the second in the series");
+        let s = doc
+            .series
+            .get(*sec as usize - 1)
+            .expect("the second in the series");
         assert_eq!(s.second, *sec);
-        assert_eq!((s.tps as f64, s.retries as f64), (*tps, *err), "{}", out.stdout);
+        assert_eq!(
+            (s.tps as f64, s.retries as f64),
+            (*tps, *err),
+            "{}",
+            out.stdout
+        );
     }
     let seconds: u64 = doc.series.iter().map(|s| s.tps).sum();
     assert!(seconds <= doc.transactions.ok && seconds > 0);
@@ -237,7 +287,13 @@ fn sysbench_and_pgrig_send_the_same_statements_for_a_scripts_events() {
     let theirs = prepared_db("sb_lua_doc_theirs", &dir);
     let json = dir.join("run.json");
     let json_arg = format!("--json={}", json.display());
-    let args = ["ledger.lua", "--threads=2", "--events=200", "--time=0", "run"];
+    let args = [
+        "ledger.lua",
+        "--threads=2",
+        "--events=200",
+        "--time=0",
+        "run",
+    ];
     ours.psql("SELECT pg_stat_statements_reset()");
     let mut with_json = args.to_vec();
     with_json.insert(4, &json_arg);
@@ -252,7 +308,11 @@ fn sysbench_and_pgrig_send_the_same_statements_for_a_scripts_events() {
     assert_eq!(number(&a.stdout, "total number of events:"), 200.0);
     assert_eq!(number(&b.stdout, "total number of events:"), 200.0);
     for label in ["read:", "write:", "other:", "total:"] {
-        assert_eq!(number(&a.stdout, label), number(&b.stdout, label), "{label}");
+        assert_eq!(
+            number(&a.stdout, label),
+            number(&b.stdout, label),
+            "{label}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -278,9 +338,15 @@ fn a_scripts_rate_paces_its_events_as_sysbench_does() {
     for out in [&a.stdout, &b.stdout] {
         assert!(out.contains("Target transaction rate: 40/sec"), "{out}");
         let events = number(out, "total number of events:");
-        assert!((60.0..=180.0).contains(&events), "{events} events at 40/s for 3 s\n{out}");
+        assert!(
+            (60.0..=180.0).contains(&events),
+            "{events} events at 40/s for 3 s\n{out}"
+        );
     }
-    assert_eq!(doc.transactions.ok as f64, number(&a.stdout, "total number of events:"));
+    assert_eq!(
+        doc.transactions.ok as f64,
+        number(&a.stdout, "total number of events:")
+    );
     assert_eq!(doc.options.rate, Some(40.0));
     assert!(doc.schedule_lag_ms.max >= doc.schedule_lag_ms.mean && doc.schedule_lag_ms.mean >= 0.0);
     let _ = std::fs::remove_dir_all(&dir);

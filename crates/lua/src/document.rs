@@ -97,7 +97,12 @@ fn run_options(inv: &Invocation) -> Options {
     Options {
         clients: inv.threads.max(1),
         threads: inv.threads.max(1) as usize,
-        protocol: if inv.ps_mode_disable { "simple" } else { "extended" }.into(),
+        protocol: if inv.ps_mode_disable {
+            "simple"
+        } else {
+            "extended"
+        }
+        .into(),
         transactions_per_client: None,
         duration_s: (inv.time > 0).then_some(inv.time),
         rate: (inv.rate > 0).then_some(inv.rate as f64),

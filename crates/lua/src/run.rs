@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use mlua::{Function, Lua, Table};
 
-use crate::report::{self, Figures};
 use crate::pace::{self, Pace};
+use crate::report::{self, Figures};
 use crate::state::{self, Shared};
 use crate::stats::{Finished, SecondCounts, ThreadEnd};
 use pgrig_engine::cpu::thread_reading;

@@ -12,7 +12,12 @@ use crate::plan::Point;
 use crate::workload::LuaPoint;
 
 /// `cleanup` (when `replacing` an earlier dataset), then `prepare`, on the target `m`.
-pub fn prepare(m: &Managed, point: &Point, lp: &LuaPoint, replacing: bool) -> Result<(), StudyError> {
+pub fn prepare(
+    m: &Managed,
+    point: &Point,
+    lp: &LuaPoint,
+    replacing: bool,
+) -> Result<(), StudyError> {
     let commands: &[&str] = if replacing {
         &["cleanup", "prepare"]
     } else {

@@ -31,7 +31,9 @@ impl WorkloadSpec {
         if !script.ends_with(".lua") {
             return Err((
                 "sysbench",
-                format!("sysbench = \"{script}\": give the path of a sysbench Lua script (FILE.lua)"),
+                format!(
+                    "sysbench = \"{script}\": give the path of a sysbench Lua script (FILE.lua)"
+                ),
             ));
         }
         let clash = [
@@ -147,7 +149,11 @@ impl WorkloadSpec {
             script: script.to_path_buf(),
             source: None,
             command: Some(command.to_string()),
-            argv: vec!["sysbench".into(), script.display().to_string(), command.into()],
+            argv: vec![
+                "sysbench".into(),
+                script.display().to_string(),
+                command.into(),
+            ],
             script_args,
             general,
             threads,
