@@ -84,6 +84,7 @@ mod sysbench_compat;
 mod sysbench_errors;
 mod sysbench_lua;
 mod sysbench_lua_document;
+mod sysbench_outputs;
 mod sysbench_render;
 mod sysbench_report;
 mod sysbench_statements;
