@@ -458,7 +458,14 @@ mod tests {
         .unwrap();
         assert_eq!(w3.workload.as_deref(), Some("oltp_read_write"));
         assert_eq!(w3.options.len(), 2);
-        assert_eq!(WORKLOAD_KEYS.len(), 31);
+        // a sysbench script's
+        let w4 = effective(
+            &table("sysbench = \"t.lua\"\noptions = { accounts = 5 }"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(w4.sysbench.as_deref(), Some("t.lua"));
+        assert_eq!(WORKLOAD_KEYS.len(), 32);
     }
 
     #[test]
