@@ -82,6 +82,7 @@ mod study_tcp;
 mod sysbench_bulk_insert;
 mod sysbench_compat;
 mod sysbench_errors;
+mod sysbench_live_metrics;
 mod sysbench_lua;
 mod sysbench_lua_document;
 mod sysbench_outputs;

@@ -65,7 +65,16 @@ pub fn run(inv: Invocation) -> i32 {
 
 /// [`run`], keeping what the run measured for its document.
 pub fn run_measured(inv: Invocation) -> Outcome {
+    run_watched(inv, None)
+}
+
+/// [`run_measured`], telling `each_second` every second of a `run` as it ends (and the last,
+/// partial one), e.g. for live metrics.
+pub fn run_watched(inv: Invocation, each_second: Option<Box<stats::SecondFn>>) -> Outcome {
     let stats: Arc<stats::Stats> = Default::default();
+    if let Some(f) = each_second {
+        let _ = stats.on_second.set(stats::SecondHook(f));
+    }
     let code = run_with(inv.clone(), stats.clone());
     Outcome { code, inv, stats }
 }

@@ -336,11 +336,16 @@ fn watch(
     loop {
         let n = running();
         if n == 0 {
+            // the last, partial second: told to live metrics, not part of the series
+            sh.stats
+                .take_second(seconds.len() as u64 + 1, errors_before);
             return seconds;
         }
         let now = began.elapsed();
         while now.as_secs() > seconds.len() as u64 {
-            let s = sh.stats.take_second(errors_before);
+            let s = sh
+                .stats
+                .take_second(seconds.len() as u64 + 1, errors_before);
             errors_before += s.errors;
             seconds.push(s);
         }

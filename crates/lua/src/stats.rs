@@ -48,6 +48,8 @@ pub struct Latency {
     pub sum_sq_us: f64,
     pub second_events: u64,
     pub second_sum_ms: f64,
+    /// the current second's latencies (µs), for live metrics
+    pub second_hdr: Histogram<u64>,
 }
 
 impl Default for Latency {
@@ -62,6 +64,7 @@ impl Default for Latency {
             sum_sq_us: 0.0,
             second_events: 0,
             second_sum_ms: 0.0,
+            second_hdr: Histogram::new(3).expect("3 significant digits are valid"),
         }
     }
 }
@@ -84,6 +87,20 @@ pub struct Stats {
     pub finished: Mutex<Option<Finished>>,
     /// `--rate`: events started late against their schedule (count, sum ms, max ms)
     pub lag: Mutex<(u64, f64, f64)>,
+    /// told each second as it ends (live metrics)
+    pub on_second: std::sync::OnceLock<SecondHook>,
+}
+
+/// What is told each second: its number (1 = the first), its counts and its latencies (µs).
+pub type SecondFn = dyn Fn(u64, &SecondCounts, &Histogram<u64>) + Send + Sync;
+
+/// A [`SecondFn`] kept in [`Stats`].
+pub struct SecondHook(pub Box<SecondFn>);
+
+impl std::fmt::Debug for SecondHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecondHook")
+    }
 }
 
 /// One whole second of the run: its events, ignored errors and latency sum (ms).
@@ -142,6 +159,7 @@ impl Stats {
             l.sum_sq_us += (ns as f64 / 1e3).powi(2);
             l.second_events += 1;
             l.second_sum_ms += ms;
+            let _ = l.second_hdr.record(us);
         }
     }
 }
@@ -149,19 +167,32 @@ impl Stats {
 impl Stats {
     /// The second that just ended: its events and latency sum (taken, starting the next), and
     /// the ignored errors since `errors_before` (the total at its start).
-    pub fn take_second(&self, errors_before: u64) -> SecondCounts {
-        let (events, latency_sum_ms) = match self.latency.lock() {
-            Ok(mut l) => (
-                std::mem::take(&mut l.second_events),
-                std::mem::take(&mut l.second_sum_ms),
-            ),
-            Err(_) => (0, 0.0),
+    /// The second `n` is told to the hook, if any, with its latencies.
+    pub fn take_second(&self, n: u64, errors_before: u64) -> SecondCounts {
+        let empty = || Histogram::new(3).expect("3 significant digits are valid");
+        let (events, latency_sum_ms, hdr) = match self.latency.lock() {
+            Ok(mut l) => {
+                let hdr = match self.on_second.get() {
+                    Some(_) => std::mem::replace(&mut l.second_hdr, empty()),
+                    None => {
+                        l.second_hdr.reset();
+                        empty()
+                    }
+                };
+                let events = std::mem::take(&mut l.second_events);
+                (events, std::mem::take(&mut l.second_sum_ms), hdr)
+            }
+            Err(_) => (0, 0.0, empty()),
         };
-        SecondCounts {
+        let s = SecondCounts {
             events,
             errors: self.errors.total().saturating_sub(errors_before),
             latency_sum_ms,
+        };
+        if let Some(hook) = self.on_second.get() {
+            (hook.0)(n, &s, &hdr);
         }
+        s
     }
 }
 

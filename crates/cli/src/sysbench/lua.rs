@@ -9,6 +9,7 @@ use std::io::Read;
 
 use super::db::Db;
 use super::general::{Exit, General, Pg, Phase};
+use super::live::Live;
 use super::options::{Section, GENERAL_OPTIONS};
 use super::outputs::Outputs;
 use super::seam::OptKind;
@@ -36,7 +37,8 @@ fn general_values(c: &CmdLine) -> Vec<(String, OptValue)> {
 }
 
 /// Runs `file` (found for the test argument `name`; `source`: its text, when it is standard
-/// input) through the Lua runtime; a `run` with `--json`/`--store` then writes its document.
+/// input) through the Lua runtime; a `run` with `--json`/`--store` then writes its document,
+/// and with `--metrics-addr` serves its live metrics while it runs.
 pub fn run(
     (c, args): (&CmdLine, &[String]),
     (name, file, source): (&str, &str, Option<Vec<u8>>),
@@ -44,7 +46,10 @@ pub fn run(
     pg: &Pg,
 ) -> i32 {
     let measured = c.command.as_deref() == Some("run");
-    let outputs = match measured.then(|| Outputs::read(c)).transpose() {
+    let ready = measured
+        .then(|| Ok::<_, Exit>((Outputs::read(c)?, Live::start(c)?)))
+        .transpose();
+    let (outputs, live) = match ready {
         Ok(o) => o.unwrap_or_default(),
         Err(e) => {
             print!("{}", e.stdout);
@@ -52,7 +57,11 @@ pub fn run(
             return e.code;
         }
     };
-    let outcome = pgrig_lua::run_measured(invocation((c, args), (name, file, source), general, pg));
+    let inv = invocation((c, args), (name, file, source), general, pg);
+    let outcome = pgrig_lua::run_watched(inv, live.as_ref().map(Live::each_second));
+    if let Some(live) = live {
+        live.finish();
+    }
     if !outputs.wanted() {
         return outcome.code;
     }

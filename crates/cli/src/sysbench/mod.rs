@@ -10,7 +10,8 @@
 //! * [`seam`]/[`join`]: the workloads behind the tests.
 //! * [`prepare`]: `prepare` and `cleanup`; [`run`]: `run` (its output rendered by
 //!   `pgrig_workloads::sysbench::report`); [`help`]: `--help` and `TEST help`.
-//! * [`outputs`]: pgrig's `--json`/`--store` for a run (native or Lua).
+//! * [`outputs`]: pgrig's `--json`/`--store` for a run (native or Lua); [`live`]:
+//!   `--metrics-addr` for a Lua script's run.
 
 pub mod cmdline;
 pub mod db;
@@ -18,6 +19,7 @@ pub mod general;
 pub mod help;
 pub mod join;
 pub mod legacy;
+pub mod live;
 pub mod lua;
 pub mod options;
 pub mod outputs;

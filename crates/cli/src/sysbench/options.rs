@@ -24,7 +24,7 @@ pub enum Section {
     Pgsql,
     /// accepted for command-line compatibility, without effect (`--mysql-*`, `--debug`, ...)
     Ignored,
-    /// pgrig's own (`--json`, `--store`): not sysbench's, so not in its `--help` sections
+    /// pgrig's own (`--json`, `--store`, `--metrics-addr`): not sysbench's, so not in its `--help` sections
     /// nor in a script's `sysbench.opt`
     Pgrig,
 }
@@ -94,6 +94,8 @@ pub const GENERAL_OPTIONS: &[GeneralOption] = &[
     opt("mysql-ignore-errors", Str, Some("1213,1020,1205"), "list of errors to ignore", Ignored),
     opt("json", Str, None, "write the run document (pgrig's JSON) to FILE", Pgrig),
     opt("store", Str, None, "store the run in the results store at PATH or postgresql:// URL", Pgrig),
+    opt("metrics-addr", Str, None, "serve the run's live metrics (OpenMetrics) at HOST:PORT", Pgrig),
+    opt("metrics-linger", Str, None, "seconds the final metrics stay served unless scraped (60)", Pgrig),
 ];
 
 /// The general option called `name` (`-` and `_` alike).

@@ -28,6 +28,7 @@ pub fn run(
     pg: &Pg,
 ) -> Result<i32, Exit> {
     let outputs = super::outputs::Outputs::read(c)?;
+    let metrics_opts = super::live::options(c)?;
     if general.notices {
         print!(
             "{}",
@@ -62,7 +63,20 @@ pub fn run(
     });
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
-    let result = pgrig_engine::run_bench(cfg, sink.clone(), &stop).map_err(|e| {
+    let (metrics, engine_sink) =
+        crate::metrics::Metrics::around(metrics_opts.as_ref(), sink.clone())
+            .map_err(Exit::fatal)?;
+    if let Some(m) = &metrics {
+        eprintln!(
+            "pgrig: serving OpenMetrics on http://{}/metrics",
+            m.server.addr
+        );
+    }
+    let result = pgrig_engine::run_bench(cfg, engine_sink, &stop);
+    if let Some(m) = metrics {
+        m.finish(result.as_ref().ok());
+    }
+    let result = result.map_err(|e| {
         let lines: Vec<String> = e.lines.iter().map(|(_, l)| l.clone()).collect();
         Exit::fatal(lines.join("\nFATAL: "))
     })?;
