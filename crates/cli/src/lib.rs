@@ -19,6 +19,7 @@ pub mod interrupt;
 pub mod json;
 pub mod k8s;
 pub mod k8s_check;
+pub mod load;
 pub mod metrics;
 pub mod metrics_http;
 pub mod own_args;

@@ -49,6 +49,7 @@ fn main() -> ExitCode {
             Some("compare") => stdout_status(compare::main(&args[1..])),
             Some("replay") => stdout_status(pgrig_cli::replay::pgrig_main(&args[2..])),
             Some("tpcc") => stdout_status(pgrig_cli::tpcc::main(&args[1..])),
+            Some("load") => stdout_status(pgrig_cli::load::main(&args[1..])),
             Some("report") => stdout_status(pgrig_cli::html_report::main(&args[1..])),
             Some("--version") | Some("-V") => {
                 println!("pgrig {}", env!("CARGO_PKG_VERSION"));
@@ -84,6 +85,7 @@ Usage:
   pgrig report [STUDY|RUN-ID|FILE ...]     charts as one self-contained HTML page (-o FILE, --svg DIR)
   pgrig replay [options] [LOGFILE...]      pgreplay 1.2's command line: replay a server log (also as a link named pgreplay)
   pgrig tpcc load|check                    TPC-C's dataset and its consistency conditions
+  pgrig load --csv DIR [--schema FILE]     CSV files (NAME.csv into table NAME) through COPY FROM STDIN, then ANALYZE
   pgrig --version
 
 Run \"pgrig bench --help\" or \"pgrig run --help\" for the options of each command.

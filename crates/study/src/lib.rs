@@ -9,6 +9,9 @@
 pub mod checked;
 pub use pgrig_results::{client_cpu, summary};
 pub mod collect;
+pub mod csv_lines;
+pub mod csv_load;
+pub mod csv_spec;
 pub mod dataset;
 pub mod db;
 pub mod error;

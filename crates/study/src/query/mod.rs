@@ -33,10 +33,19 @@ pub fn check_machine(study: &Study, plan: &Plan) -> Result<(), StudyError> {
     Ok(())
 }
 
-/// Prepares the server for a query point (worker processes for its parallel degree).
+/// Prepares the server for a query point (worker processes for its parallel degree; fresh
+/// statistics when the point sets `default_statistics_target`, which only ANALYZE applies).
 pub fn prepare_point(m: &mut Managed, point: &Point) -> Result<(), StudyError> {
-    match point.workload.is_query() {
-        true => parallel::prepare_server(m, point),
-        false => Ok(()),
+    if !point.workload.is_query() {
+        return Ok(());
     }
+    parallel::prepare_server(m, point)?;
+    if point
+        .settings
+        .iter()
+        .any(|(k, _)| k == "default_statistics_target")
+    {
+        m.admin()?.query("analyze")?;
+    }
+    Ok(())
 }
