@@ -115,7 +115,7 @@ fn extract(server: &Server, db: &str, dir: &Path) -> Log {
         for line in text.split_inclusive('\n') {
             record.push_str(line);
             quotes += line.matches('"').count();
-            if quotes % 2 == 0 {
+            if quotes.is_multiple_of(2) {
                 if record.split(',').nth(2) == Some(&format!("\"{db}\"")) {
                     out.push_str(&record);
                 }

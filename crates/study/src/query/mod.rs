@@ -34,18 +34,12 @@ pub fn check_machine(study: &Study, plan: &Plan) -> Result<(), StudyError> {
 }
 
 /// Prepares the server for a query point (worker processes for its parallel degree; fresh
-/// statistics when the point sets `default_statistics_target`, which only ANALYZE applies).
+/// statistics for a point's `default_statistics_target` come from `crate::analyze` once its data
+/// is in place).
 pub fn prepare_point(m: &mut Managed, point: &Point) -> Result<(), StudyError> {
     if !point.workload.is_query() {
         return Ok(());
     }
-    parallel::prepare_server(m, point)?;
-    if point
-        .settings
-        .iter()
-        .any(|(k, _)| k == "default_statistics_target")
-    {
-        m.admin()?.query("analyze")?;
-    }
-    Ok(())
+    // `default_statistics_target`: the runner's ANALYZE (`crate::analyze`), after the data
+    parallel::prepare_server(m, point)
 }
