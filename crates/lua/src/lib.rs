@@ -8,14 +8,18 @@
 //!   natives, `prelude.lua` — the Lua half of the API — and the script).
 //! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits; [`report`]: its
 //!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters.
-//! * [`sql`]: connections and statements; [`rand`]: `sysbench.rand`; [`histogram`]:
-//!   `sysbench.histogram`.
+//! * [`sql`]: connections and statements ([`rows`]: their result sets, [`placeholders`]: `?`);
+//!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
+//!   [`histogram`]: `sysbench.histogram`.
 
 pub mod commands;
+pub mod ffi;
 pub mod histogram;
 pub mod invocation;
+pub mod placeholders;
 pub mod rand;
 pub mod report;
+pub mod rows;
 pub mod run;
 pub mod sql;
 pub mod state;
