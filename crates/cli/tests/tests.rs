@@ -82,6 +82,7 @@ mod sysbench_bulk_insert;
 mod sysbench_compat;
 mod sysbench_errors;
 mod sysbench_lua;
+mod sysbench_lua_calls;
 mod sysbench_render;
 mod sysbench_report;
 mod sysbench_statements;

@@ -1,6 +1,6 @@
 //! `sysbench.sql`'s connections, the Rust half: one pgrig-wire connection per `connect()` on
-//! pgrig's own runtime (`pgrig_wire::rt`, as the native path; each call blocks the thread, as
-//! libpq does for sysbench). `query` is a simple-protocol query (as sysbench's pgsql driver
+//! pgrig's own runtime (`pgrig_wire::rt`, as the native path; each call blocks the thread as
+//! libpq's do for sysbench). `query` is a simple-protocol query (as sysbench's pgsql driver
 //! sends `PQexec`), prepared statements are the extended protocol (its `PQprepare` /
 //! `PQexecPrepared`; the statement is described once, at prepare, so an execute is Bind,
 //! Execute, Sync), or simple queries with the values inlined under `--db-ps-mode=disable`.
