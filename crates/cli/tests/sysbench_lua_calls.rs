@@ -81,7 +81,14 @@ fn statements_and_random_numbers_cross_into_rust_through_the_ffi_as_in_sysbench(
     ];
     let [ours, theirs] = [link(), &oracle()].map(|p| {
         let out = run(command(p, &db, &args));
-        assert_eq!(out.code, Some(0), "{}: {}{}", p.display(), out.stdout, out.stderr);
+        assert_eq!(
+            out.code,
+            Some(0),
+            "{}: {}{}",
+            p.display(),
+            out.stdout,
+            out.stderr
+        );
         counted(&out.stdout)
     });
     assert_eq!(ours.1, 20, "pgrig ran every event");
@@ -92,6 +99,9 @@ fn statements_and_random_numbers_cross_into_rust_through_the_ffi_as_in_sysbench(
         ours.0,
         theirs.0
     );
-    assert_eq!(ours.0, 0, "no C API call per event: statements and rand go through the FFI");
+    assert_eq!(
+        ours.0, 0,
+        "no C API call per event: statements and rand go through the FFI"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -72,7 +72,9 @@ unsafe extern "C" fn nfields(c: *mut LuaCon) -> i32 {
 
 /// Moves to the next row: its field count, or -1 past the last.
 unsafe extern "C" fn fetch(c: *mut LuaCon) -> i32 {
-    guard(-1, || unsafe { con(c).rows.advance().map_or(-1, |n| n as i32) })
+    guard(-1, || unsafe {
+        con(c).rows.advance().map_or(-1, |n| n as i32)
+    })
 }
 
 /// Field `col` of the current row: its bytes, the length in `*len` (-1: NULL).
@@ -105,15 +107,39 @@ pub fn add(lua: &Lua, t: &Table, name: &str, ctype: &str, f: *const c_void) -> m
 /// The connection functions, for `R.ffi`.
 pub fn connection_table(lua: &Lua, t: &Table) -> mlua::Result<()> {
     type Ptr = *const c_void;
-    add(lua, t, "param_text", "void (*)(void *, const char *, size_t)", param_text as Ptr)?;
-    add(lua, t, "param_int", "void (*)(void *, double)", param_int as Ptr)?;
+    add(
+        lua,
+        t,
+        "param_text",
+        "void (*)(void *, const char *, size_t)",
+        param_text as Ptr,
+    )?;
+    add(
+        lua,
+        t,
+        "param_int",
+        "void (*)(void *, double)",
+        param_int as Ptr,
+    )?;
     add(lua, t, "param_null", "void (*)(void *)", param_null as Ptr)?;
     add(lua, t, "execute", "int (*)(void *, int)", execute as Ptr)?;
-    add(lua, t, "query", "int (*)(void *, const char *, size_t)", query as Ptr)?;
+    add(
+        lua,
+        t,
+        "query",
+        "int (*)(void *, const char *, size_t)",
+        query as Ptr,
+    )?;
     add(lua, t, "nrows", "int (*)(void *)", nrows as Ptr)?;
     add(lua, t, "nfields", "int (*)(void *)", nfields as Ptr)?;
     add(lua, t, "fetch", "int (*)(void *)", fetch as Ptr)?;
-    add(lua, t, "field", "const char *(*)(void *, int, int *)", field as Ptr)?;
+    add(
+        lua,
+        t,
+        "field",
+        "const char *(*)(void *, int, int *)",
+        field as Ptr,
+    )?;
     add(lua, t, "free_rows", "void (*)(void *)", free_rows as Ptr)
 }
 

@@ -143,8 +143,20 @@ pub fn table(
     })));
     let t = lua.create_table()?;
     type Ptr = *const std::ffi::c_void;
-    crate::ffi::add(lua, ffi, "rand_value", "double (*)(void *, int, double, double)", value as Ptr)?;
-    crate::ffi::add(lua, ffi, "rand_string", "const char *(*)(void *, const char *, size_t)", string as Ptr)?;
+    crate::ffi::add(
+        lua,
+        ffi,
+        "rand_value",
+        "double (*)(void *, int, double, double)",
+        value as Ptr,
+    )?;
+    crate::ffi::add(
+        lua,
+        ffi,
+        "rand_string",
+        "const char *(*)(void *, const char *, size_t)",
+        string as Ptr,
+    )?;
     ffi.raw_set("rand_state", LightUserData(shared.0.get().cast()))?;
     let r = shared.clone();
     t.set(
@@ -180,7 +192,10 @@ pub fn table(
         lua.create_function(move |_, ()| Ok(f64::from(unique.next())))?,
     )?;
     // the registry keeps the state alive while the FFI functions may use its address
-    lua.set_named_registry_value("pgrig_rand_state", lua.create_any_userdata(KeepAlive(shared))?)?;
+    lua.set_named_registry_value(
+        "pgrig_rand_state",
+        lua.create_any_userdata(KeepAlive(shared))?,
+    )?;
     Ok(t)
 }
 

@@ -94,7 +94,10 @@ mod tests {
         assert_eq!(r.advance(), Some(2));
         assert_eq!((r.field(0), r.field(1)), (Some(&b"1"[..]), None));
         assert_eq!(r.advance(), Some(2));
-        assert_eq!((r.field(0), r.field(1)), (Some(&b"two"[..]), Some(&b""[..])));
+        assert_eq!(
+            (r.field(0), r.field(1)),
+            (Some(&b"two"[..]), Some(&b""[..]))
+        );
         assert_eq!(r.field(2), None);
         assert_eq!(r.advance(), None);
         r.reset(None);

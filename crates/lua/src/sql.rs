@@ -351,7 +351,11 @@ impl Drop for LuaCon {
 /// Reads a reply up to ReadyForQuery into `rows`, returning its first error. `simple`: a
 /// simple-protocol reply, whose row descriptions reset `rows` (the last statement's result set
 /// is kept, as sysbench's pgsql driver keeps the last `PGresult`).
-async fn reply(c: &mut Connection, rows: &mut Rows, simple: bool) -> Result<Option<DbError>, Error> {
+async fn reply(
+    c: &mut Connection,
+    rows: &mut Rows,
+    simple: bool,
+) -> Result<Option<DbError>, Error> {
     let (mut err, mut described) = (None, false);
     if simple {
         rows.reset(None);
@@ -369,10 +373,11 @@ async fn reply(c: &mut Connection, rows: &mut Rows, simple: bool) -> Result<Opti
                     rows.reset(Some(d.len()));
                     described = true;
                 }
-                Some(Backend::CommandComplete(_) | Backend::EmptyQueryResponse) if simple => {
-                    if !std::mem::take(&mut described) {
-                        rows.reset(None);
-                    }
+                // the statement that ends here had no row description: no result set
+                Some(Backend::CommandComplete(_) | Backend::EmptyQueryResponse)
+                    if simple && !std::mem::take(&mut described) =>
+                {
+                    rows.reset(None)
                 }
                 Some(Backend::Error(e)) if err.is_none() => err = Some(e.to_db_error()),
                 Some(Backend::ReadyForQuery(_)) => return Ok(err),

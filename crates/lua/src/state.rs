@@ -169,7 +169,10 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
     let ffi = lua.create_table()?;
     crate::ffi::connection_table(lua, &ffi)?;
     let rng = Rng::new(sh.seed, u64::from(tid));
-    r.set("rand", rand::table(lua, &sh.rand, rng, sh.unique.clone(), &ffi)?)?;
+    r.set(
+        "rand",
+        rand::table(lua, &sh.rand, rng, sh.unique.clone(), &ffi)?,
+    )?;
     r.set("ffi", ffi)?;
     r.set("histogram_new", crate::histogram::constructor(lua)?)?;
     Ok(r)
