@@ -47,8 +47,10 @@ fn main() -> ExitCode {
             Some("study") => stdout_status(study::main(&args[1..])),
             Some("results") => stdout_status(results::main(&args[1..])),
             Some("compare") => stdout_status(compare::main(&args[1..])),
+            Some("capture") => stdout_status(pgrig_cli::capture::main(&args[1..])),
             Some("replay") => stdout_status(pgrig_cli::replay::pgrig_main(&args[2..])),
             Some("tpcc") => stdout_status(pgrig_cli::tpcc::main(&args[1..])),
+            Some("load") => stdout_status(pgrig_cli::load::main(&args[1..])),
             Some("report") => stdout_status(pgrig_cli::html_report::main(&args[1..])),
             Some("--version") | Some("-V") => {
                 println!("pgrig {}", env!("CARGO_PKG_VERSION"));
@@ -83,7 +85,9 @@ Usage:
   pgrig compare A B [--metric tps,p99]     is the difference between two selections of runs real?
   pgrig report [STUDY|RUN-ID|FILE ...]     charts as one self-contained HTML page (-o FILE, --svg DIR)
   pgrig replay [options] [LOGFILE...]      pgreplay 1.2's command line: replay a server log (also as a link named pgreplay)
+  pgrig capture --upstream URL -o FILE     a recording proxy: sessions with typed parameters, for pgrig replay FILE
   pgrig tpcc load|check                    TPC-C's dataset and its consistency conditions
+  pgrig load --csv DIR [--schema FILE]     CSV files (NAME.csv into table NAME) through COPY FROM STDIN, then ANALYZE
   pgrig --version
 
 Run \"pgrig bench --help\" or \"pgrig run --help\" for the options of each command.

@@ -179,6 +179,15 @@ fn run(a: &StudyArgs) -> Result<i32, StudyError> {
             p.repetitions,
             p.runs.len()
         );
+        // `server_version`: which binaries serve each version
+        for t in &p.targets {
+            if let (Some((major, _)), Some(dir)) = (t.server_version, &t.bin_dir) {
+                text.push_str(&format!(
+                    "  target \"{}\", PostgreSQL {major}: {dir}\n",
+                    t.name
+                ));
+            }
+        }
         for pt in &p.points {
             text.push_str(&format!(
                 "  point {}: {} ({} round(s))\n",

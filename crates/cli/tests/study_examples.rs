@@ -3,7 +3,8 @@
 //! and serializable, 4 clients complete every transaction (retried, never aborted); the custom
 //! type's sizes and per-statement latencies are recorded after every round; two targets are
 //! compared side by side; the insert-tuning matrix covers every point; the parallel scan launches
-//! the workers of every degree and derives speedup and efficiency. Each study writes its
+//! the workers of every degree and derives speedup and efficiency; a custom sysbench Lua
+//! script runs for each value of its own option. Each study writes its
 //! report (`--report`), which opens in the browser with the charts its data calls for.
 
 use crate::browser;
@@ -227,6 +228,37 @@ fn cloud_write_only_example_runs_sysbench_write_only_on_each_target() {
         dir.path(),
         "cloud_write_only.toml",
         &["cloud-write-only-tps-by-target"],
+    );
+}
+
+#[test]
+fn lua_script_example_runs_its_sysbench_script_for_each_option_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = study(dir.path(), "lua_script.toml", &["workload.duration=1s"]);
+    assert_eq!(runs.len(), 2, "options.accounts = [10, 1000]");
+    for r in &runs {
+        let v = pgrig_results::view::RunView::of(r);
+        assert!(v.tps.is_some_and(|t| t > 0.0), "{r}");
+        assert_eq!(v.workload.as_deref(), Some("sysbench"));
+        // the script ran with the point's option, two updates per event (more counted for
+        // events restarted after a serialization failure)
+        let accounts = v
+            .point
+            .get("options.accounts")
+            .and_then(|a| a.as_i64())
+            .unwrap();
+        assert_eq!(
+            r["workload_options"]["accounts"],
+            accounts.to_string().as_str()
+        );
+        let ok = v.transactions.ok.unwrap() as u64;
+        let writes = r["workload_counters"]["queries_write"].as_u64().unwrap();
+        assert!(writes >= 2 * ok, "{writes} writes, {ok} events");
+    }
+    report_shows(
+        dir.path(),
+        "lua_script.toml",
+        &["lua-script-tps-by-options-accounts"],
     );
 }
 

@@ -16,6 +16,7 @@ pub mod mann_whitney;
 pub mod median_ci;
 pub use pgrig_results::metric;
 pub mod model;
+pub mod plan_changes;
 pub mod record;
 pub mod render;
 pub mod select;
@@ -95,8 +96,12 @@ pub fn compare_sides(
     force: bool,
 ) -> Result<Comparison, CompareError> {
     let needed = mann_whitney::runs_needed(ALPHA);
+    // query runs compare their plans over executions: one run per side is enough for that
+    let queries = [a, b]
+        .iter()
+        .all(|s| !s.samples.is_empty() && s.samples.iter().all(|r| !r.queries.is_empty()));
     for s in [a, b] {
-        if s.samples.len() < 2 {
+        if s.samples.len() < 2 && !queries {
             return Err(CompareError::TooFewRuns {
                 which: s.which.clone(),
                 text: s.text.clone(),
@@ -131,6 +136,16 @@ pub fn compare_sides(
     let (ia, ib) = (input(a), input(b));
     let mut c = model::compare(&ia, &ib, &kept, ALPHA, CONFIDENCE);
     c.warnings = warnings;
+    let pooled = |s: &Side| {
+        let runs: Vec<_> = s.samples.iter().map(|r| r.queries.clone()).collect();
+        plan_changes::pool(&runs)
+    };
+    let (qa, qb) = (pooled(a), pooled(b));
+    c.plan_queries = qa
+        .iter()
+        .filter(|q| qb.iter().any(|o| o.name == q.name))
+        .count();
+    c.plan_changes = plan_changes::changes(&qa, &qb, ALPHA, CONFIDENCE);
     Ok(c)
 }
 

@@ -76,6 +76,16 @@ pub struct Comparison {
     pub b: SideInfo,
     pub rows: Vec<Row>,
     pub warnings: Vec<String>,
+    /// query runs: the queries whose plan differs between A and B, regressions first
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plan_changes: Vec<crate::plan_changes::PlanChange>,
+    /// query runs: how many queries both sides ran (whose plans were compared)
+    #[serde(skip_serializing_if = "is_zero")]
+    pub plan_queries: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One side's input: its selection, the points its runs come from, and the runs.
@@ -104,6 +114,8 @@ pub fn compare(
         b: side_info(b),
         rows,
         warnings: Vec::new(),
+        plan_changes: Vec::new(),
+        plan_queries: 0,
     }
 }
 
@@ -127,7 +139,13 @@ fn figures(xs: &[f64], confidence: f64) -> Option<Figures> {
 }
 
 fn row(m: &Metric, a: &[Sample], b: &[Sample], alpha: f64, confidence: f64) -> Option<Row> {
-    let (xa, xb) = (values(a, m), values(b, m));
+    row_of(m, &values(a, m), &values(b, m), alpha, confidence)
+}
+
+/// The comparison of two samples of metric `m`'s values (a row of the table; also each changed
+/// plan's client times in [`crate::plan_changes`]).
+pub fn row_of(m: &Metric, xa: &[f64], xb: &[f64], alpha: f64, confidence: f64) -> Option<Row> {
+    let (xa, xb) = (xa.to_vec(), xb.to_vec());
     let test = mann_whitney::test(&xa, &xb)?;
     let (fa, fb) = (figures(&xa, confidence)?, figures(&xb, confidence)?);
     let change_pct = (fa.median != 0.0).then(|| 100.0 * (fb.median - fa.median) / fa.median);

@@ -39,6 +39,8 @@ pub struct Sample {
     /// sorts as text); `None` for documents without them
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
+    /// a query run's queries with their plans and execution times (empty otherwise)
+    pub queries: Vec<crate::plan_changes::QuerySide>,
 }
 
 impl Sample {
@@ -62,6 +64,11 @@ impl Sample {
             workload: workload(v),
             started_at: v.started_at.clone(),
             finished_at: v.finished_at.clone(),
+            queries: v
+                .queries
+                .iter()
+                .map(crate::plan_changes::QuerySide::of)
+                .collect(),
         }
     }
 }

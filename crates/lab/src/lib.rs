@@ -31,6 +31,7 @@ mod secret;
 mod state_file;
 mod template;
 mod template_digest;
+pub mod versions;
 mod watchdog;
 
 pub use binaries::{release_of, PgBinaries};

@@ -35,6 +35,9 @@ pub struct Invocation {
     pub events: u64,
     /// `--time` in seconds (0: no limit)
     pub time: u64,
+    /// `--rate`: events per second over all threads, scheduled as a Poisson process (0: as
+    /// fast as possible)
+    pub rate: u64,
     pub report_interval: u32,
     /// `--rand-seed` (0: from the clock)
     pub rand_seed: u32,

@@ -6,16 +6,20 @@
 //!
 //! * [`invocation`]: what the command line hands over; [`state`]: one Lua state (the Rust
 //!   natives, `prelude.lua` — the Lua half of the API — and the script).
-//! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits; [`report`]: its
+//! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits ([`pace`]:
+//!   `--rate`); [`report`]: its
 //!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters.
+//! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over).
 //! * [`sql`]: connections and statements ([`rows`]: their result sets, [`placeholders`]: `?`);
 //!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
 //!   [`histogram`]: `sysbench.histogram`.
 
 pub mod commands;
+pub mod document;
 pub mod ffi;
 pub mod histogram;
 pub mod invocation;
+pub mod pace;
 pub mod placeholders;
 pub mod rand;
 pub mod report;
@@ -34,16 +38,65 @@ use pgrig_workloads::sysbench::rand::Unique;
 /// The sysbench version the API reports (`sysbench.version`).
 pub const SYSBENCH_VERSION: &str = "1.0.20";
 
+/// How a script's command ended: its exit status and, for a `run` that ran its threads, what
+/// its run document is built from.
+pub struct Outcome {
+    pub code: i32,
+    inv: Invocation,
+    stats: Arc<stats::Stats>,
+}
+
+impl Outcome {
+    /// The run document of the `run` (none for another command, or a run that never started
+    /// its threads); `server_version` as the server reported it.
+    pub fn document(&self, server_version: &str) -> Option<pgrig_results::document::RunDocument> {
+        let fin = self.stats.finished.lock().ok()?.clone()?;
+        Some(document::of(
+            &self.inv,
+            &self.stats,
+            &fin,
+            &fin.options,
+            server_version,
+        ))
+    }
+}
+
 /// Runs the script of `inv` with its command; returns the exit status. Everything is printed
 /// on standard output as sysbench prints it (`invalid option` on standard error).
 pub fn run(inv: Invocation) -> i32 {
-    let config = match pgrig_wire::Config::from_args(&inv.conn, "") {
-        Ok(c) => c,
-        Err(e) => {
-            println!("FATAL: invalid connection options: {e}");
-            return 1;
-        }
-    };
+    run_measured(inv).code
+}
+
+/// [`run`], keeping what the run measured for its document.
+pub fn run_measured(inv: Invocation) -> Outcome {
+    run_watched(inv, None)
+}
+
+/// [`run_measured`], telling `each_second` every second of a `run` as it ends (and the last,
+/// partial one), e.g. for live metrics.
+pub fn run_watched(inv: Invocation, each_second: Option<Box<stats::SecondFn>>) -> Outcome {
+    let stats: Arc<stats::Stats> = Default::default();
+    if let Some(f) = each_second {
+        let _ = stats.on_second.set(stats::SecondHook(f));
+    }
+    let code = run_with(inv.clone(), stats.clone());
+    Outcome { code, inv, stats }
+}
+
+/// The script's declared options (`sysbench.cmdline.options`) with their defaults, by name:
+/// the script is loaded (its body runs, as sysbench runs it for any command) in a state of
+/// its own, without connecting.
+pub fn declared_options(inv: Invocation) -> Result<Vec<(String, String)>, String> {
+    let sh = shared(inv, Default::default())?;
+    let lua = state::new_state(&sh, 0)?;
+    Ok(run::script_options(&lua))
+}
+
+/// What every thread's state shares, for `inv`; the FATAL message when the script cannot be
+/// read or the connection options are invalid.
+fn shared(inv: Invocation, stats: Arc<stats::Stats>) -> Result<Arc<state::Shared>, String> {
+    let config = pgrig_wire::Config::from_args(&inv.conn, "")
+        .map_err(|e| format!("invalid connection options: {e}"))?;
     let seed = if inv.rand_seed != 0 {
         u64::from(inv.rand_seed)
     } else {
@@ -53,19 +106,14 @@ pub fn run(inv: Invocation) -> i32 {
     };
     let source = match &inv.source {
         Some(text) => text.clone(),
-        None => match std::fs::read(&inv.script) {
-            Ok(t) => t,
-            Err(e) => {
-                println!("FATAL: cannot open {}: {e}", inv.script.display());
-                return 1;
-            }
-        },
+        None => std::fs::read(&inv.script)
+            .map_err(|e| format!("cannot open {}: {e}", inv.script.display()))?,
     };
-    let sh = Arc::new(state::Shared {
+    Ok(Arc::new(state::Shared {
         source: state::script_text(source),
         rand: rand::RandParams::of(&inv),
         inv,
-        stats: Default::default(),
+        stats,
         unique: Arc::new(Unique::new(seed)),
         seed,
         config,
@@ -73,7 +121,17 @@ pub fn run(inv: Invocation) -> i32 {
         fatal: AtomicBool::new(false),
         fatal_owner: std::sync::atomic::AtomicU32::new(u32::MAX),
         init_errors: Default::default(),
-    });
+    }))
+}
+
+fn run_with(inv: Invocation, stats: Arc<stats::Stats>) -> i32 {
+    let sh = match shared(inv, stats) {
+        Ok(sh) => sh,
+        Err(msg) => {
+            println!("FATAL: {msg}");
+            return 1;
+        }
+    };
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| main_state(&sh)));
     caught.unwrap_or_else(|_| {
         println!("FATAL: the Lua runtime stopped on an internal error");

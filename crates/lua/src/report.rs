@@ -15,7 +15,7 @@ use crate::state::{self, Shared};
 pub fn header(inv: &Invocation) -> String {
     render::header(&Header {
         threads: inv.threads,
-        rate: 0,
+        rate: inv.rate,
         report_interval: inv.report_interval,
         rand_seed: inv.rand_seed,
     })
@@ -128,8 +128,15 @@ fn call_hook(lua: &Lua, f: &Function, fig: &Figures, cumulative: bool) {
     }
 }
 
-/// The period ending at `time_s` (`seconds` long) with `threads` running.
-pub fn intermediate(lua: &Lua, sh: &Shared, time_s: f64, seconds: f64, threads: u32) {
+/// The period ending at `time_s` (`seconds` long) with `threads` running; its events and
+/// ignored errors are those of the run's series over the period (`counted`), so the interval
+/// lines and the run document's seconds agree exactly.
+pub fn intermediate(
+    lua: &Lua,
+    sh: &Shared,
+    (time_s, seconds, threads): (f64, f64, u32),
+    counted: &[crate::stats::SecondCounts],
+) {
     let s = &sh.stats;
     let pct = sh.inv.percentile;
     let latency = match s.latency.lock() {
@@ -148,11 +155,17 @@ pub fn intermediate(lua: &Lua, sh: &Shared, time_s: f64, seconds: f64, threads: 
         time_total: time_s,
         time_interval: seconds,
         threads_running: threads,
-        events: s.events.take_period(),
+        events: {
+            s.events.take_period();
+            counted.iter().map(|c| c.events).sum()
+        },
         reads: s.reads.take_period(),
         writes: s.writes.take_period(),
         other: s.other.take_period(),
-        errors: s.errors.take_period(),
+        errors: {
+            s.errors.take_period();
+            counted.iter().map(|c| c.errors).sum()
+        },
         reconnects: s.reconnects.take_period(),
         latency_pct_ms: latency,
         summary: None,

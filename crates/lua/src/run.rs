@@ -12,17 +12,34 @@ use std::time::{Duration, Instant};
 
 use mlua::{Function, Lua, Table};
 
+use crate::pace::{self, Pace};
 use crate::report::{self, Figures};
 use crate::state::{self, Shared};
+use crate::stats::{Finished, SecondCounts, ThreadEnd};
+use pgrig_engine::cpu::thread_reading;
 
 /// How long an event may run past `--time` before the process is ended.
 const GRACE: Duration = Duration::from_secs(1);
 
-/// A thread's result: its events and the seconds spent in them.
-type ThreadResult = (u64, f64);
+/// A thread's result: its events, the seconds spent in them, its CPU over the event loop.
+type ThreadResult = ThreadEnd;
+
+/// A thread that ran no events.
+fn idle() -> ThreadResult {
+    ThreadEnd {
+        events: 0,
+        busy_s: 0.0,
+        cpu: Default::default(),
+    }
+}
 
 /// One worker thread: its state, then events until told to stop.
-fn worker(sh: Arc<Shared>, tid: u32, start: Arc<Barrier>, issued: Arc<AtomicU64>) -> ThreadResult {
+fn worker(
+    sh: Arc<Shared>,
+    tid: u32,
+    start: Arc<Barrier>,
+    (issued, pace): (Arc<AtomicU64>, Arc<Option<Pace>>),
+) -> ThreadResult {
     let failed = |line: String| {
         if let Ok(mut v) = sh.init_errors.lock() {
             v.push(line);
@@ -44,10 +61,12 @@ fn worker(sh: Arc<Shared>, tid: u32, start: Arc<Barrier>, issued: Arc<AtomicU64>
     // the main thread reads the failures between the two waits
     start.wait();
     let Some(lua) = lua.filter(|_| !sh.stop.load(Relaxed)) else {
-        return (0, 0.0);
+        return idle();
     };
+    let origin = Instant::now();
+    let cpu0 = thread_reading(origin);
     // a script's own thread body replaces the event loop
-    let res = match state::global_fn(&lua, "thread_run") {
+    let (events, busy_s) = match state::global_fn(&lua, "thread_run") {
         Some(f) => match state::call(&lua, &f, tid) {
             None => (0, 0.0),
             Some(msg) => {
@@ -59,7 +78,12 @@ fn worker(sh: Arc<Shared>, tid: u32, start: Arc<Barrier>, issued: Arc<AtomicU64>
                 (0, 0.0)
             }
         },
-        None => events(&lua, &sh, tid, &issued),
+        None => events(&lua, &sh, tid, (&issued, pace.as_ref().as_ref())),
+    };
+    let res = ThreadEnd {
+        events,
+        busy_s,
+        cpu: thread_reading(origin).since(&cpu0),
     };
     if let Err(msg) = hook(&lua, "thread_done", tid) {
         println!("FATAL: `thread_done' function failed: {msg}");
@@ -91,7 +115,12 @@ fn hook(lua: &Lua, name: &str, tid: u32) -> Result<(), String> {
 }
 
 /// The event loop of one thread.
-fn events(lua: &Lua, sh: &Shared, tid: u32, issued: &AtomicU64) -> ThreadResult {
+fn events(
+    lua: &Lua,
+    sh: &Shared,
+    tid: u32,
+    (issued, pace): (&AtomicU64, Option<&Pace>),
+) -> (u64, f64) {
     let run: Function = match lua
         .globals()
         .get::<Table>("__pgrig_rt")
@@ -110,12 +139,24 @@ fn events(lua: &Lua, sh: &Shared, tid: u32, issued: &AtomicU64) -> ThreadResult 
         if limit > 0 && issued.fetch_add(1, Relaxed) >= limit {
             break;
         }
+        if let Some(p) = pace {
+            let at = p.next();
+            if !pace::wait_until(at, &sh.stop) {
+                break;
+            }
+            sh.stats.lagged(at.elapsed().as_secs_f64() * 1e3);
+        }
         let t0 = Instant::now();
+        let mut restarted = false;
         let outcome = loop {
             let r: Result<(String, Option<String>), _> = run.call(tid);
             match r {
                 Ok((s, _)) if s == "restart" => {
                     sh.stats.errors.add(1);
+                    if !restarted {
+                        restarted = true;
+                        sh.stats.restarted.add(1);
+                    }
                     if sh.stop.load(Relaxed) {
                         break Ok("stop".to_string());
                     }
@@ -171,18 +212,20 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
     let threads = inv.threads.max(1);
     let start = Arc::new(Barrier::new(threads as usize + 1));
     let issued = Arc::new(AtomicU64::new(0));
+    let pace = Arc::new(Pace::new(inv.rate, sh.seed));
     let handles: Vec<_> = (0..threads)
         .map(|tid| {
-            let (sh, start, issued) = (sh.clone(), start.clone(), issued.clone());
+            let (sh, start) = (sh.clone(), start.clone());
+            let (issued, pace) = (issued.clone(), pace.clone());
             thread::Builder::new()
                 .name(format!("lua-{tid}"))
                 .spawn(move || {
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        worker(sh.clone(), tid, start, issued)
+                        worker(sh.clone(), tid, start, (issued, pace))
                     }))
                     .unwrap_or_else(|_| {
                         println!("FATAL: thread {tid} stopped on an internal error");
-                        (0, 0.0)
+                        idle()
                     })
                 })
         })
@@ -201,15 +244,29 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
         return 1;
     }
     let began = Instant::now();
-    watch(lua, sh, &handles, began);
-    let per_thread: Vec<ThreadResult> = handles
+    let started_unix_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let seconds = watch(lua, sh, &handles, began);
+    let threads: Vec<ThreadResult> = handles
         .into_iter()
-        .map(|h| h.ok().and_then(|h| h.join().ok()).unwrap_or((0, 0.0)))
+        .map(|h| h.ok().and_then(|h| h.join().ok()).unwrap_or_else(idle))
         .collect();
+    let elapsed = began.elapsed().as_secs_f64();
+    let per_thread = threads.iter().map(|t| (t.events, t.busy_s)).collect();
+    if let Ok(mut f) = sh.stats.finished.lock() {
+        *f = Some(Finished {
+            elapsed_s: elapsed,
+            started_unix_s,
+            seconds,
+            threads,
+            fatal: sh.fatal.load(Relaxed),
+            options: script_options(lua),
+        });
+    }
     if sh.fatal.load(Relaxed) {
         return 1;
     }
-    let elapsed = began.elapsed().as_secs_f64();
     let fig = Figures::of(sh, elapsed, per_thread);
     report::cumulative(lua, sh, &fig);
     if let Some(f) = state::global_fn(lua, "done") {
@@ -219,6 +276,25 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
         }
     }
     0
+}
+
+/// The script's declared options (`sysbench.cmdline.options`) with their values in
+/// `sysbench.opt`, as text, by name.
+pub fn script_options(lua: &Lua) -> Vec<(String, String)> {
+    let code = r#"
+        local out = {}
+        for name in pairs(sysbench.cmdline.options or {}) do
+            local v = sysbench.opt[name]
+            if type(v) == "table" then v = table.concat(v, ",") end
+            out[#out + 1] = {tostring(name), tostring(v)}
+        end
+        return out"#;
+    let pairs: Vec<Vec<String>> = lua.load(code).eval().unwrap_or_default();
+    let mut v: Vec<(String, String)> = (pairs.into_iter())
+        .filter_map(|p| Some((p.first()?.clone(), p.get(1)?.clone())))
+        .collect();
+    v.sort();
+    v
 }
 
 /// `lines` as sysbench's log prints them: a line repeated right after itself is counted
@@ -238,17 +314,19 @@ pub fn dedup(lines: &[String]) -> String {
     out
 }
 
-/// The main thread while the workers run: interval reports, the time limit, and the forced
-/// end of an event that does not return.
+/// The main thread while the workers run: interval reports, the per-second counts (returned),
+/// the time limit, and the forced end of an event that does not return.
 fn watch(
     lua: &Lua,
     sh: &Shared,
     handles: &[std::io::Result<thread::JoinHandle<ThreadResult>>],
     began: Instant,
-) {
+) -> Vec<SecondCounts> {
     let limit = (sh.inv.time > 0).then(|| Duration::from_secs(sh.inv.time));
     let interval = u64::from(sh.inv.report_interval);
     let mut next_report = interval;
+    let mut seconds = Vec::new();
+    let mut errors_before = 0;
     let running = || {
         handles
             .iter()
@@ -258,11 +336,23 @@ fn watch(
     loop {
         let n = running();
         if n == 0 {
-            return;
+            // the last, partial second: told to live metrics, not part of the series
+            sh.stats
+                .take_second(seconds.len() as u64 + 1, errors_before);
+            return seconds;
         }
         let now = began.elapsed();
+        while now.as_secs() > seconds.len() as u64 {
+            let s = sh
+                .stats
+                .take_second(seconds.len() as u64 + 1, errors_before);
+            errors_before += s.errors;
+            seconds.push(s);
+        }
         if interval > 0 && now.as_secs() >= next_report {
-            report::intermediate(lua, sh, next_report as f64, interval as f64, n as u32);
+            let span = (next_report - interval) as usize..next_report as usize;
+            let period = (next_report as f64, interval as f64, n as u32);
+            report::intermediate(lua, sh, period, seconds.get(span).unwrap_or_default());
             next_report += interval;
         }
         if let Some(l) = limit {

@@ -57,6 +57,8 @@ pub struct EntrySource<R> {
     end: Option<Vec<u8>>,
     keep: Option<Vec<u8>>,
     dump_found: bool,
+    /// csvlog variants (column counts, header line, export prefix).
+    csv: crate::csv_variant::CsvVariant,
     pub notes: Vec<String>,
 }
 
@@ -74,6 +76,7 @@ impl<R: BufRead> EntrySource<R> {
             end: end.map(|s| s.as_bytes().to_vec()),
             keep: None,
             dump_found: false,
+            csv: Default::default(),
             notes: Vec::new(),
         }
     }
@@ -98,6 +101,12 @@ impl<R: BufRead> EntrySource<R> {
     fn read_skipping_dump(&mut self) -> Result<Vec<u8>, String> {
         loop {
             let line = self.reader.next_entry()?;
+            if self.format == Format::Csv {
+                match self.csv.normalize(line, self.reader.lineno())? {
+                    Some(line) => return Ok(line),
+                    None => continue,
+                }
+            }
             if self.format == Format::Stderr {
                 if line.starts_with(b"TopMemoryContext: ") {
                     self.notes.push(format!(

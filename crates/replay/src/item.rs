@@ -23,6 +23,12 @@ pub enum ItemKind {
         values: Vec<Option<Vec<u8>>>,
     },
     Cancel,
+    /// What a captured client sent at once: whole frontend messages (Parse with its parameter
+    /// types, Bind with its formats, ...), sent as recorded (`pgrig capture`; not in pgreplay's
+    /// replay files).
+    Wire {
+        messages: Vec<u8>,
+    },
 }
 
 impl ItemKind {
@@ -35,6 +41,7 @@ impl ItemKind {
             ItemKind::Prepare { .. } => 3,
             ItemKind::ExecPrepared { .. } => 4,
             ItemKind::Cancel => 5,
+            ItemKind::Wire { .. } => 6,
         }
     }
 
@@ -46,6 +53,7 @@ impl ItemKind {
             ItemKind::Prepare { .. } => "prepare",
             ItemKind::ExecPrepared { .. } => "exec_prepared",
             ItemKind::Cancel => "cancel",
+            ItemKind::Wire { .. } => "messages",
         }
     }
 }
@@ -84,6 +92,7 @@ impl Item {
             }
             ItemKind::Disconnect | ItemKind::Cancel => {}
             ItemKind::Execute { statement } => field(&mut o, "statement", statement),
+            ItemKind::Wire { messages } => crate::capture_msg::debug_lines(messages, &mut o),
             ItemKind::Prepare { name, statement } => {
                 field(&mut o, "name", name);
                 field(&mut o, "statement", statement);

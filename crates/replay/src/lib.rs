@@ -8,6 +8,11 @@
 //!   at their recorded offsets scaled by a speed factor, with pgreplay's replay statistics.
 
 pub mod bind;
+pub mod capture;
+pub mod capture_file;
+pub mod capture_msg;
+pub mod capture_peer;
+pub mod csv_variant;
 pub mod duration;
 pub mod entry;
 pub mod error;

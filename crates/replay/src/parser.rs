@@ -285,7 +285,11 @@ impl<R: BufRead> LogParser<R> {
         }
         let values = match detail {
             None => Vec::new(),
-            Some(d) => match d.strip_prefix(b"parameters: ") {
+            // PostgreSQL 18 writes "Parameters: " (pgreplay 1.2 knows only the lower case)
+            Some(d) => match d
+                .strip_prefix(b"parameters: ")
+                .or_else(|| d.strip_prefix(b"Parameters: "))
+            {
                 Some(p) => parse_bind_args(p, self.lineno()).map_err(Error)?,
                 None => {
                     return Err(Error(format!(

@@ -34,6 +34,8 @@ pub fn encode(item: &Item) -> Vec<u8> {
         }
         ItemKind::Disconnect | ItemKind::Cancel => {}
         ItemKind::Execute { statement } => put_str(&mut o, Some(statement)),
+        // not pgreplay's: a capture's messages (the cli refuses to write them to a replay file)
+        ItemKind::Wire { messages } => put_str(&mut o, Some(messages)),
         ItemKind::Prepare { name, statement } => {
             put_str(&mut o, Some(statement));
             put_str(&mut o, Some(name));

@@ -74,8 +74,9 @@ pub fn accessible_svg(svg: &str, c: &Chart) -> String {
 fn table(out: &mut String, t: &Table, id: &str, fx: &dyn Fn(f64) -> f64) {
     let _ = write!(
         out,
-        "<div class=\"numbers\"><table id=\"{}-table\"><caption>{}</caption><thead><tr>",
+        "<div class=\"numbers\"><table id=\"{}-table\"{}><caption>{}</caption><thead><tr>",
         esc(id),
+        if t.text { " class=\"text\"" } else { "" },
         esc(&t.caption)
     );
     for h in &t.headers {

@@ -62,6 +62,12 @@ pub struct QueryPlan {
     pub nodes: Vec<PlanNode>,
     /// the plan's shape (`pgrig_results::plans::fingerprint`): equal means the same plan
     pub fingerprint: String,
+    /// the plan as indented text (`pgrig_results::plans::plan_text`)
+    pub text: Vec<String>,
+    /// client time (ms) of every successful measured execution of the run
+    pub client_times: Vec<f64>,
+    /// planning time (ms) of every successful execution with server figures
+    pub planning_times: Vec<f64>,
 }
 
 /// A value of a matrix key: its text, and its number when it is one (then the axis is numeric).

@@ -3,7 +3,91 @@
 //! two executions with the same fingerprint ran the same plan, and the distribution of its
 //! nodes' cardinality errors (q-error, 1 = the estimate was exact).
 
-use crate::view::PlanNodeView;
+use crate::view::{ExecutionView, PlanNodeView, QueryView};
+
+/// The execution whose plan stands for a query in a run: the successful one with server
+/// figures whose client time is the median, else the plan execution (`explain = "separate"`).
+pub fn representative(q: &QueryView) -> Option<(ExecutionView, Vec<PlanNodeView>)> {
+    let mut with: Vec<(ExecutionView, Vec<PlanNodeView>)> = q
+        .executions()
+        .into_iter()
+        .filter(|e| e.ok == Some(true))
+        .filter_map(|e| e.nodes().map(|n| (e, n)))
+        .collect();
+    with.sort_by(|a, b| {
+        let x = a.0.client_ms.unwrap_or(0.0);
+        x.total_cmp(&b.0.client_ms.unwrap_or(0.0))
+    });
+    match with.len() {
+        0 => q.plan_execution().and_then(|p| p.nodes().map(|n| (p, n))),
+        n => Some(with.swap_remove((n - 1) / 2)),
+    }
+}
+
+/// The client times (ms) of a query's successful measured executions.
+pub fn client_times(q: &QueryView) -> Vec<f64> {
+    q.executions()
+        .into_iter()
+        .filter(|e| e.ok == Some(true))
+        .filter_map(|e| e.client_ms)
+        .collect()
+}
+
+/// The planning times (ms, EXPLAIN's "Planning Time") of a query's successful executions
+/// that have server figures.
+pub fn planning_times(q: &QueryView) -> Vec<f64> {
+    q.executions()
+        .into_iter()
+        .filter(|e| e.ok == Some(true))
+        .filter_map(|e| e.server?.get("planning_ms")?.as_f64())
+        .collect()
+}
+
+/// A plan as indented text, one line per node, depth-first: node type (with its join type),
+/// relation, index, then the planner's estimated rows against the actual rows (both over all
+/// loops, as the q-error compares them).
+pub fn plan_text(nodes: &[PlanNodeView]) -> Vec<String> {
+    nodes.iter().map(node_line).collect()
+}
+
+fn node_line(n: &PlanNodeView) -> String {
+    let depth = n.depth.unwrap_or(0) as usize;
+    let mut kind = n.node_type.clone().unwrap_or_else(|| "?".into());
+    if n.parallel_aware == Some(true) {
+        kind = format!("Parallel {kind}");
+    }
+    let mut line = format!(
+        "{}{kind}",
+        if depth == 0 {
+            String::new()
+        } else {
+            format!("{}-> ", "   ".repeat(depth - 1))
+        }
+    );
+    if let Some(j) = n.join_type.as_deref().filter(|j| !j.is_empty()) {
+        line.push_str(&format!(" ({j})"));
+    }
+    if let Some(r) = &n.relation {
+        line.push_str(&format!(" on {r}"));
+    }
+    if let Some(i) = &n.index {
+        line.push_str(&format!(" using {i}"));
+    }
+    let loops = n.loops.unwrap_or(1.0).max(1.0);
+    let est = n.plan_rows.map(|r| format!("{:.0}", r * loops));
+    let actual = n.rows_total.map(|r| format!("{r:.0}"));
+    line.push_str(&format!(
+        "  [est {} · actual {}{}]",
+        est.as_deref().unwrap_or("?"),
+        actual.as_deref().unwrap_or("?"),
+        if loops > 1.0 {
+            format!(" · loops {loops:.0}")
+        } else {
+            String::new()
+        }
+    ));
+    line
+}
 
 /// FNV-1a (64 bits) of the plan's shape, as 16 hex digits: the same on every build and machine.
 pub fn fingerprint(nodes: &[PlanNodeView]) -> String {
@@ -66,6 +150,26 @@ mod tests {
         let mut c = a.clone();
         c[1].index = Some("t_pkey".into());
         assert_ne!(fingerprint(&a), fingerprint(&c));
+    }
+
+    #[test]
+    fn plan_text_indents_children_and_shows_estimates_against_actual_rows() {
+        let mut join = node(0, "Nested Loop", None, 2.0);
+        join.join_type = Some("Inner".into());
+        join.plan_rows = Some(10.0);
+        join.rows_total = Some(20.0);
+        let mut scan = node(1, "Index Scan", Some("public.t"), 1.0);
+        scan.index = Some("t_pkey".into());
+        scan.plan_rows = Some(1.0);
+        scan.loops = Some(20.0);
+        scan.rows_total = Some(20.0);
+        assert_eq!(
+            plan_text(&[join, scan]),
+            [
+                "Nested Loop (Inner)  [est 10 · actual 20]",
+                "-> Index Scan on public.t using t_pkey  [est 20 · actual 20 · loops 20]"
+            ]
+        );
     }
 
     #[test]

@@ -122,6 +122,8 @@ lenient_struct! {
         pub ok: Option<bool>,
         pub client_ms: Option<f64>,
         pub server: Option<Value>,
+        /// the EXPLAIN JSON as the server gave it (null without EXPLAIN)
+        pub explain: Option<Value>,
     }
 }
 

@@ -12,7 +12,7 @@ use crate::dataset::Dataset;
 use crate::error::StudyError;
 use crate::plan::{expand, target_at, Plan};
 use crate::spec::Study;
-use crate::workload::NativePoint;
+use crate::workload::{LuaPoint, NativePoint};
 
 /// A study ready to run.
 #[derive(Debug, Clone)]
@@ -26,11 +26,14 @@ pub struct Checked {
     pub scripts: Vec<Vec<ScriptSource>>,
     /// Each point's native workload (`None`: scripts or queries), by point index.
     pub natives: Vec<Option<NativePoint>>,
+    /// Each point's sysbench Lua script (`None`: none), by point index.
+    pub luas: Vec<Option<LuaPoint>>,
 }
 
 /// Checks everything a run needs: keys, values, URLs, the dataset, files.
 pub fn check(study: Study, base_dir: &Path) -> Result<Checked, StudyError> {
-    let plan = expand(&study)?;
+    let mut plan = expand(&study)?;
+    find_versions(&study, &mut plan)?;
     let dataset = Dataset::resolve(&study, &plan, base_dir)?;
     let scripts = read_scripts(&study, &plan, base_dir)?;
     let natives = plan
@@ -39,6 +42,7 @@ pub fn check(study: Study, base_dir: &Path) -> Result<Checked, StudyError> {
         .map(|p| p.workload.native_point().transpose())
         .collect::<Result<Vec<_>, String>>()
         .map_err(|m| study.error_at(study.spec.workload_value_offset("workload"), m))?;
+    let luas = lua_points(&study, &plan, base_dir)?;
     crate::query::check_machine(&study, &plan)?;
     check_bin_dirs(&study, &plan)?;
     Ok(Checked {
@@ -48,7 +52,47 @@ pub fn check(study: Study, base_dir: &Path) -> Result<Checked, StudyError> {
         dataset,
         scripts,
         natives,
+        luas,
     })
+}
+
+/// Every point's sysbench script, loaded once per script and options; an unknown option is
+/// reported where it was written (its `options.NAME` matrix key, else the `options` table),
+/// a script that does not load at the `sysbench` key.
+fn lua_points(
+    study: &Study,
+    plan: &Plan,
+    base_dir: &Path,
+) -> Result<Vec<Option<LuaPoint>>, StudyError> {
+    let mut seen: HashMap<String, LuaPoint> = HashMap::new();
+    let mut out = Vec::with_capacity(plan.points.len());
+    for p in &plan.points {
+        let Some(script) = &p.workload.sysbench else {
+            out.push(None);
+            continue;
+        };
+        let key = format!("{script}\n{:?}", p.workload.options);
+        if let Some(done) = seen.get(&key) {
+            out.push(Some(done.clone()));
+            continue;
+        }
+        match p.workload.lua_point(base_dir) {
+            Some(Ok(lp)) => {
+                seen.insert(key, lp.clone());
+                out.push(Some(lp));
+            }
+            Some(Err((option, m))) => {
+                let at = match study.spec.matrix.get(&format!("options.{option}")) {
+                    Some((k, _)) if !option.is_empty() => k.span().start,
+                    _ if option.is_empty() => study.spec.workload_value_offset("sysbench"),
+                    _ => study.spec.workload_value_offset("options"),
+                };
+                return Err(study.error_at(at, m));
+            }
+            None => out.push(None),
+        }
+    }
+    Ok(out)
 }
 
 /// Every point's scripts; an error points at the `scripts` (or `builtin`) key that names them.
@@ -120,9 +164,31 @@ fn parse_scripts(
     Ok(())
 }
 
+/// `[matrix] server_version`: each version's binaries (see `pgrig_lab::versions`) become its
+/// targets' `bin_dir`; a version not found is an error at the value, naming where pgrig looked.
+fn find_versions(study: &Study, plan: &mut Plan) -> Result<(), StudyError> {
+    for t in plan.targets.iter_mut() {
+        let Some((major, at)) = t.server_version else {
+            continue;
+        };
+        let found = pgrig_lab::versions::find_major(major).map_err(|looked| {
+            study.error_at(
+                at,
+                format!(
+                    "matrix `server_version`: PostgreSQL {major} is not installed where pgrig looks ({looked}); \
+                     install it or name its bin directory with {}",
+                    pgrig_lab::versions::env_var(major)
+                ),
+            )
+        })?;
+        t.bin_dir = Some(found.bin_dir().display().to_string());
+    }
+    Ok(())
+}
+
 /// A throwaway target's `bin_dir` holds `initdb` and `postgres`.
 fn check_bin_dirs(study: &Study, plan: &Plan) -> Result<(), StudyError> {
-    for (i, t) in plan.targets.iter().enumerate() {
+    for t in &plan.targets {
         let Some(dir) = t.bin_dir.as_deref().filter(|_| t.url.is_none()) else {
             continue;
         };
@@ -132,7 +198,7 @@ fn check_bin_dirs(study: &Study, plan: &Plan) -> Result<(), StudyError> {
             .collect();
         if !missing.is_empty() {
             return Err(study.error_at(
-                target_at(study, i, "bin_dir"),
+                target_at(study, t.source, "bin_dir"),
                 format!("bin_dir \"{dir}\" has no {}", missing.join(" and ")),
             ));
         }

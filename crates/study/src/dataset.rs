@@ -1,6 +1,7 @@
 //! The study's data: pgbench's tables through the engine's init (scale, unlogged, fillfactor,
-//! partitions, foreign keys) and/or custom setup SQL files run in order, statement by statement
-//! as `psql -f` runs them ([`crate::setup_sql`]).
+//! partitions, foreign keys), a schema file and a directory of CSV files loaded client side
+//! ([`crate::csv_load`], then `ANALYZE`), and/or custom setup SQL files run in order, statement
+//! by statement as `psql -f` runs them ([`crate::setup_sql`]).
 
 use std::path::Path;
 
@@ -8,6 +9,7 @@ use pgrig_engine::config::{ConnArgs, InitConfig, PartitionMethod};
 use pgrig_engine::sink::Sink;
 use pgrig_engine::{EngineError, StopHandle};
 
+use crate::csv_spec::CsvSet;
 use crate::db::Db;
 use crate::error::StudyError;
 use crate::plan::Plan;
@@ -19,6 +21,10 @@ use crate::target::Endpoint;
 #[derive(Debug, Clone)]
 pub struct Dataset {
     pub init: Option<InitConfig>,
+    /// The schema file creating the CSV files' tables, run before they load.
+    pub schema: Option<SetupFile>,
+    /// The CSV files, loaded after the schema (then the setup files, then `ANALYZE`).
+    pub csv: Option<CsvSet>,
     /// The setup files, in order, already split into statements.
     pub setup: Vec<SetupFile>,
 }
@@ -55,12 +61,14 @@ impl Dataset {
                 partitions: 0,
                 partition_method: None,
                 foreign_keys: false,
+                schema: None,
+                csv: None,
                 setup: Vec::new(),
                 reinit: Reinit::Once,
             },
         };
         let builtin = spec.builtin.clone().unwrap_or_else(|| {
-            if spec.setup.is_empty() {
+            if spec.setup.is_empty() && spec.schema.is_none() && spec.csv.is_none() {
                 "tpcb"
             } else {
                 "none"
@@ -82,7 +90,20 @@ impl Dataset {
             .iter()
             .map(|f| read_setup_file(study, base_dir, f))
             .collect::<Result<_, _>>()?;
-        Ok(Dataset { init, setup })
+        let schema = match &spec.schema {
+            Some(f) => Some(read_setup_file(study, base_dir, f)?),
+            None => None,
+        };
+        let csv = match &spec.csv {
+            Some(v) => Some(crate::csv_spec::resolve(study, base_dir, v)?),
+            None => None,
+        };
+        Ok(Dataset {
+            init,
+            schema,
+            csv,
+            setup,
+        })
     }
 
     /// pgbench's tables at `scale`, made as `pgbench -i` makes them, with its progress
@@ -93,6 +114,8 @@ impl Dataset {
                 scale,
                 ..Default::default()
             }),
+            schema: None,
+            csv: None,
             setup: Vec::new(),
         }
     }
@@ -105,7 +128,16 @@ impl Dataset {
         stop: &StopHandle,
     ) -> Result<(), StudyError> {
         self.init_tables(endpoint.conn_args(None)?, sink, stop)?;
-        self.run_setup(endpoint)
+        run_files(endpoint, self.schema.iter())?;
+        if let Some(csv) = &self.csv {
+            crate::csv_load::load(csv, &endpoint.conninfo, sink, stop)?;
+        }
+        run_files(endpoint, self.setup.iter())?;
+        if self.csv.is_some() {
+            let mut db = Db::connect(&endpoint.conninfo, "the target")?;
+            db.query("analyze")?;
+        }
+        Ok(())
     }
 
     /// Creates the tables of the engine's initialisation (when the dataset has them) through
@@ -130,24 +162,47 @@ impl Dataset {
         };
         pgrig_init::run_init_with(&cfg, sink, &opts)
     }
+}
 
-    /// Runs the setup files' statements in order.
-    fn run_setup(&self, endpoint: &Endpoint) -> Result<(), StudyError> {
-        if !self.setup.is_empty() {
-            let mut db = Db::connect(&endpoint.conninfo, "the target")?;
-            for f in &self.setup {
-                for st in &f.statements {
-                    db.execute(&st.sql, st.copy_data.as_deref()).map_err(|e| {
-                        StudyError::Setup {
-                            file: f.path.clone(),
-                            line: st.line,
-                            message: e.to_string().trim_end().to_string(),
-                        }
-                    })?;
-                }
-            }
+/// Runs the statements of `files` in order (the schema file, the setup files).
+fn run_files<'a>(
+    endpoint: &Endpoint,
+    mut files: impl Iterator<Item = &'a SetupFile>,
+) -> Result<(), StudyError> {
+    let Some(first) = files.next() else {
+        return Ok(());
+    };
+    let mut db = Db::connect(&endpoint.conninfo, "the target")?;
+    for f in std::iter::once(first).chain(files) {
+        for st in &f.statements {
+            db.execute(&st.sql, st.copy_data.as_deref())
+                .map_err(|e| StudyError::Setup {
+                    file: f.path.clone(),
+                    line: st.line,
+                    message: e.to_string().trim_end().to_string(),
+                })?;
         }
-        Ok(())
+    }
+    Ok(())
+}
+
+impl SetupFile {
+    /// Reads and splits the SQL file at `path` (`pgrig load --schema`).
+    pub fn read(path: &Path) -> Result<SetupFile, StudyError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| StudyError::Data {
+            place: shown.clone(),
+            message: format!("could not read: {}", pgrig_wire::strerror(&e)),
+        })?;
+        let statements = split(&text).map_err(|e| StudyError::Setup {
+            file: shown.clone(),
+            line: e.line,
+            message: e.message,
+        })?;
+        Ok(SetupFile {
+            path: shown,
+            statements,
+        })
     }
 }
 

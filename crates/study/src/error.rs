@@ -30,6 +30,10 @@ pub enum StudyError {
         line: usize,
         message: String,
     },
+    /// A data file of the dataset (a CSV file) could not be loaded: `place` is the file, with
+    /// `:line` when the failing record is known; `message` the server's or the reader's text.
+    #[error("{place}: {message}")]
+    Data { place: String, message: String },
     /// The study asks for something that cannot be done on this target or machine.
     #[error("{0}")]
     Refused(String),

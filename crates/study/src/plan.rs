@@ -19,6 +19,11 @@ pub struct TargetPlan {
     pub bin_dir: Option<String>,
     /// Throwaway server: connect over TCP instead of the unix socket.
     pub tcp: bool,
+    /// `[matrix] server_version`: this target's major version and where it was written (its
+    /// binaries are found when the study is checked, into `bin_dir`).
+    pub server_version: Option<(u32, usize)>,
+    /// The position of the target in the file (`[target]`: 0) when versions multiply targets.
+    pub source: usize,
 }
 
 impl TargetPlan {
@@ -31,6 +36,8 @@ impl TargetPlan {
             fast: false,
             bin_dir: None,
             tcp,
+            server_version: None,
+            source: 0,
         }
     }
 }
@@ -95,11 +102,14 @@ struct Dimension {
 /// Expands the study into its plan, validating every point's workload.
 pub fn expand(study: &Study) -> Result<Plan, StudyError> {
     let spec = &study.spec;
-    let targets = targets(study)?;
+    let versions = versions::versions(study)?;
+    let targets = versions::by_version(study, targets(study)?, &versions)?;
     check_workload_keys(study)?;
     let (dims, repetitions) = dimensions(study)?;
-    let steps = steps::steps(study, &|k| is_matrix_key(k) && k != "repetitions")?;
-    let zips = steps::zips(study, &steps, &|k| is_matrix_key(k) && k != "repetitions")?;
+    // a step or zip cannot change the server's version: that is a target of its own
+    let steppable = |k: &str| is_matrix_key(k) && k != "repetitions" && k != versions::KEY;
+    let steps = steps::steps(study, &steppable)?;
+    let zips = steps::zips(study, &steps, &steppable)?;
     check_point_count(study, targets.len() * steps.len().max(1), &dims)?;
     let step_list: Vec<Option<(usize, &StepPlan)>> = match steps.is_empty() {
         true => vec![None],
@@ -233,6 +243,9 @@ fn dimensions(study: &Study) -> Result<(Vec<Dimension>, u32), StudyError> {
     for (k, v) in &study.spec.matrix.entries {
         let key = k.get_ref().as_str();
         let at = v.span().start;
+        if key == versions::KEY {
+            continue; // targets, one per version
+        }
         if key == "repetitions" {
             repetitions = match v.get_ref() {
                 toml::Value::Integer(n) if *n >= 1 && *n <= u32::MAX as i64 => *n as u32,
@@ -323,8 +336,14 @@ fn point(
     let spec = &study.spec;
     let t = &targets[ti];
     let mut values = Vec::new();
-    if targets.len() > 1 {
+    if targets.iter().any(|o| o.name != t.name) {
         values.push(("target".to_string(), toml::Value::String(t.name.clone())));
+    }
+    if let Some((major, _)) = t.server_version {
+        values.push((
+            versions::KEY.to_string(),
+            toml::Value::String(major.to_string()),
+        ));
     }
     if let Some((_, s)) = step {
         values.push(("step".to_string(), toml::Value::String(s.name.clone())));
@@ -372,7 +391,7 @@ fn point(
             }
         }
     }
-    let workload = workload_of(study, t, ti, &wl, stepped.iter().chain(dims).chain(&zipped))?;
+    let workload = workload_of(study, t, &wl, stepped.iter().chain(dims).chain(&zipped))?;
     Ok(Point {
         index: 0,
         target: ti,
@@ -391,7 +410,6 @@ fn point(
 fn workload_of<'a>(
     study: &Study,
     t: &TargetPlan,
-    ti: usize,
     wl: &[(String, toml::Value)],
     dims: impl Iterator<Item = &'a Dimension> + Clone,
 ) -> Result<WorkloadSpec, StudyError> {
@@ -415,7 +433,7 @@ fn workload_of<'a>(
         };
         endpoint
             .with_options(&crate::target::isolation_option(level))
-            .map_err(|e| study.error_at(target_at(study, ti, "url"), e.to_string()))?;
+            .map_err(|e| study.error_at(target_at(study, t.source, "url"), e.to_string()))?;
     }
     if t.url.is_some() && workload.server_cpus.is_some() {
         return Err(StudyError::Refused(format!(
@@ -451,7 +469,7 @@ fn dimension_kind(study: &Study, key: &str, at: usize) -> Result<Dim, StudyError
 pub fn unknown_matrix_key(key: &str) -> String {
     let known = WORKLOAD_KEYS.iter().copied().chain(["repetitions"]);
     format!(
-        "unknown matrix key `{key}`{} (expected a workload key ({}), `options.NAME`, `settings.NAME` or `repetitions`)",
+        "unknown matrix key `{key}`{} (expected a workload key ({}), `options.NAME`, `settings.NAME`, `server_version` or `repetitions`)",
         did_you_mean(key, known),
         WORKLOAD_KEYS.join(", ")
     )
@@ -460,6 +478,7 @@ pub fn unknown_matrix_key(key: &str) -> String {
 /// Whether `key` may stand in `[matrix]`.
 pub fn is_matrix_key(key: &str) -> bool {
     key == "repetitions"
+        || key == versions::KEY
         || key.starts_with("settings.")
         || key.starts_with("options.")
         || WORKLOAD_KEYS.contains(&key)
@@ -535,6 +554,10 @@ pub fn base_dir(study_file: &Path) -> std::path::PathBuf {
 #[path = "plan_steps.rs"]
 mod steps;
 use steps::{StepPlan, Zip};
+
+#[path = "plan_versions.rs"]
+mod versions;
+pub use versions::KEY as SERVER_VERSION;
 
 #[path = "plan_targets.rs"]
 mod targets;

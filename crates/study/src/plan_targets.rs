@@ -69,6 +69,8 @@ pub(super) fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
             fast: t.fast,
             bin_dir: t.bin_dir.clone(),
             tcp: t.tcp,
+            server_version: None,
+            source: i,
         });
     }
     Ok(out)

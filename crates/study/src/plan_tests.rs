@@ -403,3 +403,57 @@ fn bad_steps_and_zips_name_file_line_column() {
         err(value)
     );
 }
+
+#[test]
+fn server_versions_are_targets_outermost_whatever_their_place_in_the_matrix() {
+    let p = plan(
+        "name = \"v\"\n[workload]\nquery = \"SELECT 1\"\n[matrix]\n\"settings.enable_nestloop\" = [\"on\", \"off\"]\n\
+         server_version = [\"15\", 18]\n",
+    )
+    .unwrap();
+    assert_eq!(p.targets.len(), 2);
+    assert_eq!(p.targets[0].server_version.map(|v| v.0), Some(15));
+    assert_eq!(p.targets[1].server_version.map(|v| v.0), Some(18));
+    assert!(p.targets.iter().all(|t| t.name == "local"));
+    let versions: Vec<(usize, String)> = p
+        .points
+        .iter()
+        .map(|pt| (pt.target, pt.values[0].1.as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        versions,
+        [
+            (0, "15".into()),
+            (0, "15".into()),
+            (1, "18".into()),
+            (1, "18".into())
+        ]
+    );
+    assert_eq!(p.points[1].values[0].0, "server_version");
+    assert_eq!(
+        p.points[1].settings,
+        [("enable_nestloop".to_string(), "off".to_string())]
+    );
+    // one server per version: the data is created when the target changes, not per point
+    assert_eq!(p.runs.iter().filter(|r| r.reinit).count(), 2);
+}
+
+#[test]
+fn server_version_values_and_targets_are_checked_where_written() {
+    let e = plan("name = \"v\"\n[matrix]\nserver_version = [\"15\", \"15.4\"]\n").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("s.toml:3:25: matrix `server_version` value \"15.4\""),
+        "{e}"
+    );
+    let e = plan("name = \"v\"\n[matrix]\nserver_version = [15, \"15\"]\n").unwrap_err();
+    assert!(e.to_string().contains("version 15 is listed twice"), "{e}");
+    let e = plan(
+        "name = \"v\"\n[target]\nurl = \"postgresql://h/db\"\n[matrix]\nserver_version = [\"15\"]\n",
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("is an external server"), "{e}");
+    let e = plan("name = \"v\"\n[[steps]]\nname = \"a\"\nset = { server_version = \"18\" }\n")
+        .unwrap_err();
+    assert!(e.to_string().contains("server_version"), "{e}");
+}

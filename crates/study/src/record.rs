@@ -67,7 +67,7 @@ pub fn build(
             })
         })
         .collect();
-    let result = json!({
+    let mut result = json!({
         "study": study,
         "target": target,
         "point": point_json(point),
@@ -103,6 +103,7 @@ pub fn build(
         "consistency": c.consistency,
         "per_statement": per_statement,
     });
+    lua_figures(&mut result, doc);
     RunRecord {
         run_index: run.index,
         point: point_json(point),
@@ -159,6 +160,7 @@ pub fn provenance(
         "pgrig_version": env!("CARGO_PKG_VERSION"),
         "server_version": o.server["version"],
         "server_settings": o.server["settings"],
+        "analyze": o.server.get("analyze"),
         "target": m.provenance(),
         "host": o.host,
         "study": {"name": o.study.spec.name, "file": o.study.file,
@@ -174,5 +176,18 @@ pub fn provenance(
     match v {
         Value::Object(map) => map,
         _ => serde_json::Map::new(),
+    }
+}
+
+/// A sysbench script's run (`workload` = `sysbench`): the script with the options it ran
+/// with (`workload_options`) and its queries by sysbench's classes (`workload_counters`).
+fn lua_figures(result: &mut Value, doc: &RunDocument) {
+    if doc.workload.as_deref() != Some("sysbench") {
+        return;
+    }
+    if let Value::Object(m) = result {
+        m.insert("workload".into(), json!(doc.workload));
+        m.insert("workload_options".into(), json!(doc.workload_options));
+        m.insert("workload_counters".into(), json!(doc.workload_counters));
     }
 }

@@ -69,6 +69,8 @@ struct Ctx<'a> {
     scripts: &'a [Vec<ScriptSource>],
     /// Each point's native workload.
     natives: &'a [Option<crate::workload::NativePoint>],
+    /// Each point's sysbench Lua script.
+    luas: &'a [Option<crate::workload::LuaPoint>],
     base_dir: &'a Path,
     sink: Arc<dyn Sink>,
     reporter: &'a dyn Reporter,
@@ -90,7 +92,11 @@ struct TargetState {
     data_ready: bool,
     /// the native dataset loaded (its identity), if any
     native_data: Option<String>,
+    /// the sysbench script's dataset prepared (its identity), if any
+    lua_data: Option<String>,
     current_point: Option<usize>,
+    /// The statistics settings of the last ANALYZE since the data was created (`analyze`).
+    analyzed: Option<Vec<String>>,
     /// The server's non-default settings (recorded with every run of the current point).
     settings: Value,
 }
@@ -114,6 +120,7 @@ pub fn run_study(
         dataset: &checked.dataset,
         scripts: &checked.scripts,
         natives: &checked.natives,
+        luas: &checked.luas,
         base_dir: &checked.base_dir,
         sink,
         reporter,
@@ -178,8 +185,12 @@ fn run_target(ctx: &Ctx, progress: &mut Progress, ti: usize) -> Result<(), Study
         return Ok(());
     }
     if target.url.is_none() {
+        let version = match target.server_version {
+            Some((major, _)) => format!(" (PostgreSQL {major})"),
+            None => String::new(),
+        };
         ctx.reporter.info(&format!(
-            "starting a throwaway PostgreSQL server for target \"{}\"",
+            "starting a throwaway PostgreSQL server for target \"{}\"{version}",
             target.name
         ));
     }
@@ -193,7 +204,9 @@ fn run_target(ctx: &Ctx, progress: &mut Progress, ti: usize) -> Result<(), Study
         managed: Managed::open(target, max_clients)?,
         data_ready: false,
         native_data: None,
+        lua_data: None,
         current_point: None,
+        analyzed: None,
         settings: Value::Null,
     };
     for group in runs.chunk_by(|a, b| a.point == b.point && a.repetition == b.repetition) {
@@ -234,12 +247,32 @@ fn run_repetition(
         ctx.dataset
             .create(&state.managed.endpoint, &*ctx.sink, &ctx.control.stop)?;
         state.data_ready = true;
+        state.analyzed = None;
     }
     if let Some(native) = &ctx.natives[first.point] {
         if first.reinit || state.native_data.as_deref() != Some(native.dataset_key.as_str()) {
             load_native(ctx, state, point)?;
             state.native_data = Some(native.dataset_key.clone());
+            state.analyzed = None;
         }
+    }
+    if let Some(lp) = &ctx.luas[first.point] {
+        if first.reinit || state.lua_data.as_deref() != Some(lp.dataset_key.as_str()) {
+            ctx.reporter.info(&format!(
+                "preparing the dataset of {} on target \"{}\"",
+                lp.script.display(),
+                state.managed.name
+            ));
+            let replacing = state.lua_data.is_some();
+            crate::runner_lua::prepare(&state.managed, point, lp, replacing)?;
+            state.lua_data = Some(lp.dataset_key.clone());
+            state.analyzed = None;
+        }
+    }
+    if let Some(note) =
+        crate::analyze::after_settings(&state.managed, &point.settings, &mut state.analyzed)?
+    {
+        state.settings["analyze"] = note;
     }
     if point.workload.is_query() {
         // a query study: measured executions instead of benchmark rounds
@@ -247,7 +280,7 @@ fn run_repetition(
     }
     let scripts = &ctx.scripts[first.point];
     let warm = point.workload.warmup_seconds();
-    if warm > 0 {
+    if warm > 0 && ctx.luas[first.point].is_none() {
         let mut cfg = point_config(ctx, point, scripts, None);
         cfg.duration = BenchDuration::Seconds(warm);
         cfg.report_per_command = false;
@@ -353,9 +386,17 @@ fn run_and_store(
     let point = &ctx.plan.points[run.point];
     let cfg = point_config(ctx, point, scripts, point.workload.seed);
     let t0 = now_unix();
-    let (result, collected) = run_round(ctx, &state.managed, point, cfg, &ctx.study.spec.collect)?;
+    let m = &state.managed;
+    let collect = &ctx.study.spec.collect;
+    let (mut doc, collected) = match &ctx.luas[point.index] {
+        Some(lp) => run_round(ctx, m, point, collect, |_| {
+            crate::runner_lua::run(m, point, lp)
+        })?,
+        None => run_round(ctx, m, point, collect, |sink| {
+            run_bench(ctx, m, point, cfg, sink).map(|r| pgrig_engine::document::of(&r))
+        })?,
+    };
     let t1 = now_unix();
-    let mut doc = pgrig_engine::document::of(&result);
     if let Some(r) = &collected.server_seconds {
         r.fill(&mut doc);
     }
@@ -418,14 +459,14 @@ fn run_bench(
     Ok(r)
 }
 
-/// One round with its collectors.
-fn run_round(
+/// One round (`run`, given the sink the engine reports to) with its collectors.
+fn run_round<T>(
     ctx: &Ctx,
     m: &Managed,
     point: &Point,
-    cfg: BenchConfig,
     collect: &CollectSpec,
-) -> Result<(RunResult, Collected), StudyError> {
+    run: impl FnOnce(Arc<dyn Sink>) -> Result<T, StudyError>,
+) -> Result<(T, Collected), StudyError> {
     let mut admin = m.admin()?;
     let before = if collect.server_stats {
         Some(StatsSnapshot::take(&mut admin)?)
@@ -451,7 +492,7 @@ fn run_round(
     let seconds = ServerSeconds::connect(&m.endpoint.conn_args(None)?);
     let sink = SecondsSink::around(ctx.sink.clone(), seconds.as_ref());
     let t0 = Instant::now();
-    let result = run_bench(ctx, m, point, cfg, sink);
+    let result = run(sink);
     let wall = t0.elapsed().as_secs_f64();
     let server_seconds = seconds.map(|s| s.finish());
     let waits = sampler.map(WaitSampler::finish);

@@ -134,6 +134,13 @@ pub struct DatasetSpec {
     pub partition_method: Option<String>,
     #[serde(default)]
     pub foreign_keys: bool,
+    /// A SQL file creating the tables the CSV files load, run like setup files before them.
+    #[serde(default)]
+    pub schema: Option<Spanned<String>>,
+    /// CSV files to load: a directory (`csv = "dir/"`) or a table with `dir`, COPY options and
+    /// per-table overrides (read by [`crate::csv_spec`]).
+    #[serde(default)]
+    pub csv: Option<toml::Value>,
     /// SQL files run in order after the builtin data (paths relative to the study file).
     #[serde(default)]
     pub setup: Vec<Spanned<String>>,

@@ -46,6 +46,7 @@ pub const WORKLOAD_KEYS: &[&str] = &[
     "parallel_tables",
     "workload",
     "options",
+    "sysbench",
 ];
 
 /// A duration: seconds as a number, or text like `"20s"`, `"500ms"`, `"2m"`.
@@ -192,9 +193,13 @@ pub struct WorkloadSpec {
     /// A native workload (sysbench's `oltp_read_write`, `ycsb-a`, `tpcc`) instead of scripts.
     #[serde(default)]
     pub workload: Option<String>,
-    /// The native workload's options (matrix keys `options.NAME`).
+    /// The native workload's options, or the sysbench script's (matrix keys `options.NAME`).
     #[serde(default)]
     pub options: BTreeMap<String, toml::Value>,
+    /// A sysbench 1.0 Lua script (relative to the study file) run through pgrig's embedded
+    /// Lua runtime; its `sysbench.cmdline.options` are the `options` table's keys.
+    #[serde(default)]
+    pub sysbench: Option<String>,
 }
 
 fn one() -> u32 {
@@ -289,6 +294,7 @@ impl WorkloadSpec {
             return Err(("server_cpus", "CPU counts must be at least 1".into()));
         }
         self.validate_native()?;
+        self.validate_lua()?;
         self.validate_query()
     }
 
@@ -298,7 +304,7 @@ impl WorkloadSpec {
 
     /// True when the scripts are pgbench builtins (so the pgbench tables are needed).
     pub fn uses_builtin(&self) -> bool {
-        self.scripts.is_none() && !self.is_native()
+        self.scripts.is_none() && !self.is_native() && self.sysbench.is_none()
     }
 
     /// The scripts, files read by `read` relative to `base_dir`.
@@ -307,7 +313,7 @@ impl WorkloadSpec {
         base_dir: &Path,
         read: &mut dyn FnMut(&Path) -> std::io::Result<String>,
     ) -> Result<Vec<ScriptSource>, String> {
-        if self.is_native() {
+        if self.is_native() || self.sysbench.is_some() {
             return Ok(Vec::new());
         }
         let Some(files) = &self.scripts else {
@@ -407,6 +413,10 @@ pub fn effective(
 mod native;
 pub use native::NativePoint;
 
+#[path = "workload_lua.rs"]
+mod lua;
+pub use lua::LuaPoint;
+
 #[path = "workload_query.rs"]
 mod query;
 pub use query::{CacheState, ExplainMode, QuerySource};
@@ -448,7 +458,14 @@ mod tests {
         .unwrap();
         assert_eq!(w3.workload.as_deref(), Some("oltp_read_write"));
         assert_eq!(w3.options.len(), 2);
-        assert_eq!(WORKLOAD_KEYS.len(), 31);
+        // a sysbench script's
+        let w4 = effective(
+            &table("sysbench = \"t.lua\"\noptions = { accounts = 5 }"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(w4.sysbench.as_deref(), Some("t.lua"));
+        assert_eq!(WORKLOAD_KEYS.len(), 32);
     }
 
     #[test]

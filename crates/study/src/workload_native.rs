@@ -46,10 +46,10 @@ impl WorkloadSpec {
     /// Options without a native workload (checked on a whole point: a matrix key alone may
     /// give options while `[workload]` names the workload).
     pub(super) fn validate_native_kind(&self) -> Result<(), (&'static str, String)> {
-        if !self.is_native() && !self.options.is_empty() {
+        if !self.is_native() && self.sysbench.is_none() && !self.options.is_empty() {
             return Err((
                 "options",
-                "`options` belong to a native workload; give workload = \"NAME\" too".into(),
+                "`options` belong to a native workload or a sysbench script; give workload = \"NAME\" or sysbench = \"SCRIPT.lua\" too".into(),
             ));
         }
         Ok(())
@@ -66,6 +66,7 @@ impl WorkloadSpec {
             ("query", self.query.is_some()),
             ("queries", self.queries.is_some()),
             ("defines", !self.defines.is_empty()),
+            ("sysbench", self.sysbench.is_some()),
         ];
         if let Some((key, _)) = clash.iter().find(|(_, given)| *given) {
             return Err((

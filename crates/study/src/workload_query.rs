@@ -195,19 +195,49 @@ impl WorkloadSpec {
             }]);
         }
         let mut out = Vec::new();
-        for f in self.queries.iter().flatten() {
-            let path = base_dir.join(f);
+        for f in query_files(base_dir, self.queries.iter().flatten())? {
+            let path = base_dir.join(&f);
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| format!("could not read query file \"{}\": {e}", path.display()))?;
             let sql = one_statement(&text)
                 .map_err(|m| format!("query file \"{}\": {m}", path.display()))?;
-            out.push(QuerySource {
-                name: f.clone(),
-                sql,
-            });
+            out.push(QuerySource { name: f, sql });
         }
         Ok(out)
     }
+}
+
+/// The query files as named, a directory (`"queries/"`) standing for its `.sql` files in name
+/// order (`queries/01.sql`, …).
+fn query_files<'a>(
+    base_dir: &Path,
+    named: impl Iterator<Item = &'a String>,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for f in named {
+        let path = base_dir.join(f);
+        if !path.is_dir() {
+            out.push(f.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(&path)
+            .map_err(|e| format!("could not read query directory \"{}\": {e}", path.display()))?;
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".sql"))
+            .collect();
+        if names.is_empty() {
+            return Err(format!(
+                "query directory \"{}\" has no .sql files",
+                path.display()
+            ));
+        }
+        names.sort();
+        let dir = f.trim_end_matches('/');
+        out.extend(names.into_iter().map(|n| format!("{dir}/{n}")));
+    }
+    Ok(out)
 }
 
 fn check_choice(

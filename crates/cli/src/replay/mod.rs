@@ -10,7 +10,7 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use pgrig_replay::entry::Format;
 use pgrig_replay::parser::{LogParser, ParseOptions};
 use pgrig_replay::replayer::{replay, ReplayOptions};
-use pgrig_replay::{replayfile, Error, Item};
+use pgrig_replay::{capture_file, replayfile, Error, Item};
 
 use cmdline::{parse, Opts, Parsed};
 
@@ -51,6 +51,8 @@ enum Source {
     /// A log (several files: one log in rotated parts, named in error messages).
     Log(Box<LogParser<Box<dyn BufRead>>>, Vec<String>),
     File(replayfile::Reader<Box<dyn Read>>),
+    /// A `pgrig capture` file (recognised by its header).
+    Capture(capture_file::Reader<Box<dyn BufRead>>),
 }
 
 impl Source {
@@ -67,6 +69,7 @@ impl Source {
                 }
             }
             Source::File(f) => f.next_item(),
+            Source::Capture(c) => c.next_item(),
         };
         if let Ok(Some(i)) = &r {
             if debug >= 1 {
@@ -111,6 +114,13 @@ fn open_source(o: &Opts) -> Result<Source, ()> {
     let Some(mut input) = inputs.next() else {
         return Err(());
     };
+    if input
+        .fill_buf()
+        .map(capture_file::is_capture)
+        .unwrap_or(false)
+    {
+        return capture_source(o, input, inputs.len());
+    }
     if o.replay_only {
         // replay files have no header: several are one file
         let mut all: Box<dyn Read> = Box::new(input);
@@ -141,6 +151,25 @@ fn open_source(o: &Opts) -> Result<Source, ()> {
         parser.push_input(more);
     }
     Ok(Source::Log(Box::new(parser), o.infiles.clone()))
+}
+
+/// A capture file: replayed alone, never converted to a pgreplay replay file.
+fn capture_source(o: &Opts, input: Box<dyn BufRead>, more: usize) -> Result<Source, ()> {
+    if o.parse_only {
+        eline("Error: a capture file (pgrig capture) is replayed as it is; it cannot be written as a replay file");
+        return Err(());
+    }
+    if more > 0 {
+        eline("Error: a capture file must be the only input file");
+        return Err(());
+    }
+    match capture_file::Reader::new(input) {
+        Ok(r) => Ok(Source::Capture(r)),
+        Err(e) => {
+            eline(&e.0);
+            Err(())
+        }
+    }
 }
 
 fn run(o: &Opts, pgrig: bool) -> i32 {

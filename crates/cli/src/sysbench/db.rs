@@ -31,6 +31,11 @@ impl Db {
         })
     }
 
+    /// The server's version as it reported it at connection.
+    pub fn server_version(&self) -> String {
+        (self.conn.as_ref()).map_or(String::new(), |c| c.server_version().to_string())
+    }
+
     /// Runs one statement, results ignored.
     pub fn exec(&mut self, sql: &str) -> Result<(), Error> {
         let conn = self.conn.as_mut().ok_or(Error::Closed)?;

@@ -7,14 +7,18 @@ use pgrig_lua::{Invocation, OptValue};
 use super::cmdline::CmdLine;
 use std::io::Read;
 
-use super::general::{Exit, General, Pg};
-use super::options::GENERAL_OPTIONS;
+use super::db::Db;
+use super::general::{Exit, General, Pg, Phase};
+use super::live::Live;
+use super::options::{Section, GENERAL_OPTIONS};
+use super::outputs::Outputs;
 use super::seam::OptKind;
 
 /// The general options as `sysbench.opt` holds them (names with `_`).
 fn general_values(c: &CmdLine) -> Vec<(String, OptValue)> {
     GENERAL_OPTIONS
         .iter()
+        .filter(|o| o.section != Section::Pgrig)
         .map(|o| {
             let v = match o.kind {
                 OptKind::Bool => OptValue::Bool(c.flag(o.name)),
@@ -33,13 +37,53 @@ fn general_values(c: &CmdLine) -> Vec<(String, OptValue)> {
 }
 
 /// Runs `file` (found for the test argument `name`; `source`: its text, when it is standard
-/// input) through the Lua runtime.
+/// input) through the Lua runtime; a `run` with `--json`/`--store` then writes its document,
+/// and with `--metrics-addr` serves its live metrics while it runs.
 pub fn run(
     (c, args): (&CmdLine, &[String]),
     (name, file, source): (&str, &str, Option<Vec<u8>>),
     general: &General,
     pg: &Pg,
 ) -> i32 {
+    let measured = c.command.as_deref() == Some("run");
+    let ready = measured
+        .then(|| Ok::<_, Exit>((Outputs::read(c)?, Live::start(c)?)))
+        .transpose();
+    let (outputs, live) = match ready {
+        Ok(o) => o.unwrap_or_default(),
+        Err(e) => {
+            print!("{}", e.stdout);
+            eprint!("{}", e.stderr);
+            return e.code;
+        }
+    };
+    let inv = invocation((c, args), (name, file, source), general, pg);
+    let outcome = pgrig_lua::run_watched(inv, live.as_ref().map(Live::each_second));
+    if let Some(live) = live {
+        live.finish();
+    }
+    if !outputs.wanted() {
+        return outcome.code;
+    }
+    let version = Db::connect(pg, Phase::Cleanup).map_or(String::new(), |db| db.server_version());
+    let Some(doc) = outcome.document(&version) else {
+        return outcome.code;
+    };
+    let written = outputs.write(&doc, name, args);
+    if outcome.code != 0 {
+        outcome.code
+    } else {
+        written
+    }
+}
+
+/// The Lua runtime's invocation from the parsed command line.
+fn invocation(
+    (c, args): (&CmdLine, &[String]),
+    (name, file, source): (&str, &str, Option<Vec<u8>>),
+    general: &General,
+    pg: &Pg,
+) -> Invocation {
     let mut values = general_values(c);
     // the deprecated aliases' values are the ones in force
     for (key, v) in [
@@ -54,7 +98,7 @@ pub fn run(
     let argv = std::iter::once("sysbench".to_string())
         .chain(args.iter().cloned())
         .collect();
-    pgrig_lua::run(Invocation {
+    Invocation {
         source: source.clone(),
         name: name.to_string(),
         script: file.into(),
@@ -66,6 +110,7 @@ pub fn run(
         threads: general.threads,
         events: general.events,
         time: general.time,
+        rate: general.rate,
         report_interval: general.report_interval,
         rand_seed: general.rand_seed,
         rand_type: c.value("rand-type").unwrap_or("special").to_string(),
@@ -75,7 +120,7 @@ pub fn run(
         ps_mode_disable: general.ps_mode_disable,
         driver: c.value("db-driver").unwrap_or("pgsql").to_string(),
         conn: pg.conn_args(),
-    })
+    }
 }
 
 /// The script on standard input (no test named, or `-`), as sysbench runs it.

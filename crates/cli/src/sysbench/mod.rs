@@ -10,6 +10,8 @@
 //! * [`seam`]/[`join`]: the workloads behind the tests.
 //! * [`prepare`]: `prepare` and `cleanup`; [`run`]: `run` (its output rendered by
 //!   `pgrig_workloads::sysbench::report`); [`help`]: `--help` and `TEST help`.
+//! * [`outputs`]: pgrig's `--json`/`--store` for a run (native or Lua); [`live`]:
+//!   `--metrics-addr` for a Lua script's run.
 
 pub mod cmdline;
 pub mod db;
@@ -17,8 +19,10 @@ pub mod general;
 pub mod help;
 pub mod join;
 pub mod legacy;
+pub mod live;
 pub mod lua;
 pub mod options;
+pub mod outputs;
 pub mod prepare;
 pub mod run;
 pub mod script;
@@ -159,7 +163,7 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         }
         "run" => {
             set_password(&pg);
-            run::run(&c, &test, &options, &general, &pg)
+            run::run((&c, args), &test, &options, &general, &pg)
         }
         other => Err(Exit::stderr(format!("Unknown command: {other}"))),
     }

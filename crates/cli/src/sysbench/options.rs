@@ -24,6 +24,9 @@ pub enum Section {
     Pgsql,
     /// accepted for command-line compatibility, without effect (`--mysql-*`, `--debug`, ...)
     Ignored,
+    /// pgrig's own (`--json`, `--store`, `--metrics-addr`): not sysbench's, so not in its `--help` sections
+    /// nor in a script's `sysbench.opt`
+    Pgrig,
 }
 
 const fn opt(
@@ -43,7 +46,7 @@ const fn opt(
 }
 
 use OptKind::{Bool, Float, Int, Str};
-use Section::{Db, General as Gen, Ignored, Log, Pgsql, Rand, Verbosity};
+use Section::{Db, General as Gen, Ignored, Log, Pgrig, Pgsql, Rand, Verbosity};
 
 /// Every general option, in `--help`'s order.
 pub const GENERAL_OPTIONS: &[GeneralOption] = &[
@@ -89,6 +92,10 @@ pub const GENERAL_OPTIONS: &[GeneralOption] = &[
     opt("mysql-db", Str, Some("sbtest"), "MySQL database name", Ignored),
     opt("mysql-ssl", Bool, Some("off"), "use SSL connections", Ignored),
     opt("mysql-ignore-errors", Str, Some("1213,1020,1205"), "list of errors to ignore", Ignored),
+    opt("json", Str, None, "write the run document (pgrig's JSON) to FILE", Pgrig),
+    opt("store", Str, None, "store the run in the results store at PATH or postgresql:// URL", Pgrig),
+    opt("metrics-addr", Str, None, "serve the run's live metrics (OpenMetrics) at HOST:PORT", Pgrig),
+    opt("metrics-linger", Str, None, "seconds the final metrics stay served unless scraped (60)", Pgrig),
 ];
 
 /// The general option called `name` (`-` and `_` alike).

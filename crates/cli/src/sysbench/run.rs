@@ -21,12 +21,14 @@ use pgrig_workloads::sysbench::report::{self, Header, Interval, Summary};
 
 /// `run`.
 pub fn run(
-    c: &CmdLine,
+    (c, args): (&CmdLine, &[String]),
     test: &str,
     options: &Options,
     general: &General,
     pg: &Pg,
 ) -> Result<i32, Exit> {
+    let outputs = super::outputs::Outputs::read(c)?;
+    let metrics_opts = super::live::options(c)?;
     if general.notices {
         print!(
             "{}",
@@ -61,11 +63,30 @@ pub fn run(
     });
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
-    let result = pgrig_engine::run_bench(cfg, sink.clone(), &stop).map_err(|e| {
+    let (metrics, engine_sink) =
+        crate::metrics::Metrics::around(metrics_opts.as_ref(), sink.clone())
+            .map_err(Exit::fatal)?;
+    if let Some(m) = &metrics {
+        eprintln!(
+            "pgrig: serving OpenMetrics on http://{}/metrics",
+            m.server.addr
+        );
+    }
+    let result = pgrig_engine::run_bench(cfg, engine_sink, &stop);
+    if let Some(m) = metrics {
+        m.finish(result.as_ref().ok());
+    }
+    let result = result.map_err(|e| {
         let lines: Vec<String> = e.lines.iter().map(|(_, l)| l.clone()).collect();
         Exit::fatal(lines.join("\nFATAL: "))
     })?;
-    let doc = pgrig_engine::document::of(&result);
+    let mut doc = pgrig_engine::document::of(&result);
+    doc.workload_options = (options.pairs().iter()).cloned().collect();
+    let written = if outputs.wanted() {
+        outputs.write(&doc, test, args)
+    } else {
+        0
+    };
     if doc.aborted_clients > 0 {
         // sysbench ends at a thread's fatal error, without a report
         return Ok(1);
@@ -74,7 +95,7 @@ pub fn run(
         let summary = Summary::of(&doc, general.percentile, general.histogram);
         print!("{}", report::summary(&summary));
     }
-    Ok(if doc.interrupted { 130 } else { 0 })
+    Ok(if doc.interrupted { 130 } else { written })
 }
 
 /// sysbench prepares every statement of the test before its threads start; a statement that

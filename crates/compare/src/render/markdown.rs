@@ -34,5 +34,9 @@ pub fn render(c: &Comparison) -> String {
     for n in notes(c) {
         out.push_str(&format!("- {}\n", cell(&n)));
     }
+    let plans = super::plans::render_text(&c.plan_changes, c.plan_queries);
+    if !plans.is_empty() {
+        out.push_str(&format!("\n```\n{plans}```\n"));
+    }
     out
 }

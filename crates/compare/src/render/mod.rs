@@ -5,6 +5,7 @@
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod plans;
 pub mod text;
 
 use crate::metric::Unit;

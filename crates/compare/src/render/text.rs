@@ -28,5 +28,10 @@ pub fn render(c: &Comparison) -> String {
         out.push_str(&n);
         out.push('\n');
     }
+    let plans = super::plans::render_text(&c.plan_changes, c.plan_queries);
+    if !plans.is_empty() {
+        out.push('\n');
+        out.push_str(&plans);
+    }
     out
 }

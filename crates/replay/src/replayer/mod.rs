@@ -3,6 +3,7 @@
 //! session, all on one thread of a tokio runtime, so thousands of sessions cost a few
 //! kilobytes each and no thread.
 
+mod capture;
 mod session;
 mod shared;
 pub mod stats;

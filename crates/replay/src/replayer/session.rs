@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use pgrig_wire::{Backend, Config, ConnArgs, Connection, Notices};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use super::capture;
 use super::shared::{Msg, Shared};
 use crate::error::Error;
 use crate::item::ItemKind;
@@ -143,7 +144,18 @@ async fn statement(
     pending: &mut VecDeque<Msg>,
 ) -> Result<(), Error> {
     let prepare = matches!(kind, ItemKind::Prepare { .. });
+    let mut readies = 1;
     match kind {
+        ItemKind::Wire { messages } => {
+            readies = capture::queue(conn, messages);
+            if readies == 0 {
+                // a batch without Sync (Flush, or a pipeline's start): answers come later
+                return conn
+                    .send()
+                    .await
+                    .map_err(|e| Error(format!("Error sending to database: {e}")));
+            }
+        }
         ItemKind::Execute { statement } => conn.query(statement),
         ItemKind::Prepare { name, statement } => {
             conn.parse(name, statement, 0);
@@ -166,7 +178,9 @@ async fn statement(
         }
     }
     let started = Instant::now();
-    let fut = results(conn, prepare);
+    let copy_sync =
+        matches!(kind, ItemKind::Wire { messages } if !crate::capture_msg::has_query(messages));
+    let fut = results(conn, prepare, readies, copy_sync);
     tokio::pin!(fut);
     let outcome = loop {
         tokio::select! {
@@ -190,14 +204,25 @@ async fn statement(
     Ok(())
 }
 
-/// Reads up to ReadyForQuery: (results as libpq counts them, of which errors). COPY FROM STDIN
-/// is refused with CopyFail.
-async fn results(conn: &mut Connection, prepare: bool) -> Result<(u64, u64), pgrig_wire::Error> {
+/// Reads up to the `readies`-th ReadyForQuery: (results as libpq counts them, of which
+/// errors). COPY FROM STDIN is refused with CopyFail (and, in the extended protocol, a Sync:
+/// `copy_sync`, standing for the recorded one, which the server ignores during COPY).
+async fn results(
+    conn: &mut Connection,
+    prepare: bool,
+    mut readies: usize,
+    copy_sync: bool,
+) -> Result<(u64, u64), pgrig_wire::Error> {
     conn.send().await?;
     let (mut n, mut errors) = (0u64, 0u64);
     loop {
         match conn.recv().await? {
-            Backend::ReadyForQuery(_) => break,
+            Backend::ReadyForQuery(_) => {
+                readies -= 1;
+                if readies == 0 {
+                    break;
+                }
+            }
             Backend::CommandComplete(_) | Backend::EmptyQueryResponse => n += 1,
             Backend::ParseComplete if prepare => n += 1,
             Backend::Error(_) => {
@@ -206,6 +231,10 @@ async fn results(conn: &mut Connection, prepare: bool) -> Result<(u64, u64), pgr
             }
             Backend::CopyInResponse => {
                 conn.copy_fail("COPY is not replayed");
+                if copy_sync {
+                    // stands for the recorded Sync, which the server ignored while in COPY
+                    conn.sync();
+                }
                 conn.send().await?;
             }
             _ => {}

@@ -115,6 +115,8 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
     /// each row's x on the chart (for hover and zoom; NaN: none)
     pub x: Vec<f64>,
+    /// cells of text laid out by spaces (plans): left-aligned, spaces kept
+    pub text: bool,
 }
 
 impl Table {
@@ -124,6 +126,7 @@ impl Table {
             headers: headers.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
             x: Vec::new(),
+            text: false,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod flames;
 mod latency;
 mod matrix;
 mod optimizer;
+mod plan_changes;
 mod query;
 mod rounds;
 mod server;
@@ -247,6 +248,7 @@ fn study(s: &Study, metric: &Metric) -> Section {
     charts.extend(query::node_times(&id, &s.runs, metric));
     charts.extend(query::plan_trees(&id, &s.runs, metric));
     charts.extend(optimizer::cardinality(&id, &s.runs, &swept, metric));
+    charts.extend(plan_changes::charts(&id, &s.runs, &swept));
     let flames = flames::pick(&id, &s.runs, &swept, metric);
     Section {
         id,

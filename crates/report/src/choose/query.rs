@@ -314,54 +314,68 @@ pub fn plan_trees(id: &str, runs: &[Run], metric: &Metric) -> Vec<Chart> {
         }) else {
             continue;
         };
-        let label =
-            |n: &crate::model::PlanNode| format!("{}{}", "· ".repeat(n.depth as usize), n.label);
-        let mut table = Table::new(
-            format!(
-                "plan of {name} at {} ({})",
-                super::values_label(r, &swept),
-                r.id
-            ),
-            &["node", "rows", "loops", "inclusive ms", "self ms"],
-        );
-        for (x, n) in p.nodes.iter().enumerate() {
-            table.push(
-                x as f64,
-                vec![
-                    label(n),
-                    fmt(n.rows),
-                    fmt(n.loops),
-                    fmt(n.inclusive_ms),
-                    fmt(n.self_ms),
-                ],
-            );
-        }
-        let series = |name: &str, get: fn(&crate::model::PlanNode) -> f64| Series {
-            name: name.into(),
-            points: p
-                .nodes
-                .iter()
-                .enumerate()
-                .map(|(x, n)| Pt::new(x as f64, get(n)))
-                .collect(),
-        };
-        out.push(Chart {
-            id: chart_id(id, "plan-tree", name, names.len()),
-            title: format!("Plan tree: {name} at {}", super::values_label(r, &swept)),
-            desc: "the executed plan depth-first (· marks the depth), each node's inclusive time (itself and its children) and self time".into(),
-            kind: Kind::Bars,
-            x: Axis::categories("plan node (depth-first)", p.nodes.iter().map(label).collect()),
-            y: Axis::linear("time (ms)"),
-            series: vec![
-                series("inclusive ms", |n| n.inclusive_ms),
-                series("self ms", |n| n.self_ms),
-            ],
-            bands: Vec::new(),
-            notes: Vec::new(),
-            table,
-            zoomable: false,
-            colors: Vec::new(),
-        });
+        let at = super::values_label(r, &swept);
+        out.push(plan_tree(
+            chart_id(id, "plan-tree", name, names.len()),
+            &format!("Plan tree: {name} at {at}"),
+            &format!("plan of {name} at {at} ({})", r.id),
+            p,
+        ));
     }
     out
+}
+
+/// One executed plan as a chart: a bar per node (depth-first, `· ` marks the depth) of its
+/// inclusive and self time, the nodes with rows and loops in its table (the caption adds the
+/// median planning time when the executions recorded it).
+pub fn plan_tree(id: String, title: &str, caption: &str, p: &QueryPlan) -> Chart {
+    let label =
+        |n: &crate::model::PlanNode| format!("{}{}", "· ".repeat(n.depth as usize), n.label);
+    let planning = pgrig_results::summary::spread(&p.planning_times);
+    let caption = match p.planning_times.is_empty() {
+        true => caption.to_string(),
+        false => format!("{caption}; median planning time {} ms", fmt(planning.0)),
+    };
+    let mut table = Table::new(
+        caption,
+        &["node", "rows", "loops", "inclusive ms", "self ms"],
+    );
+    for (x, n) in p.nodes.iter().enumerate() {
+        table.push(
+            x as f64,
+            vec![
+                label(n),
+                fmt(n.rows),
+                fmt(n.loops),
+                fmt(n.inclusive_ms),
+                fmt(n.self_ms),
+            ],
+        );
+    }
+    let series = |name: &str, get: fn(&crate::model::PlanNode) -> f64| Series {
+        name: name.into(),
+        points: p
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(x, n)| Pt::new(x as f64, get(n)))
+            .collect(),
+    };
+    Chart {
+        id,
+        title: title.to_string(),
+        desc: "the executed plan depth-first (· marks the depth), each node's inclusive time (itself and its children) and self time".into(),
+        kind: Kind::Bars,
+        x: Axis::categories("plan node (depth-first)", p.nodes.iter().map(label).collect()),
+        y: Axis::linear("time (ms)"),
+        series: vec![
+            series("inclusive ms", |n| n.inclusive_ms),
+            series("self ms", |n| n.self_ms),
+        ],
+        bands: Vec::new(),
+        notes: Vec::new(),
+        table,
+        zoomable: false,
+        colors: Vec::new(),
+    }
 }

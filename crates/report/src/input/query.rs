@@ -2,29 +2,12 @@
 //! representative execution (`nodes`), and a study's per-point figures — speedup and efficiency
 //! come from `pgrig_results::query_summary::figures`, the one definition of them.
 
-use pgrig_results::view::{ExecutionView, PlanNodeView, QueryView};
+use pgrig_results::view::{PlanNodeView, QueryView};
 use serde_json::Value;
 
 use crate::model::{PlanNode, QueryPlan, QueryPoint};
 
-/// The successful execution with server figures whose client time is the median (else the
-/// plan execution): the one whose plan is shown, with its nodes.
-fn representative(q: &QueryView) -> Option<(ExecutionView, Vec<PlanNodeView>)> {
-    let mut with: Vec<(ExecutionView, Vec<PlanNodeView>)> = q
-        .executions()
-        .into_iter()
-        .filter(|e| e.ok == Some(true))
-        .filter_map(|e| e.nodes().map(|n| (e, n)))
-        .collect();
-    with.sort_by(|a, b| {
-        let x = a.0.client_ms.unwrap_or(0.0);
-        x.total_cmp(&b.0.client_ms.unwrap_or(0.0))
-    });
-    match with.len() {
-        0 => q.plan_execution().and_then(|p| p.nodes().map(|n| (p, n))),
-        n => Some(with.swap_remove((n - 1) / 2)),
-    }
-}
+use pgrig_results::plans::representative;
 
 fn node(n: &PlanNodeView) -> PlanNode {
     // as EXPLAIN's text format names it: `Parallel Seq Scan`
@@ -63,9 +46,15 @@ pub fn plans(queries: &[QueryView]) -> Vec<QueryPlan> {
                     .filter(|(_, nodes)| !nodes.is_empty())
                     .map(|(_, nodes)| pgrig_results::plans::fingerprint(nodes))
                     .unwrap_or_default(),
+                text: rep
+                    .as_ref()
+                    .map(|(_, nodes)| pgrig_results::plans::plan_text(nodes))
+                    .unwrap_or_default(),
                 nodes: rep
                     .map(|(_, nodes)| nodes.iter().map(node).collect())
                     .unwrap_or_default(),
+                client_times: pgrig_results::plans::client_times(q),
+                planning_times: pgrig_results::plans::planning_times(q),
             }
         })
         .collect()

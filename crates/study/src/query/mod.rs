@@ -33,10 +33,13 @@ pub fn check_machine(study: &Study, plan: &Plan) -> Result<(), StudyError> {
     Ok(())
 }
 
-/// Prepares the server for a query point (worker processes for its parallel degree).
+/// Prepares the server for a query point (worker processes for its parallel degree; fresh
+/// statistics for a point's `default_statistics_target` come from `crate::analyze` once its data
+/// is in place).
 pub fn prepare_point(m: &mut Managed, point: &Point) -> Result<(), StudyError> {
-    match point.workload.is_query() {
-        true => parallel::prepare_server(m, point),
-        false => Ok(()),
+    if !point.workload.is_query() {
+        return Ok(());
     }
+    // `default_statistics_target`: the runner's ANALYZE (`crate::analyze`), after the data
+    parallel::prepare_server(m, point)
 }

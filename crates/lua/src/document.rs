@@ -1,0 +1,226 @@
+//! The run document (`pgrig_results::document::RunDocument`) of a script's `run`: events as
+//! transactions (ignored errors as retries, events restarted as retried), the event latencies
+//! (moments, HDR percentiles and buckets), one entry per whole second, each thread as a client
+//! with its CPU time and run-queue wait and the self-check they raise, the queries by
+//! sysbench's classes as `workload_counters`, and the script with its options as
+//! `workload_options`. Workload `sysbench`; the script's path is `scripts[0].desc`.
+
+use std::collections::BTreeMap;
+
+use pgrig_engine::result::ThreadCpu;
+use pgrig_results::document::*;
+
+use crate::invocation::Invocation;
+use crate::stats::{Finished, Stats};
+
+/// The counters' names in `workload_counters`: sysbench's report lines.
+pub const READS: &str = "queries_read";
+pub const WRITES: &str = "queries_write";
+pub const OTHER: &str = "queries_other";
+
+/// The document of a finished run; `options` are the script's own options with the values
+/// it ran with, `server_version` as the server reported it.
+pub fn of(
+    inv: &Invocation,
+    stats: &Stats,
+    fin: &Finished,
+    options: &[(String, String)],
+    server_version: &str,
+) -> RunDocument {
+    let events = stats.events.total();
+    let (latency_ms, histogram) = latency(stats, events);
+    let transactions = Transactions {
+        ok: events,
+        retried: stats.restarted.total(),
+        retries: stats.errors.total(),
+        ..Transactions::default()
+    };
+    let tps = if fin.elapsed_s > 0.0 {
+        events as f64 / fin.elapsed_s
+    } else {
+        0.0
+    };
+    let counters = BTreeMap::from([
+        (READS.to_string(), stats.reads.total()),
+        (WRITES.to_string(), stats.writes.total()),
+        (OTHER.to_string(), stats.other.total()),
+    ]);
+    RunDocument {
+        schema_version: SCHEMA_VERSION,
+        pgrig_version: env!("CARGO_PKG_VERSION").into(),
+        server_version: server_version.into(),
+        interrupted: false,
+        workload: Some("sysbench".into()),
+        options: run_options(inv),
+        partitions: None,
+        transactions,
+        tps,
+        duration_s: fin.elapsed_s,
+        initial_connection_ms: 0.0,
+        connection_time_ms: 0.0,
+        reconnects: stats.reconnects.total(),
+        latency_ms,
+        schedule_lag_ms: lag(stats),
+        aborted_clients: u32::from(fin.fatal),
+        scripts: vec![ScriptDoc {
+            desc: inv.script.display().to_string(),
+            weight: 1,
+            transactions,
+            tps,
+            latency_ms,
+            commands: Vec::new(),
+        }],
+        series: series(fin),
+        client_cpu: ClientCpu::of_threads(fin.threads.iter().map(|t| cpu_doc(&t.cpu)).collect()),
+        self_check: self_check(fin),
+        latency_histogram: histogram,
+        clients: (fin.threads.iter().enumerate())
+            .map(|(i, t)| ClientDoc {
+                id: i as u32,
+                transactions: t.events,
+                busy_s: t.busy_s,
+            })
+            .collect(),
+        started_at_unix_s: Some(fin.started_unix_s),
+        type_series: Vec::new(),
+        workload_counters: counters,
+        server_xacts: None,
+        workload_options: workload_options(inv, options),
+        workload_figures: None,
+        complete: None,
+        segments: None,
+    }
+}
+
+/// The general options as the document's `options` (never a password).
+fn run_options(inv: &Invocation) -> Options {
+    Options {
+        clients: inv.threads.max(1),
+        threads: inv.threads.max(1) as usize,
+        protocol: if inv.ps_mode_disable {
+            "simple"
+        } else {
+            "extended"
+        }
+        .into(),
+        transactions_per_client: None,
+        duration_s: (inv.time > 0).then_some(inv.time),
+        rate: (inv.rate > 0).then_some(inv.rate as f64),
+        latency_limit_ms: None,
+        max_tries: 0,
+        connect_per_transaction: false,
+        random_seed: u64::from(inv.rand_seed),
+        scale: 0,
+        host: inv.conn.host.clone(),
+        port: inv.conn.port.clone(),
+        user: inv.conn.user.clone(),
+        failures_detailed: false,
+        continue_on_error: false,
+        progress_s: (inv.report_interval > 0).then_some(inv.report_interval),
+        report_per_command: false,
+    }
+}
+
+/// The script (`script`), its command-line limits, and its own options with their values.
+fn workload_options(inv: &Invocation, options: &[(String, String)]) -> BTreeMap<String, String> {
+    let mut m: BTreeMap<String, String> = (options.iter().cloned()).collect();
+    m.insert("script".into(), inv.script.display().to_string());
+    m.insert("threads".into(), inv.threads.to_string());
+    m.insert("events".into(), inv.events.to_string());
+    m.insert("time".into(), inv.time.to_string());
+    m.insert("rate".into(), inv.rate.to_string());
+    m
+}
+
+/// The events' latency summary and histogram (µs buckets).
+fn latency(stats: &Stats, events: u64) -> (LatencyMs, HistogramDoc) {
+    let Ok(l) = stats.latency.lock() else {
+        return (LatencyMs::default(), HistogramDoc::default());
+    };
+    let buckets = (l.hdr.iter_recorded())
+        .map(|v| (v.value_iterated_to(), v.count_at_value()))
+        .collect();
+    let histogram = HistogramDoc {
+        unit: "us".into(),
+        buckets,
+    };
+    if events == 0 {
+        return (LatencyMs::default(), histogram);
+    }
+    let n = events as f64;
+    let mean_us = l.sum_ms * 1000.0 / n;
+    let var = (l.sum_sq_us / n - mean_us * mean_us).max(0.0);
+    let q = |p: f64| l.hdr.value_at_quantile(p) as f64 / 1000.0;
+    let ms = LatencyMs {
+        mean: l.sum_ms / n,
+        stddev: var.sqrt() / 1000.0,
+        min: l.min_ms,
+        p50: q(0.5),
+        p90: q(0.9),
+        p95: q(0.95),
+        p99: q(0.99),
+        p99_9: q(0.999),
+        max: l.max_ms,
+    };
+    (ms, histogram)
+}
+
+/// `--rate`: how late events started against their schedule.
+fn lag(stats: &Stats) -> Lag {
+    let n = stats.lag_count();
+    if n == 0 {
+        return Lag::default();
+    }
+    Lag {
+        mean: stats.lag_sum_ms() / n as f64,
+        max: stats.lag_max_ms(),
+    }
+}
+
+fn series(fin: &Finished) -> Vec<Second> {
+    (fin.seconds.iter().enumerate())
+        .map(|(i, s)| Second {
+            second: i as u64 + 1,
+            tps: s.events,
+            failed: 0,
+            retries: s.errors,
+            latency_ms_mean: if s.events > 0 {
+                s.latency_sum_ms / s.events as f64
+            } else {
+                0.0
+            },
+            ..Second::default()
+        })
+        .collect()
+}
+
+fn cpu_doc(c: &ThreadCpu) -> ThreadCpuDoc {
+    ThreadCpuDoc::new(c.user_s, c.sys_s, c.wait_s, c.wall_s)
+}
+
+/// The engine's two client flags, with its warnings' wording.
+fn self_check(fin: &Finished) -> SelfCheck {
+    let mut check = SelfCheck::default();
+    for (t, c) in fin.threads.iter().map(|t| t.cpu).enumerate() {
+        if c.saturated() {
+            check.client_saturated = true;
+            check.warnings.push(format!(
+                "client thread {t} was on a CPU {:.0}% of the run (CPU time {:.2} s in {:.2} s): the result may be limited by the client, not the server; use more threads or run the client on another host",
+                100.0 * c.cpu_time(),
+                c.cpu_time_s(),
+                c.wall_s
+            ));
+        }
+        if c.contended() {
+            check.host_contended = true;
+            check.warnings.push(format!(
+                "client thread {t} waited for a CPU {:.0}% of the run (run-queue wait {:.2} s, CPU time {:.2} s in {:.2} s): other work on the client host took its CPU, so the result may measure that contention; run the client on a quieter host or give it its own CPUs",
+                100.0 * c.run_queue_wait(),
+                c.wait_s,
+                c.cpu_time_s(),
+                c.wall_s
+            ));
+        }
+    }
+    check
+}
