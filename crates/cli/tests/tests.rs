@@ -91,6 +91,7 @@ mod sysbench_compat;
 mod sysbench_errors;
 mod sysbench_live_metrics;
 mod sysbench_lua;
+mod sysbench_lua_calls;
 mod sysbench_lua_document;
 mod sysbench_outputs;
 mod sysbench_render;

@@ -10,16 +10,20 @@
 //!   `--rate`); [`report`]: its
 //!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters.
 //! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over).
-//! * [`sql`]: connections and statements; [`rand`]: `sysbench.rand`; [`histogram`]:
-//!   `sysbench.histogram`.
+//! * [`sql`]: connections and statements ([`rows`]: their result sets, [`placeholders`]: `?`);
+//!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
+//!   [`histogram`]: `sysbench.histogram`.
 
 pub mod commands;
 pub mod document;
+pub mod ffi;
 pub mod histogram;
 pub mod invocation;
 pub mod pace;
+pub mod placeholders;
 pub mod rand;
 pub mod report;
+pub mod rows;
 pub mod run;
 pub mod sql;
 pub mod state;

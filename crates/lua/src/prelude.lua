@@ -6,6 +6,7 @@ local R = __pgrig
 __pgrig = nil
 
 ffi = require("ffi")
+local ffi = ffi
 -- sysbench's module path: LUA_PATH (LuaJIT reads it), the script's directory, its scripts
 do
   local dir = (R.script_path or ""):match("(.*/)") or "./"
@@ -201,25 +202,52 @@ local function raise(con, errcode, state, msg, lines, query)
   error(e, 0)
 end
 
-local function result(con, query, ok, a, b, c, d)
-  if not ok then raise(con, a, b, c, d, query) end
-  return a
+-- the hot calls, through LuaJIT's FFI (compiled into traces; an mlua call ends a trace)
+local C = {}
+for name, f in pairs(R.ffi) do
+  if type(f) == "table" then C[name] = ffi.cast(f[1], f[2]) end
 end
+local param_int, param_text, param_null = C.param_int, C.param_text, C.param_null
+local c_execute, c_query = C.execute, C.query
+local floor = math.floor
+local field_len = ffi.new("int[1]")
+
+-- the outcome of a statement whose status is neither 0 (no rows) nor 1 (rows)
+local function failed(con, query, st)
+  if st == -2 then error("internal error in pgrig's SQL layer", 3) end
+  local errcode, state, msg, lines = con.raw:failure()
+  raise(con, errcode or sysbench.sql.error.FATAL, state or "", msg or "", lines or "", query)
+end
+
+-- a connection's result set: as in sysbench, the connection's last result (a new statement
+-- replaces it); its figures and rows are read from Rust on demand
+local rs_methods = {}
+function rs_methods:fetch_row()
+  local p = self.con.p
+  local n = C.fetch(p)
+  if n < 0 then return nil end
+  local row = {}
+  for i = 1, n do
+    local s = C.field(p, i - 1, field_len)
+    if field_len[0] >= 0 then row[i] = ffi.string(s, field_len[0]) end
+  end
+  return row
+end
+function rs_methods:free() C.free_rows(self.con.p) end
+local rs_mt = {
+  __index = function(rs, k)
+    if k == "nrows" then return C.nrows(rs.con.p) end
+    if k == "nfields" then return C.nfields(rs.con.p) end
+    return rs_methods[k]
+  end,
+  __tostring = function() return "<sql_result>" end,
+}
 
 local bind_mt = {}
 bind_mt.__index = bind_mt
+bind_mt.__tostring = function() return "<sql_param>" end
 function bind_mt:set(v) self.value = v end
 function bind_mt:set_rand_str(tmpl) self.value = sysbench.rand.string(tmpl) end
-
-local function text_of(v)
-  local t = type(v)
-  if v == nil then return false end
-  if t == "number" then
-    if v == math.floor(v) and v > -2^63 and v < 2^63 then return string.format("%d", v) end
-    return tostring(v)
-  end
-  return tostring(v)
-end
 
 local stmt_mt = {}
 stmt_mt.__index = stmt_mt
@@ -229,11 +257,25 @@ function stmt_mt:bind_param(...)
   self.nbinds = select("#", ...)
 end
 function stmt_mt:execute()
-  local values = {}
-  for i = 1, self.nbinds do values[i] = text_of(self.binds[i].value) end
-  return result(self.con, self.sql, self.con.raw:execute(self.name, self.sql, values))
+  local con = self.con
+  local p, binds = con.p, self.binds
+  for i = 1, self.nbinds do
+    local v = binds[i].value
+    if type(v) == "number" and v == floor(v) and v > -2^63 and v < 2^63 then
+      param_int(p, v)
+    elseif v == nil then
+      param_null(p)
+    else
+      local s = tostring(v)
+      param_text(p, s, #s)
+    end
+  end
+  local st = c_execute(p, self.id)
+  if st == 1 then return con.rs end
+  if st == 0 then return nil end
+  return failed(con, self.sql, st)
 end
-function stmt_mt:close() self.con.raw:close_stmt(self.name) end
+function stmt_mt:close() self.con.raw:close_stmt(self.id) end
 -- sysbench 0.5's db_bind_param(stmt, {values})
 function stmt_mt:legacy_bind(params)
   local binds = {}
@@ -243,7 +285,14 @@ end
 
 local con_mt = {}
 con_mt.__index = con_mt
-function con_mt:query(q) return result(self, q, self.raw:query(q)) end
+con_mt.__tostring = function() return "<sql_connection>" end
+function con_mt:query(q)
+  if type(q) == "number" then q = tostring(q) end
+  local st = c_query(self.p, q, #q)
+  if st == 1 then return self.rs end
+  if st == 0 then return nil end
+  return failed(self, q, st)
+end
 function con_mt:query_row(q)
   local rs = self:query(q)
   if rs == nil then return nil end
@@ -252,11 +301,11 @@ function con_mt:query_row(q)
   return unpack(row, 1, rs.nfields)
 end
 function con_mt:prepare(q)
-  local name = self.raw:prepare(q)
-  if name == nil then
+  local id = self.raw:prepare(q)
+  if id == nil then
     raise(self, sysbench.sql.error.FATAL, "", "prepare failed", "", q)
   end
-  return setmetatable({ con = self, name = name, sql = q, binds = {}, nbinds = 0 }, stmt_mt)
+  return setmetatable({ con = self, id = id, sql = q, binds = {}, nbinds = 0 }, stmt_mt)
 end
 local BULK_BUFFER = 512 * 1024
 function con_mt:bulk_insert_init(q)
@@ -287,7 +336,9 @@ driver_mt.__index = driver_mt
 function driver_mt:connect()
   local raw, err = R.connect()
   if raw == nil then error(err, 0) end
-  return setmetatable({ raw = raw }, con_mt)
+  local con = setmetatable({ raw = raw, p = ffi.cast("void *", raw:ptr()) }, con_mt)
+  con.rs = setmetatable({ con = con }, rs_mt)
+  return con
 end
 function driver_mt:name() return "pgsql" end
 function driver_mt:sql_type() return "pgsql" end
@@ -300,6 +351,19 @@ end
 
 -- random numbers -----------------------------------------------------------------------------
 sysbench.rand = R.rand
+do
+  local value, str = C.rand_value, C.rand_string
+  local state = ffi.cast("void *", R.ffi.rand_state)
+  -- in the order of rand.rs's KINDS
+  for i, name in ipairs({ "default", "uniform", "gaussian", "special", "pareto", "zipfian" }) do
+    local kind = i - 1
+    sysbench.rand[name] = function(a, b) return value(state, kind, tonumber(a), tonumber(b)) end
+  end
+  sysbench.rand.string = function(t)
+    t = tostring(t)
+    return ffi.string(str(state, t, #t), #t)
+  end
+end
 
 -- histograms ---------------------------------------------------------------------------------
 sysbench.histogram = { new = R.histogram_new }

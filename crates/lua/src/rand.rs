@@ -1,13 +1,14 @@
 //! `sysbench.rand`: each Lua state's own stream (the run seed and the thread number, as the
 //! native workloads derive theirs) with sysbench's distributions from
 //! `pgrig_workloads::sysbench::rand`, the `#`/`@` string templates, and the run-wide
-//! `unique()` sequence.
+//! `unique()` sequence. The distributions and `string()` are FFI calls (`ffi.rs` says why).
 
-use std::cell::RefCell;
+use std::cell::UnsafeCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use mlua::{Lua, Table};
+use mlua::{LightUserData, Lua, Table};
 use pgrig_workloads::sysbench::rand::{Dist, RandType, Rng, Unique};
 
 use crate::invocation::{Invocation, OptValue};
@@ -64,53 +65,114 @@ fn u32_of(x: f64) -> u32 {
     x as i64 as u32
 }
 
-/// The `sysbench.rand` table for a state with stream `rng`.
-pub fn table(lua: &Lua, p: &RandParams, rng: Rng, unique: Arc<Unique>) -> mlua::Result<Table> {
-    let rng = Rc::new(RefCell::new(rng));
-    let t = lua.create_table()?;
-    let kinds = [
-        ("default", p.default),
-        ("uniform", RandType::Uniform),
-        ("gaussian", RandType::Gaussian),
-        ("special", RandType::Special),
-        ("pareto", RandType::Pareto),
-        ("zipfian", RandType::Zipfian),
-    ];
-    for (name, kind) in kinds {
-        let (d, rng) = (p.dist(kind), rng.clone());
-        let f = lua.create_function(move |_, (a, b): (f64, f64)| {
-            Ok(f64::from(d.default_value(
-                &mut rng.borrow_mut(),
-                u32_of(a),
-                u32_of(b),
-            )))
-        })?;
-        t.set(name, f)?;
+/// The distributions in the order of their FFI `kind` numbers (the prelude's `KINDS`).
+const KINDS: [(&str, Option<RandType>); 6] = [
+    ("default", None),
+    ("uniform", Some(RandType::Uniform)),
+    ("gaussian", Some(RandType::Gaussian)),
+    ("special", Some(RandType::Special)),
+    ("pareto", Some(RandType::Pareto)),
+    ("zipfian", Some(RandType::Zipfian)),
+];
+
+/// A state's stream, its distributions and the buffer `string()` writes into.
+pub struct RandState {
+    rng: Rng,
+    dists: Vec<Dist>,
+    buf: Vec<u8>,
+}
+
+/// The state shared by the mlua natives and the FFI calls (which get its address). Lua is
+/// single-threaded and neither kind of call re-enters the other, so accesses never overlap.
+struct Shared(UnsafeCell<RandState>);
+
+impl Shared {
+    #[allow(clippy::mut_from_ref)]
+    fn get(&self) -> &mut RandState {
+        // SAFETY: see the type's comment: one access at a time.
+        unsafe { &mut *self.0.get() }
     }
-    let r = rng.clone();
+}
+
+/// `sysbench.rand.<kind>(a, b)` for FFI kind `kind`.
+unsafe extern "C" fn value(r: *mut RandState, kind: i32, a: f64, b: f64) -> f64 {
+    catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `r` is the address the prelude got from `table`, owned by the registry.
+        let r = unsafe { &mut *r };
+        let d = &r.dists[(kind.max(0) as usize).min(KINDS.len() - 1)];
+        f64::from(d.default_value(&mut r.rng, u32_of(a), u32_of(b)))
+    }))
+    .unwrap_or(0.0)
+}
+
+/// `sysbench.rand.string(tmpl)`: the string (as long as the template) in the state's buffer.
+unsafe extern "C" fn string(r: *mut RandState, tmpl: *const u8, len: usize) -> *const u8 {
+    catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: as in `value`; `tmpl` is a Lua string of `len` bytes.
+        let r = unsafe { &mut *r };
+        let t: &[u8] = if tmpl.is_null() || len == 0 {
+            &[]
+        } else {
+            unsafe { std::slice::from_raw_parts(tmpl, len) }
+        };
+        r.buf.clear();
+        r.rng.string_into(t, &mut r.buf);
+        r.buf.as_ptr()
+    }))
+    .unwrap_or(std::ptr::null())
+}
+
+/// The `sysbench.rand` table for a state with stream `rng`; the FFI entry points and the
+/// state's address go into `ffi` (`rand_value`, `rand_string`, `rand_state`). The state is
+/// kept alive by the Lua registry for the state's lifetime.
+pub fn table(
+    lua: &Lua,
+    p: &RandParams,
+    rng: Rng,
+    unique: Arc<Unique>,
+    ffi: &Table,
+) -> mlua::Result<Table> {
+    let dists = KINDS
+        .iter()
+        .map(|(_, k)| p.dist(k.unwrap_or(p.default)))
+        .collect();
+    let shared = Rc::new(Shared(UnsafeCell::new(RandState {
+        rng,
+        dists,
+        buf: Vec::with_capacity(256),
+    })));
+    let t = lua.create_table()?;
+    type Ptr = *const std::ffi::c_void;
+    crate::ffi::add(
+        lua,
+        ffi,
+        "rand_value",
+        "double (*)(void *, int, double, double)",
+        value as Ptr,
+    )?;
+    crate::ffi::add(
+        lua,
+        ffi,
+        "rand_string",
+        "const char *(*)(void *, const char *, size_t)",
+        string as Ptr,
+    )?;
+    ffi.raw_set("rand_state", LightUserData(shared.0.get().cast()))?;
+    let r = shared.clone();
     t.set(
         "uniform_uint64",
-        lua.create_function(move |_, ()| Ok(r.borrow_mut().next_u64() as i64 as f64))?,
+        lua.create_function(move |_, ()| Ok(r.get().rng.next_u64() as i64 as f64))?,
     )?;
-    let r = rng.clone();
+    let r = shared.clone();
     t.set(
         "uniform_double",
-        lua.create_function(move |_, ()| Ok(r.borrow_mut().double()))?,
+        lua.create_function(move |_, ()| Ok(r.get().rng.double()))?,
     )?;
-    let r = rng.clone();
-    t.set(
-        "string",
-        lua.create_function(move |lua, tmpl: mlua::LuaString| {
-            let mut out = Vec::with_capacity(tmpl.as_bytes().len());
-            r.borrow_mut().string_into(&tmpl.as_bytes(), &mut out);
-            lua.create_string(out)
-        })?,
-    )?;
-    let r = rng.clone();
+    let r = shared.clone();
     t.set(
         "varstring",
         lua.create_function(move |lua, (min, max): (f64, f64)| {
-            let mut r = r.borrow_mut();
+            let r = &mut r.get().rng;
             let len = r.uniform(u32_of(min), u32_of(max)) as usize;
             let out: Vec<u8> = (0..len)
                 .map(|_| {
@@ -129,5 +191,13 @@ pub fn table(lua: &Lua, p: &RandParams, rng: Rng, unique: Arc<Unique>) -> mlua::
         "unique",
         lua.create_function(move |_, ()| Ok(f64::from(unique.next())))?,
     )?;
+    // the registry keeps the state alive while the FFI functions may use its address
+    lua.set_named_registry_value(
+        "pgrig_rand_state",
+        lua.create_any_userdata(KeepAlive(shared))?,
+    )?;
     Ok(t)
 }
+
+/// Holds the rand state for the registry.
+struct KeepAlive(#[allow(dead_code)] Rc<Shared>);

@@ -1,19 +1,25 @@
-//! `sysbench.sql`'s connections, the Rust half: one pgrig-wire connection per `connect()`,
-//! blocking on the thread's own current-thread runtime. `query` is a simple-protocol query (as
-//! sysbench's pgsql driver sends `PQexec`), prepared statements are the extended protocol (its
-//! `PQprepare`/`PQexecPrepared`), or simple queries with the values inlined under
-//! `--db-ps-mode=disable`. Errors are classified as the pgsql driver does: SQLSTATE 40P01,
-//! 40001 and 23505 roll back and restart the event (an ignored error); any other is fatal,
-//! printed with the driver's lines. The Lua half (`prelude.lua`) turns the outcomes into result
-//! sets and error values.
+//! `sysbench.sql`'s connections, the Rust half: one pgrig-wire connection per `connect()` on
+//! pgrig's own runtime (`pgrig_wire::rt`, as the native path; each call blocks the thread as
+//! libpq's do for sysbench). `query` is a simple-protocol query (as sysbench's pgsql driver
+//! sends `PQexec`), prepared statements are the extended protocol (its `PQprepare` /
+//! `PQexecPrepared`; the statement is described once, at prepare, so an execute is Bind,
+//! Execute, Sync), or simple queries with the values inlined under `--db-ps-mode=disable`.
+//! Parameters are collected in one flat buffer and rows land in [`Rows`]: nothing allocates per
+//! statement. The hot calls come from Lua through LuaJIT's FFI (`ffi.rs`); errors are
+//! classified as the pgsql driver does (SQLSTATE 40P01, 40001 and 23505 roll back and restart
+//! the event; any other is fatal, printed with the driver's lines) and kept for the Lua half
+//! (`prelude.lua`) to turn into error values.
 
+use std::io::Write as _;
 use std::rc::Rc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use mlua::{IntoLuaMulti, Lua, MultiValue, UserData, UserDataMethods, Value};
 use pgrig_wire::{Backend, Config, Connection, DbError, Error, TransactionStatus};
+use pgrig_workloads::sysbench::{nominal_class, QueryClass};
 
+use crate::placeholders::{inline, numbered};
+use crate::rows::Rows;
 use crate::stats::Stats;
 
 /// sysbench's `sysbench.sql.error` codes.
@@ -23,176 +29,135 @@ const FATAL: i64 = 2;
 /// SQLSTATEs sysbench's pgsql driver ignores (the event restarts).
 const IGNORABLE: [&str; 3] = ["40P01", "40001", "23505"];
 
-/// Rows as the server's text, `None` for NULL.
-type Rows = Vec<Vec<Option<Vec<u8>>>>;
+/// What a statement gave, as the FFI returns it: no result set, a result set (in
+/// [`LuaCon::rows`]), or a failure (in [`LuaCon::take_failure`]).
+pub const NO_ROWS: i32 = 0;
+pub const ROWS: i32 = 1;
+pub const FAILED: i32 = -1;
 
-/// What a statement gave: rows (with the column count) if it returns any, or an error.
-pub enum Outcome {
-    Done(Option<(Rows, usize)>),
-    /// sysbench's error code, SQLSTATE, message, and the driver's lines to print (unless a
-    /// hook makes the error ignorable)
-    Failed {
-        errcode: i64,
-        state: String,
-        msg: String,
-        lines: String,
-    },
-}
-
-impl IntoLuaMulti for Outcome {
-    fn into_lua_multi(self, lua: &Lua) -> mlua::Result<MultiValue> {
-        match self {
-            Outcome::Done(None) => (true, Value::Nil, 0).into_lua_multi(lua),
-            Outcome::Done(Some((rows, n))) => {
-                let rs = ResultSet {
-                    rows,
-                    ncols: n,
-                    pos: 0,
-                };
-                (true, lua.create_userdata(rs)?, n).into_lua_multi(lua)
-            }
-            Outcome::Failed {
-                errcode,
-                state,
-                msg,
-                lines,
-            } => (false, errcode, state, msg, lines).into_lua_multi(lua),
-        }
-    }
-}
-
-/// A statement's rows, kept on the Rust side until the script fetches them (most scripts never
-/// do: sysbench's own tests discard their results).
-pub struct ResultSet {
-    rows: Rows,
-    ncols: usize,
-    pos: usize,
-}
-
-impl UserData for ResultSet {
-    fn add_fields<F: mlua::UserDataFields<Self>>(f: &mut F) {
-        f.add_field_method_get("nrows", |_, rs| Ok(rs.rows.len()));
-        f.add_field_method_get("nfields", |_, rs| Ok(rs.ncols));
-    }
-
-    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method_mut("fetch_row", |lua, rs, ()| {
-            let Some(row) = rs.rows.get(rs.pos) else {
-                return Ok(Value::Nil);
-            };
-            rs.pos += 1;
-            let t = lua.create_table_with_capacity(row.len(), 0)?;
-            for (i, v) in row.iter().enumerate() {
-                if let Some(b) = v {
-                    t.raw_set(i + 1, lua.create_string(b)?)?;
-                }
-            }
-            Ok(Value::Table(t))
-        });
-        m.add_method_mut("free", |_, rs, ()| {
-            rs.rows = Vec::new();
-            Ok(())
-        });
-    }
+/// A failed statement: sysbench's error code, SQLSTATE, message, and the driver's lines to
+/// print (unless a hook makes the error ignorable).
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub errcode: i64,
+    pub state: String,
+    pub msg: String,
+    pub lines: String,
 }
 
 /// Where and how the thread's connections connect.
 pub struct SqlContext {
-    pub rt: Rc<tokio::runtime::Runtime>,
     pub config: Config,
     pub stats: Arc<Stats>,
     pub ps_disable: bool,
 }
 
-/// One connection (`drv:connect()`), the userdata behind a Lua connection object.
-pub struct RawCon {
+/// A prepared statement: its server-side name (empty: inlined client-side), text, query
+/// class, and column count (`None`: it returns no rows).
+struct Stmt {
+    name: String,
+    sql: String,
+    class: QueryClass,
+    ncols: Option<usize>,
+}
+
+/// One connection (`drv:connect()`).
+pub struct LuaCon {
     ctx: Rc<SqlContext>,
     conn: Option<Connection>,
-    next_stmt: u32,
+    stmts: Vec<Stmt>,
+    /// the next execute's parameters: their text back to back, and each one's length (-1:
+    /// NULL)
+    params: Vec<u8>,
+    param_lens: Vec<i32>,
+    /// the last statement's rows (`rs` in Lua reads them, as sysbench's result set is the
+    /// connection's)
+    pub rows: Rows,
+    failure: Option<Failure>,
 }
 
 /// Connects; the error is sysbench's `Connection to database failed` line (already printed).
-pub fn connect(ctx: &Rc<SqlContext>) -> Result<RawCon, String> {
+pub fn connect(ctx: &Rc<SqlContext>) -> Result<LuaCon, String> {
     ctx.stats.sql_used.store(true, Relaxed);
-    let conn = ctx
-        .rt
-        .block_on(Connection::connect(&ctx.config))
-        .map_err(|e| {
-            println!("FATAL: Connection to database failed: {e}\n");
-            "connection creation failed".to_string()
-        })?;
-    Ok(RawCon {
+    let conn = Connection::connect_rt(&ctx.config).map_err(|e| {
+        println!("FATAL: Connection to database failed: {e}\n");
+        "connection creation failed".to_string()
+    })?;
+    Ok(LuaCon {
         ctx: ctx.clone(),
         conn: Some(conn),
-        next_stmt: 0,
+        stmts: Vec::new(),
+        params: Vec::with_capacity(256),
+        param_lens: Vec::with_capacity(8),
+        rows: Rows::default(),
+        failure: None,
     })
 }
 
-/// sysbench's `?` placeholders as `$1, $2, ...` (outside quotes), and their count.
-pub fn numbered(sql: &str) -> (String, u16) {
-    let (mut out, mut n, mut quote) = (String::with_capacity(sql.len() + 8), 0u16, None);
-    for ch in sql.chars() {
-        match (quote, ch) {
-            (None, '\'' | '"') => quote = Some(ch),
-            (Some(q), c) if c == q => quote = None,
-            (None, '?') => {
-                n += 1;
-                out += &format!("${n}");
-                continue;
-            }
-            _ => {}
-        }
-        out.push(ch);
+fn count(stats: &Stats, class: QueryClass) {
+    match class {
+        QueryClass::Read => stats.reads.add(1),
+        QueryClass::Write => stats.writes.add(1),
+        QueryClass::Other => stats.other.add(1),
     }
-    (out, n)
 }
 
-/// `values` inlined into `sql`'s placeholders, as sysbench's client-side emulation writes them
-/// (numbers bare, other values quoted).
-pub fn inline(sql: &str, values: &[Option<String>]) -> String {
-    let mut out = String::with_capacity(sql.len() + 16);
-    let mut it = values.iter();
-    let mut quote = None;
-    for ch in sql.chars() {
-        match (quote, ch) {
-            (None, '\'' | '"') => quote = Some(ch),
-            (Some(q), c) if c == q => quote = None,
-            (None, '?') => {
-                match it.next() {
-                    Some(Some(v)) if v.parse::<f64>().is_ok() => out += v,
-                    Some(Some(v)) => out += &pgrig_wire::quote::literal(v),
-                    _ => out += "NULL",
-                }
-                continue;
-            }
-            _ => {}
-        }
-        out.push(ch);
-    }
-    out
-}
-
-impl RawCon {
-    fn conn(&mut self) -> Result<&mut Connection, Error> {
-        self.conn.as_mut().ok_or(Error::Closed)
+impl LuaCon {
+    /// The failure of the last statement that returned [`FAILED`].
+    pub fn take_failure(&mut self) -> Option<Failure> {
+        self.failure.take()
     }
 
-    /// The outcome of a server error: an ignorable one rolls back; others print the driver's
-    /// lines (`first`: its `PQexec() failed` or `PQexecPrepared() failed`).
-    fn failed(&mut self, e: DbError, sql: &str, simple: bool) -> Outcome {
+    /// A text parameter for the next execute.
+    pub fn param_text(&mut self, v: &[u8]) {
+        self.params.extend_from_slice(v);
+        self.param_lens.push(v.len() as i32);
+    }
+
+    /// An integral number as a parameter (as sysbench's `%d`).
+    pub fn param_int(&mut self, v: f64) {
+        let at = self.params.len();
+        let _ = write!(self.params, "{}", v as i64);
+        self.param_lens.push((self.params.len() - at) as i32);
+    }
+
+    /// A NULL parameter.
+    pub fn param_null(&mut self) {
+        self.param_lens.push(-1);
+    }
+
+    fn take_params(&mut self) -> Vec<Option<String>> {
+        let mut at = 0;
+        let out = self
+            .param_lens
+            .iter()
+            .map(|&n| {
+                (n >= 0).then(|| {
+                    let v = &self.params[at..at + n as usize];
+                    at += n as usize;
+                    String::from_utf8_lossy(v).into_owned()
+                })
+            })
+            .collect();
+        self.clear_params();
+        out
+    }
+
+    fn clear_params(&mut self) {
+        self.params.clear();
+        self.param_lens.clear();
+    }
+
+    /// Records the outcome of a server error: an ignorable one rolls back; others carry the
+    /// driver's lines (`simple`: its `PQexec() failed`, else `PQexecPrepared() failed`).
+    fn failed(&mut self, e: DbError, sql: &str, simple: bool) -> i32 {
         if IGNORABLE.contains(&e.code.as_str()) {
-            let rt = self.ctx.rt.clone();
-            if let Ok(c) = self.conn() {
+            if let Some(c) = self.conn.as_mut() {
                 if c.transaction_status() != TransactionStatus::Idle {
-                    let _ = rt.block_on(c.simple_query("ROLLBACK"));
+                    let _ = pgrig_wire::rt::block_on(c.simple_query("ROLLBACK"));
                 }
             }
-            return Outcome::Failed {
-                errcode: RESTART_EVENT,
-                state: e.code,
-                msg: e.message,
-                lines: String::new(),
-            };
+            return self.fail(RESTART_EVENT, e.code, e.message, String::new());
         }
         let lines = if simple {
             format!(
@@ -202,65 +167,75 @@ impl RawCon {
         } else {
             format!("FATAL: PQexecPrepared() failed: 7 {}\n", e.message)
         };
-        Outcome::Failed {
-            errcode: FATAL,
-            state: e.code,
-            msg: e.message,
+        self.fail(FATAL, e.code, e.message, lines)
+    }
+
+    fn fail(&mut self, errcode: i64, state: String, msg: String, lines: String) -> i32 {
+        self.rows.reset(None);
+        self.failure = Some(Failure {
+            errcode,
+            state,
+            msg,
             lines,
-        }
+        });
+        FAILED
     }
 
-    fn lost(&mut self, e: Error, sql: &str) -> Outcome {
-        Outcome::Failed {
-            errcode: FATAL,
-            state: String::new(),
-            msg: e.to_string(),
-            lines: format!("FATAL: PQexec() failed: 7 {e}\nFATAL: failed query was: {sql}\n"),
-        }
+    fn lost(&mut self, e: Error, sql: &str) -> i32 {
+        let lines = format!("FATAL: PQexec() failed: 7 {e}\nFATAL: failed query was: {sql}\n");
+        self.fail(FATAL, String::new(), e.to_string(), lines)
     }
 
-    /// `con:query(sql)`.
-    pub fn query(&mut self, sql: &str) -> Outcome {
-        self.ctx.stats.query(sql);
-        let rt = self.ctx.rt.clone();
-        let r = match self.conn() {
-            Ok(c) => rt.block_on(c.simple_query(sql)),
-            Err(e) => Err(e),
-        };
+    /// The end of a statement: its status, the reply's error recorded.
+    fn finish(&mut self, r: Result<Option<DbError>, Error>, sql: &str, simple: bool) -> i32 {
         match r {
-            Ok(results) => Outcome::Done(results.into_iter().last().and_then(|q| {
-                (!q.columns.is_empty()).then(|| {
-                    let n = q.columns.len();
-                    let rows = q
-                        .rows
-                        .into_iter()
-                        .map(|r| r.0.into_iter().map(|v| v.map(String::into_bytes)).collect());
-                    (rows.collect(), n)
-                })
-            })),
-            Err(Error::Db(e)) => self.failed(*e, sql, true),
+            Ok(None) if self.rows.ncols().is_some() => ROWS,
+            Ok(None) => NO_ROWS,
+            Ok(Some(e)) => self.failed(e, sql, simple),
             Err(e) => self.lost(e, sql),
         }
     }
 
-    /// `con:prepare(sql)`: the statement's name, or `None` (printed) when it does not prepare.
-    pub fn prepare(&mut self, sql: &str) -> Option<String> {
-        if self.ctx.ps_disable {
-            return Some(String::new());
-        }
-        self.next_stmt += 1;
-        let name = format!("sbstmt{}", self.next_stmt);
-        let (text, n) = numbered(sql);
-        let rt = self.ctx.rt.clone();
-        let c = self.conn().ok()?;
-        c.parse(&name, &text, n);
-        c.sync();
-        let r = rt.block_on(async {
+    /// `con:query(sql)`.
+    pub fn query(&mut self, sql: &[u8]) -> i32 {
+        let text = String::from_utf8_lossy(sql);
+        count(&self.ctx.stats, nominal_class(&text));
+        self.clear_params();
+        let Some(c) = self.conn.as_mut() else {
+            return self.lost(Error::Closed, &text);
+        };
+        c.query(sql);
+        let rows = &mut self.rows;
+        let r = pgrig_wire::rt::block_on(async {
             c.send().await?;
-            c.skip_until_ready().await
+            reply(c, rows, true).await
         });
+        self.finish(r, &text, true)
+    }
+
+    /// `con:prepare(sql)`: the statement's number, or `None` (printed) when it does not
+    /// prepare.
+    pub fn prepare(&mut self, sql: &str) -> Option<usize> {
+        let class = nominal_class(sql);
+        if self.ctx.ps_disable {
+            return Some(self.add(String::new(), sql, class, None));
+        }
+        let name = format!("sbstmt{}", self.stmts.len() + 1);
+        let (text, n) = numbered(sql);
+        self.rows.reset(None);
+        let c = self.conn.as_mut()?;
+        c.parse(&name, &text, n);
+        c.describe_statement(&name);
+        c.sync();
+        let rows = &mut self.rows;
+        let r = pgrig_wire::rt::block_on(async {
+            c.send().await?;
+            reply(c, rows, false).await
+        });
+        let ncols = self.rows.ncols();
+        self.rows.reset(None);
         match r {
-            Ok(None) => Some(name),
+            Ok(None) => Some(self.add(name, sql, class, ncols)),
             Ok(Some(e)) => {
                 println!("FATAL: PQprepare() failed: {}", e.with_query(text));
                 None
@@ -272,53 +247,93 @@ impl RawCon {
         }
     }
 
-    /// `stmt:execute()` of statement `name` (`sql` its text) with `values`.
-    pub fn execute(&mut self, name: &str, sql: &str, values: &[Option<String>]) -> Outcome {
-        if name.is_empty() {
-            return self.query(&inline(sql, values));
+    fn add(&mut self, name: String, sql: &str, class: QueryClass, ncols: Option<usize>) -> usize {
+        self.stmts.push(Stmt {
+            name,
+            sql: sql.to_string(),
+            class,
+            ncols,
+        });
+        self.stmts.len() - 1
+    }
+
+    /// `stmt:execute()` of statement `id` with the parameters given since the last statement.
+    pub fn execute(&mut self, id: usize) -> i32 {
+        let Some(s) = self.stmts.get(id) else {
+            self.clear_params();
+            let msg = "execute of a statement that was not prepared".to_string();
+            return self.fail(FATAL, String::new(), msg.clone(), format!("FATAL: {msg}\n"));
+        };
+        if s.name.is_empty() {
+            let sql = s.sql.clone();
+            let values = self.take_params();
+            return self.query(inline(&sql, &values).as_bytes());
         }
-        self.ctx.stats.query(sql);
-        let rt = self.ctx.rt.clone();
-        let r = match self.conn() {
-            Ok(c) => {
-                c.bind(
-                    "",
-                    name,
-                    values.iter().map(|v| v.as_deref().map(str::as_bytes)),
-                );
-                c.describe_portal("");
+        if self.conn.is_none() {
+            let sql = s.sql.clone();
+            self.clear_params();
+            return self.lost(Error::Closed, &sql);
+        }
+        count(&self.ctx.stats, s.class);
+        self.rows.reset(s.ncols);
+        let (params, lens, rows) = (&self.params, &self.param_lens, &mut self.rows);
+        let r = match self.conn.as_mut() {
+            Some(c) => {
+                c.bind_with("", &s.name, |w| {
+                    let mut at = 0;
+                    for &n in lens {
+                        if n < 0 {
+                            w.null();
+                        } else {
+                            w.bytes(&params[at..at + n as usize]);
+                            at += n as usize;
+                        }
+                    }
+                });
                 c.execute("", 0);
                 c.sync();
-                rt.block_on(collect(c))
+                pgrig_wire::rt::block_on(async {
+                    c.send().await?;
+                    reply(c, rows, false).await
+                })
             }
-            Err(e) => Err(e),
+            None => Err(Error::Closed),
         };
+        self.clear_params();
         match r {
-            Ok((_, Some(e))) => self.failed(e, sql, false),
-            Ok((rows, None)) => Outcome::Done(rows),
-            Err(e) => self.lost(e, sql),
+            Ok(None) if self.rows.ncols().is_some() => ROWS,
+            Ok(None) => NO_ROWS,
+            other => {
+                let sql = self.stmts[id].sql.clone();
+                self.finish(other, &sql, false)
+            }
         }
     }
 
-    fn close_stmt(&mut self, name: &str) {
-        let rt = self.ctx.rt.clone();
-        if let (false, Ok(c)) = (name.is_empty(), self.conn()) {
-            c.close_statement(name);
+    /// `stmt:close()`.
+    pub fn close_stmt(&mut self, id: usize) {
+        let Some(name) = self.stmts.get_mut(id).map(|s| std::mem::take(&mut s.name)) else {
+            return;
+        };
+        if let (false, Some(c)) = (name.is_empty(), self.conn.as_mut()) {
+            c.close_statement(&name);
             c.sync();
-            let _ = rt.block_on(async {
+            let _ = pgrig_wire::rt::block_on(async {
                 c.send().await?;
                 c.skip_until_ready().await
             });
         }
     }
 
-    fn disconnect(&mut self) {
+    /// `con:disconnect()`.
+    pub fn disconnect(&mut self) {
         if let Some(c) = self.conn.take() {
-            self.ctx.rt.block_on(c.close());
+            pgrig_wire::rt::block_on(c.close());
         }
     }
 
-    fn reconnect(&mut self) -> Result<(), String> {
+    /// `con:reconnect()`: the error is sysbench's message.
+    pub fn reconnect(&mut self) -> Result<(), String> {
         self.disconnect();
         let mut fresh = connect(&self.ctx)?;
         self.conn = fresh.conn.take();
@@ -327,82 +342,54 @@ impl RawCon {
     }
 }
 
-/// Reads an extended-protocol response up to ReadyForQuery: its rows (when it describes any)
-/// and its first error.
-async fn collect(c: &mut Connection) -> Result<(Option<(Rows, usize)>, Option<DbError>), Error> {
-    c.send().await?;
-    let (mut rows, mut cols, mut err) = (Vec::new(), None, None);
-    loop {
-        match c.recv().await? {
-            Backend::RowDescription(d) => cols = Some(d.len()),
-            Backend::DataRow(r) => rows.push(r.iter().map(|v| v.map(<[u8]>::to_vec)).collect()),
-            Backend::Error(e) if err.is_none() => err = Some(e.to_db_error()),
-            Backend::ReadyForQuery(_) => return Ok((cols.map(|n| (rows, n)), err)),
-            _ => {}
-        }
-    }
-}
-
-impl Drop for RawCon {
+impl Drop for LuaCon {
     fn drop(&mut self) {
         self.disconnect();
     }
 }
 
-impl UserData for RawCon {
-    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method_mut("query", |_, this, sql: mlua::LuaString| {
-            Ok(this.query(&sql.to_str()?))
-        });
-        m.add_method_mut("prepare", |_, this, sql: mlua::LuaString| {
-            Ok(this.prepare(&sql.to_str()?))
-        });
-        m.add_method_mut(
-            "execute",
-            |_, this, (name, sql, values): (String, String, Vec<Value>)| {
-                let values: Vec<Option<String>> = values
-                    .iter()
-                    .map(|v| match v {
-                        Value::String(s) => Some(s.to_string_lossy()),
-                        _ => None,
-                    })
-                    .collect();
-                Ok(this.execute(&name, &sql, &values))
-            },
-        );
-        m.add_method_mut("close_stmt", |_, this, name: String| {
-            this.close_stmt(&name);
-            Ok(())
-        });
-        m.add_method_mut("disconnect", |_, this, ()| {
-            this.disconnect();
-            Ok(())
-        });
-        m.add_method_mut("reconnect", |_, this, ()| Ok(this.reconnect().err()));
+/// Reads a reply up to ReadyForQuery into `rows`, returning its first error. `simple`: a
+/// simple-protocol reply, whose row descriptions reset `rows` (the last statement's result set
+/// is kept, as sysbench's pgsql driver keeps the last `PGresult`).
+async fn reply(
+    c: &mut Connection,
+    rows: &mut Rows,
+    simple: bool,
+) -> Result<Option<DbError>, Error> {
+    let (mut err, mut described) = (None, false);
+    if simple {
+        rows.reset(None);
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn placeholders_are_numbered_outside_quotes() {
-        assert_eq!(
-            numbered("SELECT c FROM t WHERE id = ? AND c <> '?' AND k BETWEEN ? AND ?"),
-            (
-                "SELECT c FROM t WHERE id = $1 AND c <> '?' AND k BETWEEN $2 AND $3".to_string(),
-                3
-            )
-        );
-    }
-
-    #[test]
-    fn inlined_values_are_bare_numbers_quoted_text_and_null() {
-        let v = [Some("42".to_string()), Some("it's".to_string()), None];
-        assert_eq!(
-            inline("INSERT INTO t VALUES (?, ?, ?)", &v),
-            "INSERT INTO t VALUES (42, 'it''s', NULL)"
-        );
+    loop {
+        let mut copy_in = false;
+        while let Some(tag) = c.next_tag()? {
+            if matches!(tag, b'1' | b'2' | b'3' | b's' | b't' | b'n') {
+                c.skip_message()?;
+                continue;
+            }
+            match c.try_recv()? {
+                Some(Backend::DataRow(r)) => rows.push_row(r.iter()),
+                Some(Backend::RowDescription(d)) => {
+                    rows.reset(Some(d.len()));
+                    described = true;
+                }
+                // the statement that ends here had no row description: no result set
+                Some(Backend::CommandComplete(_) | Backend::EmptyQueryResponse)
+                    if simple && !std::mem::take(&mut described) =>
+                {
+                    rows.reset(None)
+                }
+                Some(Backend::Error(e)) if err.is_none() => err = Some(e.to_db_error()),
+                Some(Backend::ReadyForQuery(_)) => return Ok(err),
+                Some(Backend::CopyInResponse) => copy_in = true,
+                _ => {}
+            }
+            if copy_in {
+                c.copy_fail("COPY FROM STDIN is not supported by sysbench's query()");
+                c.send().await?;
+                copy_in = false;
+            }
+        }
+        c.read_more().await?;
     }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Table, Value};
 use pgrig_workloads::sysbench::rand::{Rng, Unique};
 
+use crate::ffi::ConOwner;
 use crate::invocation::{Invocation, OptValue};
 use crate::rand::{self, RandParams};
 use crate::sql::{self, SqlContext};
@@ -153,12 +154,7 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
             }))
         })?,
     )?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(mlua::Error::external)?;
     let ctx = Rc::new(SqlContext {
-        rt: Rc::new(rt),
         config: sh.config.clone(),
         stats: sh.stats.clone(),
         ps_disable: inv.ps_mode_disable,
@@ -166,12 +162,18 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
     r.set(
         "connect",
         lua.create_function(move |lua, ()| match sql::connect(&ctx) {
-            Ok(c) => (lua.create_userdata(c)?, Value::Nil).into_lua_multi(lua),
+            Ok(c) => (lua.create_userdata(ConOwner::new(c))?, Value::Nil).into_lua_multi(lua),
             Err(msg) => (Value::Nil, msg).into_lua_multi(lua),
         })?,
     )?;
+    let ffi = lua.create_table()?;
+    crate::ffi::connection_table(lua, &ffi)?;
     let rng = Rng::new(sh.seed, u64::from(tid));
-    r.set("rand", rand::table(lua, &sh.rand, rng, sh.unique.clone())?)?;
+    r.set(
+        "rand",
+        rand::table(lua, &sh.rand, rng, sh.unique.clone(), &ffi)?,
+    )?;
+    r.set("ffi", ffi)?;
     r.set("histogram_new", crate::histogram::constructor(lua)?)?;
     Ok(r)
 }
