@@ -105,6 +105,7 @@ fn optimizer_example_stores_q_errors_and_plans_at_every_point() {
         &dir.path().join("r.html"),
         &[
             "optimizer-job-q-error",
+            "optimizer-job-q-error-joins",
             "optimizer-job-plan-tree-optimizer-queries-01-anime-jp-series-sql",
         ],
         &png,

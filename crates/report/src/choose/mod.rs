@@ -10,6 +10,7 @@
 mod effects;
 mod figures;
 pub mod flames;
+mod join_levels;
 mod latency;
 mod matrix;
 mod optimizer;
@@ -249,6 +250,7 @@ fn study(s: &Study, metric: &Metric) -> Section {
     charts.extend(query::node_times(&id, &s.runs, metric));
     charts.extend(query::plan_trees(&id, &s.runs, metric));
     charts.extend(optimizer::cardinality(&id, &s.runs, &swept, metric));
+    charts.extend(join_levels::by_join_level(&id, &s.runs, &swept, metric));
     charts.extend(replay::statements(&id, &s.runs));
     charts.extend(plan_changes::charts(&id, &s.runs, &swept));
     let flames = flames::pick(&id, &s.runs, &swept, metric);
