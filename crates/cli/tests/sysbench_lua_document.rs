@@ -351,3 +351,62 @@ fn a_scripts_rate_paces_its_events_as_sysbench_does() {
     assert!(doc.schedule_lag_ms.max >= doc.schedule_lag_ms.mean && doc.schedule_lag_ms.mean >= 0.0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Statements of every kind, prepared and not: what sysbench's pgsql driver counts as read,
+/// write and other follows the result (rows, a row count in the command tag, or neither), not
+/// the statement's first word.
+const KINDS: &str = r#"
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  con:query("CREATE TEMP TABLE IF NOT EXISTS k (id int, v int)")
+  sel = con:prepare("SELECT v FROM k WHERE id = ?")
+  upd = con:prepare("UPDATE k SET v = v + 1 WHERE id = ?")
+  a = sel:bind_create(sysbench.sql.type.INT); sel:bind_param(a)
+  b = upd:bind_create(sysbench.sql.type.INT); upd:bind_param(b)
+end
+function event()
+  con:query("BEGIN ISOLATION LEVEL REPEATABLE READ")
+  con:query("SET LOCAL work_mem = '8MB'")
+  con:query("INSERT INTO k VALUES (1, 1)")
+  a:set(1); sel:execute()
+  b:set(-5); upd:execute()
+  con:query("SELECT 1 WHERE false")
+  con:query("DELETE FROM k WHERE id = 1 RETURNING v")
+  con:query("CREATE TEMP TABLE IF NOT EXISTS k2 (id int)")
+  con:query("COMMIT")
+end
+"#;
+
+#[test]
+fn query_classes_follow_the_result_as_sysbenchs_driver_counts_them() {
+    let dir = script_dir("kinds");
+    std::fs::write(dir.join("kinds.lua"), KINDS).unwrap();
+    let db = fresh_db_on(statements_cluster(), "sb_lua_kinds");
+    for mode in ["--db-ps-mode=auto", "--db-ps-mode=disable"] {
+        let args = ["kinds.lua", "--events=20", "--time=0", mode, "run"];
+        let ours = run_in(link(), &db, &dir, &args);
+        assert_eq!(ours.code, Some(0), "{}{}", ours.stdout, ours.stderr);
+        let theirs = run_in(&oracle(), &db, &dir, &args);
+        assert_eq!(
+            theirs.code,
+            Some(0),
+            "sysbench: {}{}",
+            theirs.stdout,
+            theirs.stderr
+        );
+        for label in ["read:", "write:", "other:", "total:"] {
+            assert_eq!(
+                number(&ours.stdout, label),
+                number(&theirs.stdout, label),
+                "{mode} {label}\npgrig:\n{}\nsysbench:\n{}",
+                ours.stdout,
+                theirs.stdout
+            );
+        }
+        // reads: the SELECTs (rows or none) and DELETE … RETURNING; writes: the INSERT (the
+        // UPDATE of no row is "other", as are BEGIN, SET, CREATE and COMMIT)
+        assert_eq!(number(&ours.stdout, "read:"), 60.0, "{mode}");
+        assert_eq!(number(&ours.stdout, "write:"), 20.0, "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

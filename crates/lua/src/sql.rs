@@ -94,6 +94,20 @@ pub fn connect(ctx: &Rc<SqlContext>) -> Result<LuaCon, String> {
     })
 }
 
+/// A statement's class as sysbench 1.0.20's pgsql driver counts it, from its result: rows
+/// returned (even none) are a read; a command that affected rows (its tag's count above 0:
+/// `INSERT 0 1`, `UPDATE 3`, `SELECT 5` of a CREATE TABLE AS) a write; anything else (`BEGIN`,
+/// `COMMIT`, `CREATE TABLE`, `SET`, an `UPDATE 0`) other.
+fn result_class(returns_rows: bool, affected: bool) -> QueryClass {
+    if returns_rows {
+        QueryClass::Read
+    } else if affected {
+        QueryClass::Write
+    } else {
+        QueryClass::Other
+    }
+}
+
 fn count(stats: &Stats, class: QueryClass) {
     match class {
         QueryClass::Read => stats.reads.add(1),
@@ -199,17 +213,22 @@ impl LuaCon {
     /// `con:query(sql)`.
     pub fn query(&mut self, sql: &[u8]) -> i32 {
         let text = String::from_utf8_lossy(sql);
-        count(&self.ctx.stats, nominal_class(&text));
         self.clear_params();
         let Some(c) = self.conn.as_mut() else {
+            count(&self.ctx.stats, nominal_class(&text));
             return self.lost(Error::Closed, &text);
         };
         c.query(sql);
-        let rows = &mut self.rows;
+        let (rows, mut affected) = (&mut self.rows, false);
         let r = pgrig_wire::rt::block_on(async {
             c.send().await?;
-            reply(c, rows, true).await
+            reply(c, rows, true, &mut affected).await
         });
+        let class = match r {
+            Ok(None) => result_class(self.rows.ncols().is_some(), affected),
+            _ => nominal_class(&text),
+        };
+        count(&self.ctx.stats, class);
         self.finish(r, &text, true)
     }
 
@@ -230,7 +249,7 @@ impl LuaCon {
         let rows = &mut self.rows;
         let r = pgrig_wire::rt::block_on(async {
             c.send().await?;
-            reply(c, rows, false).await
+            reply(c, rows, false, &mut false).await
         });
         let ncols = self.rows.ncols();
         self.rows.reset(None);
@@ -274,7 +293,8 @@ impl LuaCon {
             self.clear_params();
             return self.lost(Error::Closed, &sql);
         }
-        count(&self.ctx.stats, s.class);
+        let (nominal, returns_rows) = (s.class, s.ncols.is_some());
+        let mut affected = false;
         self.rows.reset(s.ncols);
         let (params, lens, rows) = (&self.params, &self.param_lens, &mut self.rows);
         let r = match self.conn.as_mut() {
@@ -294,11 +314,16 @@ impl LuaCon {
                 c.sync();
                 pgrig_wire::rt::block_on(async {
                     c.send().await?;
-                    reply(c, rows, false).await
+                    reply(c, rows, false, &mut affected).await
                 })
             }
             None => Err(Error::Closed),
         };
+        let class = match r {
+            Ok(None) => result_class(returns_rows, affected),
+            _ => nominal,
+        };
+        count(&self.ctx.stats, class);
         self.clear_params();
         match r {
             Ok(None) if self.rows.ncols().is_some() => ROWS,
@@ -355,6 +380,7 @@ async fn reply(
     c: &mut Connection,
     rows: &mut Rows,
     simple: bool,
+    affected: &mut bool,
 ) -> Result<Option<DbError>, Error> {
     let (mut err, mut described) = (None, false);
     if simple {
@@ -374,9 +400,14 @@ async fn reply(
                     described = true;
                 }
                 // the statement that ends here had no row description: no result set
-                Some(Backend::CommandComplete(_) | Backend::EmptyQueryResponse)
-                    if simple && !std::mem::take(&mut described) =>
-                {
+                Some(Backend::CommandComplete(t)) => {
+                    *affected = t.rows().is_some_and(|n| n > 0);
+                    if simple && !std::mem::take(&mut described) {
+                        rows.reset(None)
+                    }
+                }
+                Some(Backend::EmptyQueryResponse) if simple && !std::mem::take(&mut described) => {
+                    *affected = false;
                     rows.reset(None)
                 }
                 Some(Backend::Error(e)) if err.is_none() => err = Some(e.to_db_error()),
