@@ -205,7 +205,8 @@ fn second((i, s): (usize, &Snapshot)) -> Second {
     }
 }
 
-fn client_cpu(threads: &[ThreadCpu]) -> ClientCpu {
+/// The client's CPU figures of a run's threads (also the Lua path's).
+pub fn client_cpu(threads: &[ThreadCpu]) -> ClientCpu {
     ClientCpu::of_threads(
         threads
             .iter()
@@ -214,15 +215,16 @@ fn client_cpu(threads: &[ThreadCpu]) -> ClientCpu {
     )
 }
 
-/// Warnings when the client, not the server, may have set the pace: a thread whose own CPU was
-/// the limit (`client_saturated`), a thread that waited for a CPU (`host_contended`).
-fn self_check(r: &RunResult) -> SelfCheck {
+/// The two client flags of a run's threads, with their warnings: a thread whose own CPU was the
+/// limit (`client_saturated`), a thread that waited for a CPU (`host_contended`). `threads_hint`
+/// names how to add threads (`-j` for pgbench's command line, `--threads` for sysbench's).
+pub fn client_checks(threads: &[ThreadCpu], threads_hint: &str) -> SelfCheck {
     let mut check = SelfCheck::default();
-    for (t, c) in r.threads_cpu.iter().enumerate() {
+    for (t, c) in threads.iter().enumerate() {
         if c.saturated() {
             check.client_saturated = true;
             check.warnings.push(format!(
-                "client thread {t} was on a CPU {:.0}% of the run (CPU time {:.2} s in {:.2} s): the result may be limited by the client, not the server; use more threads (-j) or run the client on another host",
+                "client thread {t} was on a CPU {:.0}% of the run (CPU time {:.2} s in {:.2} s): the result may be limited by the client, not the server; use more threads ({threads_hint}) or run the client on another host",
                 100.0 * c.cpu_time(),
                 c.cpu_time_s(),
                 c.wall_s
@@ -239,6 +241,13 @@ fn self_check(r: &RunResult) -> SelfCheck {
             ));
         }
     }
+    check
+}
+
+/// Warnings when the client, not the server, may have set the pace ([`client_checks`]), or
+/// clients queued on TPC-B-like branch rows.
+fn self_check(r: &RunResult) -> SelfCheck {
+    let mut check = client_checks(&r.threads_cpu, "-j");
     let tpcb = r.config.native.is_none() && r.config.scripts.is_empty()
         || r.config.scripts.iter().any(|s| {
             matches!(s, ScriptSource::Builtin { name, .. } if name == "tpcb-like" || name == "simple-update")

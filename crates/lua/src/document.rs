@@ -28,6 +28,7 @@ pub fn of(
     server_version: &str,
 ) -> RunDocument {
     let events = stats.events.total();
+    let cpus: Vec<ThreadCpu> = fin.threads.iter().map(|t| t.cpu).collect();
     let (latency_ms, histogram) = latency(stats, events);
     let transactions = Transactions {
         ok: events,
@@ -71,8 +72,8 @@ pub fn of(
             commands: Vec::new(),
         }],
         series: series(fin),
-        client_cpu: ClientCpu::of_threads(fin.threads.iter().map(|t| cpu_doc(&t.cpu)).collect()),
-        self_check: self_check(fin),
+        client_cpu: pgrig_engine::document::client_cpu(&cpus),
+        self_check: pgrig_engine::document::client_checks(&cpus, "--threads"),
         latency_histogram: histogram,
         clients: (fin.threads.iter().enumerate())
             .map(|(i, t)| ClientDoc {
@@ -192,35 +193,4 @@ fn series(fin: &Finished) -> Vec<Second> {
             ..Second::default()
         })
         .collect()
-}
-
-fn cpu_doc(c: &ThreadCpu) -> ThreadCpuDoc {
-    ThreadCpuDoc::new(c.user_s, c.sys_s, c.wait_s, c.wall_s)
-}
-
-/// The engine's two client flags, with its warnings' wording.
-fn self_check(fin: &Finished) -> SelfCheck {
-    let mut check = SelfCheck::default();
-    for (t, c) in fin.threads.iter().map(|t| t.cpu).enumerate() {
-        if c.saturated() {
-            check.client_saturated = true;
-            check.warnings.push(format!(
-                "client thread {t} was on a CPU {:.0}% of the run (CPU time {:.2} s in {:.2} s): the result may be limited by the client, not the server; use more threads or run the client on another host",
-                100.0 * c.cpu_time(),
-                c.cpu_time_s(),
-                c.wall_s
-            ));
-        }
-        if c.contended() {
-            check.host_contended = true;
-            check.warnings.push(format!(
-                "client thread {t} waited for a CPU {:.0}% of the run (run-queue wait {:.2} s, CPU time {:.2} s in {:.2} s): other work on the client host took its CPU, so the result may measure that contention; run the client on a quieter host or give it its own CPUs",
-                100.0 * c.run_queue_wait(),
-                c.wait_s,
-                c.cpu_time_s(),
-                c.wall_s
-            ));
-        }
-    }
-    check
 }
