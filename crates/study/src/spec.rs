@@ -509,6 +509,19 @@ pub fn scalar_text(v: &toml::Value) -> Option<String> {
     }
 }
 
+/// A workload's `options` table, each value a scalar: else the key `options` and why.
+pub fn scalar_options(
+    options: &std::collections::BTreeMap<String, toml::Value>,
+) -> Result<(), (&'static str, String)> {
+    match options.iter().find(|(_, v)| scalar_text(v).is_none()) {
+        Some((k, _)) => Err((
+            "options",
+            format!("option \"{k}\" must be a string, number or boolean"),
+        )),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

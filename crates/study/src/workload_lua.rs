@@ -52,14 +52,7 @@ impl WorkloadSpec {
                 format!("give either sysbench (a Lua script) or `{key}`, not both"),
             ));
         }
-        for (k, v) in &self.options {
-            if scalar_text(v).is_none() {
-                return Err((
-                    "options",
-                    format!("option \"{k}\" must be a string, number or boolean"),
-                ));
-            }
-        }
+        crate::spec::scalar_options(&self.options)?;
         Ok(())
     }
 

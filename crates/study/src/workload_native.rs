@@ -74,14 +74,7 @@ impl WorkloadSpec {
                 format!("give either workload (a native workload) or `{key}`, not both"),
             ));
         }
-        for (k, v) in &self.options {
-            if scalar_text(v).is_none() {
-                return Err((
-                    "options",
-                    format!("option \"{k}\" must be a string, number or boolean"),
-                ));
-            }
-        }
+        crate::spec::scalar_options(&self.options)?;
         let name = self.workload.as_deref().unwrap_or_default();
         if !pgrig_workloads::is_native(name) {
             return Err((
