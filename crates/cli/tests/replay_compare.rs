@@ -205,7 +205,9 @@ fn a_dropped_index_slows_only_the_statements_it_served_and_the_report_draws_it()
     let (out, doc) = replay_after(dir.path(), "DROP INDEX big_k", &["--store", store]);
     let big = statement(&doc, "big");
     assert_eq!(big.verdict, "+", "{out}");
-    assert!(big.change_pct.unwrap() > 40.0, "{out}");
+    // "+" needs a change of 20 % or more (the scan without the index adds ~10 ms to a statement
+    // of ~31 ms, less when the replaying client is slowed down by other work)
+    assert!(big.change_pct.unwrap() >= 20.0, "{out}");
     assert_eq!(statement(&doc, "small").verdict, "~", "{out}");
     // slowest-getting first, in the table too
     assert!(
