@@ -19,6 +19,7 @@ pub mod model;
 pub mod plan_changes;
 pub mod record;
 pub mod render;
+pub mod row;
 pub mod select;
 pub mod selector;
 pub mod statements;

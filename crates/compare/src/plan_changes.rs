@@ -1,6 +1,6 @@
 //! Plan changes between two sides of a query study: per query whose plan fingerprint differs
 //! (`pgrig_results::plans::fingerprint`), both plans as indented text and the change of its
-//! client time with the same verdict as compare's metrics ([`crate::model::row_of`]: medians
+//! client time with the same verdict as compare's metrics ([`crate::row::row_of`]: medians
 //! with confidence intervals, Mann–Whitney), queries sorted by regression first. `pgrig compare`
 //! lists them under its table (`render::plans`); the report (`pgrig-report`'s plan-change
 //! section) draws them.
@@ -12,7 +12,7 @@ use pgrig_results::view::QueryView;
 
 use crate::median_ci::median;
 use crate::metric::{self, Metric};
-use crate::model::{row_of, Row, Verdict};
+use crate::row::{row_of, Row, Verdict};
 
 /// One query's plan and timings on one side (one run, or a side's runs pooled).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
