@@ -190,6 +190,32 @@ fn events(
     (n, busy)
 }
 
+/// The worker threads, each waiting at `start` (a panic inside one is reported, never a crash).
+fn spawn_workers(
+    sh: &Arc<Shared>,
+    start: &Arc<Barrier>,
+) -> Vec<std::io::Result<thread::JoinHandle<ThreadResult>>> {
+    let issued = Arc::new(AtomicU64::new(0));
+    let pace = Arc::new(Pace::new(sh.inv.rate, sh.seed));
+    (0..sh.inv.threads.max(1))
+        .map(|tid| {
+            let (sh, start) = (sh.clone(), start.clone());
+            let (issued, pace) = (issued.clone(), pace.clone());
+            thread::Builder::new()
+                .name(format!("lua-{tid}"))
+                .spawn(move || {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        worker(sh.clone(), tid, start, (issued, pace))
+                    }))
+                    .unwrap_or_else(|_| {
+                        println!("FATAL: thread {tid} stopped on an internal error");
+                        idle()
+                    })
+                })
+        })
+        .collect()
+}
+
 /// `run` with the main state `lua` (the script loaded, options read). Returns the status.
 pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
     if state::global_fn(lua, "event").is_none() {
@@ -209,27 +235,8 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
     if inv.notices {
         print!("{}", report::header(inv));
     }
-    let threads = inv.threads.max(1);
-    let start = Arc::new(Barrier::new(threads as usize + 1));
-    let issued = Arc::new(AtomicU64::new(0));
-    let pace = Arc::new(Pace::new(inv.rate, sh.seed));
-    let handles: Vec<_> = (0..threads)
-        .map(|tid| {
-            let (sh, start) = (sh.clone(), start.clone());
-            let (issued, pace) = (issued.clone(), pace.clone());
-            thread::Builder::new()
-                .name(format!("lua-{tid}"))
-                .spawn(move || {
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        worker(sh.clone(), tid, start, (issued, pace))
-                    }))
-                    .unwrap_or_else(|_| {
-                        println!("FATAL: thread {tid} stopped on an internal error");
-                        idle()
-                    })
-                })
-        })
-        .collect();
+    let start = Arc::new(Barrier::new(inv.threads.max(1) as usize + 1));
+    let handles = spawn_workers(sh, &start);
     start.wait();
     let init_errors = sh.init_errors.lock().map(|v| v.clone()).unwrap_or_default();
     if !init_errors.is_empty() {

@@ -43,6 +43,36 @@ pub struct CsvSet {
 
 const OPTION_KEYS: [&str; 6] = ["header", "null", "delimiter", "quote", "escape", "encoding"];
 
+/// `[dataset.csv.tables.NAME]`: each table's own COPY options, with where they were written.
+fn table_overrides<'a>(
+    study: &Study,
+    v: &'a toml::Value,
+) -> Result<BTreeMap<String, (CsvOptions, [&'a str; 4])>, StudyError> {
+    let Some(t) = v.as_table() else {
+        return Err(study.error_in(
+            &["dataset", "csv", "tables"],
+            "dataset csv tables must be a table of tables ([dataset.csv.tables.NAME])",
+        ));
+    };
+    let mut overrides = BTreeMap::new();
+    for (name, o) in t {
+        let path = ["dataset", "csv", "tables", name.as_str()];
+        let Some(o) = o.as_table() else {
+            return Err(study.error_in(
+                &path,
+                format!("dataset csv tables.{name} must be a table of COPY options"),
+            ));
+        };
+        let mut opts = CsvOptions::default();
+        for (k, v) in o {
+            set_option(&mut opts, k, v)
+                .map_err(|m| study.error_in(&[path[0], path[1], path[2], path[3], k], m))?;
+        }
+        overrides.insert(name.clone(), (opts, path));
+    }
+    Ok(overrides)
+}
+
 /// Resolves the `csv` value of `[dataset]` against `base_dir` (the study file's directory).
 pub fn resolve(study: &Study, base_dir: &Path, value: &toml::Value) -> Result<CsvSet, StudyError> {
     let at = |key: &str, m: String| study.error_in(&["dataset", "csv", key], m);
@@ -78,31 +108,7 @@ pub fn resolve(study: &Study, base_dir: &Path, value: &toml::Value) -> Result<Cs
                     )
                 })?
             }
-            "tables" => {
-                let Some(t) = v.as_table() else {
-                    return Err(at(
-                        "tables",
-                        "dataset csv tables must be a table of tables ([dataset.csv.tables.NAME])"
-                            .into(),
-                    ));
-                };
-                for (name, o) in t {
-                    let path = ["dataset", "csv", "tables", name.as_str()];
-                    let Some(o) = o.as_table() else {
-                        return Err(study.error_in(
-                            &path,
-                            format!("dataset csv tables.{name} must be a table of COPY options"),
-                        ));
-                    };
-                    let mut opts = CsvOptions::default();
-                    for (k, v) in o {
-                        set_option(&mut opts, k, v).map_err(|m| {
-                            study.error_in(&[path[0], path[1], path[2], path[3], k], m)
-                        })?;
-                    }
-                    overrides.insert(name.clone(), (opts, path));
-                }
-            }
+            "tables" => overrides = table_overrides(study, v)?,
             k => set_option(&mut shared, k, v).map_err(|m| at(k, m))?,
         }
     }

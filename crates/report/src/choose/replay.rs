@@ -22,6 +22,31 @@ fn ms(v: Option<f64>) -> String {
     v.map_or("-".into(), fmt)
 }
 
+/// The table's row of the statement ranked `i` (from 0).
+fn row(i: usize, s: &pgrig_results::replay_doc::StatementChange) -> Vec<String> {
+    let errors: Vec<String> = (s.errors.iter())
+        .map(|e| {
+            format!(
+                "{} {} (recorded {}, replayed {})",
+                e.sqlstate, e.message, e.recorded, e.replayed
+            )
+        })
+        .collect();
+    vec![
+        format!("{}", i + 1),
+        s.verdict.clone(),
+        s.change_pct.map_or("-".into(), |c| format!("{c:+.0} %")),
+        s.recorded.count.to_string(),
+        ms(s.recorded.median_ms),
+        ms(s.recorded.p95_ms),
+        s.replayed.count.to_string(),
+        ms(s.replayed.median_ms),
+        ms(s.replayed.p95_ms),
+        errors.join("; "),
+        s.statement.clone(),
+    ]
+}
+
 fn chart(id: &str, run: &Run, list: &[pgrig_results::replay_doc::StatementChange]) -> Chart {
     let mut table = Table::new(
         "Statements, recorded against replayed: latency in ms, the change of the median and \
@@ -52,32 +77,7 @@ fn chart(id: &str, run: &Run, list: &[pgrig_results::replay_doc::StatementChange
                 rep.push(Pt::new(x, m));
             }
         }
-        let errors: Vec<String> = s
-            .errors
-            .iter()
-            .map(|e| {
-                format!(
-                    "{} {} (recorded {}, replayed {})",
-                    e.sqlstate, e.message, e.recorded, e.replayed
-                )
-            })
-            .collect();
-        table.push(
-            if i < DRAWN { x } else { f64::NAN },
-            vec![
-                format!("{}", i + 1),
-                s.verdict.clone(),
-                s.change_pct.map_or("-".into(), |c| format!("{c:+.0} %")),
-                s.recorded.count.to_string(),
-                ms(s.recorded.median_ms),
-                ms(s.recorded.p95_ms),
-                s.replayed.count.to_string(),
-                ms(s.replayed.median_ms),
-                ms(s.replayed.p95_ms),
-                errors.join("; "),
-                s.statement.clone(),
-            ],
-        );
+        table.push(if i < DRAWN { x } else { f64::NAN }, row(i, s));
     }
     // linear: bars start at 0 (on a log axis they would start at 1 ms)
     let y = Axis::linear("median latency (ms)");
