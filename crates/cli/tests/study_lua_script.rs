@@ -105,3 +105,31 @@ fn a_studys_script_is_prepared_and_each_points_run_stored_with_its_option() {
     // prepared for step 3, then cleaned up and prepared again for step 7
     assert_eq!(db.psql("SELECT step, n FROM counter").trim(), "7|50");
 }
+
+#[test]
+fn a_scripts_warmup_runs_its_events_unmeasured_before_the_stored_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("counter.lua"), COUNTER).unwrap();
+    let db = pgrig_testkit::fresh_db("study_lua_warmup");
+    let study = format!(
+        "name = \"lua-warmup\"\n[[targets]]\nname = \"db\"\nurl = \"{}\"\n[workload]\nsysbench = \"counter.lua\"\nclients = 1\ntransactions = 10\nwarmup = \"1s\"\n",
+        db.url()
+    );
+    std::fs::write(dir.path().join("s.toml"), study).unwrap();
+    let store = dir.path().join("runs.db");
+    let store_arg = store.display().to_string();
+    let out = pgrig(dir.path(), &["study", "s.toml", "--store", &store_arg]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let export = pgrig(
+        dir.path(),
+        &[
+            "results", "export", "--format", "json", "--store", &store_arg,
+        ],
+    );
+    let runs: Vec<serde_json::Value> = serde_json::from_str(&export.stdout).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(RunView::of(&runs[0]).transactions.ok, Some(10.0));
+    // the table counts the warm-up's events too: a second of them, then the stored ten
+    let n: u64 = db.psql("SELECT n FROM counter").trim().parse().unwrap();
+    assert!(n > 10, "the warm-up ran no event: counter {n}");
+}

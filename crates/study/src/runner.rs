@@ -280,7 +280,9 @@ fn run_repetition(
     }
     let scripts = &ctx.scripts[first.point];
     let warm = point.workload.warmup_seconds();
-    if warm > 0 && ctx.luas[first.point].is_none() {
+    if let (true, Some(lp)) = (warm > 0, &ctx.luas[first.point]) {
+        crate::runner_lua::warm_up(&state.managed, point, lp, warm)?;
+    } else if warm > 0 {
         let mut cfg = point_config(ctx, point, scripts, None);
         cfg.duration = BenchDuration::Seconds(warm);
         cfg.report_per_command = false;

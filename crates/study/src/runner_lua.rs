@@ -1,6 +1,7 @@
 //! A study point that runs a sysbench Lua script (`sysbench = "SCRIPT.lua"`) through
 //! `pgrig_lua`: the script's `prepare` as sysbench's prepare command (its `cleanup` first when
-//! the target holds an earlier dataset of the study), and a measured `run` whose run document
+//! the target holds an earlier dataset of the study), the point's warm-up (an unmeasured `run`),
+//! and a measured `run` whose run document
 //! the runner stores like any other. sysbench's report is not printed (the study reports the
 //! run); the script's own FATAL lines are, and fail the study with the command named.
 
@@ -49,6 +50,24 @@ pub fn run(m: &Managed, point: &Point, lp: &LuaPoint) -> Result<RunDocument, Stu
             lp.script.display()
         ))
     })
+}
+
+/// The point's warm-up: the script's `run` for `seconds`, unmeasured (nothing stored).
+pub fn warm_up(m: &Managed, point: &Point, lp: &LuaPoint, seconds: u64) -> Result<(), StudyError> {
+    let conn = m.endpoint.conn_args(point.workload.isolation.as_deref())?;
+    let mut inv = (point.workload).lua_invocation(&lp.script, &lp.options, "run", conn);
+    (inv.time, inv.events) = (seconds, 0);
+    for (name, value) in inv.general.iter_mut() {
+        match name.as_str() {
+            "time" => *value = pgrig_lua::OptValue::Int(seconds as i64),
+            "events" => *value = pgrig_lua::OptValue::Int(0),
+            _ => {}
+        }
+    }
+    match pgrig_lua::run_measured(inv).code {
+        0 => Ok(()),
+        code => Err(failed(lp, "run (warm-up)", code)),
+    }
 }
 
 fn failed(lp: &LuaPoint, cmd: &str, code: i32) -> StudyError {
