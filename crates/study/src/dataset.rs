@@ -194,7 +194,12 @@ impl SetupFile {
             place: shown.clone(),
             message: format!("could not read: {}", pgrig_wire::strerror(&e)),
         })?;
-        let statements = split(&text).map_err(|e| StudyError::Setup {
+        SetupFile::of_text(shown, &text)
+    }
+
+    /// The file `shown`'s text split into statements; a split error names the file and line.
+    fn of_text(shown: String, text: &str) -> Result<SetupFile, StudyError> {
+        let statements = split(text).map_err(|e| StudyError::Setup {
             file: shown.clone(),
             line: e.line,
             message: e.message,
@@ -220,15 +225,7 @@ fn read_setup_file(
             format!("could not read setup file \"{shown}\": {e}"),
         )
     })?;
-    let statements = split(&text).map_err(|e| StudyError::Setup {
-        file: shown.clone(),
-        line: e.line,
-        message: e.message,
-    })?;
-    Ok(SetupFile {
-        path: shown,
-        statements,
-    })
+    SetupFile::of_text(shown, &text)
 }
 
 /// pgbench's tables as the `[dataset]` table asks for them (`builtin = "tpcb"`), checked.
