@@ -292,3 +292,31 @@ fn a_sysbench_0_5_command_line_prepares_and_runs() {
     // the ids deleted and inserted again leave the tables' sizes as they were
     assert_eq!(db.psql("SELECT count(*) FROM sbtest1").trim(), "300");
 }
+
+#[test]
+fn a_script_run_whose_output_pipe_closes_runs_to_its_end_without_a_panic() {
+    let db = pgrig_testkit::fresh_db("sb_lua_pipe");
+    let dir = script_dir("pipe");
+    std::fs::write(dir.join("noop.lua"), "function event() end\n").unwrap();
+    let mut c = command(
+        link(),
+        &db,
+        &[
+            "noop.lua",
+            "--events=200000",
+            "--time=0",
+            "--report-interval=1",
+            "--verbosity=5",
+            "run",
+        ],
+    );
+    c.current_dir(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("pgrig runs");
+    drop(child.stdout.take()); // the reader goes away at once, as `| head -1` does
+    let out = child.wait_with_output().expect("pgrig ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}

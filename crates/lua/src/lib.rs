@@ -14,6 +14,8 @@
 //!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
 //!   [`histogram`]: `sysbench.histogram`.
 
+#[macro_use]
+mod print;
 pub mod commands;
 pub mod document;
 pub mod ffi;
