@@ -9,7 +9,9 @@
 //! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits ([`pace`]:
 //!   `--rate`); [`report`]: its
 //!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters.
-//! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over).
+//! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over), built
+//!   from its [`tally`]; [`segment`]: one segment of a run spread over several hosts
+//!   ([`run_segment`]: global thread ids, a share of `--rate`, a shared start).
 //! * [`sql`]: connections and statements ([`rows`]: their result sets, [`placeholders`]: `?`);
 //!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
 //!   [`histogram`]: `sysbench.histogram`.
@@ -27,9 +29,11 @@ pub mod rand;
 pub mod report;
 pub mod rows;
 pub mod run;
+pub mod segment;
 pub mod sql;
 pub mod state;
 pub mod stats;
+pub mod tally;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -46,20 +50,21 @@ pub struct Outcome {
     pub code: i32,
     inv: Invocation,
     stats: Arc<stats::Stats>,
+    first_thread: u32,
 }
 
 impl Outcome {
     /// The run document of the `run` (none for another command, or a run that never started
     /// its threads); `server_version` as the server reported it.
     pub fn document(&self, server_version: &str) -> Option<pgrig_results::document::RunDocument> {
+        Some(document::of(&self.inv, &self.tally()?, server_version))
+    }
+
+    /// What the `run` measured (none for another command, or a run that never started its
+    /// threads).
+    pub fn tally(&self) -> Option<tally::Tally> {
         let fin = self.stats.finished.lock().ok()?.clone()?;
-        Some(document::of(
-            &self.inv,
-            &self.stats,
-            &fin,
-            &fin.options,
-            server_version,
-        ))
+        Some(tally::Tally::of(&self.stats, &fin, self.first_thread))
     }
 }
 
@@ -77,26 +82,54 @@ pub fn run_measured(inv: Invocation) -> Outcome {
 /// [`run_measured`], telling `each_second` every second of a `run` as it ends (and the last,
 /// partial one), e.g. for live metrics.
 pub fn run_watched(inv: Invocation, each_second: Option<Box<stats::SecondFn>>) -> Outcome {
+    run_part(inv, None, each_second)
+}
+
+/// [`run_watched`] as one segment of a run spread over several hosts: `inv` holds this
+/// segment's threads and `--events` share, `part` the rest ([`segment::SegmentPart`]).
+pub fn run_segment(
+    inv: Invocation,
+    part: segment::SegmentPart,
+    each_second: Option<Box<stats::SecondFn>>,
+) -> Outcome {
+    run_part(inv, Some(part), each_second)
+}
+
+fn run_part(
+    inv: Invocation,
+    part: Option<segment::SegmentPart>,
+    each_second: Option<Box<stats::SecondFn>>,
+) -> Outcome {
     let stats: Arc<stats::Stats> = Default::default();
     if let Some(f) = each_second {
         let _ = stats.on_second.set(stats::SecondHook(f));
     }
-    let code = run_with(inv.clone(), stats.clone());
-    Outcome { code, inv, stats }
+    let first_thread = part.as_ref().map_or(0, |p| p.first_thread);
+    let code = run_with(inv.clone(), part, stats.clone());
+    Outcome {
+        code,
+        inv,
+        stats,
+        first_thread,
+    }
 }
 
 /// The script's declared options (`sysbench.cmdline.options`) with their defaults, by name:
 /// the script is loaded (its body runs, as sysbench runs it for any command) in a state of
 /// its own, without connecting.
 pub fn declared_options(inv: Invocation) -> Result<Vec<(String, String)>, String> {
-    let sh = shared(inv, Default::default())?;
+    let sh = shared(inv, None, Default::default())?;
     let lua = state::new_state(&sh, 0)?;
     Ok(run::script_options(&lua))
 }
 
 /// What every thread's state shares, for `inv`; the FATAL message when the script cannot be
 /// read or the connection options are invalid.
-fn shared(inv: Invocation, stats: Arc<stats::Stats>) -> Result<Arc<state::Shared>, String> {
+fn shared(
+    inv: Invocation,
+    segment: Option<segment::SegmentPart>,
+    stats: Arc<stats::Stats>,
+) -> Result<Arc<state::Shared>, String> {
     let config = pgrig_wire::Config::from_args(&inv.conn, "")
         .map_err(|e| format!("invalid connection options: {e}"))?;
     let seed = if inv.rand_seed != 0 {
@@ -123,11 +156,16 @@ fn shared(inv: Invocation, stats: Arc<stats::Stats>) -> Result<Arc<state::Shared
         fatal: AtomicBool::new(false),
         fatal_owner: std::sync::atomic::AtomicU32::new(u32::MAX),
         init_errors: Default::default(),
+        segment,
     }))
 }
 
-fn run_with(inv: Invocation, stats: Arc<stats::Stats>) -> i32 {
-    let sh = match shared(inv, stats) {
+fn run_with(
+    inv: Invocation,
+    part: Option<segment::SegmentPart>,
+    stats: Arc<stats::Stats>,
+) -> i32 {
+    let sh = match shared(inv, part, stats) {
         Ok(sh) => sh,
         Err(msg) => {
             println!("FATAL: {msg}");

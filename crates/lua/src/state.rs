@@ -36,6 +36,8 @@ pub struct Shared {
     pub fatal_owner: std::sync::atomic::AtomicU32,
     /// the threads' initialisation failures (their FATAL lines)
     pub init_errors: std::sync::Mutex<Vec<String>>,
+    /// this run is one segment of a run spread over several hosts
+    pub segment: Option<crate::segment::SegmentPart>,
 }
 
 impl Shared {
