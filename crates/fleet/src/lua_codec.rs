@@ -17,8 +17,8 @@ use crate::ScaleError;
 /// The most options a result may carry.
 const MAX_OPTIONS: usize = 1024;
 
-/// A segment's tally as JSON text.
-pub fn encode(t: &Tally) -> String {
+/// A segment's tally, and the version of the server it ran against, as JSON text.
+pub fn encode(t: &Tally, server_version: &str) -> String {
     let slots: Vec<Value> = (t.slots.counts().iter().enumerate())
         .filter(|(_, n)| **n > 0)
         .map(|(i, n)| json!([i, n]))
@@ -37,6 +37,7 @@ pub fn encode(t: &Tally) -> String {
             c.cpu.sys_s, c.cpu.wait_s, c.cpu.wall_s])).collect::<Vec<_>>(),
         "first_thread": t.first_thread, "fatal": t.fatal,
         "options": t.options.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
+        "server_version": server_version,
     })
     .to_string()
 }
@@ -138,9 +139,17 @@ fn options_of(v: &Value) -> Result<Vec<(String, String)>, ScaleError> {
         .collect()
 }
 
-/// The tally of [`encode`].
-pub fn decode(text: &str) -> Result<Tally, ScaleError> {
+/// The tally and server version of [`encode`] (a version is printable, at most 64 bytes).
+pub fn decode(text: &str) -> Result<(Tally, String), ScaleError> {
     let v: Value = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
+    let version = v["server_version"].as_str().unwrap_or("");
+    if version.len() > 64 || version.chars().any(char::is_control) {
+        return Err(bad(&format!("server_version {}", shown(v.get("server_version")))));
+    }
+    Ok((tally_of(&v)?, version.to_string()))
+}
+
+fn tally_of(v: &Value) -> Result<Tally, ScaleError> {
     let lat = &v["latency"];
     let lag = &v["lag"];
     let hdr = histogram_of(v["hdr"].as_str().ok_or_else(|| bad("hdr is not text"))?)?;

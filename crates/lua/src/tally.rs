@@ -122,9 +122,10 @@ impl Tally {
     }
 }
 
-/// The run's report: the header, `Threads started!` and the final report (the SQL statistics
-/// when the script used the database), or nothing below `--verbosity` 3.
-pub fn report(inv: &Invocation, t: &Tally) -> String {
+/// The run's report after its header (`crate::report::header`): `Threads started!` and the
+/// final report (the SQL statistics when the script used the database), or nothing below
+/// `--verbosity` 3.
+pub fn report_body(inv: &Invocation, t: &Tally) -> String {
     if !inv.notices {
         return String::new();
     }
@@ -134,5 +135,5 @@ pub fn report(inv: &Invocation, t: &Tally) -> String {
     } else {
         render::general_statistics(&s)
     };
-    format!("{}Threads started!\n\n{body}", crate::report::header(inv))
+    format!("Threads started!\n\n{body}")
 }

@@ -57,7 +57,7 @@ pub fn run(
             return e.code;
         }
     };
-    let inv = invocation((c, args), (name, file, source), general, pg);
+    let inv = invocation((c, args), (name, file, source), general, pg.conn_args());
     let outcome = pgrig_lua::run_watched(inv, live.as_ref().map(Live::each_second));
     if let Some(live) = live {
         live.finish();
@@ -77,12 +77,12 @@ pub fn run(
     }
 }
 
-/// The Lua runtime's invocation from the parsed command line.
-fn invocation(
+/// The Lua runtime's invocation from the parsed command line, connecting with `conn`.
+pub fn invocation(
     (c, args): (&CmdLine, &[String]),
     (name, file, source): (&str, &str, Option<Vec<u8>>),
     general: &General,
-    pg: &Pg,
+    conn: pgrig_wire::ConnArgs,
 ) -> Invocation {
     let mut values = general_values(c);
     // the deprecated aliases' values are the ones in force
@@ -119,7 +119,7 @@ fn invocation(
         notices: general.notices,
         ps_mode_disable: general.ps_mode_disable,
         driver: c.value("db-driver").unwrap_or("pgsql").to_string(),
-        conn: pg.conn_args(),
+        conn,
     }
 }
 

@@ -12,9 +12,12 @@
 //!   `pgrig_workloads::sysbench::report`); [`help`]: `--help` and `TEST help`.
 //! * [`outputs`]: pgrig's `--json`/`--store` for a run (native or Lua); [`live`]:
 //!   `--metrics-addr` for a Lua script's run.
+//! * [`segments`]: `--segments N --coordinator URL`, a Lua script's run over several client
+//!   hosts ([`fleet_options`]: what of the command line travels to the workers).
 
 pub mod cmdline;
 pub mod db;
+pub mod fleet_options;
 pub mod general;
 pub mod help;
 pub mod join;
@@ -27,6 +30,7 @@ pub mod prepare;
 pub mod run;
 pub mod script;
 pub mod seam;
+pub mod segments;
 pub mod test_options;
 
 /// sysbench's run output, in the workloads crate (re-exported for the command line's tests).
@@ -81,6 +85,9 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         print!("{}", banner());
     }
     let tests = join::tests();
+    if c.given("segments").is_some() {
+        return segmented(&c, args, &general);
+    }
     // no test named (or `-`): sysbench runs the script on standard input
     if c.test.as_deref() == Some("-") || (c.test.is_none() && !std::io::stdin().is_terminal()) {
         let pg = Pg::read(&c)?;
@@ -167,6 +174,35 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         }
         other => Err(Exit::stderr(format!("Unknown command: {other}"))),
     }
+}
+
+/// `--segments`: a Lua script file's `run` split over client hosts (`segments`); a bundled
+/// test's name, a script on standard input or another command is refused, naming the option.
+fn segmented(c: &CmdLine, args: &[String], general: &General) -> Result<i32, Exit> {
+    let arg = c.test.clone().unwrap_or_default();
+    let lua_path = std::env::var("LUA_PATH").ok();
+    let file = match script::resolve(&arg, &|n| join::tests().has(n), &script::is_file, lua_path.as_deref()) {
+        Script::Custom(file) if arg != "-" => file,
+        Script::Bundled(name) => {
+            return Err(Exit::fatal(format!(
+                "--segments: '{name}' is a bundled test (run natively); a multi-host run takes a Lua script file, e.g. {}/{name}.lua",
+                script::SCRIPT_DIR
+            )))
+        }
+        _ => {
+            return Err(Exit::fatal(format!(
+                "--segments: a multi-host run takes a Lua script file ('{arg}' is none)"
+            )))
+        }
+    };
+    if c.command.as_deref() != Some("run") {
+        return Err(Exit::fatal(format!(
+            "--segments: only `run` is split over client hosts; run `{}` once, without --segments",
+            c.command.as_deref().unwrap_or("COMMAND")
+        )));
+    }
+    general::check_driver(c, Phase::Run { threads: general.threads })?;
+    segments::coordinate((c, args), (&arg, &file), general)
 }
 
 /// sysbench's non-database tests (`fileio`, `cpu`, ...): sysbench's checks of the command line,
