@@ -81,7 +81,7 @@ fn seed(general: &General) -> u32 {
     let t = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64);
-    ((t ^ (t >> 32)) as u32).max(1)
+    (((t ^ (t >> 32)) as u32) & 0x7fff_ffff).max(1)
 }
 
 /// The coordinator; its exit status. `file` is the script `name` resolved to.
