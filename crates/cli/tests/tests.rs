@@ -49,6 +49,7 @@ mod init_faults;
 mod init_parity;
 mod init_statements;
 mod load_csv;
+mod lua_segments;
 mod metrics_openmetrics;
 mod native_run_study;
 mod optimizer_example;
