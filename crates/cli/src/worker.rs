@@ -156,7 +156,9 @@ fn run_segment(db: Db, run: &RunRow, seg: SegmentId, cfg: BenchConfig) -> Result
     let done = Arc::new(AtomicBool::new(false));
     let reporter = {
         let (stop, done, run_id, ms) = (stop.clone(), done.clone(), run.id, run.interval_ms);
-        std::thread::spawn(move || worker_join::report_loop(db, run_id, seg.index, ms, rx, &stop, &done))
+        std::thread::spawn(move || {
+            worker_join::report_loop(db, run_id, seg.index, ms, rx, &stop, &done)
+        })
     };
     let result = pgrig_engine::run_bench(cfg, sink, &stop);
     done.store(true, Ordering::SeqCst);

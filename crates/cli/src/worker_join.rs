@@ -68,7 +68,6 @@ pub(crate) fn parse_digest(s: &str) -> Result<String, String> {
     }
 }
 
-
 /// The run to join, polled for until `--wait` has passed: `--run ID` only while it waits for
 /// workers and its coordinator is alive; else the newest such run of N segments (with
 /// `--options-digest`, of those options).
@@ -120,7 +119,10 @@ fn not_joinable(r: &RunRow, digest: Option<&str>, kind: &str) -> Option<String> 
         return Some(if r.kind == pgrig_fleet::lua_script::KIND {
             "it runs a sysbench Lua script: give this worker --lua-script FILE".to_string()
         } else {
-            format!("it is a {} run, not a Lua script's (drop --lua-script)", r.kind)
+            format!(
+                "it is a {} run, not a Lua script's (drop --lua-script)",
+                r.kind
+            )
         });
     }
     if r.state != "waiting" {
@@ -141,7 +143,6 @@ fn not_joinable(r: &RunRow, digest: Option<&str>, kind: &str) -> Option<String> 
     }
 }
 
-
 /// Registers this worker as failed with `e` (the coordinator reports why); `e`.
 pub fn refuse(db: &mut Db, run: &RunRow, seg: SegmentId, e: ScaleError) -> ScaleError {
     let me = Registration {
@@ -156,7 +157,6 @@ pub fn refuse(db: &mut Db, run: &RunRow, seg: SegmentId, e: ScaleError) -> Scale
     let _ = protocol::register(db, run.id, &me, Some(&e.0));
     e
 }
-
 
 /// Refuses a password in `--target` (it would show in the process list) and a `--log-dir`
 /// that is no directory.
@@ -277,7 +277,6 @@ pub fn start_instant(
     }
 }
 
-
 /// Every interval: the intervals reported so far and a heartbeat in one transaction, then the
 /// run's state (`stopping`: stop the clients). Rows that could not be written are kept for the
 /// next try. Hands the connection back at the end.
@@ -331,4 +330,3 @@ pub fn coordinator_gone(run: i64, silent_s: f64) -> ScaleError {
          would merge this segment's work)"
     ))
 }
-

@@ -31,9 +31,8 @@ fn local_scripts(given: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ScaleError
     let mut files = Vec::new();
     for p in given {
         if p.is_dir() {
-            let entries = std::fs::read_dir(p).map_err(|e| {
-                ScaleError::new(format!("--lua-script {}: {}", p.display(), e))
-            })?;
+            let entries = std::fs::read_dir(p)
+                .map_err(|e| ScaleError::new(format!("--lua-script {}: {}", p.display(), e)))?;
             let mut lua: Vec<PathBuf> = (entries.flatten().map(|e| e.path()))
                 .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "lua"))
                 .collect();
@@ -46,16 +45,19 @@ fn local_scripts(given: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ScaleError
     files
         .into_iter()
         .map(|f| {
-            let text = std::fs::read(&f).map_err(|e| {
-                ScaleError::new(format!("--lua-script {}: {}", f.display(), e))
-            })?;
+            let text = std::fs::read(&f)
+                .map_err(|e| ScaleError::new(format!("--lua-script {}: {}", f.display(), e)))?;
             Ok((f, lua_script::digest(&text)))
         })
         .collect()
 }
 
 /// The local file whose SHA-256 is the run's script's; else why not, and how to fix it.
-fn matching(run: &RunRow, script: &ScriptRef, local: &[(PathBuf, String)]) -> Result<PathBuf, ScaleError> {
+fn matching(
+    run: &RunRow,
+    script: &ScriptRef,
+    local: &[(PathBuf, String)],
+) -> Result<PathBuf, ScaleError> {
     if let Some((f, _)) = local.iter().find(|(_, d)| *d == script.sha256) {
         return Ok(f.clone());
     }
@@ -69,7 +71,11 @@ fn matching(run: &RunRow, script: &ScriptRef, local: &[(PathBuf, String)]) -> Re
         run.id,
         script.name,
         script.sha256,
-        if have.is_empty() { "none".to_string() } else { have.join(", ") },
+        if have.is_empty() {
+            "none".to_string()
+        } else {
+            have.join(", ")
+        },
         script.name
     )))
 }
@@ -97,8 +103,13 @@ fn plan(run: &RunRow, a: &WorkerArgs, file: &Path) -> Result<Plan, ScaleError> {
     let mut args = run.args.clone();
     args.extend([path.clone(), "run".to_string()]);
     let c = CmdLine::parse(&args).map_err(|u| refused(u.0))?;
-    let general = General::read(&c)
-        .map_err(|e| refused(format!("its options: {}{}", e.stdout.trim(), e.stderr.trim())))?;
+    let general = General::read(&c).map_err(|e| {
+        refused(format!(
+            "its options: {}{}",
+            e.stdout.trim(),
+            e.stderr.trim()
+        ))
+    })?;
     let seg = a.segment;
     let total = general.threads;
     if total < seg.count {
@@ -111,9 +122,12 @@ fn plan(run: &RunRow, a: &WorkerArgs, file: &Path) -> Result<Plan, ScaleError> {
         dbname: a.target.clone(),
         ..Default::default()
     };
-    let mut inv = crate::sysbench::lua::invocation((&c, &args), (&path, &path, None), &general, conn);
+    let mut inv =
+        crate::sysbench::lua::invocation((&c, &args), (&path, &path, None), &general, conn);
     let declared = pgrig_lua::declared_options(inv.clone()).map_err(refused)?;
-    if let Some((_, _, raw)) = (c.rest.iter()).find(|(n, _, _)| !declared.iter().any(|(d, _)| d == n)) {
+    if let Some((_, _, raw)) =
+        (c.rest.iter()).find(|(n, _, _)| !declared.iter().any(|(d, _)| d == n))
+    {
         return Err(refused(format!(
             "stored option {} is not one of {}'s options",
             raw.escape_debug(),
@@ -132,7 +146,12 @@ fn plan(run: &RunRow, a: &WorkerArgs, file: &Path) -> Result<Plan, ScaleError> {
         }
     }
     let rate = general.rate as f64 * f64::from(n) / f64::from(total);
-    Ok(Plan { inv, first, total, rate })
+    Ok(Plan {
+        inv,
+        first,
+        total,
+        rate,
+    })
 }
 
 /// The target's fingerprint and server version (a refusal when it cannot be reached).
@@ -180,7 +199,10 @@ pub fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
         offset.error_ms
     );
     let Some(at) = worker_join::start_instant(&mut db, &run, offset.offset_ms, a.wait)? else {
-        eprintln!("pgrig: the coordinator stopped run {} before it started", run.id);
+        eprintln!(
+            "pgrig: the coordinator stopped run {} before it started",
+            run.id
+        );
         let _ = protocol::finish(&mut db, run.id, seg.index, Err("stopped before the start"));
         return Ok(130);
     };

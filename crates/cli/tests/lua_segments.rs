@@ -104,13 +104,27 @@ fn a_two_segment_script_run_merges_into_what_one_host_with_every_thread_does() {
     let db = fresh_db("lua_seg_merge");
     let dir = tempfile::tempdir().unwrap();
     let file = script(dir.path(), "tag");
-    let prep = command(link(), &db, &[file.to_str().unwrap(), "prepare"]).output().unwrap();
-    assert!(prep.status.success(), "{}", String::from_utf8_lossy(&prep.stdout));
+    let prep = command(link(), &db, &[file.to_str().unwrap(), "prepare"])
+        .output()
+        .unwrap();
+    assert!(
+        prep.status.success(),
+        "{}",
+        String::from_utf8_lossy(&prep.stdout)
+    );
     let json = dir.path().join("run.json");
     let json_arg = format!("--json={}", json.display());
-    let args = ["--threads=5", "--events=3001", "--rows=7", "--histogram", &json_arg];
+    let args = [
+        "--threads=5",
+        "--events=3001",
+        "--rows=7",
+        "--histogram",
+        &json_arg,
+    ];
     let coord = coordinator(&db, &file, 2, &args);
-    let started: Vec<Child> = (0..2).map(|i| worker(&db, i, 2, &file, &["--wait", "60"])).collect();
+    let started: Vec<Child> = (0..2)
+        .map(|i| worker(&db, i, 2, &file, &["--wait", "60"]))
+        .collect();
     let ws: Vec<Ended> = started.into_iter().map(wait).collect();
     let c = wait(coord);
     for (i, w) in ws.iter().enumerate() {
@@ -122,48 +136,92 @@ fn a_two_segment_script_run_merges_into_what_one_host_with_every_thread_does() {
     // the server's rows: one thread_init row per global thread id 0..4, one row per event
     let init = db.psql("SELECT string_agg(tid::text, ',' ORDER BY tid) FROM seen WHERE n = -1");
     assert_eq!(init.trim(), "0,1,2,3,4", "thread ids seen by the server");
-    let events: u64 = db.psql("SELECT count(*) FROM seen WHERE n >= 0").trim().parse().unwrap();
+    let events: u64 = db
+        .psql("SELECT count(*) FROM seen WHERE n >= 0")
+        .trim()
+        .parse()
+        .unwrap();
     assert_eq!(events, 3001);
     assert_eq!(doc.transactions.ok, events);
     assert_eq!(figure(&c.stdout, "transactions:") as u64, events);
     let rows: u64 = db.psql("SELECT count(*) FROM seen").trim().parse().unwrap();
-    assert_eq!(doc.workload_counters["queries_write"], rows, "writes = rows inserted");
+    assert_eq!(
+        doc.workload_counters["queries_write"], rows,
+        "writes = rows inserted"
+    );
     assert_eq!(figure(&c.stdout, "write:") as u64, rows);
-    let per_tid = db.psql("SELECT string_agg(count::text, ',' ORDER BY tid) FROM \
-                           (SELECT tid, count(*) FROM seen WHERE n >= 0 GROUP BY tid) t");
+    let per_tid = db.psql(
+        "SELECT string_agg(count::text, ',' ORDER BY tid) FROM \
+                           (SELECT tid, count(*) FROM seen WHERE n >= 0 GROUP BY tid) t",
+    );
     let ids: Vec<u32> = doc.clients.iter().map(|c| c.id).collect();
-    let per_client: Vec<String> = doc.clients.iter().map(|c| c.transactions.to_string()).collect();
+    let per_client: Vec<String> = doc
+        .clients
+        .iter()
+        .map(|c| c.transactions.to_string())
+        .collect();
     assert_eq!(ids, [0, 1, 2, 3, 4]);
     assert_eq!(per_client.join(","), per_tid.trim(), "events per thread");
-    assert_eq!(doc.segments.as_ref().map(|s| s.merged.clone()), Some(vec![0, 1]));
+    assert_eq!(
+        doc.segments.as_ref().map(|s| s.merged.clone()),
+        Some(vec![0, 1])
+    );
     assert_eq!(doc.complete, Some(true));
 
     // each worker's own report: events add up, the merged extremes are the workers' extremes
-    let worker_events: f64 = ws.iter().map(|w| figure(&w.stdout, "total number of events:")).sum();
+    let worker_events: f64 = ws
+        .iter()
+        .map(|w| figure(&w.stdout, "total number of events:"))
+        .sum();
     assert_eq!(worker_events as u64, events);
-    let most = ws.iter().map(|w| figure(&w.stdout, "max:")).fold(0.0, f64::max);
-    let least = ws.iter().map(|w| figure(&w.stdout, "min:")).fold(f64::MAX, f64::min);
+    let most = ws
+        .iter()
+        .map(|w| figure(&w.stdout, "max:"))
+        .fold(0.0, f64::max);
+    let least = ws
+        .iter()
+        .map(|w| figure(&w.stdout, "min:"))
+        .fold(f64::MAX, f64::min);
     assert_eq!(figure(&c.stdout, "max:"), most);
     assert_eq!(figure(&c.stdout, "min:"), least);
-    assert!((doc.latency_ms.max - most).abs() <= 0.005, "{} vs {most}", doc.latency_ms.max);
-    let p95s: Vec<f64> = ws.iter().map(|w| figure(&w.stdout, "95th percentile:")).collect();
+    assert!(
+        (doc.latency_ms.max - most).abs() <= 0.005,
+        "{} vs {most}",
+        doc.latency_ms.max
+    );
+    let p95s: Vec<f64> = ws
+        .iter()
+        .map(|w| figure(&w.stdout, "95th percentile:"))
+        .collect();
     let p95 = figure(&c.stdout, "95th percentile:");
-    assert!(p95 >= p95s[0].min(p95s[1]) && p95 <= p95s[0].max(p95s[1]), "{p95} {p95s:?}");
-    assert!(c.stdout.contains("distribution"), "--histogram: {}", c.stdout);
+    assert!(
+        p95 >= p95s[0].min(p95s[1]) && p95 <= p95s[0].max(p95s[1]),
+        "{p95} {p95s:?}"
+    );
+    assert!(
+        c.stdout.contains("distribution"),
+        "--histogram: {}",
+        c.stdout
+    );
 
     // the union of every second each worker reported on its own (the interval rows' HDR
     // histograms) is the merged histogram: same buckets, same p95
     let texts = db.psql("SELECT histogram FROM pgrig_scale.intervals ORDER BY id");
     let mut union = hdrhistogram::Histogram::<u64>::new(3).unwrap();
     for t in texts.lines().filter(|t| !t.is_empty()) {
-        union.add(pgrig_fleet::codec::histogram_of(t).unwrap()).unwrap();
+        union
+            .add(pgrig_fleet::codec::histogram_of(t).unwrap())
+            .unwrap();
     }
     assert_eq!(union.len(), events);
     let buckets: Vec<(u64, u64)> = (union.iter_recorded())
         .map(|v| (v.value_iterated_to(), v.count_at_value()))
         .collect();
     assert_eq!(doc.latency_histogram.buckets, buckets);
-    assert_eq!(doc.latency_ms.p95, union.value_at_quantile(0.95) as f64 / 1000.0);
+    assert_eq!(
+        doc.latency_ms.p95,
+        union.value_at_quantile(0.95) as f64 / 1000.0
+    );
 }
 
 #[test]
@@ -177,12 +235,34 @@ fn a_worker_without_the_runs_script_refuses_and_the_coordinator_names_the_digest
     let c = wait(coord);
     let want = pgrig_fleet::lua_script::digest(SCRIPT.as_bytes());
     assert_eq!(w.code, Some(1), "{}", w.stderr);
-    assert!(w.stderr.contains(&format!("no --lua-script file has the run's script script.lua (sha256 {want})")), "{}", w.stderr);
-    assert!(w.stderr.contains(&other.display().to_string()), "names what it has: {}", w.stderr);
+    assert!(
+        w.stderr.contains(&format!(
+            "no --lua-script file has the run's script script.lua (sha256 {want})"
+        )),
+        "{}",
+        w.stderr
+    );
+    assert!(
+        w.stderr.contains(&other.display().to_string()),
+        "names what it has: {}",
+        w.stderr
+    );
     assert_eq!(c.code, Some(1), "{}", c.stderr);
-    assert!(c.stderr.contains("segment 0 on") && c.stderr.contains(&want), "{}", c.stderr);
-    assert!(c.stderr.contains("Copy the coordinator's script.lua"), "{}", c.stderr);
-    let rows: i64 = db.psql("SELECT count(*) FROM pg_tables WHERE tablename = 'seen'").trim().parse().unwrap();
+    assert!(
+        c.stderr.contains("segment 0 on") && c.stderr.contains(&want),
+        "{}",
+        c.stderr
+    );
+    assert!(
+        c.stderr.contains("Copy the coordinator's script.lua"),
+        "{}",
+        c.stderr
+    );
+    let rows: i64 = db
+        .psql("SELECT count(*) FROM pg_tables WHERE tablename = 'seen'")
+        .trim()
+        .parse()
+        .unwrap();
     assert_eq!(rows, 0, "nothing ran");
 }
 
@@ -194,7 +274,10 @@ fn forged_run(db: &TestDb, file: &Path, args: &[&str]) -> i64 {
         "SELECT encode(sha256(convert_to({}, 'UTF8')), 'hex')",
         sql_lit(&text)
     ));
-    let scripts = format!(r#"{{"lua": {{"name": "script.lua", "sha256": "{}"}}}}"#, sha.trim());
+    let scripts = format!(
+        r#"{{"lua": {{"name": "script.lua", "sha256": "{}"}}}}"#,
+        sha.trim()
+    );
     let arr: Vec<String> = args.iter().map(|a| sql_lit(a)).collect();
     let id = db.psql(&format!(
         "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms, kind) VALUES \
@@ -219,18 +302,37 @@ fn a_worker_refuses_a_stored_option_outside_the_allow_list() {
         "--undeclared=1",
     ] {
         let run = forged_run(&db, &file, &["--threads=1", "--time=1", bad]);
-        let w = wait(worker(&db, 0, 1, &file, &["--run", &run.to_string(), "--wait", "5"]));
+        let w = wait(worker(
+            &db,
+            0,
+            1,
+            &file,
+            &["--run", &run.to_string(), "--wait", "5"],
+        ));
         assert_eq!(w.code, Some(1), "{bad}: {}", w.stderr);
         assert!(w.stderr.contains(bad), "{bad}: {}", w.stderr);
         let reg = db.psql(&format!(
             "SELECT state || ': ' || error FROM pgrig_scale.workers WHERE run_id = {run}"
         ));
-        assert!(reg.starts_with("failed: ") && reg.contains(bad), "{bad}: {reg}");
+        assert!(
+            reg.starts_with("failed: ") && reg.contains(bad),
+            "{bad}: {reg}"
+        );
     }
     // a pgbench worker does not take a Lua run, nor a Lua worker a pgbench run
     let run = forged_run(&db, &file, &["--threads=1", "--time=1"]);
     let mut c = common::pgrig_cmd(&db);
-    c.args(["worker", "--segment", "0/1", "--coordinator", &db.url(), "--run", &run.to_string(), "--wait", "5"]);
+    c.args([
+        "worker",
+        "--segment",
+        "0/1",
+        "--coordinator",
+        &db.url(),
+        "--run",
+        &run.to_string(),
+        "--wait",
+        "5",
+    ]);
     let w = c.output().unwrap();
     let err = String::from_utf8_lossy(&w.stderr);
     assert_eq!(w.status.code(), Some(1), "{err}");
@@ -242,10 +344,20 @@ fn connection_options_on_the_coordinators_command_line_are_not_stored() {
     let db = fresh_db("lua_seg_conn");
     let dir = tempfile::tempdir().unwrap();
     let file = script(dir.path(), "tag");
-    let args = ["--pgsql-password=sekret-pw", "--threads=2", "--time=1", "--rows=3", "--segments-wait=1"];
+    let args = [
+        "--pgsql-password=sekret-pw",
+        "--threads=2",
+        "--time=1",
+        "--rows=3",
+        "--segments-wait=1",
+    ];
     let c = wait(coordinator(&db, &file, 2, &args));
     assert_eq!(c.code, Some(1), "{}", c.stderr);
-    assert!(c.stderr.contains("only 0 of 2 segments registered"), "{}", c.stderr);
+    assert!(
+        c.stderr.contains("only 0 of 2 segments registered"),
+        "{}",
+        c.stderr
+    );
     assert!(c.stderr.contains("--pgsql-host, --pgsql-port, --pgsql-user, --pgsql-db, --pgsql-password: not sent to workers")
         || c.stderr.contains("not sent to workers"), "{}", c.stderr);
     assert!(!format!("{}{}", c.stdout, c.stderr).contains("sekret"));
@@ -253,9 +365,18 @@ fn connection_options_on_the_coordinators_command_line_are_not_stored() {
     let f: Vec<&str> = row.trim().split('|').collect();
     assert_eq!(f[0], "lua");
     let seed = f[1].rsplit("--rand-seed=").next().unwrap();
-    assert_eq!(f[1], format!("--threads=2 --time=1 --rows=3 --rand-seed={seed}"));
-    assert!(!row.contains("pgsql") && !row.contains("sekret") && !row.contains("db-driver"), "{row}");
-    assert!(!row.contains("thread_init"), "the script's text is not stored: {row}");
+    assert_eq!(
+        f[1],
+        format!("--threads=2 --time=1 --rows=3 --rand-seed={seed}")
+    );
+    assert!(
+        !row.contains("pgsql") && !row.contains("sekret") && !row.contains("db-driver"),
+        "{row}"
+    );
+    assert!(
+        !row.contains("thread_init"),
+        "the script's text is not stored: {row}"
+    );
     let want = pgrig_fleet::lua_script::digest(SCRIPT.as_bytes());
     assert!(f[2].contains(&want) && f[2].contains("script.lua"), "{row}");
 }
@@ -267,11 +388,32 @@ fn segments_split_a_script_files_run_only() {
     let file = script(dir.path(), "tag");
     let coord = format!("--coordinator={}", db.url());
     for (args, says) in [
-        (vec![file.to_str().unwrap(), "--segments=2", &coord, "prepare"], "--segments: only `run`"),
-        (vec![file.to_str().unwrap(), "--segments=2", &coord, "cleanup"], "--segments: only `run`"),
-        (vec!["oltp_read_only", "--segments=2", &coord, "run"], "--segments: 'oltp_read_only' is a bundled test"),
-        (vec![file.to_str().unwrap(), "--segments=2", "run"], "--segments needs --coordinator"),
-        (vec![file.to_str().unwrap(), "--segments=3", "--threads=2", &coord, "run"], "needs at least 3 threads"),
+        (
+            vec![file.to_str().unwrap(), "--segments=2", &coord, "prepare"],
+            "--segments: only `run`",
+        ),
+        (
+            vec![file.to_str().unwrap(), "--segments=2", &coord, "cleanup"],
+            "--segments: only `run`",
+        ),
+        (
+            vec!["oltp_read_only", "--segments=2", &coord, "run"],
+            "--segments: 'oltp_read_only' is a bundled test",
+        ),
+        (
+            vec![file.to_str().unwrap(), "--segments=2", "run"],
+            "--segments needs --coordinator",
+        ),
+        (
+            vec![
+                file.to_str().unwrap(),
+                "--segments=3",
+                "--threads=2",
+                &coord,
+                "run",
+            ],
+            "needs at least 3 threads",
+        ),
     ] {
         let out = command(link(), &db, &args).output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);

@@ -33,7 +33,11 @@ fn latencies(t: &Tally) -> Result<(), String> {
     let n = t.events as f64 * (1.0 + 1e-9);
     a_figure("the latency sum (ms)", t.sum_ms, n * t.max_ms + 1.0)?;
     let max_us = t.max_ms * 1e3;
-    a_figure("the latency sum of squares", t.sum_sq_us, n * max_us * max_us + 1.0)?;
+    a_figure(
+        "the latency sum of squares",
+        t.sum_sq_us,
+        n * max_us * max_us + 1.0,
+    )?;
     if t.hdr.len() != t.events {
         return Err(format!(
             "its latency histogram holds {} events, not its {}",
@@ -63,7 +67,11 @@ fn times(t: &Tally) -> Result<(), String> {
     a_figure("started_unix_s", t.started_unix_s, MAX_SECONDS)?;
     a_count("lag count", t.lag.0)?;
     a_figure("lag maximum (ms)", t.lag.2, MAX_LATENCY_US / 1e3)?;
-    a_figure("lag sum (ms)", t.lag.1, t.lag.0 as f64 * t.lag.2 * (1.0 + 1e-9) + 1.0)?;
+    a_figure(
+        "lag sum (ms)",
+        t.lag.1,
+        t.lag.0 as f64 * t.lag.2 * (1.0 + 1e-9) + 1.0,
+    )?;
     if t.seconds.len() as f64 > t.elapsed_s + 2.0 {
         return Err(format!(
             "{} seconds in its series, for a run of {:.1} s",
@@ -76,7 +84,11 @@ fn times(t: &Tally) -> Result<(), String> {
         a_count(&format!("second {} events", i + 1), s.events)?;
         a_count(&format!("second {} errors", i + 1), s.errors)?;
         let most = s.events as f64 * t.max_ms * (1.0 + 1e-9) + 1.0;
-        a_figure(&format!("second {} latency sum", i + 1), s.latency_sum_ms, most)?;
+        a_figure(
+            &format!("second {} latency sum", i + 1),
+            s.latency_sum_ms,
+            most,
+        )?;
         events = events.saturating_add(s.events);
     }
     if events > t.events {
@@ -106,10 +118,18 @@ fn threads(t: &Tally, seg: SegmentId, total: u32) -> Result<(), String> {
         a_count(&format!("thread {id} events"), c.events)?;
         a_figure(&format!("thread {id} busy seconds"), c.busy_s, MAX_SECONDS)?;
         let cpu = &c.cpu;
-        for (name, v) in [("user", cpu.user_s), ("system", cpu.sys_s), ("wait", cpu.wait_s)] {
+        for (name, v) in [
+            ("user", cpu.user_s),
+            ("system", cpu.sys_s),
+            ("wait", cpu.wait_s),
+        ] {
             a_figure(&format!("thread {id} {name} CPU seconds"), v, MAX_SECONDS)?;
         }
-        a_figure(&format!("thread {id} wall seconds"), cpu.wall_s, MAX_SECONDS)?;
+        a_figure(
+            &format!("thread {id} wall seconds"),
+            cpu.wall_s,
+            MAX_SECONDS,
+        )?;
         events = events.saturating_add(c.events);
     }
     if events != t.events {
@@ -149,4 +169,3 @@ pub fn tally(
         ))
     })
 }
-

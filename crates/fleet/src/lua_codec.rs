@@ -132,9 +132,17 @@ fn options_of(v: &Value) -> Result<Vec<(String, String)>, ScaleError> {
         return Err(bad(&format!("{} options, at most {MAX_OPTIONS}", l.len())));
     }
     l.iter()
-        .map(|p| match (p.get(0).and_then(Value::as_str), p.get(1).and_then(Value::as_str)) {
-            (Some(k), Some(v)) => Ok((k.to_string(), v.to_string())),
-            _ => Err(bad(&format!("an option is not a name and a value: {}", shown(Some(p))))),
+        .map(|p| {
+            match (
+                p.get(0).and_then(Value::as_str),
+                p.get(1).and_then(Value::as_str),
+            ) {
+                (Some(k), Some(v)) => Ok((k.to_string(), v.to_string())),
+                _ => Err(bad(&format!(
+                    "an option is not a name and a value: {}",
+                    shown(Some(p))
+                ))),
+            }
         })
         .collect()
 }
@@ -144,7 +152,10 @@ pub fn decode(text: &str) -> Result<(Tally, String), ScaleError> {
     let v: Value = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
     let version = v["server_version"].as_str().unwrap_or("");
     if version.len() > 64 || version.chars().any(char::is_control) {
-        return Err(bad(&format!("server_version {}", shown(v.get("server_version")))));
+        return Err(bad(&format!(
+            "server_version {}",
+            shown(v.get("server_version"))
+        )));
     }
     Ok((tally_of(&v)?, version.to_string()))
 }
@@ -169,7 +180,11 @@ fn tally_of(v: &Value) -> Result<Tally, ScaleError> {
         sum_sq_us: f_at(lat, 3, "latency")?,
         hdr,
         slots: slots_of(&v)?,
-        lag: (u_at(lag, 0, "lag")?, f_at(lag, 1, "lag")?, f_at(lag, 2, "lag")?),
+        lag: (
+            u_at(lag, 0, "lag")?,
+            f_at(lag, 1, "lag")?,
+            f_at(lag, 2, "lag")?,
+        ),
         elapsed_s: num(&v, "elapsed_s")?,
         started_unix_s: num(&v, "started_unix_s")?,
         seconds: (list(&v, "seconds")?.iter())

@@ -61,7 +61,10 @@ impl ScriptRef {
             return Err(bad(&format!("names no plain file: {name:?}")));
         }
         if sha.len() != 64 || !sha.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(bad(&format!("has no SHA-256: {:?}", sha.escape_debug().to_string())));
+            return Err(bad(&format!(
+                "has no SHA-256: {:?}",
+                sha.escape_debug().to_string()
+            )));
         }
         Ok(ScriptRef {
             name: name.to_string(),

@@ -160,11 +160,7 @@ fn shared(
     }))
 }
 
-fn run_with(
-    inv: Invocation,
-    part: Option<segment::SegmentPart>,
-    stats: Arc<stats::Stats>,
-) -> i32 {
+fn run_with(inv: Invocation, part: Option<segment::SegmentPart>, stats: Arc<stats::Stats>) -> i32 {
     let sh = match shared(inv, part, stats) {
         Ok(sh) => sh,
         Err(msg) => {

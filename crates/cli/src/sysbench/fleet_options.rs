@@ -103,7 +103,13 @@ pub fn for_workers(c: &CmdLine, seed: u32) -> Result<(Vec<String>, Vec<String>),
 /// A script option as stored: `--name` or `--name=value`, the name plain (letters, digits, `-`
 /// and `_`, at most 64), the value printable and at most [`MAX_VALUE`] bytes.
 fn script_option(arg: &str) -> Result<(), String> {
-    let shown = || arg.chars().take(80).collect::<String>().escape_debug().to_string();
+    let shown = || {
+        arg.chars()
+            .take(80)
+            .collect::<String>()
+            .escape_debug()
+            .to_string()
+    };
     let body = arg
         .strip_prefix("--")
         .ok_or_else(|| format!("\"{}\" is not an option", shown()))?;
@@ -112,7 +118,10 @@ fn script_option(arg: &str) -> Result<(), String> {
         && name.len() <= 64
         && (name.chars()).all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !plain || value.len() > MAX_VALUE || value.chars().any(char::is_control) {
-        return Err(format!("option \"{}\" is not a plain --name=value", shown()));
+        return Err(format!(
+            "option \"{}\" is not a plain --name=value",
+            shown()
+        ));
     }
     Ok(())
 }
@@ -154,10 +163,15 @@ mod tests {
 
     #[test]
     fn connection_options_stay_and_run_options_travel() {
-        let c = cmd("--pgsql-host=db --pgsql-db=x --num-threads=4 --time=5 --tables=2 \
-                     --segments=2 --coordinator=u --json=f x.lua run");
+        let c = cmd(
+            "--pgsql-host=db --pgsql-db=x --num-threads=4 --time=5 --tables=2 \
+                     --segments=2 --coordinator=u --json=f x.lua run",
+        );
         let (out, dropped) = for_workers(&c, 7).unwrap();
-        assert_eq!(out, ["--threads=4", "--time=5", "--tables=2", "--rand-seed=7"]);
+        assert_eq!(
+            out,
+            ["--threads=4", "--time=5", "--tables=2", "--rand-seed=7"]
+        );
         assert_eq!(dropped, ["--pgsql-host", "--pgsql-db"]);
         check_stored(&out).unwrap();
     }

@@ -201,7 +201,12 @@ fn segmented(c: &CmdLine, args: &[String], general: &General) -> Result<i32, Exi
             c.command.as_deref().unwrap_or("COMMAND")
         )));
     }
-    general::check_driver(c, Phase::Run { threads: general.threads })?;
+    general::check_driver(
+        c,
+        Phase::Run {
+            threads: general.threads,
+        },
+    )?;
     segments::coordinate((c, args), (&arg, &file), general)
 }
 

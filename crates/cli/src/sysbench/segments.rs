@@ -39,10 +39,18 @@ fn segments_options(c: &CmdLine, general: &General) -> Result<Segments, Exit> {
     let count = c.value("segments").unwrap_or("");
     let count: u32 = (count.trim().parse().ok())
         .filter(|n| (1..=10_000).contains(n))
-        .ok_or_else(|| Exit::fatal(format!("--segments={count}: a number of segments from 1 to 10000 expected")))?;
+        .ok_or_else(|| {
+            Exit::fatal(format!(
+                "--segments={count}: a number of segments from 1 to 10000 expected"
+            ))
+        })?;
     let coordinator = c
         .value("coordinator")
-        .ok_or_else(|| Exit::fatal("--segments needs --coordinator=URL (the database holding the coordination schema)"))?
+        .ok_or_else(|| {
+            Exit::fatal(
+                "--segments needs --coordinator=URL (the database holding the coordination schema)",
+            )
+        })?
         .to_string();
     let wait = c.value("segments-wait").unwrap_or("300");
     let wait_s = (wait.trim().parse().ok())
@@ -67,10 +75,16 @@ fn segments_options(c: &CmdLine, general: &General) -> Result<Segments, Exit> {
     }
     for own in ["metrics-addr", "metrics-linger"] {
         if c.given(own).is_some() {
-            return Err(Exit::fatal(format!("--{own} does not combine with --segments for a script yet")));
+            return Err(Exit::fatal(format!(
+                "--{own} does not combine with --segments for a script yet"
+            )));
         }
     }
-    Ok(Segments { count, coordinator, wait_s })
+    Ok(Segments {
+        count,
+        coordinator,
+        wait_s,
+    })
 }
 
 /// The run's seed: `--rand-seed` when given, else one drawn now (every segment draws from it).
@@ -106,9 +120,17 @@ pub fn coordinate(
             ),
         );
     }
-    let whole = General { rand_seed: seed, ..general.clone() };
+    let whole = General {
+        rand_seed: seed,
+        ..general.clone()
+    };
     let inv = super::lua::invocation((c, args), (name, file, None), &whole, Default::default());
-    let run = Run { seg: &seg, inv: &inv, script: &script, sink: &sink };
+    let run = Run {
+        seg: &seg,
+        inv: &inv,
+        script: &script,
+        sink: &sink,
+    };
     match run.coordinate(&stored, outputs, (name, args)) {
         Ok(code) => Ok(code),
         Err(e) => {
@@ -145,7 +167,8 @@ impl Run<'_> {
             Ok(Outcome::Ended(ws)) => ws,
             Ok(Outcome::StoppedEarly) => {
                 protocol::set_state(&mut c.db, id, "failed", None)?;
-                self.sink.message(Level::Error, "interrupted (Ctrl-C) before the run started");
+                self.sink
+                    .message(Level::Error, "interrupted (Ctrl-C) before the run started");
                 return Ok(130);
             }
             Err(e) => {
@@ -226,7 +249,10 @@ impl Run<'_> {
                 ))
             };
             let (t, v) = pgrig_fleet::lua_codec::decode(text).map_err(refused)?;
-            let seg = SegmentId { index: w.segment, count: self.seg.count };
+            let seg = SegmentId {
+                index: w.segment,
+                count: self.seg.count,
+            };
             pgrig_fleet::lua_check::tally(id, seg, &w.host, &t, self.inv.threads)?;
             version = v;
             let threads: Vec<_> = t.threads.iter().map(|c| c.cpu).collect();
@@ -275,7 +301,8 @@ impl Run<'_> {
                 ),
             );
             if w.state == "failed" {
-                self.sink.message(Level::Error, &crate::coordinator::failure(w));
+                self.sink
+                    .message(Level::Error, &crate::coordinator::failure(w));
             }
         }
         let mut doc = pgrig_lua::document::of(self.inv, t, &m.version);
@@ -289,7 +316,9 @@ impl Run<'_> {
         if !missing.is_empty() {
             self.sink.message(
                 Level::Error,
-                &format!("run {id} is incomplete: the report above covers the merged segments only"),
+                &format!(
+                    "run {id} is incomplete: the report above covers the merged segments only"
+                ),
             );
             return 2;
         }
