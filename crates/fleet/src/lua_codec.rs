@@ -164,38 +164,38 @@ fn tally_of(v: &Value) -> Result<Tally, ScaleError> {
     let lat = &v["latency"];
     let lag = &v["lag"];
     let hdr = histogram_of(v["hdr"].as_str().ok_or_else(|| bad("hdr is not text"))?)?;
-    let first = count(&v, "first_thread")?;
+    let first = count(v, "first_thread")?;
     Ok(Tally {
-        events: count(&v, "events")?,
-        reads: count(&v, "reads")?,
-        writes: count(&v, "writes")?,
-        other: count(&v, "other")?,
-        errors: count(&v, "errors")?,
-        reconnects: count(&v, "reconnects")?,
-        restarted: count(&v, "restarted")?,
-        sql_used: flag(&v, "sql_used")?,
+        events: count(v, "events")?,
+        reads: count(v, "reads")?,
+        writes: count(v, "writes")?,
+        other: count(v, "other")?,
+        errors: count(v, "errors")?,
+        reconnects: count(v, "reconnects")?,
+        restarted: count(v, "restarted")?,
+        sql_used: flag(v, "sql_used")?,
         min_ms: f_at(lat, 0, "latency")?,
         max_ms: f_at(lat, 1, "latency")?,
         sum_ms: f_at(lat, 2, "latency")?,
         sum_sq_us: f_at(lat, 3, "latency")?,
         hdr,
-        slots: slots_of(&v)?,
+        slots: slots_of(v)?,
         lag: (
             u_at(lag, 0, "lag")?,
             f_at(lag, 1, "lag")?,
             f_at(lag, 2, "lag")?,
         ),
-        elapsed_s: num(&v, "elapsed_s")?,
-        started_unix_s: num(&v, "started_unix_s")?,
-        seconds: (list(&v, "seconds")?.iter())
+        elapsed_s: num(v, "elapsed_s")?,
+        started_unix_s: num(v, "started_unix_s")?,
+        seconds: (list(v, "seconds")?.iter())
             .map(second_of)
             .collect::<Result<_, _>>()?,
-        threads: (list(&v, "threads")?.iter())
+        threads: (list(v, "threads")?.iter())
             .map(thread_of)
             .collect::<Result<_, _>>()?,
         first_thread: u32::try_from(first)
             .map_err(|_| bad(&format!("first_thread {first} is out of range")))?,
-        fatal: flag(&v, "fatal")?,
-        options: options_of(&v)?,
+        fatal: flag(v, "fatal")?,
+        options: options_of(v)?,
     })
 }
