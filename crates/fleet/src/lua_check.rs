@@ -169,3 +169,112 @@ pub fn tally(
         ))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hdrhistogram::Histogram;
+    use pgrig_lua::stats::{SecondCounts, ThreadEnd};
+    use pgrig_workloads::sysbench::histogram::Slots;
+
+    /// Segment 1 of 2 of a run of 5 threads (threads 3 and 4), 3 events.
+    fn sample() -> Tally {
+        let mut hdr = Histogram::new(3).unwrap();
+        let mut slots = Slots::new();
+        for us in [1200u64, 1500, 9000] {
+            hdr.record(us).unwrap();
+            slots.add_us(us, 1);
+        }
+        let thread = |events| ThreadEnd {
+            events,
+            busy_s: 0.5,
+            cpu: Default::default(),
+        };
+        Tally {
+            events: 3,
+            reads: 3,
+            writes: 0,
+            other: 0,
+            errors: 1,
+            reconnects: 0,
+            restarted: 1,
+            sql_used: true,
+            min_ms: 1.2,
+            max_ms: 9.0,
+            sum_ms: 11.7,
+            sum_sq_us: 1200.0f64.powi(2) + 1500.0f64.powi(2) + 9000.0f64.powi(2),
+            hdr,
+            slots,
+            lag: (0, 0.0, 0.0),
+            elapsed_s: 1.5,
+            started_unix_s: 1.7e9,
+            seconds: vec![SecondCounts {
+                events: 2,
+                errors: 1,
+                latency_sum_ms: 2.7,
+            }],
+            threads: vec![thread(2), thread(1)],
+            first_thread: 3,
+            fatal: false,
+            options: vec![("rows".into(), "7".into())],
+        }
+    }
+
+    fn refusal(t: &Tally) -> String {
+        let seg = SegmentId { index: 1, count: 2 };
+        super::tally(4, seg, "h", t, 5).unwrap_err().0
+    }
+
+    #[test]
+    fn a_sound_tally_passes_and_a_forged_one_is_refused_naming_the_row() {
+        let seg = SegmentId { index: 1, count: 2 };
+        super::tally(4, seg, "h", &sample(), 5).unwrap();
+        let mut t = sample();
+        t.events = 4;
+        let why = refusal(&t);
+        assert!(why.starts_with("run 4: refused the result of segment 1 (host \"h\"): "), "{why}");
+        assert!(why.contains("histogram holds 3 events, not its 4"), "{why}");
+        let mut t = sample();
+        t.first_thread = 0;
+        assert!(refusal(&t).contains("not the segment's 3 to 4"));
+        let mut t = sample();
+        t.min_ms = 10.0;
+        assert!(refusal(&t).contains("minimum"));
+        let mut t = sample();
+        t.sum_ms = f64::NAN;
+        assert!(refusal(&t).contains("latency sum"));
+        let mut t = sample();
+        t.threads[0].events = 5;
+        assert!(refusal(&t).contains("threads ran 6 events, not its 3"));
+        let mut t = sample();
+        t.reads = crate::check::MAX_COUNT + 1;
+        assert!(refusal(&t).contains("reads is out of range"));
+        let mut t = sample();
+        t.seconds[0].events = 9;
+        assert!(refusal(&t).contains("latency sum") || refusal(&t).contains("more than"));
+    }
+
+    #[test]
+    fn a_tally_survives_the_codec_and_two_merge_exactly() {
+        let t = sample();
+        let (back, version) =
+            crate::lua_codec::decode(&crate::lua_codec::encode(&t, "15.18")).unwrap();
+        assert_eq!(version, "15.18");
+        assert_eq!(back.hdr, t.hdr);
+        assert_eq!(back.slots, t.slots);
+        assert_eq!(back.seconds, t.seconds);
+        assert_eq!((back.events, back.errors, back.first_thread), (3, 1, 3));
+        let mut first = sample();
+        first.first_thread = 0;
+        first.threads.push(first.threads[1]);
+        first.min_ms = 0.9;
+        let m = crate::lua_merge::merge(vec![(1, back), (0, first)]).unwrap();
+        assert_eq!((m.events, m.errors, m.hdr.len(), m.slots.total()), (6, 2, 6, 6));
+        assert_eq!((m.min_ms, m.max_ms, m.threads.len()), (0.9, 9.0, 5));
+        assert_eq!(m.seconds[0].events, 4);
+        let mut other = sample();
+        other.options[0].1 = "8".into();
+        assert!(crate::lua_merge::merge(vec![(0, sample()), (1, other)]).is_err());
+        assert!(crate::lua_codec::decode(&crate::lua_codec::encode(&t, "x").replace("\"events\":3", "\"events\":-3")).is_err());
+    }
+}
