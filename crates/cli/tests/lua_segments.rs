@@ -423,3 +423,125 @@ fn segments_split_a_script_files_run_only() {
     let runs = db.psql("SELECT to_regclass('pgrig_scale.runs') IS NULL");
     assert_eq!(runs.trim(), "t", "no run was written");
 }
+
+/// Polls `sql` until it answers something other than `""`/`f`.
+fn poll(db: &TestDb, sql: &str) -> String {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let v = db.try_psql(sql).unwrap_or_default();
+        if !v.trim().is_empty() && v.trim() != "f" {
+            return v.trim().to_string();
+        }
+        assert!(std::time::Instant::now() < until, "no answer to {sql}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_forged_result_is_refused_naming_the_row_and_nothing_is_reported() {
+    let db = fresh_db("lua_seg_forged");
+    let dir = tempfile::tempdir().unwrap();
+    let file = script(dir.path(), "tag");
+    let coord = coordinator(
+        &db,
+        &file,
+        1,
+        &["--threads=1", "--time=1", "--segments-wait=30"],
+    );
+    let run = poll(
+        &db,
+        "SELECT max(id) FROM pgrig_scale.runs WHERE to_regclass('pgrig_scale.runs') IS NOT NULL",
+    );
+    let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+    h.record(1000).unwrap();
+    // one event, sound figures, but thread 3 in a run of one thread
+    let forged = serde_json::json!({
+        "events": 1, "reads": 0, "writes": 1, "other": 0, "errors": 0, "reconnects": 0,
+        "restarted": 0, "sql_used": true, "latency": [1.0, 1.0, 1.0, 1.0e6],
+        "hdr": pgrig_fleet::codec::histogram_text(&h), "slots": [[0, 1]], "lag": [0, 0.0, 0.0],
+        "elapsed_s": 1.0, "started_unix_s": 1.7e9, "seconds": [[1, 0, 1.0]],
+        "threads": [[1, 0.001, 0.0, 0.0, 0.0, 1.0]], "first_thread": 3, "fatal": false,
+        "options": [["rows", "10"]], "server_version": "15"
+    });
+    db.psql(&format!(
+        "INSERT INTO pgrig_scale.workers (run_id, segment, host, cores, version, clock_offset_ms, \
+         clock_error_ms, state, result) VALUES ({run}, 0, 'forger', 1, 'x', 0, 0, 'done', {})",
+        sql_lit(&forged.to_string())
+    ));
+    let c = wait(coord);
+    assert_eq!(c.code, Some(1), "{}\n{}", c.stdout, c.stderr);
+    assert!(
+        c.stderr.contains(&format!("run {run}: refused the result of segment 0 (host \"forger\"): it holds threads 3 to 3, not the segment's 0 to 0")),
+        "{}",
+        c.stderr
+    );
+    assert!(
+        !c.stdout.contains("transactions:"),
+        "no report: {}",
+        c.stdout
+    );
+    let state = db.psql(&format!(
+        "SELECT state FROM pgrig_scale.runs WHERE id = {run}"
+    ));
+    assert_eq!(state.trim(), "failed");
+}
+
+#[test]
+fn a_killed_worker_leaves_an_incomplete_run_labelled_with_the_other_segment_merged() {
+    let _turn = common::alone();
+    let db = fresh_db("lua_seg_killed");
+    let dir = tempfile::tempdir().unwrap();
+    let file = script(dir.path(), "tag");
+    let prep = command(link(), &db, &[file.to_str().unwrap(), "prepare"])
+        .output()
+        .unwrap();
+    assert!(prep.status.success());
+    let json = dir.path().join("run.json");
+    let json_arg = format!("--json={}", json.display());
+    let coord = coordinator(
+        &db,
+        &file,
+        2,
+        &["--threads=4", "--time=8", "--rate=100", &json_arg],
+    );
+    let w0 = worker(&db, 0, 2, &file, &["--wait", "60"]);
+    let mut w1 = worker(&db, 1, 2, &file, &["--wait", "60"]);
+    poll(
+        &db,
+        "SELECT count(*) > 0 FROM seen WHERE n >= 0 AND tid >= 2",
+    );
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    w1.kill().unwrap();
+    let _ = w1.wait();
+    let (c, w0) = (wait(coord), wait(w0));
+    assert_eq!(w0.code, Some(0), "{}", w0.stderr);
+    assert_eq!(c.code, Some(2), "{}\n{}", c.stdout, c.stderr);
+    assert!(
+        c.stdout
+            .contains("INCOMPLETE RUN: no result from segment(s) 1 of 2"),
+        "{}",
+        c.stdout
+    );
+    assert!(
+        c.stderr.contains("segment 1 on") && c.stderr.contains("the run is incomplete"),
+        "{}",
+        c.stderr
+    );
+    let doc: RunDocument = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc.complete, Some(false));
+    assert_eq!(
+        doc.segments.as_ref().map(|s| s.missing.clone()),
+        Some(vec![1])
+    );
+    let seg0: u64 = db
+        .psql("SELECT count(*) FROM seen WHERE n >= 0 AND tid < 2")
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        doc.transactions.ok, seg0,
+        "segment 0's events, as the server counts them"
+    );
+    let ids: Vec<u32> = doc.clients.iter().map(|c| c.id).collect();
+    assert_eq!(ids, [0, 1]);
+}

@@ -232,7 +232,10 @@ mod tests {
         let mut t = sample();
         t.events = 4;
         let why = refusal(&t);
-        assert!(why.starts_with("run 4: refused the result of segment 1 (host \"h\"): "), "{why}");
+        assert!(
+            why.starts_with("run 4: refused the result of segment 1 (host \"h\"): "),
+            "{why}"
+        );
         assert!(why.contains("histogram holds 3 events, not its 4"), "{why}");
         let mut t = sample();
         t.first_thread = 0;
@@ -269,12 +272,18 @@ mod tests {
         first.threads.push(first.threads[1]);
         first.min_ms = 0.9;
         let m = crate::lua_merge::merge(vec![(1, back), (0, first)]).unwrap();
-        assert_eq!((m.events, m.errors, m.hdr.len(), m.slots.total()), (6, 2, 6, 6));
+        assert_eq!(
+            (m.events, m.errors, m.hdr.len(), m.slots.total()),
+            (6, 2, 6, 6)
+        );
         assert_eq!((m.min_ms, m.max_ms, m.threads.len()), (0.9, 9.0, 5));
         assert_eq!(m.seconds[0].events, 4);
         let mut other = sample();
         other.options[0].1 = "8".into();
         assert!(crate::lua_merge::merge(vec![(0, sample()), (1, other)]).is_err());
-        assert!(crate::lua_codec::decode(&crate::lua_codec::encode(&t, "x").replace("\"events\":3", "\"events\":-3")).is_err());
+        assert!(crate::lua_codec::decode(
+            &crate::lua_codec::encode(&t, "x").replace("\"events\":3", "\"events\":-3")
+        )
+        .is_err());
     }
 }
