@@ -323,6 +323,13 @@ impl Run<'_> {
             return 2;
         }
         if t.fatal {
+            self.sink.message(
+                Level::Error,
+                &format!(
+                    "run {id}: the script stopped on a FATAL error in a segment (its worker's \
+                     output says which): the report above covers what ran until then"
+                ),
+            );
             return 1;
         }
         written
