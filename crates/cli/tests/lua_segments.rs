@@ -15,8 +15,9 @@ use std::process::{Child, Stdio};
 use pgrig_results::document::RunDocument;
 use pgrig_testkit::{fresh_db, TestDb};
 
-/// Every thread writes one row in `thread_init` (`n` = -1) and one per event, each with its
-/// `sysbench.tid`; the `-- tag` comment lets a test tell a copy apart.
+/// Every thread writes one row in `thread_init` (`n` < 0: its first random number, negated) and
+/// one per event, each with its `sysbench.tid`; the `-- tag` comment lets a test tell a copy
+/// apart.
 const SCRIPT: &str = r#"
 sysbench.cmdline.options = { rows = {"a script option", 10} }
 function prepare()
@@ -25,7 +26,8 @@ function prepare()
 end
 function thread_init()
   con = sysbench.sql.driver():connect()
-  con:query(string.format("INSERT INTO seen VALUES (%d, -1)", sysbench.tid))
+  con:query(string.format("INSERT INTO seen VALUES (%d, %d)", sysbench.tid,
+                          -sysbench.rand.uniform(1, 1000000000)))
 end
 function event()
   con:query(string.format("INSERT INTO seen VALUES (%d, %d)", sysbench.tid,
@@ -134,7 +136,7 @@ fn a_two_segment_script_run_merges_into_what_one_host_with_every_thread_does() {
     let doc: RunDocument = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
 
     // the server's rows: one thread_init row per global thread id 0..4, one row per event
-    let init = db.psql("SELECT string_agg(tid::text, ',' ORDER BY tid) FROM seen WHERE n = -1");
+    let init = db.psql("SELECT string_agg(tid::text, ',' ORDER BY tid) FROM seen WHERE n < 0");
     assert_eq!(init.trim(), "0,1,2,3,4", "thread ids seen by the server");
     let events: u64 = db
         .psql("SELECT count(*) FROM seen WHERE n >= 0")
@@ -544,4 +546,44 @@ fn a_killed_worker_leaves_an_incomplete_run_labelled_with_the_other_segment_merg
     );
     let ids: Vec<u32> = doc.clients.iter().map(|c| c.id).collect();
     assert_eq!(ids, [0, 1]);
+}
+
+#[test]
+fn each_segment_thread_draws_the_random_stream_of_its_global_id() {
+    let (seg_db, one_db) = (fresh_db("lua_seg_rand_a"), fresh_db("lua_seg_rand_b"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = script(dir.path(), "tag");
+    let f = file.to_str().unwrap();
+    for db in [&seg_db, &one_db] {
+        assert!(command(link(), db, &[f, "prepare"])
+            .output()
+            .unwrap()
+            .status
+            .success());
+    }
+    let args = ["--threads=5", "--events=20", "--rand-seed=4242"];
+    let coord = coordinator(&seg_db, &file, 3, &args);
+    let ws: Vec<Child> = (0..3)
+        .map(|i| worker(&seg_db, i, 3, &file, &["--wait", "60"]))
+        .collect();
+    for w in ws.into_iter().map(wait) {
+        assert_eq!(w.code, Some(0), "{}", w.stderr);
+    }
+    assert_eq!(wait(coord).code, Some(0));
+    let mut all = vec![f];
+    all.extend(args);
+    all.push("run");
+    let one = command(link(), &one_db, &all).output().unwrap();
+    assert!(
+        one.status.success(),
+        "{}",
+        String::from_utf8_lossy(&one.stdout)
+    );
+    let draws = "SELECT string_agg(tid || ':' || n, ',' ORDER BY tid) FROM seen WHERE n < 0";
+    let (a, b) = (seg_db.psql(draws), one_db.psql(draws));
+    assert_eq!(a.trim().split(',').count(), 5, "{a}");
+    assert_eq!(
+        a, b,
+        "3 segments and one host: the same first draw per thread id"
+    );
 }
