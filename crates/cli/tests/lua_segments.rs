@@ -587,3 +587,54 @@ fn each_segment_thread_draws_the_random_stream_of_its_global_id() {
         "3 segments and one host: the same first draw per thread id"
     );
 }
+
+#[test]
+fn ctrl_c_on_the_coordinator_stops_every_lua_worker_and_reports_what_ran() {
+    let db = fresh_db("lua_seg_ctrl_c");
+    let dir = tempfile::tempdir().unwrap();
+    let file = script(dir.path(), "tag");
+    assert!(command(link(), &db, &[file.to_str().unwrap(), "prepare"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let json = dir.path().join("run.json");
+    let json_arg = format!("--json={}", json.display());
+    let coord = coordinator(
+        &db,
+        &file,
+        2,
+        &["--threads=2", "--time=60", "--rate=50", &json_arg],
+    );
+    let ws: Vec<Child> = (0..2)
+        .map(|i| worker(&db, i, 2, &file, &["--wait", "60"]))
+        .collect();
+    poll(&db, "SELECT count(DISTINCT tid) = 2 FROM seen WHERE n >= 0");
+    let t0 = std::time::Instant::now();
+    // SAFETY: signalling the child we started, by its pid.
+    unsafe { libc::kill(coord.id() as i32, libc::SIGINT) };
+    let ws: Vec<Ended> = ws.into_iter().map(wait).collect();
+    let c = wait(coord);
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(20),
+        "workers ran on"
+    );
+    for w in &ws {
+        assert_eq!(w.code, Some(130), "{}", w.stderr);
+    }
+    assert_eq!(c.code, Some(130), "{}\n{}", c.stdout, c.stderr);
+    assert!(
+        c.stdout.contains("transactions:"),
+        "the report of what ran: {}",
+        c.stdout
+    );
+    let doc: RunDocument = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(doc.interrupted);
+    assert_eq!(doc.complete, Some(true));
+    let events: u64 = db
+        .psql("SELECT count(*) FROM seen WHERE n >= 0")
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(doc.transactions.ok, events);
+}

@@ -161,7 +161,13 @@ impl Run<'_> {
         }
         let stop = StopHandle::default();
         crate::interrupt::on_interrupt(stop.clone());
-        let mut c = Coordinator::new(db, id, (self.seg.count, self.seg.wait_s), self.sink, stop);
+        let mut c = Coordinator::new(
+            db,
+            id,
+            (self.seg.count, self.seg.wait_s),
+            self.sink,
+            stop.clone(),
+        );
         let outcome = c.follow();
         let ws = match outcome {
             Ok(Outcome::Ended(ws)) => ws,
@@ -189,7 +195,8 @@ impl Run<'_> {
             "incomplete"
         };
         protocol::set_state(&mut c.db, id, state, None)?;
-        Ok(self.report(id, &ws, &merged, outputs, (name, args)))
+        let code = self.report(id, &ws, &merged, outputs, (name, args), stop.requested());
+        Ok(code)
     }
 
     /// Opens the run in the coordination schema and says how workers join it.
@@ -277,6 +284,7 @@ impl Run<'_> {
         m: &Merged,
         outputs: Outputs,
         (name, args): (&str, &[String]),
+        interrupted: bool,
     ) -> i32 {
         let (t, missing) = (&m.tally, &m.missing);
         let count = self.seg.count;
@@ -306,6 +314,7 @@ impl Run<'_> {
             }
         }
         let mut doc = pgrig_lua::document::of(self.inv, t, &m.version);
+        doc.interrupted = interrupted;
         doc.complete = Some(missing.is_empty());
         doc.segments = Some(pgrig_results::document::SegmentsDoc {
             count,
@@ -321,6 +330,13 @@ impl Run<'_> {
                 ),
             );
             return 2;
+        }
+        if interrupted {
+            self.sink.message(
+                Level::Error,
+                &format!("run {id} was stopped (Ctrl-C): the report above covers what ran"),
+            );
+            return 130;
         }
         if t.fatal {
             self.sink.message(
