@@ -116,12 +116,15 @@ fn a_two_segment_script_run_merges_into_what_one_host_with_every_thread_does() {
     );
     let json = dir.path().join("run.json");
     let json_arg = format!("--json={}", json.display());
+    let store = dir.path().join("runs.db");
+    let store_arg = format!("--store={}", store.display());
     let args = [
         "--threads=5",
         "--events=3001",
         "--rows=7",
         "--histogram",
         &json_arg,
+        &store_arg,
     ];
     let coord = coordinator(&db, &file, 2, &args);
     let started: Vec<Child> = (0..2)
@@ -169,6 +172,16 @@ fn a_two_segment_script_run_merges_into_what_one_host_with_every_thread_does() {
         Some(vec![0, 1])
     );
     assert_eq!(doc.complete, Some(true));
+    let mut show = common::pgrig_cmd(&db);
+    show.args(["results", "show", "1", "--store"]).arg(&store);
+    let shown = show.output().unwrap();
+    let stored: RunDocument = serde_json::from_slice(&shown.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&shown.stdout)));
+    assert_eq!(
+        (stored.transactions.ok, stored.complete),
+        (events, Some(true)),
+        "--store"
+    );
 
     // each worker's own report: events add up, the merged extremes are the workers' extremes
     let worker_events: f64 = ws
