@@ -177,7 +177,7 @@ pub(crate) struct Coordinator<'a> {
     progress_every: Option<u32>,
     /// the target every worker proved it reaches (`pgrig_fleet::target`)
     pub(crate) target: String,
-    live: Arc<Live>,
+    pub(crate) live: Arc<Live>,
     stop: StopHandle,
     sink: &'a StderrSink,
     /// the newest interval row read
@@ -351,7 +351,7 @@ impl Coordinator<'_> {
     }
 
     /// New interval rows into the live figures, each checked first (a bad row fails the run).
-    fn read_intervals(&mut self) -> Result<(), ScaleError> {
+    pub(crate) fn read_intervals(&mut self) -> Result<(), ScaleError> {
         let rows = protocol::intervals_after(&mut self.db, self.run, self.last_interval)?;
         if rows.is_empty() {
             return Ok(());

@@ -651,3 +651,97 @@ fn ctrl_c_on_the_coordinator_stops_every_lua_worker_and_reports_what_ran() {
         .unwrap();
     assert_eq!(doc.transactions.ok, events);
 }
+
+/// The body of `GET url` (an `http://HOST:PORT/PATH` URL).
+fn fetch(url: &str) -> String {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (addr, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let mut conn = std::net::TcpStream::connect(addr).expect("connect to the endpoint");
+    conn.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    write!(conn, "GET /{path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut response = String::new();
+    conn.read_to_string(&mut response).expect("a response");
+    response
+        .split_once("\r\n\r\n")
+        .map_or(String::new(), |r| r.1.to_string())
+}
+
+/// The value of the sample line starting with `name` (labels included).
+fn sample(body: &str, name: &str) -> f64 {
+    (body.lines())
+        .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
+        .unwrap_or(-1.0)
+}
+
+#[test]
+fn the_coordinators_live_metrics_end_at_every_segments_events() {
+    use std::io::BufRead;
+    let db = fresh_db("lua_seg_metrics");
+    let dir = tempfile::tempdir().unwrap();
+    let file = script(dir.path(), "tag");
+    assert!(command(link(), &db, &[file.to_str().unwrap(), "prepare"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let args = [
+        "--threads=3",
+        "--time=3",
+        "--rate=60",
+        "--metrics-addr=127.0.0.1:0",
+        "--metrics-linger=30",
+    ];
+    let mut coord = coordinator(&db, &file, 2, &args);
+    let stderr = coord.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(at) = line.split("serving OpenMetrics on ").nth(1) {
+                let _ = tx.send(at.to_string());
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the address");
+    let ws: Vec<Child> = (0..2)
+        .map(|i| worker(&db, i, 2, &file, &["--wait", "60"]))
+        .collect();
+    for w in ws.into_iter().map(wait) {
+        assert_eq!(w.code, Some(0), "{}", w.stderr);
+    }
+    let finished = "pgrig_run_state{pgrig_run_state=\"finished\"}";
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let body = loop {
+        let b = fetch(&url);
+        if sample(&b, finished) == 1.0 || std::time::Instant::now() > until {
+            break b;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let c = wait(coord);
+    assert_eq!(c.code, Some(0), "{}", c.stdout);
+    assert_eq!(sample(&body, finished), 1.0, "{body}");
+    let events: f64 = db
+        .psql("SELECT count(*) FROM seen WHERE n >= 0")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(events > 0.0);
+    assert_eq!(
+        sample(&body, "pgrig_transactions_total{outcome=\"ok\"}"),
+        events,
+        "{body}"
+    );
+    assert_eq!(
+        sample(&body, "pgrig_latency_seconds_count"),
+        events,
+        "{body}"
+    );
+    assert_eq!(figure(&c.stdout, "transactions:"), events);
+}

@@ -23,6 +23,7 @@ use super::cmdline::CmdLine;
 use super::general::{Exit, General};
 use super::outputs::Outputs;
 use crate::coordinator::{Coordinator, Outcome};
+use crate::metrics::RunState;
 use crate::sink::StderrSink;
 
 /// Seconds between a worker's reports, ms.
@@ -33,6 +34,9 @@ struct Segments {
     count: u32,
     coordinator: String,
     wait_s: u32,
+    /// `--metrics-addr`/`--metrics-linger`: the merged run's live metrics, from the segments'
+    /// interval rows
+    metrics: Option<crate::args::MetricsOptions>,
 }
 
 fn segments_options(c: &CmdLine, general: &General) -> Result<Segments, Exit> {
@@ -73,17 +77,12 @@ fn segments_options(c: &CmdLine, general: &General) -> Result<Segments, Exit> {
             )));
         }
     }
-    for own in ["metrics-addr", "metrics-linger"] {
-        if c.given(own).is_some() {
-            return Err(Exit::fatal(format!(
-                "--{own} does not combine with --segments for a script yet"
-            )));
-        }
-    }
+    let metrics = super::live::options(c)?;
     Ok(Segments {
         count,
         coordinator,
         wait_s,
+        metrics,
     })
 }
 
@@ -161,28 +160,59 @@ impl Run<'_> {
         }
         let stop = StopHandle::default();
         crate::interrupt::on_interrupt(stop.clone());
-        let mut c = Coordinator::new(
-            db,
-            id,
-            (self.seg.count, self.seg.wait_s),
-            self.sink,
-            stop.clone(),
-        );
-        let outcome = c.follow();
-        let ws = match outcome {
+        let counts = (self.seg.count, self.seg.wait_s);
+        let mut c = Coordinator::new(db, id, counts, self.sink, stop.clone());
+        let server = match &self.seg.metrics {
+            Some(m) => {
+                let s =
+                    crate::metrics::Server::start(&m.addr, c.live.clone()).map_err(ScaleError)?;
+                let at = format!("serving OpenMetrics on http://{}/metrics", s.addr);
+                self.sink.message(Level::Info, &at);
+                Some((s, m.linger_s))
+            }
+            None => None,
+        };
+        let ended = self.follow(&mut c, id);
+        let code = ended.map(|e| {
+            let Some((ws, merged)) = e else { return 130 };
+            let interrupted = stop.requested();
+            let state = match () {
+                _ if !merged.missing.is_empty() || merged.tally.fatal => RunState::Incomplete,
+                _ if interrupted => RunState::Interrupted,
+                _ => RunState::Finished,
+            };
+            c.live.update(|f| f.state = state);
+            self.report(id, &ws, &merged, outputs, (name, args), interrupted)
+        });
+        if let Some((s, linger)) = server {
+            s.finish(std::time::Duration::from_secs(u64::from(linger)));
+        }
+        code
+    }
+
+    /// Follows the run to its end and merges what the workers handed in (the run's state set
+    /// in the schema); the workers' rows and the merge, none after Ctrl-C before the start.
+    fn follow(
+        &self,
+        c: &mut Coordinator<'_>,
+        id: i64,
+    ) -> Result<Option<(Vec<WorkerRow>, Merged)>, ScaleError> {
+        let ws = match c.follow() {
             Ok(Outcome::Ended(ws)) => ws,
             Ok(Outcome::StoppedEarly) => {
                 protocol::set_state(&mut c.db, id, "failed", None)?;
-                self.sink
-                    .message(Level::Error, "interrupted (Ctrl-C) before the run started");
-                return Ok(130);
+                let why = "interrupted (Ctrl-C) before the run started";
+                self.sink.message(Level::Error, why);
+                return Ok(None);
             }
             Err(e) => {
                 let _ = protocol::set_state(&mut c.db, id, "failed", None);
                 return Err(e);
             }
         };
-        let merged = match self.merged(id, &ws) {
+        // the rows written since the last look, so the live figures hold every second
+        let merged = c.read_intervals().and_then(|()| self.merged(id, &ws));
+        let merged = match merged {
             Ok(m) => m,
             Err(e) => {
                 let _ = protocol::set_state(&mut c.db, id, "failed", None);
@@ -195,8 +225,7 @@ impl Run<'_> {
             "incomplete"
         };
         protocol::set_state(&mut c.db, id, state, None)?;
-        let code = self.report(id, &ws, &merged, outputs, (name, args), stop.requested());
-        Ok(code)
+        Ok(Some((ws, merged)))
     }
 
     /// Opens the run in the coordination schema and says how workers join it.
