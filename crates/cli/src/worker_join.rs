@@ -18,7 +18,7 @@ use pgrig_fleet::{clock, ScaleError};
 #[derive(Parser, Debug)]
 #[command(
     name = "pgrig worker",
-    about = "Run one segment of a benchmark coordinated by `pgrig bench --segments N --coordinator URL`"
+    about = "Run one segment of a benchmark coordinated by `pgrig bench --segments N --coordinator URL` (or, with --lua-script, by `pgrig sysbench SCRIPT.lua --segments=N --coordinator=URL ... run`)"
 )]
 pub struct WorkerArgs {
     /// This worker's segment: I/N, 0 <= I < N (a Kubernetes Indexed Job's completion index).
