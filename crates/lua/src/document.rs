@@ -13,10 +13,11 @@ use pgrig_results::document::*;
 use crate::invocation::Invocation;
 use crate::stats::{Finished, Stats};
 
-/// The counters' names in `workload_counters`: sysbench's report lines.
-pub const READS: &str = "queries_read";
-pub const WRITES: &str = "queries_write";
-pub const OTHER: &str = "queries_other";
+/// The counters' names in `workload_counters`: sysbench's report lines (one set of names for
+/// the native and the Lua path).
+pub use pgrig_workloads::sysbench::report::{
+    QUERIES_OTHER as OTHER, QUERIES_READ as READS, QUERIES_WRITE as WRITES,
+};
 
 /// The document of a finished run; `options` are the script's own options with the values
 /// it ran with, `server_version` as the server reported it.
@@ -50,7 +51,7 @@ pub fn of(
         schema_version: SCHEMA_VERSION,
         pgrig_version: env!("CARGO_PKG_VERSION").into(),
         server_version: server_version.into(),
-        interrupted: false,
+        interrupted: fin.interrupted,
         workload: Some("sysbench".into()),
         options: run_options(inv),
         partitions: None,

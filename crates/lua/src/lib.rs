@@ -61,6 +61,13 @@ impl Outcome {
             server_version,
         ))
     }
+
+    /// Whether a stop from outside (Ctrl-C) ended the run early.
+    pub fn interrupted(&self) -> bool {
+        (self.stats.finished.lock().ok())
+            .and_then(|f| f.as_ref().map(|f| f.interrupted))
+            .unwrap_or(false)
+    }
 }
 
 /// Runs the script of `inv` with its command; returns the exit status. Everything is printed
@@ -77,11 +84,22 @@ pub fn run_measured(inv: Invocation) -> Outcome {
 /// [`run_measured`], telling `each_second` every second of a `run` as it ends (and the last,
 /// partial one), e.g. for live metrics.
 pub fn run_watched(inv: Invocation, each_second: Option<Box<stats::SecondFn>>) -> Outcome {
+    run_stoppable(inv, each_second, None)
+}
+
+/// [`run_watched`], ended early when `stop` is requested (Ctrl-C) as its `--time` limit ends
+/// it: the threads finish their events, the report covers what ran, and the document says
+/// it was interrupted.
+pub fn run_stoppable(
+    inv: Invocation,
+    each_second: Option<Box<stats::SecondFn>>,
+    stop: Option<pgrig_engine::StopHandle>,
+) -> Outcome {
     let stats: Arc<stats::Stats> = Default::default();
     if let Some(f) = each_second {
         let _ = stats.on_second.set(stats::SecondHook(f));
     }
-    let code = run_with(inv.clone(), stats.clone());
+    let code = run_with(inv.clone(), stats.clone(), stop);
     Outcome { code, inv, stats }
 }
 
@@ -89,14 +107,18 @@ pub fn run_watched(inv: Invocation, each_second: Option<Box<stats::SecondFn>>) -
 /// the script is loaded (its body runs, as sysbench runs it for any command) in a state of
 /// its own, without connecting.
 pub fn declared_options(inv: Invocation) -> Result<Vec<(String, String)>, String> {
-    let sh = shared(inv, Default::default())?;
+    let sh = shared(inv, Default::default(), None)?;
     let lua = state::new_state(&sh, 0)?;
     Ok(run::script_options(&lua))
 }
 
 /// What every thread's state shares, for `inv`; the FATAL message when the script cannot be
 /// read or the connection options are invalid.
-fn shared(inv: Invocation, stats: Arc<stats::Stats>) -> Result<Arc<state::Shared>, String> {
+fn shared(
+    inv: Invocation,
+    stats: Arc<stats::Stats>,
+    interrupt: Option<pgrig_engine::StopHandle>,
+) -> Result<Arc<state::Shared>, String> {
     let config = pgrig_wire::Config::from_args(&inv.conn, "")
         .map_err(|e| format!("invalid connection options: {e}"))?;
     let seed = if inv.rand_seed != 0 {
@@ -123,11 +145,17 @@ fn shared(inv: Invocation, stats: Arc<stats::Stats>) -> Result<Arc<state::Shared
         fatal: AtomicBool::new(false),
         fatal_owner: std::sync::atomic::AtomicU32::new(u32::MAX),
         init_errors: Default::default(),
+        interrupt,
+        interrupted: AtomicBool::new(false),
     }))
 }
 
-fn run_with(inv: Invocation, stats: Arc<stats::Stats>) -> i32 {
-    let sh = match shared(inv, stats) {
+fn run_with(
+    inv: Invocation,
+    stats: Arc<stats::Stats>,
+    stop: Option<pgrig_engine::StopHandle>,
+) -> i32 {
+    let sh = match shared(inv, stats, stop) {
         Ok(sh) => sh,
         Err(msg) => {
             println!("FATAL: {msg}");

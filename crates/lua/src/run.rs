@@ -268,6 +268,7 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
             seconds,
             threads,
             fatal: sh.fatal.load(Relaxed),
+            interrupted: sh.interrupted.load(Relaxed),
             options: script_options(lua),
         });
     }
@@ -361,6 +362,10 @@ fn watch(
             let period = (next_report as f64, interval as f64, n as u32);
             report::intermediate(lua, sh, period, seconds.get(span).unwrap_or_default());
             next_report += interval;
+        }
+        if sh.interrupt.as_ref().is_some_and(|s| s.requested()) && !sh.stop.load(Relaxed) {
+            sh.interrupted.store(true, Relaxed);
+            sh.stop.store(true, Relaxed);
         }
         if let Some(l) = limit {
             if now >= l {

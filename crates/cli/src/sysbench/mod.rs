@@ -30,7 +30,7 @@ pub mod seam;
 pub mod test_options;
 
 /// sysbench's run output, in the workloads crate (re-exported for the command line's tests).
-pub use pgrig_workloads::sysbench::{histogram, mix, report};
+pub use pgrig_workloads::sysbench::{histogram, report};
 
 use std::io::IsTerminal;
 
