@@ -2,6 +2,7 @@
 //! failures and deadlocks the way pgbench 15+ does), record the outcome. One state machine for
 //! every query mode; the mode only changes how `sql` encodes a command.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::client_state::{Client, FailKind};
@@ -42,7 +43,20 @@ fn done(sh: &RunShared, c: &Client, now: i64) -> bool {
             return true;
         }
     }
+    if let Some(left) = &sh.transactions_left {
+        if left.load(Ordering::Relaxed) == 0 {
+            return true;
+        }
+    }
     sh.stopped() || sh.timer_exceeded(now)
+}
+
+/// Takes one of the run's transactions left (`total_transactions`); false when none is.
+fn claim_transaction(sh: &RunShared) -> bool {
+    sh.transactions_left.as_ref().is_none_or(|left| {
+        left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    })
 }
 
 async fn sleep_until_us(sh: &RunShared, at_us: i64) {
@@ -95,6 +109,9 @@ async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> Cli
                 Some(at) => scheduled = at,
                 None => return ClientEnd::Finished,
             }
+        }
+        if !claim_transaction(sh) {
+            return ClientEnd::Finished;
         }
         // -C: a new connection for every transaction.
         if c.conn.is_none() && !connect(sh, th, c) {

@@ -113,6 +113,9 @@ fn snapshot(what: &str, s: &Snapshot) -> Result<(), String> {
         ("retries", c.retries),
         ("late", c.late),
         ("rollbacks", c.rollbacks),
+        ("rows replies", c.replies.rows),
+        ("changed replies", c.replies.changed),
+        ("other replies", c.replies.neither),
     ] {
         a_count(&format!("{what} {name}"), v)?;
     }

@@ -216,6 +216,7 @@ mod tests {
             threads: vec![thread(2), thread(1)],
             first_thread: 3,
             fatal: false,
+            interrupted: false,
             options: vec![("rows".into(), "7".into())],
         }
     }

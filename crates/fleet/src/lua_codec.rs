@@ -35,7 +35,7 @@ pub fn encode(t: &Tally, server_version: &str) -> String {
             .collect::<Vec<_>>(),
         "threads": t.threads.iter().map(|c| json!([c.events, c.busy_s, c.cpu.user_s,
             c.cpu.sys_s, c.cpu.wait_s, c.cpu.wall_s])).collect::<Vec<_>>(),
-        "first_thread": t.first_thread, "fatal": t.fatal,
+        "first_thread": t.first_thread, "fatal": t.fatal, "interrupted": t.interrupted,
         "options": t.options.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
         "server_version": server_version,
     })
@@ -196,6 +196,7 @@ fn tally_of(v: &Value) -> Result<Tally, ScaleError> {
         first_thread: u32::try_from(first)
             .map_err(|_| bad(&format!("first_thread {first} is out of range")))?,
         fatal: flag(v, "fatal")?,
+        interrupted: flag(v, "interrupted")?,
         options: options_of(v)?,
     })
 }

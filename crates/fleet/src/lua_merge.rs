@@ -57,6 +57,7 @@ fn add_tally(all: &mut Tally, t: Tally) -> Result<(), ()> {
     }
     all.threads.extend(t.threads);
     all.fatal |= t.fatal;
+    all.interrupted |= t.interrupted;
     Ok(())
 }
 

@@ -14,10 +14,11 @@ use pgrig_results::document::*;
 use crate::invocation::Invocation;
 use crate::tally::Tally;
 
-/// The counters' names in `workload_counters`: sysbench's report lines.
-pub const READS: &str = "queries_read";
-pub const WRITES: &str = "queries_write";
-pub const OTHER: &str = "queries_other";
+/// The counters' names in `workload_counters`: sysbench's report lines (one set of names for
+/// the native and the Lua path).
+pub use pgrig_workloads::sysbench::report::{
+    QUERIES_OTHER as OTHER, QUERIES_READ as READS, QUERIES_WRITE as WRITES,
+};
 
 /// The document of a finished run (its [`Tally`]); `server_version` as the server reported it.
 pub fn of(inv: &Invocation, t: &Tally, server_version: &str) -> RunDocument {
@@ -44,7 +45,7 @@ pub fn of(inv: &Invocation, t: &Tally, server_version: &str) -> RunDocument {
         schema_version: SCHEMA_VERSION,
         pgrig_version: env!("CARGO_PKG_VERSION").into(),
         server_version: server_version.into(),
-        interrupted: false,
+        interrupted: t.interrupted,
         workload: Some("sysbench".into()),
         options: run_options(inv),
         partitions: None,

@@ -66,6 +66,13 @@ impl Outcome {
         let fin = self.stats.finished.lock().ok()?.clone()?;
         Some(tally::Tally::of(&self.stats, &fin, self.first_thread))
     }
+
+    /// Whether a stop from outside (Ctrl-C) ended the run early.
+    pub fn interrupted(&self) -> bool {
+        (self.stats.finished.lock().ok())
+            .and_then(|f| f.as_ref().map(|f| f.interrupted))
+            .unwrap_or(false)
+    }
 }
 
 /// Runs the script of `inv` with its command; returns the exit status. Everything is printed
@@ -82,30 +89,44 @@ pub fn run_measured(inv: Invocation) -> Outcome {
 /// [`run_measured`], telling `each_second` every second of a `run` as it ends (and the last,
 /// partial one), e.g. for live metrics.
 pub fn run_watched(inv: Invocation, each_second: Option<Box<stats::SecondFn>>) -> Outcome {
-    run_part(inv, None, each_second)
+    run_stoppable(inv, each_second, None)
+}
+
+/// [`run_watched`], ended early when `stop` is requested (Ctrl-C) as its `--time` limit ends
+/// it: the threads finish their events, the report covers what ran, and the document says
+/// it was interrupted.
+pub fn run_stoppable(
+    inv: Invocation,
+    each_second: Option<Box<stats::SecondFn>>,
+    stop: Option<pgrig_engine::StopHandle>,
+) -> Outcome {
+    run_part(inv, None, each_second, stop)
 }
 
 /// [`run_watched`] as one segment of a run spread over several hosts: `inv` holds this
-/// segment's threads and `--events` share, `part` the rest ([`segment::SegmentPart`]).
+/// segment's threads and `--events` share, `part` the rest ([`segment::SegmentPart`]; its
+/// stop ends the run as [`run_stoppable`]'s).
 pub fn run_segment(
     inv: Invocation,
     part: segment::SegmentPart,
     each_second: Option<Box<stats::SecondFn>>,
 ) -> Outcome {
-    run_part(inv, Some(part), each_second)
+    let stop = part.stop.clone();
+    run_part(inv, Some(part), each_second, Some(stop))
 }
 
 fn run_part(
     inv: Invocation,
     part: Option<segment::SegmentPart>,
     each_second: Option<Box<stats::SecondFn>>,
+    stop: Option<pgrig_engine::StopHandle>,
 ) -> Outcome {
     let stats: Arc<stats::Stats> = Default::default();
     if let Some(f) = each_second {
         let _ = stats.on_second.set(stats::SecondHook(f));
     }
     let first_thread = part.as_ref().map_or(0, |p| p.first_thread);
-    let code = run_with(inv.clone(), part, stats.clone());
+    let code = run_with(inv.clone(), (stats.clone(), stop), part);
     Outcome {
         code,
         inv,
@@ -118,7 +139,7 @@ fn run_part(
 /// the script is loaded (its body runs, as sysbench runs it for any command) in a state of
 /// its own, without connecting.
 pub fn declared_options(inv: Invocation) -> Result<Vec<(String, String)>, String> {
-    let sh = shared(inv, None, Default::default())?;
+    let sh = shared(inv, (Default::default(), None), None)?;
     let lua = state::new_state(&sh, 0)?;
     Ok(run::script_options(&lua))
 }
@@ -127,8 +148,8 @@ pub fn declared_options(inv: Invocation) -> Result<Vec<(String, String)>, String
 /// read or the connection options are invalid.
 fn shared(
     inv: Invocation,
+    (stats, interrupt): (Arc<stats::Stats>, Option<pgrig_engine::StopHandle>),
     segment: Option<segment::SegmentPart>,
-    stats: Arc<stats::Stats>,
 ) -> Result<Arc<state::Shared>, String> {
     let config = pgrig_wire::Config::from_args(&inv.conn, "")
         .map_err(|e| format!("invalid connection options: {e}"))?;
@@ -156,12 +177,18 @@ fn shared(
         fatal: AtomicBool::new(false),
         fatal_owner: std::sync::atomic::AtomicU32::new(u32::MAX),
         init_errors: Default::default(),
+        interrupt,
+        interrupted: AtomicBool::new(false),
         segment,
     }))
 }
 
-fn run_with(inv: Invocation, part: Option<segment::SegmentPart>, stats: Arc<stats::Stats>) -> i32 {
-    let sh = match shared(inv, part, stats) {
+fn run_with(
+    inv: Invocation,
+    stats: (Arc<stats::Stats>, Option<pgrig_engine::StopHandle>),
+    part: Option<segment::SegmentPart>,
+) -> i32 {
+    let sh = match shared(inv, stats, part) {
         Ok(sh) => sh,
         Err(msg) => {
             println!("FATAL: {msg}");

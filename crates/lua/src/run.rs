@@ -278,6 +278,7 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
             seconds,
             threads,
             fatal: sh.fatal.load(Relaxed),
+            interrupted: sh.interrupted.load(Relaxed),
             options: script_options(lua),
         });
     }
@@ -387,7 +388,8 @@ fn watch(
             report::intermediate(lua, sh, period, seconds.get(span).unwrap_or_default());
             next_report += interval;
         }
-        if sh.segment.as_ref().is_some_and(|p| p.stop.requested()) {
+        if sh.interrupt.as_ref().is_some_and(|s| s.requested()) && !sh.stop.load(Relaxed) {
+            sh.interrupted.store(true, Relaxed);
             sh.stop.store(true, Relaxed);
         }
         if let Some(l) = limit {

@@ -44,6 +44,9 @@ pub struct Tally {
     pub first_thread: u32,
     /// the run ended on a fatal error
     pub fatal: bool,
+    /// stopped early from outside (Ctrl-C, a multi-host run's coordinator): the figures cover
+    /// what ran before
+    pub interrupted: bool,
     /// the script's own options with the values it ran with
     pub options: Vec<(String, String)>,
 }
@@ -86,6 +89,7 @@ impl Tally {
             threads: fin.threads.clone(),
             first_thread,
             fatal: fin.fatal,
+            interrupted: fin.interrupted,
             options: fin.options.clone(),
         }
     }

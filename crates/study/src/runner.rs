@@ -281,7 +281,7 @@ fn run_repetition(
     let scripts = &ctx.scripts[first.point];
     let warm = point.workload.warmup_seconds();
     if let (true, Some(lp)) = (warm > 0, &ctx.luas[first.point]) {
-        crate::runner_lua::warm_up(&state.managed, point, lp, warm)?;
+        crate::runner_lua::warm_up(&state.managed, point, lp, warm, &ctx.control.stop)?;
     } else if warm > 0 {
         let mut cfg = point_config(ctx, point, scripts, None);
         cfg.duration = BenchDuration::Seconds(warm);
@@ -392,7 +392,7 @@ fn run_and_store(
     let collect = &ctx.study.spec.collect;
     let (mut doc, collected) = match &ctx.luas[point.index] {
         Some(lp) => run_round(ctx, m, point, collect, |_| {
-            crate::runner_lua::run(m, point, lp)
+            crate::runner_lua::run(m, point, lp, &ctx.control.stop)
         })?,
         None => run_round(ctx, m, point, collect, |sink| {
             run_bench(ctx, m, point, cfg, sink).map(|r| pgrig_engine::document::of(&r))

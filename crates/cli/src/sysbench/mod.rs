@@ -34,7 +34,7 @@ pub mod segments;
 pub mod test_options;
 
 /// sysbench's run output, in the workloads crate (re-exported for the command line's tests).
-pub use pgrig_workloads::sysbench::{histogram, mix, report};
+pub use pgrig_workloads::sysbench::{histogram, report};
 
 use std::io::IsTerminal;
 

@@ -343,7 +343,7 @@ impl Run<'_> {
             }
         }
         let mut doc = pgrig_lua::document::of(self.inv, t, &m.version);
-        doc.interrupted = interrupted;
+        doc.interrupted |= interrupted;
         doc.complete = Some(missing.is_empty());
         doc.segments = Some(pgrig_results::document::SegmentsDoc {
             count,
