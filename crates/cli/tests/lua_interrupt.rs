@@ -3,13 +3,15 @@
 //! equal the rows the script inserted — and the status is 130; inside a study, the script's
 //! run stops at once and the study with it, storing no partial run.
 
-use crate::sysbench_common;
+use crate::{common, sysbench_common};
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pgrig_testkit::{fresh_db, CmdOutput, TestDb};
+use common::{finish_within as finish, interrupt, spawn_piped as spawn};
+
+use pgrig_testkit::{fresh_db, TestDb};
 
 const INSERTER: &str = r#"
 function prepare()
@@ -22,40 +24,6 @@ function event()
   con:query("INSERT INTO ticks (tid) VALUES (" .. sysbench.tid .. ")")
 end
 "#;
-
-fn spawn(mut c: Command) -> Child {
-    c.stdout(Stdio::piped()).stderr(Stdio::piped());
-    c.spawn().expect("start pgrig")
-}
-
-fn interrupt(child: &Child) {
-    // SAFETY: plain kill(2) on our child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-}
-
-/// The child's output, killing it (and failing) when it outlives `limit`.
-fn finish(mut child: Child, limit: Duration) -> CmdOutput {
-    let start = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("output");
-            panic!(
-                "pgrig did not stop within {limit:?}\n{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().expect("output");
-    CmdOutput {
-        status: out.status,
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn ticks(db: &TestDb) -> u64 {
     db.psql("select count(*) from ticks")
