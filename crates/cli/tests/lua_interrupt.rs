@@ -6,12 +6,12 @@
 use crate::{common, sysbench_common};
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use common::{finish_within as finish, interrupt, spawn_piped as spawn};
 
-use pgrig_testkit::{fresh_db, TestDb};
+use pgrig_testkit::{fresh_db, CmdOutput, TestDb};
 
 const INSERTER: &str = r#"
 function prepare()
@@ -42,6 +42,20 @@ fn wait_for_ticks(db: &TestDb) {
     }
 }
 
+/// Ctrl-C once the script has inserted rows; the output, once it stopped (within 20 s).
+fn ctrl_c_once_it_inserts(child: Child, db: &TestDb) -> CmdOutput {
+    wait_for_ticks(db);
+    let t = Instant::now();
+    interrupt(&child);
+    let out = finish(child, Duration::from_secs(60));
+    assert!(
+        t.elapsed() < Duration::from_secs(20),
+        "took {:?} to stop",
+        t.elapsed()
+    );
+    out
+}
+
 fn script(dir: &Path) -> String {
     let path = dir.join("ticks.lua");
     std::fs::write(&path, INSERTER).unwrap();
@@ -60,15 +74,7 @@ fn ctrl_c_ends_a_scripts_run_with_its_report_and_document_and_status_130() {
     let json_arg = format!("--json={}", json.display());
     let args = [lua.as_str(), "--threads=2", "--time=300", &json_arg, "run"];
     let child = spawn(sysbench_common::command(link, &db, &args));
-    wait_for_ticks(&db);
-    let t = Instant::now();
-    interrupt(&child);
-    let out = finish(child, Duration::from_secs(60));
-    assert!(
-        t.elapsed() < Duration::from_secs(20),
-        "took {:?}",
-        t.elapsed()
-    );
+    let out = ctrl_c_once_it_inserts(child, &db);
     assert_eq!(out.code, Some(130), "{}{}", out.stdout, out.stderr);
     let events: u64 = out
         .stdout
@@ -101,16 +107,7 @@ fn ctrl_c_stops_a_studys_script_run_at_once_and_stores_no_partial_run() {
     for v in ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE"] {
         c.env_remove(v);
     }
-    let child = spawn(c);
-    wait_for_ticks(&db);
-    let t = Instant::now();
-    interrupt(&child);
-    let out = finish(child, Duration::from_secs(60));
-    assert!(
-        t.elapsed() < Duration::from_secs(20),
-        "the study took {:?} to stop",
-        t.elapsed()
-    );
+    let out = ctrl_c_once_it_inserts(spawn(c), &db);
     assert_ne!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("interrupted"), "{}", out.stderr);
     let export = pgrig_testkit::run({
