@@ -3,11 +3,13 @@
 //! equal the rows the script inserted — and the status is 130; inside a study, the script's
 //! run stops at once and the study with it, storing no partial run.
 
-use crate::sysbench_common;
+use crate::{common, sysbench_common};
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
+
+use common::{finish_within as finish, interrupt, spawn_piped as spawn};
 
 use pgrig_testkit::{fresh_db, CmdOutput, TestDb};
 
@@ -22,40 +24,6 @@ function event()
   con:query("INSERT INTO ticks (tid) VALUES (" .. sysbench.tid .. ")")
 end
 "#;
-
-fn spawn(mut c: Command) -> Child {
-    c.stdout(Stdio::piped()).stderr(Stdio::piped());
-    c.spawn().expect("start pgrig")
-}
-
-fn interrupt(child: &Child) {
-    // SAFETY: plain kill(2) on our child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-}
-
-/// The child's output, killing it (and failing) when it outlives `limit`.
-fn finish(mut child: Child, limit: Duration) -> CmdOutput {
-    let start = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("output");
-            panic!(
-                "pgrig did not stop within {limit:?}\n{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().expect("output");
-    CmdOutput {
-        status: out.status,
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn ticks(db: &TestDb) -> u64 {
     db.psql("select count(*) from ticks")
@@ -72,6 +40,20 @@ fn wait_for_ticks(db: &TestDb) {
         assert!(Instant::now() < deadline, "the script inserted nothing");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Ctrl-C once the script has inserted rows; the output, once it stopped (within 20 s).
+fn ctrl_c_once_it_inserts(child: Child, db: &TestDb) -> CmdOutput {
+    wait_for_ticks(db);
+    let t = Instant::now();
+    interrupt(&child);
+    let out = finish(child, Duration::from_secs(60));
+    assert!(
+        t.elapsed() < Duration::from_secs(20),
+        "took {:?} to stop",
+        t.elapsed()
+    );
+    out
 }
 
 fn script(dir: &Path) -> String {
@@ -92,15 +74,7 @@ fn ctrl_c_ends_a_scripts_run_with_its_report_and_document_and_status_130() {
     let json_arg = format!("--json={}", json.display());
     let args = [lua.as_str(), "--threads=2", "--time=300", &json_arg, "run"];
     let child = spawn(sysbench_common::command(link, &db, &args));
-    wait_for_ticks(&db);
-    let t = Instant::now();
-    interrupt(&child);
-    let out = finish(child, Duration::from_secs(60));
-    assert!(
-        t.elapsed() < Duration::from_secs(20),
-        "took {:?}",
-        t.elapsed()
-    );
+    let out = ctrl_c_once_it_inserts(child, &db);
     assert_eq!(out.code, Some(130), "{}{}", out.stdout, out.stderr);
     let events: u64 = out
         .stdout
@@ -133,16 +107,7 @@ fn ctrl_c_stops_a_studys_script_run_at_once_and_stores_no_partial_run() {
     for v in ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE"] {
         c.env_remove(v);
     }
-    let child = spawn(c);
-    wait_for_ticks(&db);
-    let t = Instant::now();
-    interrupt(&child);
-    let out = finish(child, Duration::from_secs(60));
-    assert!(
-        t.elapsed() < Duration::from_secs(20),
-        "the study took {:?} to stop",
-        t.elapsed()
-    );
+    let out = ctrl_c_once_it_inserts(spawn(c), &db);
     assert_ne!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("interrupted"), "{}", out.stderr);
     let export = pgrig_testkit::run({

@@ -82,8 +82,9 @@ pub fn run(
     })?;
     let mut doc = pgrig_engine::document::of(&result);
     doc.workload_options = (options.pairs().iter()).cloned().collect();
+    let replies = result.stats.total().counts.replies;
     doc.workload_counters
-        .extend(class_counters(&result.stats.total().counts.replies));
+        .extend(report::class_counters(&replies));
     let written = if outputs.wanted() {
         outputs.write(&doc, test, args)
     } else {
@@ -98,16 +99,6 @@ pub fn run(
         print!("{}", report::summary(&summary));
     }
     Ok(if doc.interrupted { 130 } else { written })
-}
-
-/// The queries by sysbench's classes, as counted from the statements' replies (a DELETE that
-/// found no row is "other", as sysbench's driver counts it).
-fn class_counters(r: &Replies) -> [(String, u64); 3] {
-    [
-        (report::QUERIES_READ.to_string(), r.rows),
-        (report::QUERIES_WRITE.to_string(), r.changed),
-        (report::QUERIES_OTHER.to_string(), r.neither),
-    ]
 }
 
 /// sysbench prepares every statement of the test before its threads start; a statement that

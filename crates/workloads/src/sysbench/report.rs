@@ -99,6 +99,16 @@ pub const QUERIES_READ: &str = "queries_read";
 pub const QUERIES_WRITE: &str = "queries_write";
 pub const QUERIES_OTHER: &str = "queries_other";
 
+/// The `workload_counters` of a native run's queries by class, from the statements' replies
+/// (a row set is a read, rows changed a write, anything else other).
+pub fn class_counters(r: &pgrig_engine::stats::Replies) -> [(String, u64); 3] {
+    [
+        (QUERIES_READ.to_string(), r.rows),
+        (QUERIES_WRITE.to_string(), r.changed),
+        (QUERIES_OTHER.to_string(), r.neither),
+    ]
+}
+
 /// Queries by class (read, write, other) as the document counted them from the replies;
 /// `None` for a document without them (stored before they were counted).
 pub fn counted_classes(doc: &RunDocument) -> Option<(u64, u64, u64)> {
