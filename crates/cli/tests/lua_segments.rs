@@ -10,10 +10,10 @@ use crate::common;
 use crate::sysbench_common::{command, link};
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Child;
 
 use pgrig_results::document::RunDocument;
-use pgrig_testkit::{fresh_db, TestDb};
+use pgrig_testkit::{fresh_db, CmdOutput, TestDb};
 
 /// Every thread writes one row in `thread_init` (`n` < 0: its first random number, negated) and
 /// one per event, each with its `sysbench.tid`; the `-- tag` comment lets a test tell a copy
@@ -36,19 +36,9 @@ end
 -- tag
 "#;
 
-struct Ended {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn wait(c: Child) -> Ended {
-    let out = c.wait_with_output().expect("wait");
-    Ended {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+/// `c` to its end (at most two minutes: a hung process fails the test with its output).
+fn wait(c: Child) -> CmdOutput {
+    common::finish_within(c, std::time::Duration::from_secs(120))
 }
 
 /// `script.lua` (with `tag` in place of the tag) in a directory of its own.
@@ -66,9 +56,7 @@ fn coordinator(db: &TestDb, file: &Path, n: u32, args: &[&str]) -> Child {
     let mut all = vec![f.as_str(), seg.as_str(), coord.as_str()];
     all.extend(args);
     all.push("run");
-    let mut c = command(link(), db, &all);
-    c.stdout(Stdio::piped()).stderr(Stdio::piped());
-    c.spawn().expect("coordinator")
+    common::spawn_piped(command(link(), db, &all))
 }
 
 /// `pgrig worker --segment I/N --lua-script FILE EXTRA` (its target: the database's `PG*`;
@@ -78,10 +66,8 @@ fn worker(db: &TestDb, i: u32, n: u32, file: &Path, extra: &[&str]) -> Child {
     c.args(["worker", "--segment", &format!("{i}/{n}")])
         .args(["--coordinator", &db.url(), "--lua-script"])
         .arg(file)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c.spawn().expect("worker")
+        .args(extra);
+    common::spawn_piped(c)
 }
 
 /// The figure after `label` on a report line (`max:   12.55`).
@@ -130,7 +116,7 @@ fn a_two_segment_script_run_merges_into_what_one_host_with_every_thread_does() {
     let started: Vec<Child> = (0..2)
         .map(|i| worker(&db, i, 2, &file, &["--wait", "60"]))
         .collect();
-    let ws: Vec<Ended> = started.into_iter().map(wait).collect();
+    let ws: Vec<CmdOutput> = started.into_iter().map(wait).collect();
     let c = wait(coord);
     for (i, w) in ws.iter().enumerate() {
         assert_eq!(w.code, Some(0), "worker {i}:\n{}\n{}", w.stdout, w.stderr);
@@ -624,9 +610,8 @@ fn ctrl_c_on_the_coordinator_stops_every_lua_worker_and_reports_what_ran() {
         .collect();
     poll(&db, "SELECT count(DISTINCT tid) = 2 FROM seen WHERE n >= 0");
     let t0 = std::time::Instant::now();
-    // SAFETY: signalling the child we started, by its pid.
-    unsafe { libc::kill(coord.id() as i32, libc::SIGINT) };
-    let ws: Vec<Ended> = ws.into_iter().map(wait).collect();
+    common::interrupt(&coord);
+    let ws: Vec<CmdOutput> = ws.into_iter().map(wait).collect();
     let c = wait(coord);
     assert!(
         t0.elapsed() < std::time::Duration::from_secs(20),
