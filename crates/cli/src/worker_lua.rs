@@ -20,7 +20,7 @@ use pgrig_fleet::lua_script::{self, ScriptRef};
 use pgrig_fleet::protocol::{self, Interval, RunRow};
 use pgrig_fleet::ScaleError;
 use pgrig_lua::segment::{share_of, threads_of, SegmentPart};
-use pgrig_lua::Invocation;
+use pgrig_lua::{Invocation, ScriptOptions};
 
 use crate::sysbench::cmdline::CmdLine;
 use crate::sysbench::general::General;
@@ -124,16 +124,7 @@ fn plan(run: &RunRow, a: &WorkerArgs, file: &Path) -> Result<Plan, ScaleError> {
     };
     let mut inv =
         crate::sysbench::lua::invocation((&c, &args), (&path, &path, None), &general, conn);
-    let declared = pgrig_lua::declared_options(inv.clone()).map_err(refused)?;
-    if let Some((_, _, raw)) =
-        (c.rest.iter()).find(|(n, _, _)| !declared.iter().any(|(d, _)| d == n))
-    {
-        return Err(refused(format!(
-            "stored option {} is not one of {}'s options",
-            raw.escape_debug(),
-            file.display()
-        )));
-    }
+    script_options_known(&c, &inv, file).map_err(refused)?;
     let (first, n) = threads_of(seg.index, seg.count, total);
     inv.threads = n;
     if general.events > 0 {
@@ -152,6 +143,30 @@ fn plan(run: &RunRow, a: &WorkerArgs, file: &Path) -> Result<Plan, ScaleError> {
         total,
         rate,
     })
+}
+
+/// Every script option of `c` is one the script takes: declared in `sysbench.cmdline.options`,
+/// or, for a script without declarations (sysbench 0.5's, whose options become globals), one
+/// that replaces none of the script's globals (`--event=x` would replace its `event`).
+fn script_options_known(c: &CmdLine, inv: &Invocation, file: &Path) -> Result<(), String> {
+    let rule = pgrig_lua::script_options(inv.clone())?;
+    let bad = c.rest.iter().find(|(name, _, _)| match &rule {
+        ScriptOptions::Declared(names) => !names.contains(name),
+        ScriptOptions::Globals { taken } => taken.contains(name),
+    });
+    match (bad, &rule) {
+        (None, _) => Ok(()),
+        (Some((_, _, raw)), ScriptOptions::Declared(_)) => Err(format!(
+            "stored option {} is not one of {}'s options",
+            raw.escape_debug(),
+            file.display()
+        )),
+        (Some((name, _, raw)), ScriptOptions::Globals { .. }) => Err(format!(
+            "stored option {} would replace {}'s global {name}",
+            raw.escape_debug(),
+            file.display()
+        )),
+    }
 }
 
 /// The target's fingerprint and server version (a refusal when it cannot be reached).

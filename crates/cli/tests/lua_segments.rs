@@ -730,3 +730,53 @@ fn the_coordinators_live_metrics_end_at_every_segments_events() {
     );
     assert_eq!(figure(&c.stdout, "transactions:"), events);
 }
+
+/// A script in sysbench 0.5's manner: no option declarations (options become globals, as
+/// text), the thread's id as `event`'s argument.
+const LEGACY: &str = r#"
+function thread_init(thread_id)
+  con = sysbench.sql.driver():connect()
+end
+function event(thread_id)
+  con:query(string.format("INSERT INTO seen VALUES (%d, %d)", thread_id, tonumber(legacy_n)))
+end
+"#;
+
+#[test]
+fn an_undeclared_scripts_options_travel_as_globals_but_never_replace_one() {
+    let db = fresh_db("lua_seg_legacy");
+    db.psql("CREATE TABLE seen (tid int NOT NULL, n int NOT NULL)");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("legacy.lua");
+    std::fs::write(&file, LEGACY).unwrap();
+    let args = ["--threads=3", "--events=30", "--legacy-n=5"];
+    let coord = coordinator(&db, &file, 2, &args);
+    let ws: Vec<Child> = (0..2)
+        .map(|i| worker(&db, i, 2, &file, &["--wait", "60"]))
+        .collect();
+    for w in ws.into_iter().map(wait) {
+        assert_eq!(w.code, Some(0), "{}", w.stderr);
+    }
+    let c = wait(coord);
+    assert_eq!(c.code, Some(0), "{}\n{}", c.stdout, c.stderr);
+    let seen = db.psql("SELECT string_agg(DISTINCT tid::text, ',') || ' ' || min(n) || ' ' || max(n) || ' ' || count(*) FROM seen");
+    assert_eq!(
+        seen.trim(),
+        "0,1,2 5 5 30",
+        "thread_id is global, --legacy-n a global"
+    );
+    let run = forged_run(&db, &file, &["--threads=1", "--time=1", "--event=boom"]);
+    let w = wait(worker(
+        &db,
+        0,
+        1,
+        &file,
+        &["--run", &run.to_string(), "--wait", "5"],
+    ));
+    assert_eq!(w.code, Some(1), "{}", w.stderr);
+    assert!(
+        w.stderr.contains("--event=boom would replace"),
+        "{}",
+        w.stderr
+    );
+}

@@ -144,6 +144,34 @@ pub fn declared_options(inv: Invocation) -> Result<Vec<(String, String)>, String
     Ok(run::script_options(&lua))
 }
 
+/// How a script takes its own options on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScriptOptions {
+    /// declared in `sysbench.cmdline.options`: these names (`-` as `_`), and no others
+    Declared(Vec<String>),
+    /// no declarations (a sysbench 0.5 script): any option becomes a global of that name,
+    /// except that it must not replace one of `taken` (the globals the loaded script has)
+    Globals { taken: Vec<String> },
+}
+
+/// How the script of `inv` takes its options (the script is loaded, as for
+/// [`declared_options`]).
+pub fn script_options(inv: Invocation) -> Result<ScriptOptions, String> {
+    let sh = shared(inv, (Default::default(), None), None)?;
+    let lua = state::new_state(&sh, 0)?;
+    let declared: bool = (lua.load("return sysbench.cmdline.options ~= nil").eval())
+        .map_err(|e| state::message(&e))?;
+    if declared {
+        let names = run::script_options(&lua).into_iter();
+        return Ok(ScriptOptions::Declared(
+            names.map(|(n, _)| n.replace('-', "_")).collect(),
+        ));
+    }
+    let code = "local t = {} for k in pairs(_G) do t[#t + 1] = tostring(k) end return t";
+    let taken: Vec<String> = lua.load(code).eval().map_err(|e| state::message(&e))?;
+    Ok(ScriptOptions::Globals { taken })
+}
+
 /// What every thread's state shares, for `inv`; the FATAL message when the script cannot be
 /// read or the connection options are invalid.
 fn shared(
