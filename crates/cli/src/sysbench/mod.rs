@@ -123,6 +123,18 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             ))));
         }
     };
+    bundled((&c, args), &general, &test, &arg)
+}
+
+/// A bundled test's command (`help`, `prepare`, `cleanup`, `run`) on the native path; `arg` as
+/// the command line named the test (for the hint after an error).
+fn bundled(
+    (c, args): (&CmdLine, &[String]),
+    general: &General,
+    test: &str,
+    arg: &str,
+) -> Result<i32, Exit> {
+    let hinted = |e: Exit| with_hint(e, c, arg);
     // bulk_insert is not built on oltp_common: no command needed, no help, no prewarm.
     let oltp_common = test != "bulk_insert";
     let Some(command) = c.command.clone() else {
@@ -133,15 +145,15 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             "Command is required. Supported commands: prepare, prewarm, run, cleanup, help",
         ));
     };
-    let pg = Pg::read(&c)?;
-    let known = tests.options(&test);
-    let options = test_options::read(&c, &known).map_err(hinted)?;
+    let pg = Pg::read(c)?;
+    let known = join::tests().options(test);
+    let options = test_options::read(c, &known).map_err(hinted)?;
     match command.as_str() {
         "help" if !known.iter().any(|o| o.own) => Err(Exit::stderr(format!(
             "'{test}' test does not implement the 'help' command."
         ))),
         "help" => {
-            print!("{}", help::test(&test, &known));
+            print!("{}", help::test(test, &known));
             Ok(0)
         }
         "prewarm" if oltp_common => Err(Exit::fatal(
@@ -155,22 +167,22 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             } else {
                 Phase::Cleanup
             };
-            general::check_driver(&c, phase)?;
+            general::check_driver(c, phase)?;
             set_password(&pg);
             if phase == Phase::Cleanup {
-                if let Some(why) = join::tests().cleanup_refusal(&test, &options) {
+                if let Some(why) = join::tests().cleanup_refusal(test, &options) {
                     return Err(Exit::fatal(format!("`cleanup' function failed: {why}")));
                 }
             }
-            let native = join::build(&test, &options)?;
+            let native = join::build(test, &options)?;
             match phase {
-                Phase::Prepare { .. } => prepare::prepare(&pg, &general, native, oltp_common),
+                Phase::Prepare { .. } => prepare::prepare(&pg, general, native, oltp_common),
                 _ => prepare::cleanup(&pg, &native),
             }
         }
         "run" => {
             set_password(&pg);
-            run::run((&c, args), &test, &options, &general, &pg)
+            run::run((c, args), test, &options, general, &pg)
         }
         other => Err(Exit::stderr(format!("Unknown command: {other}"))),
     }
