@@ -167,6 +167,19 @@ pub(crate) enum Outcome {
     StoppedEarly,
 }
 
+/// Told what the coordinator reads while it follows a run (a Lua script run's merged interval
+/// lines, `crate::sysbench::segment_lines`).
+pub(crate) trait Follower {
+    /// A new interval row (`id`), passed by `pgrig_fleet::check::interval`, before the live
+    /// figures take it; an error (a refused row) fails the run.
+    fn row(&mut self, id: i64, i: &protocol::Interval) -> Result<(), ScaleError>;
+    /// After each look at the workers (every row written so far read): their rows and the
+    /// segments marked silent.
+    fn round(&mut self, ws: &[WorkerRow], silent: &BTreeMap<u32, f64>);
+    /// The run has ended and every row written has been read.
+    fn finish(&mut self);
+}
+
 pub(crate) struct Coordinator<'a> {
     pub(crate) db: Db,
     pub(crate) run: i64,
@@ -180,14 +193,18 @@ pub(crate) struct Coordinator<'a> {
     pub(crate) live: Arc<Live>,
     stop: StopHandle,
     sink: &'a StderrSink,
-    /// the newest interval row read
+    /// interval rows up to this id are read (none of a lower id can still appear)
     last_interval: i64,
+    /// the rows above `last_interval` read already
+    taken: std::collections::BTreeSet<i64>,
     /// each registered segment's host name (the `host` label of its CPU line)
     hosts: BTreeMap<u32, String>,
     /// segments marked silent, with the seconds they had been
     silent: BTreeMap<u32, f64>,
     /// segments whose failure was reported
     failed: std::collections::BTreeSet<u32>,
+    /// told every interval row and every look at the workers
+    pub(crate) follower: Option<Box<dyn Follower + 'a>>,
 }
 
 impl<'a> Coordinator<'a> {
@@ -216,9 +233,11 @@ impl<'a> Coordinator<'a> {
             stop,
             sink,
             last_interval: 0,
+            taken: Default::default(),
             hosts: BTreeMap::new(),
             silent: BTreeMap::new(),
             failed: Default::default(),
+            follower: None,
         }
     }
 }
@@ -256,12 +275,27 @@ impl Coordinator<'_> {
                 .extend(ws.iter().map(|w| (w.segment, w.host.clone())));
             let grace = started.elapsed().as_millis() as u32 > LEAD_MS + 2 * INTERVAL_MS;
             self.check(&ws, grace)?;
+            self.tell_round(&ws);
             let ended = ws.iter().all(|w| {
                 w.state == "done" || w.state == "failed" || self.silent.contains_key(&w.segment)
             });
             if ended {
                 return Ok(Outcome::Ended(ws));
             }
+        }
+    }
+
+    /// Tells the follower, if any, the workers' rows after a look at them.
+    pub(crate) fn tell_round(&mut self, ws: &[WorkerRow]) {
+        if let Some(f) = self.follower.as_mut() {
+            f.round(ws, &self.silent);
+        }
+    }
+
+    /// Tells the follower, if any, that the run has ended and every row was read.
+    pub(crate) fn tell_finish(&mut self) {
+        if let Some(f) = self.follower.as_mut() {
+            f.finish();
         }
     }
 
@@ -351,8 +385,15 @@ impl Coordinator<'_> {
     }
 
     /// New interval rows into the live figures, each checked first (a bad row fails the run).
+    /// Rows are read again until they are old enough that no row of a lower id can still be
+    /// uncommitted (workers' transactions commit in any order), each taken once.
     pub(crate) fn read_intervals(&mut self) -> Result<(), ScaleError> {
-        let rows = protocol::intervals_after(&mut self.db, self.run, self.last_interval)?;
+        let settled = protocol::intervals_settled(&mut self.db, self.run)?;
+        let mut rows = protocol::intervals_after(&mut self.db, self.run, self.last_interval)?;
+        rows.retain(|(id, _)| !self.taken.contains(id));
+        self.last_interval = self.last_interval.max(settled);
+        let watermark = self.last_interval;
+        self.taken.retain(|id| *id > watermark);
         if rows.is_empty() {
             return Ok(());
         }
@@ -360,6 +401,9 @@ impl Coordinator<'_> {
         let mut hosts: BTreeMap<u32, f64> = BTreeMap::new();
         for (id, i) in &rows {
             pgrig_fleet::check::interval(self.run, *id, i, self.count)?;
+            if let Some(f) = self.follower.as_mut() {
+                f.row(*id, i)?;
+            }
             add_interval(&mut f, i).map_err(|why| {
                 ScaleError::new(format!(
                     "run {}: refused interval row {id} (segment {}, second {}): {why}",
@@ -367,7 +411,9 @@ impl Coordinator<'_> {
                 ))
             })?;
             hosts.insert(i.segment, i.cpu_s);
-            self.last_interval = *id;
+            if *id > watermark {
+                self.taken.insert(*id);
+            }
         }
         for (seg, cpu) in &hosts {
             let host = self.hosts.get(seg).cloned().unwrap_or_default();

@@ -222,6 +222,7 @@ impl Sink for WorkerSink {
             latency_sum_us: s.delta.latency.sum,
             cpu_s: crate::metrics::process_cpu_seconds(),
             histogram: Some(pgrig_fleet::codec::histogram_text(s.histogram)),
+            lua: None,
         };
         if let Ok(tx) = self.tx.lock() {
             let _ = tx.send(row);

@@ -7,7 +7,9 @@
 //! `crate::sysbench::fleet_options`; the script's own options checked against its
 //! declarations), never where to connect: its target is its own `--target` or libpq's
 //! environment. It runs its block of global thread ids, its share of `--events` and `--rate`,
-//! begins at the shared instant, writes an interval row per second and hands its tally in.
+//! begins at the shared instant, writes an interval row per second (with the second's queries
+//! by class, reconnects and threads running: the coordinator's interval lines) and hands its
+//! tally in.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use pgrig_engine::StopHandle;
 use pgrig_fleet::db::Db;
 use pgrig_fleet::lua_script::{self, ScriptRef};
-use pgrig_fleet::protocol::{self, Interval, RunRow};
+use pgrig_fleet::protocol::{self, Interval, LuaSecond, RunRow};
 use pgrig_fleet::ScaleError;
 use pgrig_lua::segment::{share_of, threads_of, SegmentPart};
 use pgrig_lua::{Invocation, ScriptOptions};
@@ -254,6 +256,13 @@ fn run_segment(
             latency_sum_us: s.latency_sum_ms * 1e3,
             cpu_s: crate::metrics::process_cpu_seconds(),
             histogram: Some(pgrig_fleet::codec::histogram_text(h)),
+            lua: Some(LuaSecond {
+                reads: s.reads,
+                writes: s.writes,
+                other: s.other,
+                reconnects: s.reconnects,
+                threads: s.threads,
+            }),
             ..Interval::default()
         };
         if let Ok(tx) = tx.lock() {

@@ -51,6 +51,7 @@ mod init_statements;
 mod load_csv;
 mod lua_interrupt;
 mod lua_segments;
+mod lua_segments_intervals;
 mod metrics_openmetrics;
 mod native_run_study;
 mod optimizer_example;

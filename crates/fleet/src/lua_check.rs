@@ -2,12 +2,15 @@
 //! who can write the schema can write it): counts up to `check::MAX_COUNT`, finite times and
 //! latencies within range, latency moments that agree with each other, a latency histogram and
 //! sysbench's slots that hold exactly the result's events, threads that add up to them, and
-//! exactly the segment's own block of global thread ids. Every refusal names the row.
+//! exactly the segment's own block of global thread ids; an interval row likewise (its second's
+//! queries by class and threads running, [`interval`]). Every refusal names the row.
 
 use pgrig_lua::segment::threads_of;
+use pgrig_lua::stats::SecondCounts;
 use pgrig_lua::tally::Tally;
 
 use crate::check::{a_count, a_figure, a_name, MAX_LATENCY_US, MAX_SECONDS};
+use crate::protocol::{Interval, LuaSecond};
 use crate::share::SegmentId;
 use crate::ScaleError;
 
@@ -80,9 +83,22 @@ fn times(t: &Tally) -> Result<(), String> {
         ));
     }
     let mut events = 0u64;
+    let mut classes = [0u64; 4];
     for (i, s) in t.seconds.iter().enumerate() {
-        a_count(&format!("second {} events", i + 1), s.events)?;
-        a_count(&format!("second {} errors", i + 1), s.errors)?;
+        let n = i + 1;
+        a_count(&format!("second {n} events"), s.events)?;
+        a_count(&format!("second {n} errors"), s.errors)?;
+        for (k, (name, v)) in second_classes(s).into_iter().enumerate() {
+            a_count(&format!("second {n} {name}"), v)?;
+            classes[k] = classes[k].saturating_add(v);
+        }
+        if s.threads as usize > t.threads.len() {
+            return Err(format!(
+                "second {n} has {} threads running, of its {}",
+                s.threads,
+                t.threads.len()
+            ));
+        }
         let most = s.events as f64 * t.max_ms * (1.0 + 1e-9) + 1.0;
         a_figure(
             &format!("second {} latency sum", i + 1),
@@ -97,7 +113,29 @@ fn times(t: &Tally) -> Result<(), String> {
             t.events
         ));
     }
+    let totals = [t.reads, t.writes, t.other, t.reconnects];
+    for ((name, total), sum) in ["reads", "writes", "other", "reconnects"]
+        .iter()
+        .zip(totals)
+        .zip(classes)
+    {
+        if sum > total {
+            return Err(format!(
+                "its seconds hold {sum} {name}, more than its {total}"
+            ));
+        }
+    }
     Ok(())
+}
+
+/// A second's queries by class and reconnects, named.
+fn second_classes(s: &SecondCounts) -> [(&'static str, u64); 4] {
+    [
+        ("reads", s.reads),
+        ("writes", s.writes),
+        ("other", s.other),
+        ("reconnects", s.reconnects),
+    ]
 }
 
 /// The threads: exactly the block of segment `seg` among `total` threads, their events adding
@@ -170,11 +208,54 @@ pub fn tally(
     })
 }
 
+/// An interval row of segment `i.segment` of a Lua script's run of `total` threads (`id`: its
+/// row; `crate::check::interval` has passed): it carries the second's queries by class,
+/// reconnects and threads running, each count up to `MAX_COUNT`, at most the segment's
+/// threads, and a second from 1 on.
+pub fn interval(
+    run: i64,
+    id: i64,
+    i: &Interval,
+    count: u32,
+    total: u32,
+) -> Result<LuaSecond, ScaleError> {
+    let check = || -> Result<LuaSecond, String> {
+        let l = i.lua.ok_or_else(|| {
+            "it holds no queries by class (not a Lua script segment's row)".to_string()
+        })?;
+        if i.seq == 0 {
+            return Err("its second is 0 (seconds count from 1)".into());
+        }
+        for (name, v) in [
+            ("queries_read", l.reads),
+            ("queries_write", l.writes),
+            ("queries_other", l.other),
+            ("reconnects", l.reconnects),
+        ] {
+            a_count(name, v)?;
+        }
+        let (_, n) = threads_of(i.segment, count.max(1), total);
+        if l.threads > n {
+            return Err(format!(
+                "{} threads running, but the segment has {n}",
+                l.threads
+            ));
+        }
+        Ok(l)
+    };
+    check().map_err(|why| {
+        ScaleError::new(format!(
+            "run {run}: refused interval row {id} (segment {}, second {}): {why}",
+            i.segment, i.seq
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use hdrhistogram::Histogram;
-    use pgrig_lua::stats::{SecondCounts, ThreadEnd};
+    use pgrig_lua::stats::ThreadEnd;
     use pgrig_workloads::sysbench::histogram::Slots;
 
     /// Segment 1 of 2 of a run of 5 threads (threads 3 and 4), 3 events.
@@ -212,6 +293,9 @@ mod tests {
                 events: 2,
                 errors: 1,
                 latency_sum_ms: 2.7,
+                reads: 2,
+                threads: 2,
+                ..SecondCounts::default()
             }],
             threads: vec![thread(2), thread(1)],
             first_thread: 3,
@@ -256,6 +340,39 @@ mod tests {
         let mut t = sample();
         t.seconds[0].events = 9;
         assert!(refusal(&t).contains("latency sum") || refusal(&t).contains("more than"));
+    }
+
+    #[test]
+    fn an_interval_row_carries_bounded_queries_and_the_segments_threads_at_most() {
+        // segment 1 of 2 of a run of 5 threads: 2 threads
+        let row = |l: Option<LuaSecond>| Interval {
+            segment: 1,
+            seq: 3,
+            ok: 4,
+            lua: l,
+            ..Interval::default()
+        };
+        let good = LuaSecond {
+            reads: 8,
+            writes: 4,
+            other: 0,
+            reconnects: 1,
+            threads: 2,
+        };
+        assert_eq!(super::interval(4, 9, &row(Some(good)), 2, 5), Ok(good));
+        let why = |l| super::interval(4, 9, &row(l), 2, 5).unwrap_err().0;
+        let w = why(None);
+        assert!(
+            w.starts_with("run 4: refused interval row 9 (segment 1, second 3): it holds no queries"),
+            "{w}"
+        );
+        let w = why(Some(LuaSecond { threads: 3, ..good }));
+        assert!(w.contains("3 threads running, but the segment has 2"), "{w}");
+        let w = why(Some(LuaSecond {
+            writes: crate::check::MAX_COUNT + 1,
+            ..good
+        }));
+        assert!(w.contains("queries_write is out of range"), "{w}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! A Lua script segment's [`Tally`] as text for the coordination schema, and back: counters,
-//! latency moments and the per-second series as JSON, the HDR latency histogram in
+//! latency moments and the per-second series (events, ignored errors, latency sum, queries by
+//! class, reconnects, threads running) as JSON, the HDR latency histogram in
 //! hdrhistogram's V2 serialisation (base64, [`crate::codec::histogram_text`]) and sysbench's
 //! latency slots as their non-empty `[slot, count]` pairs, so the coordinator's merge is exact.
 //! Decoding checks types only (counts are non-negative integers, other figures finite numbers);
@@ -31,8 +32,8 @@ pub fn encode(t: &Tally, server_version: &str) -> String {
         "hdr": histogram_text(&t.hdr), "slots": slots,
         "lag": [t.lag.0, t.lag.1, t.lag.2],
         "elapsed_s": t.elapsed_s, "started_unix_s": t.started_unix_s,
-        "seconds": t.seconds.iter().map(|s| json!([s.events, s.errors, s.latency_sum_ms]))
-            .collect::<Vec<_>>(),
+        "seconds": t.seconds.iter().map(|s| json!([s.events, s.errors, s.latency_sum_ms,
+            s.reads, s.writes, s.other, s.reconnects, s.threads])).collect::<Vec<_>>(),
         "threads": t.threads.iter().map(|c| json!([c.events, c.busy_s, c.cpu.user_s,
             c.cpu.sys_s, c.cpu.wait_s, c.cpu.wall_s])).collect::<Vec<_>>(),
         "first_thread": t.first_thread, "fatal": t.fatal, "interrupted": t.interrupted,
@@ -119,10 +120,18 @@ fn thread_of(c: &Value) -> Result<ThreadEnd, ScaleError> {
 }
 
 fn second_of(s: &Value) -> Result<SecondCounts, ScaleError> {
+    let u = |i| u_at(s, i, "seconds");
+    let threads = u(7)?;
     Ok(SecondCounts {
-        events: u_at(s, 0, "seconds")?,
-        errors: u_at(s, 1, "seconds")?,
+        events: u(0)?,
+        errors: u(1)?,
         latency_sum_ms: f_at(s, 2, "seconds")?,
+        reads: u(3)?,
+        writes: u(4)?,
+        other: u(5)?,
+        reconnects: u(6)?,
+        threads: u32::try_from(threads)
+            .map_err(|_| bad(&format!("seconds: {threads} threads is out of range")))?,
     })
 }
 

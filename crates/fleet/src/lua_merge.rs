@@ -54,6 +54,11 @@ fn add_tally(all: &mut Tally, t: Tally) -> Result<(), ()> {
         a.events = add(a.events, b.events)?;
         a.errors = add(a.errors, b.errors)?;
         a.latency_sum_ms += b.latency_sum_ms;
+        a.reads = add(a.reads, b.reads)?;
+        a.writes = add(a.writes, b.writes)?;
+        a.other = add(a.other, b.other)?;
+        a.reconnects = add(a.reconnects, b.reconnects)?;
+        a.threads = a.threads.checked_add(b.threads).ok_or(())?;
     }
     all.threads.extend(t.threads);
     all.fatal |= t.fatal;

@@ -75,6 +75,38 @@ pub struct Interval {
     pub cpu_s: f64,
     /// the interval's latency histogram ([`crate::codec::histogram_text`])
     pub histogram: Option<String>,
+    /// a sysbench Lua script's segment: what its interval line needs beyond the counts
+    pub lua: Option<LuaSecond>,
+}
+
+/// A Lua script segment's second beyond the counts (`ok`: events, `retries`: ignored errors):
+/// its queries by sysbench's classes, its reconnects, and its threads still running as it
+/// ended (0: the segment's last, partial second, not part of its series).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LuaSecond {
+    pub reads: u64,
+    pub writes: u64,
+    pub other: u64,
+    pub reconnects: u64,
+    pub threads: u32,
+}
+
+/// The columns of [`LuaSecond`] in `pgrig_scale.intervals`, in its fields' order.
+const LUA_COLUMNS: &str = "queries_read, queries_write, queries_other, reconnects, threads_running";
+
+/// The [`LuaSecond`] of an interval row's columns (all NULL: none; some NULL: damaged).
+fn lua_second(r: &[Option<String>]) -> Result<Option<LuaSecond>, ScaleError> {
+    if r.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let g = |i: usize| r.get(i).and_then(|v| v.as_deref());
+    Ok(Some(LuaSecond {
+        reads: parse(g(0), "queries_read")?,
+        writes: parse(g(1), "queries_write")?,
+        other: parse(g(2), "queries_other")?,
+        reconnects: parse(g(3), "reconnects")?,
+        threads: parse(g(4), "threads_running")?,
+    }))
 }
 
 /// Creates the schema if missing, cancels the runs whose coordinator has been silent for
@@ -180,6 +212,20 @@ pub fn set_state(
     ))
 }
 
+/// How long after it was written an interval row is certainly committed or gone (a worker's
+/// transaction is a few statements): rows of a lower id than such a row appear no more.
+pub const INTERVAL_SETTLED_S: u32 = 5;
+
+/// The newest interval row of run `id` written [`INTERVAL_SETTLED_S`] ago or earlier (0:
+/// none): every row of a lower id that will ever be visible is visible now.
+pub fn intervals_settled(db: &mut Db, id: i64) -> Result<i64, ScaleError> {
+    let v = db.value(&format!(
+        "SELECT coalesce(max(id), 0) FROM pgrig_scale.intervals WHERE run_id = {id} AND \
+         written_at < clock_timestamp() - interval '{INTERVAL_SETTLED_S} seconds'"
+    ))?;
+    parse(v.as_deref(), "interval id")
+}
+
 /// The intervals written after row `after` (a row id), with their row ids.
 pub fn intervals_after(
     db: &mut Db,
@@ -188,7 +234,8 @@ pub fn intervals_after(
 ) -> Result<Vec<(i64, Interval)>, ScaleError> {
     let rows = db.rows(&format!(
         "SELECT id, segment, seq, ok, failed, skipped, retried, retries, latency_sum_us, cpu_s, \
-         histogram FROM pgrig_scale.intervals WHERE run_id = {id} AND id > {after} ORDER BY id"
+         histogram, {LUA_COLUMNS} FROM pgrig_scale.intervals WHERE run_id = {id} AND id > \
+         {after} ORDER BY id"
     ))?;
     rows.into_iter()
         .map(|r| {
@@ -206,6 +253,7 @@ pub fn intervals_after(
                 latency_sum_us: parse(g(8), "latency").map_err(named)?,
                 cpu_s: parse(g(9), "cpu").map_err(named)?,
                 histogram: r[10].clone(),
+                lua: lua_second(r.get(11..).unwrap_or_default()).map_err(named)?,
             };
             Ok((id, i))
         })
@@ -380,8 +428,8 @@ pub fn report(
     for i in rows {
         sql.push_str(&format!(
             "INSERT INTO pgrig_scale.intervals (run_id, segment, seq, ok, failed, skipped, \
-             retried, retries, latency_sum_us, cpu_s, histogram) VALUES \
-             ({run}, {segment}, {}, {}, {}, {}, {}, {}, {}, {}, {});",
+             retried, retries, latency_sum_us, cpu_s, histogram, {LUA_COLUMNS}) VALUES \
+             ({run}, {segment}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});",
             i.seq,
             i.ok,
             i.failed,
@@ -390,7 +438,11 @@ pub fn report(
             i.retries,
             i.latency_sum_us,
             i.cpu_s,
-            i.histogram.as_deref().map_or("NULL".to_string(), lit)
+            i.histogram.as_deref().map_or("NULL".to_string(), lit),
+            i.lua.map_or("NULL, NULL, NULL, NULL, NULL".to_string(), |l| format!(
+                "{}, {}, {}, {}, {}",
+                l.reads, l.writes, l.other, l.reconnects, l.threads
+            ))
         ));
     }
     sql.push_str(&format!(

@@ -4,7 +4,8 @@
 //! (`crate::scripts`), their digest, seed, segment count, state, the coordinator's heartbeat and shared start instant), one per worker
 //! (registration, clock offset, the target it reaches (`crate::target`), heartbeat, final
 //! statistics) and one per worker and interval
-//! (counts and the interval's latency histogram).
+//! (counts and the interval's latency histogram; a Lua script's segment adds the second's
+//! queries by class, reconnects and threads running, for the coordinator's interval lines).
 
 pub const DDL: &str = "
 CREATE SCHEMA IF NOT EXISTS pgrig_scale;
@@ -60,4 +61,7 @@ CREATE TABLE IF NOT EXISTS pgrig_scale.intervals (
     UNIQUE (run_id, segment, seq),
     FOREIGN KEY (run_id, segment) REFERENCES pgrig_scale.workers ON DELETE CASCADE
 );
+ALTER TABLE pgrig_scale.intervals ADD COLUMN IF NOT EXISTS queries_read bigint,
+    ADD COLUMN IF NOT EXISTS queries_write bigint, ADD COLUMN IF NOT EXISTS queries_other bigint,
+    ADD COLUMN IF NOT EXISTS reconnects bigint, ADD COLUMN IF NOT EXISTS threads_running integer;
 ";

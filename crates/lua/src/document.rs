@@ -1,6 +1,7 @@
 //! The run document (`pgrig_results::document::RunDocument`) of a script's `run`: events as
 //! transactions (ignored errors as retries, events restarted as retried), the event latencies
-//! (moments, HDR percentiles and buckets), one entry per whole second, each thread as a client
+//! (moments, HDR percentiles and buckets), one entry per whole second (with its queries by
+//! class and reconnects), each thread as a client
 //! with its CPU time and run-queue wait and the self-check they raise, the queries by
 //! sysbench's classes as `workload_counters`, and the script with its options as
 //! `workload_options`. Workload `sysbench`; the script's path is `scripts[0].desc`. Built from
@@ -182,6 +183,10 @@ fn series(t: &Tally) -> Vec<Second> {
             } else {
                 0.0
             },
+            queries_read: Some(s.reads),
+            queries_write: Some(s.writes),
+            queries_other: Some(s.other),
+            reconnects: Some(s.reconnects),
             ..Second::default()
         })
         .collect()

@@ -369,16 +369,17 @@ fn watch(
     loop {
         let n = running();
         if n == 0 {
-            // the last, partial second: told to live metrics, not part of the series
+            // the last, partial second (no thread running): told to live metrics and a
+            // segment's interval rows, not part of the series
             sh.stats
-                .take_second(seconds.len() as u64 + 1, errors_before);
+                .take_second(seconds.len() as u64 + 1, errors_before, 0);
             return seconds;
         }
         let now = began.elapsed();
         while now.as_secs() > seconds.len() as u64 {
             let s = sh
                 .stats
-                .take_second(seconds.len() as u64 + 1, errors_before);
+                .take_second(seconds.len() as u64 + 1, errors_before, n as u32);
             errors_before += s.errors;
             seconds.push(s);
         }

@@ -89,6 +89,8 @@ pub struct Stats {
     pub lag: Mutex<(u64, f64, f64)>,
     /// told each second as it ends (live metrics)
     pub on_second: std::sync::OnceLock<SecondHook>,
+    /// reads, writes, other and reconnects at the start of the current second
+    pub second_marks: Mutex<[u64; 4]>,
 }
 
 /// What is told each second: its number (1 = the first), its counts and its latencies (µs).
@@ -103,12 +105,19 @@ impl std::fmt::Debug for SecondHook {
     }
 }
 
-/// One whole second of the run: its events, ignored errors and latency sum (ms).
+/// One whole second of the run: its events, ignored errors and latency sum (ms), its queries
+/// by sysbench's classes and reconnects, and the threads still running as it ended (0: the
+/// run's last, partial second, which is not part of the series).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SecondCounts {
     pub events: u64,
     pub errors: u64,
     pub latency_sum_ms: f64,
+    pub reads: u64,
+    pub writes: u64,
+    pub other: u64,
+    pub reconnects: u64,
+    pub threads: u32,
 }
 
 /// One worker thread at the end of the run: its events, the seconds spent in them, and its
@@ -167,10 +176,11 @@ impl Stats {
 }
 
 impl Stats {
-    /// The second that just ended: its events and latency sum (taken, starting the next), and
-    /// the ignored errors since `errors_before` (the total at its start).
+    /// The second that just ended: its events and latency sum (taken, starting the next), the
+    /// ignored errors since `errors_before` (the total at its start), its queries by class and
+    /// reconnects, with `running` threads at its end.
     /// The second `n` is told to the hook, if any, with its latencies.
-    pub fn take_second(&self, n: u64, errors_before: u64) -> SecondCounts {
+    pub fn take_second(&self, n: u64, errors_before: u64, running: u32) -> SecondCounts {
         let empty = || Histogram::new(3).expect("3 significant digits are valid");
         let (events, latency_sum_ms, hdr) = match self.latency.lock() {
             Ok(mut l) => {
@@ -186,10 +196,26 @@ impl Stats {
             }
             Err(_) => (0, 0.0, empty()),
         };
+        let now = [
+            self.reads.total(),
+            self.writes.total(),
+            self.other.total(),
+            self.reconnects.total(),
+        ];
+        let before = match self.second_marks.lock() {
+            Ok(mut m) => std::mem::replace(&mut *m, now),
+            Err(_) => now,
+        };
+        let d = |i: usize| now[i].saturating_sub(before[i]);
         let s = SecondCounts {
             events,
             errors: self.errors.total().saturating_sub(errors_before),
             latency_sum_ms,
+            reads: d(0),
+            writes: d(1),
+            other: d(2),
+            reconnects: d(3),
+            threads: running,
         };
         if let Some(hook) = self.on_second.get() {
             (hook.0)(n, &s, &hdr);

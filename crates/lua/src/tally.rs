@@ -126,18 +126,17 @@ impl Tally {
     }
 }
 
-/// The run's report after its header (`crate::report::header`): `Threads started!` and the
-/// final report (the SQL statistics when the script used the database), or nothing below
+/// The run's final report after its header (`crate::report::header`), `Threads started!` and
+/// the interval lines: the SQL statistics when the script used the database, or nothing below
 /// `--verbosity` 3.
 pub fn report_body(inv: &Invocation, t: &Tally) -> String {
     if !inv.notices {
         return String::new();
     }
     let s = t.summary(inv);
-    let body = if t.sql_used {
+    if t.sql_used {
         render::summary(&s)
     } else {
         render::general_statistics(&s)
-    };
-    format!("Threads started!\n\n{body}")
+    }
 }

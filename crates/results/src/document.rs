@@ -288,6 +288,16 @@ pub struct Second {
     /// the server's processes' CPU time in this second over its length: CPUs busy
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_cpu: Option<f64>,
+    /// sysbench Lua scripts: the statements completed in this second by sysbench's classes
+    /// (read, write, other) and the reconnects, as the interval lines count them
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queries_read: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queries_write: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queries_other: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconnects: Option<u64>,
 }
 
 /// The client's own CPU, under two names: CPU time (user + system time of each worker thread)

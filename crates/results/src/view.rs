@@ -75,6 +75,10 @@ lenient_struct! {
         pub checkpoints: Option<f64>,
         pub wal_bytes: Option<f64>,
         pub server_cpu: Option<f64>,
+        pub queries_read: Option<f64>,
+        pub queries_write: Option<f64>,
+        pub queries_other: Option<f64>,
+        pub reconnects: Option<f64>,
     }
 }
 

@@ -13,7 +13,8 @@
 //! * [`outputs`]: pgrig's `--json`/`--store` for a run (native or Lua); [`live`]:
 //!   `--metrics-addr` for a Lua script's run.
 //! * [`segments`]: `--segments N --coordinator URL`, a Lua script's run over several client
-//!   hosts ([`fleet_options`]: what of the command line travels to the workers).
+//!   hosts ([`fleet_options`]: what of the command line travels to the workers;
+//!   [`segment_lines`]: the coordinator's merged `--report-interval` lines).
 
 pub mod cmdline;
 pub mod db;
@@ -30,6 +31,7 @@ pub mod prepare;
 pub mod run;
 pub mod script;
 pub mod seam;
+pub mod segment_lines;
 pub mod segments;
 pub mod test_options;
 

@@ -6,7 +6,9 @@
 //! `--rand-seed`) —, waits for the workers and follows them (`crate::coordinator`'s
 //! `Coordinator`), checks every tally handed in (`pgrig_fleet::lua_check`), merges them exactly
 //! (`pgrig_fleet::lua_merge`) and prints sysbench's report of the whole run, as one host
-//! running every thread prints it; `--json`/`--store` get the merged run document.
+//! running every thread prints it — its `--report-interval` lines from the segments' interval
+//! rows as they come (`super::segment_lines`) —; `--json`/`--store` get the merged run
+//! document.
 
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
@@ -22,6 +24,7 @@ use pgrig_lua::Invocation;
 use super::cmdline::CmdLine;
 use super::general::{Exit, General};
 use super::outputs::Outputs;
+use super::segment_lines::SegmentLines;
 use crate::coordinator::{Coordinator, Outcome};
 use crate::metrics::RunState;
 use crate::sink::StderrSink;
@@ -162,6 +165,7 @@ impl Run<'_> {
         crate::interrupt::on_interrupt(stop.clone());
         let counts = (self.seg.count, self.seg.wait_s);
         let mut c = Coordinator::new(db, id, counts, self.sink, stop.clone());
+        c.follower = Some(Box::new(SegmentLines::new(id, self.seg.count, self.inv)));
         let server = match &self.seg.metrics {
             Some(m) => {
                 let s =
@@ -210,8 +214,12 @@ impl Run<'_> {
                 return Err(e);
             }
         };
-        // the rows written since the last look, so the live figures hold every second
-        let merged = c.read_intervals().and_then(|()| self.merged(id, &ws));
+        // the rows written since the last look, so the live figures and the interval lines
+        // hold every second
+        let merged = c.read_intervals().and_then(|()| {
+            c.tell_finish();
+            self.merged(id, &ws)
+        });
         let merged = match merged {
             Ok(m) => m,
             Err(e) => {
