@@ -89,7 +89,10 @@ fn lines(out: &str) -> Vec<Line> {
         .filter(|l| l.starts_with("[ "))
         .map(|l| {
             let num = |after: &str| -> f64 {
-                let rest = l.split(after).nth(1).unwrap_or_else(|| panic!("{after} in {l}"));
+                let rest = l
+                    .split(after)
+                    .nth(1)
+                    .unwrap_or_else(|| panic!("{after} in {l}"));
                 let v: String = rest
                     .trim_start()
                     .chars()
@@ -133,7 +136,12 @@ fn the_coordinator_prints_sysbenchs_interval_lines_of_the_merged_seconds() {
     prepare(&one_db, &file);
     let json = dir.path().join("run.json");
     let json_arg = format!("--json={}", json.display());
-    let opts = ["--threads=4", "--time=3", "--report-interval=1", "--rand-seed=7"];
+    let opts = [
+        "--threads=4",
+        "--time=3",
+        "--report-interval=1",
+        "--rand-seed=7",
+    ];
     let mut args = opts.to_vec();
     args.push(&json_arg);
     let coord = coordinator(&db, &file, 2, &args);
@@ -197,9 +205,20 @@ fn the_coordinator_prints_sysbenchs_interval_lines_of_the_merged_seconds() {
     let rows = count(&db, "SELECT count(*) FROM seen");
     assert_eq!(events, sum(0) + partial("ok"), "events");
     assert_eq!(rows, sum(2) + partial("queries_write"), "writes: rows");
-    assert_eq!(events, sum(1) + partial("queries_read"), "reads: one per event");
-    assert_eq!(2 * events, sum(3) + partial("queries_other"), "BEGIN, COMMIT");
-    assert!(partial("ok") <= 8, "the partial seconds hold in-flight events only");
+    assert_eq!(
+        events,
+        sum(1) + partial("queries_read"),
+        "reads: one per event"
+    );
+    assert_eq!(
+        2 * events,
+        sum(3) + partial("queries_other"),
+        "BEGIN, COMMIT"
+    );
+    assert!(
+        partial("ok") <= 16,
+        "the partial seconds hold the events in flight at the end only"
+    );
     assert_eq!(doc.transactions.ok, events);
 
     // sysbench 1.0.20 itself prints lines of this shape (the oracle; missing, the test fails)
@@ -221,7 +240,12 @@ fn below_verbosity_3_the_coordinator_prints_no_interval_lines() {
     let dir = tempfile::tempdir().unwrap();
     let file = script(dir.path());
     prepare(&db, &file);
-    let args = ["--threads=2", "--time=2", "--report-interval=1", "--verbosity=2"];
+    let args = [
+        "--threads=2",
+        "--time=2",
+        "--report-interval=1",
+        "--verbosity=2",
+    ];
     let coord = coordinator(&db, &file, 2, &args);
     let ws: Vec<Child> = (0..2).map(|i| worker(&db, i, 2, &file)).collect();
     for w in ws.into_iter().map(wait) {
@@ -237,14 +261,14 @@ fn sql_lit(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
-/// Polls for the newest run's id.
-fn run_id(db: &TestDb) -> i64 {
+/// Polls for a run newer than run `after`; its id.
+fn run_id(db: &TestDb, after: i64) -> i64 {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let v = db
             .try_psql("SELECT max(id) FROM pgrig_scale.runs")
             .unwrap_or_default();
-        if let Ok(id) = v.trim().parse() {
+        if let Some(id) = v.trim().parse().ok().filter(|id| *id > after) {
             return id;
         }
         assert!(std::time::Instant::now() < until, "no run");
@@ -260,20 +284,36 @@ fn a_forged_interval_row_is_refused_naming_the_row() {
     let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
     h.record(1000).unwrap();
     let hist = sql_lit(&pgrig_fleet::codec::histogram_text(&h));
+    let mut last = 0;
     // (the Lua columns, what the refusal says)
     for (lua, says) in [
-        ("9007199254740993, 1, 0, 0, 1", "queries_read is out of range: 9007199254740993"),
+        (
+            "9007199254740993, 1, 0, 0, 1",
+            "queries_read is out of range: 9007199254740993",
+        ),
         ("1, 1, 2, 0, 2", "2 threads running, but the segment has 1"),
-        ("NULL, NULL, NULL, NULL, NULL", "it holds no queries by class"),
-        ("1, -1, 2, 0, 1", "unexpected queries_write in the coordination schema"),
+        (
+            "NULL, NULL, NULL, NULL, NULL",
+            "it holds no queries by class",
+        ),
+        (
+            "1, -1, 2, 0, 1",
+            "unexpected queries_write in the coordination schema",
+        ),
     ] {
         let coord = coordinator(
             &db,
             &file,
             1,
-            &["--threads=1", "--time=5", "--report-interval=1", "--segments-wait=30"],
+            &[
+                "--threads=1",
+                "--time=5",
+                "--report-interval=1",
+                "--segments-wait=30",
+            ],
         );
-        let run = run_id(&db);
+        let run = run_id(&db, last);
+        last = run;
         let id = db.psql(&format!(
             "INSERT INTO pgrig_scale.workers (run_id, segment, host, cores, version, \
              clock_offset_ms, clock_error_ms) VALUES ({run}, 0, 'forger', 1, 'x', 0, 0); \
@@ -293,8 +333,14 @@ fn a_forged_interval_row_is_refused_naming_the_row() {
         );
         assert!(c.stderr.contains(says), "{lua}: {}", c.stderr);
         assert!(!c.stdout.contains("[ 1s ]"), "no line: {}", c.stdout);
-        assert!(!c.stdout.contains("transactions:"), "no report: {}", c.stdout);
-        let state = db.psql(&format!("SELECT state FROM pgrig_scale.runs WHERE id = {run}"));
+        assert!(
+            !c.stdout.contains("transactions:"),
+            "no report: {}",
+            c.stdout
+        );
+        let state = db.psql(&format!(
+            "SELECT state FROM pgrig_scale.runs WHERE id = {run}"
+        ));
         assert_eq!(state.trim(), "failed", "{lua}");
     }
 }

@@ -363,11 +363,16 @@ mod tests {
         let why = |l| super::interval(4, 9, &row(l), 2, 5).unwrap_err().0;
         let w = why(None);
         assert!(
-            w.starts_with("run 4: refused interval row 9 (segment 1, second 3): it holds no queries"),
+            w.starts_with(
+                "run 4: refused interval row 9 (segment 1, second 3): it holds no queries"
+            ),
             "{w}"
         );
         let w = why(Some(LuaSecond { threads: 3, ..good }));
-        assert!(w.contains("3 threads running, but the segment has 2"), "{w}");
+        assert!(
+            w.contains("3 threads running, but the segment has 2"),
+            "{w}"
+        );
         let w = why(Some(LuaSecond {
             writes: crate::check::MAX_COUNT + 1,
             ..good

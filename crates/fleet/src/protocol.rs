@@ -229,19 +229,21 @@ pub fn intervals_settled(db: &mut Db, id: i64) -> Result<i64, ScaleError> {
 /// The intervals written after row `after` (a row id), with their row ids.
 pub fn intervals_after(
     db: &mut Db,
-    id: i64,
+    run: i64,
     after: i64,
 ) -> Result<Vec<(i64, Interval)>, ScaleError> {
     let rows = db.rows(&format!(
         "SELECT id, segment, seq, ok, failed, skipped, retried, retries, latency_sum_us, cpu_s, \
-         histogram, {LUA_COLUMNS} FROM pgrig_scale.intervals WHERE run_id = {id} AND id > \
+         histogram, {LUA_COLUMNS} FROM pgrig_scale.intervals WHERE run_id = {run} AND id > \
          {after} ORDER BY id"
     ))?;
     rows.into_iter()
         .map(|r| {
             let g = |i: usize| r[i].as_deref();
             let id: i64 = parse(g(0), "interval id")?;
-            let named = |e: ScaleError| ScaleError::new(format!("interval row {id}: {e}"));
+            let named = |e: ScaleError| {
+                ScaleError::new(format!("run {run}: refused interval row {id}: {e}"))
+            };
             let i = Interval {
                 segment: parse(g(1), "segment").map_err(named)?,
                 seq: parse(g(2), "seq").map_err(named)?,
@@ -439,10 +441,11 @@ pub fn report(
             i.latency_sum_us,
             i.cpu_s,
             i.histogram.as_deref().map_or("NULL".to_string(), lit),
-            i.lua.map_or("NULL, NULL, NULL, NULL, NULL".to_string(), |l| format!(
-                "{}, {}, {}, {}, {}",
-                l.reads, l.writes, l.other, l.reconnects, l.threads
-            ))
+            i.lua
+                .map_or("NULL, NULL, NULL, NULL, NULL".to_string(), |l| format!(
+                    "{}, {}, {}, {}, {}",
+                    l.reads, l.writes, l.other, l.reconnects, l.threads
+                ))
         ));
     }
     sql.push_str(&format!(

@@ -105,7 +105,10 @@ impl SegmentLines {
         loop {
             let end = self.next.saturating_mul(self.every);
             let span = end - self.every + 1..=end;
-            if !span.clone().all(|q| (0..self.count).all(|s| self.ready(s, q))) {
+            if !span
+                .clone()
+                .all(|q| (0..self.count).all(|s| self.ready(s, q)))
+            {
                 return;
             }
             let running = self.seconds.get(&end).map_or(0, |m| m.threads);
@@ -198,7 +201,11 @@ impl SegmentLines {
         if l.threads == 0 && later.is_some_and(|(s, _)| *s == i.segment) {
             return Some("the segment reported later seconds".into());
         }
-        let ran = self.started.get_or_insert_with(Instant::now).elapsed().as_secs();
+        let ran = self
+            .started
+            .get_or_insert_with(Instant::now)
+            .elapsed()
+            .as_secs();
         if u64::from(i.seq) > ran + AHEAD_S {
             return Some(format!(
                 "the run has run for {ran} s: second {} has not begun",
@@ -212,10 +219,11 @@ impl SegmentLines {
 impl Follower for SegmentLines {
     fn row(&mut self, id: i64, i: &Interval) -> Result<(), ScaleError> {
         let l = pgrig_fleet::lua_check::interval(self.run, id, i, self.count, self.threads)?;
+        let run = self.run;
         let refused = |why: String| {
             ScaleError::new(format!(
-                "run {}: refused interval row {id} (segment {}, second {}): {why}",
-                self.run, i.segment, i.seq
+                "run {run}: refused interval row {id} (segment {}, second {}): {why}",
+                i.segment, i.seq
             ))
         };
         if let Some(why) = self.misplaced(i, l) {
