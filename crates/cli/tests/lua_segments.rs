@@ -460,7 +460,7 @@ fn a_forged_result_is_refused_naming_the_row_and_nothing_is_reported() {
         "events": 1, "reads": 0, "writes": 1, "other": 0, "errors": 0, "reconnects": 0,
         "restarted": 0, "sql_used": true, "latency": [1.0, 1.0, 1.0, 1.0e6],
         "hdr": pgrig_fleet::codec::histogram_text(&h), "slots": [[0, 1]], "lag": [0, 0.0, 0.0],
-        "elapsed_s": 1.0, "started_unix_s": 1.7e9, "seconds": [[1, 0, 1.0]],
+        "elapsed_s": 1.0, "started_unix_s": 1.7e9, "seconds": [[1, 0, 1.0, 0, 1, 0, 0, 1]],
         "threads": [[1, 0.001, 0.0, 0.0, 0.0, 1.0]], "first_thread": 3, "fatal": false, "interrupted": false,
         "options": [["rows", "10"]], "server_version": "15"
     });
