@@ -344,3 +344,65 @@ fn a_forged_interval_row_is_refused_naming_the_row() {
         assert_eq!(state.trim(), "failed", "{lua}");
     }
 }
+
+#[test]
+fn each_line_is_printed_while_the_run_goes_on_and_sums_its_seconds() {
+    use std::io::BufRead;
+    let _turn = common::alone();
+    let db = fresh_db("lua_int_live");
+    let dir = tempfile::tempdir().unwrap();
+    let file = script(dir.path());
+    prepare(&db, &file);
+    let json = dir.path().join("run.json");
+    let json_arg = format!("--json={}", json.display());
+    let args = [
+        "--threads=2",
+        "--time=6",
+        "--report-interval=2",
+        "--rate=200",
+        &json_arg,
+    ];
+    let mut coord = coordinator(&db, &file, 2, &args);
+    let stdout = coord.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send((std::time::Instant::now(), line));
+        }
+    });
+    let ws: Vec<Child> = (0..2).map(|i| worker(&db, i, 2, &file)).collect();
+    let ws: Vec<CmdOutput> = ws.into_iter().map(wait).collect();
+    let ended = std::time::Instant::now();
+    for w in &ws {
+        assert_eq!(w.code, Some(0), "{}", w.stderr);
+    }
+    let c = wait(coord);
+    reader.join().unwrap();
+    assert_eq!(c.code, Some(0), "{}", c.stderr);
+    let got: Vec<(std::time::Instant, String)> = rx.try_iter().collect();
+    let text: String = got.iter().map(|(_, l)| format!("{l}\n")).collect();
+    let first = got
+        .iter()
+        .find(|(_, l)| l.starts_with("[ 2s ]"))
+        .unwrap_or_else(|| panic!("no [ 2s ] line:\n{text}"));
+    // the run went on for 4 s more after its second 2
+    assert!(
+        ended.duration_since(first.0) > std::time::Duration::from_secs(2),
+        "the [ 2s ] line came {:?} before the workers ended:\n{text}",
+        ended.duration_since(first.0)
+    );
+    let merged = lines(&text);
+    let seconds: Vec<u64> = merged.iter().map(|l| l.second).collect();
+    assert_eq!(seconds, [2, 4, 6], "{text}");
+    let doc: RunDocument = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for l in &merged {
+        let span = &doc.series[l.second as usize - 2..l.second as usize];
+        let events: u64 = span.iter().map(|s| s.tps).sum();
+        let writes: u64 = span.iter().map(|s| s.queries_write.unwrap()).sum();
+        assert_eq!(l.figures[0] * 2.0, events as f64, "second {}", l.second);
+        assert_eq!(l.figures[2] * 2.0, writes as f64, "second {}", l.second);
+    }
+}
