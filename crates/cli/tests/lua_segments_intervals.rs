@@ -162,7 +162,11 @@ fn the_coordinator_prints_sysbenchs_interval_lines_of_the_merged_seconds() {
     let mut single = vec![f];
     single.extend(opts);
     single.push("run");
-    let one = pgrig_testkit::run(command(link(), &one_db, &single));
+    let one_json = dir.path().join("one.json");
+    let one_arg = format!("--json={}", one_json.display());
+    let mut with_json = single.clone();
+    with_json.insert(1, &one_arg);
+    let one = pgrig_testkit::run(command(link(), &one_db, &with_json));
     assert_eq!(one.code, Some(0), "{}", one.stdout);
     let merged = lines(&c.stdout);
     let seconds: Vec<u64> = merged.iter().map(|l| l.second).collect();
@@ -189,6 +193,18 @@ fn the_coordinator_prints_sysbenchs_interval_lines_of_the_merged_seconds() {
             s.reconnects.unwrap(),
         ];
         assert_eq!(l.figures, want.map(|v| v as f64), "second {}", l.second);
+    }
+    // one host's lines are its series' seconds alike
+    let one_doc: RunDocument =
+        serde_json::from_str(&std::fs::read_to_string(&one_json).unwrap()).unwrap();
+    for (l, s) in lines(&one.stdout).iter().zip(&one_doc.series) {
+        let want = [s.tps, s.queries_read.unwrap(), s.queries_write.unwrap()];
+        assert_eq!(
+            l.figures[..3],
+            want.map(|v| v as f64),
+            "one host, second {}",
+            l.second
+        );
     }
     let sum = |k: usize| merged.iter().map(|l| l.figures[k]).sum::<f64>() as u64;
     assert!(sum(0) > 0);

@@ -128,9 +128,9 @@ fn call_hook(lua: &Lua, f: &Function, fig: &Figures, cumulative: bool) {
     }
 }
 
-/// The period ending at `time_s` (`seconds` long) with `threads` running; its events and
-/// ignored errors are those of the run's series over the period (`counted`), so the interval
-/// lines and the run document's seconds agree exactly.
+/// The period ending at `time_s` (`seconds` long) with `threads` running; its events, ignored
+/// errors, queries by class and reconnects are those of the run's series over the period
+/// (`counted`), so the interval lines and the run document's seconds agree exactly.
 pub fn intermediate(
     lua: &Lua,
     sh: &Shared,
@@ -159,14 +159,26 @@ pub fn intermediate(
             s.events.take_period();
             counted.iter().map(|c| c.events).sum()
         },
-        reads: s.reads.take_period(),
-        writes: s.writes.take_period(),
-        other: s.other.take_period(),
+        reads: {
+            s.reads.take_period();
+            counted.iter().map(|c| c.reads).sum()
+        },
+        writes: {
+            s.writes.take_period();
+            counted.iter().map(|c| c.writes).sum()
+        },
+        other: {
+            s.other.take_period();
+            counted.iter().map(|c| c.other).sum()
+        },
         errors: {
             s.errors.take_period();
             counted.iter().map(|c| c.errors).sum()
         },
-        reconnects: s.reconnects.take_period(),
+        reconnects: {
+            s.reconnects.take_period();
+            counted.iter().map(|c| c.reconnects).sum()
+        },
         latency_pct_ms: latency,
         summary: None,
     };
