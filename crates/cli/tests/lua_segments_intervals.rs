@@ -422,3 +422,55 @@ fn each_line_is_printed_while_the_run_goes_on_and_sums_its_seconds() {
         assert_eq!(l.figures[2] * 2.0, writes as f64, "second {}", l.second);
     }
 }
+
+#[test]
+fn after_a_segment_goes_silent_the_lines_go_on_with_the_other_segments_threads() {
+    let _turn = common::alone();
+    let db = fresh_db("lua_int_killed");
+    let dir = tempfile::tempdir().unwrap();
+    let file = script(dir.path());
+    prepare(&db, &file);
+    let args = [
+        "--threads=4",
+        "--time=8",
+        "--rate=100",
+        "--report-interval=1",
+    ];
+    let coord = coordinator(&db, &file, 2, &args);
+    let w0 = worker(&db, 0, 2, &file);
+    let mut w1 = worker(&db, 1, 2, &file);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let reported = "SELECT count(*) FROM pgrig_scale.intervals WHERE segment = 1";
+    while (db.try_psql(reported).ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .is_none_or(|n| n < 2)
+    {
+        assert!(
+            std::time::Instant::now() < until,
+            "segment 1 never reported"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    w1.kill().unwrap();
+    let _ = w1.wait();
+    let (c, w0) = (wait(coord), wait(w0));
+    assert_eq!(w0.code, Some(0), "{}", w0.stderr);
+    assert_eq!(c.code, Some(2), "{}\n{}", c.stdout, c.stderr);
+    let merged = lines(&c.stdout);
+    let seconds: Vec<u64> = merged.iter().map(|l| l.second).collect();
+    assert_eq!(seconds, (1..=8).collect::<Vec<u64>>(), "{}", c.stdout);
+    let threads: Vec<u64> = merged.iter().map(|l| l.threads).collect();
+    assert_eq!(threads[0], 4, "{}", c.stdout);
+    assert_eq!(threads[7], 2, "segment 0's threads only: {}", c.stdout);
+    assert!(
+        threads.windows(2).all(|w| w[1] <= w[0]),
+        "{threads:?}\n{}",
+        c.stdout
+    );
+    let incomplete = c.stdout.find("INCOMPLETE RUN").expect("labelled");
+    assert!(
+        c.stdout.find("[ 8s ]").unwrap() < incomplete,
+        "{}",
+        c.stdout
+    );
+}
