@@ -20,6 +20,8 @@ pub mod interrupt;
 pub mod json;
 pub mod k8s;
 pub mod k8s_check;
+pub mod k8s_lua;
+pub mod k8s_yaml;
 pub mod load;
 pub mod metrics;
 pub mod metrics_http;

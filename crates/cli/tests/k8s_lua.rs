@@ -1,0 +1,597 @@
+//! `pgrig k8s manifest --lua-script FILE -- [sysbench options]`: a sysbench Lua script's run over
+//! N pods. The printed objects validate against the Kubernetes API schema
+//! (`kubernetes-validate --strict`, PyPI; missing, the test fails), are read back by PyYAML
+//! (kubernetes-validate's reader): the ConfigMap holds the script byte for byte (SHA-256 by
+//! Python's hashlib against `sha256sum` of the file), the pods run the worker and coordinator
+//! commands of a Lua run, and bad input is refused before anything is printed. The last test
+//! runs the printed commands themselves — the pods' environment and `$(VAR)` expansion as
+//! Kubernetes does them, the ConfigMap's data laid out as the kubelet mounts it — against a
+//! test database, and checks the run against the server's rows.
+
+use crate::common;
+use crate::sysbench_common::{command, link};
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// A script declaring an option; every event writes a row with its thread id.
+const SCRIPT: &str = r#"#!/usr/bin/env sysbench
+-- a custom workload, run over several pods
+sysbench.cmdline.options = { rows = {"rows per thread", 10}, label = {"a label", "x"} }
+function prepare()
+  local con = sysbench.sql.driver():connect()
+  con:query("CREATE TABLE seen (tid int NOT NULL, n int NOT NULL)")
+end
+function thread_init()
+  con = sysbench.sql.driver():connect()
+end
+function event()
+  con:query(string.format("INSERT INTO seen VALUES (%d, %d)", sysbench.tid,
+                          sysbench.rand.uniform(1, sysbench.opt.rows)))
+end
+"#;
+
+/// `pgrig k8s manifest --segments N --lua-script FILE ... EXTRA`.
+fn manifest(segments: u32, file: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pgrig"))
+        .args(["k8s", "manifest", "--segments", &segments.to_string()])
+        .args(["--image", "ghcr.io/example/pgrig:0.1", "--lua-script"])
+        .arg(file)
+        .args(["--target-secret", "pg-bench"])
+        .args(extra)
+        .output()
+        .expect("pgrig")
+}
+
+fn script_in(dir: &Path, name: &str, text: &[u8]) -> PathBuf {
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+/// The YAML stream as JSON documents, read by PyYAML (kubernetes-validate's own reader).
+fn documents(yaml: &[u8]) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let code = "import sys, json, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1], encoding='utf-8')))))";
+    let out = Command::new("python3")
+        .args(["-c", code])
+        .arg(&path)
+        .output()
+        .expect("python3 with PyYAML (kubernetes-validate's dependency)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn ok(out: &Output) -> Vec<Value> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    documents(&out.stdout)
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    serde_json::from_value(v.clone()).unwrap()
+}
+
+fn pod(doc: &Value) -> &Value {
+    &doc["spec"]["template"]["spec"]
+}
+
+#[test]
+fn k8s_lua_manifest_validates_against_the_kubernetes_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = script_in(dir.path(), "custom.lua", SCRIPT.as_bytes());
+    let out = manifest(
+        4,
+        &file,
+        &[
+            "--namespace",
+            "bench",
+            "--",
+            "--threads=64",
+            "--time=300",
+            "--rows=8",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = dir.path().join("run.yaml");
+    std::fs::write(&path, &out.stdout).unwrap();
+    let v = Command::new("kubernetes-validate")
+        .args(["--strict", "-k", "1.30.0"])
+        .arg(&path)
+        .output()
+        .expect(
+            "kubernetes-validate is the oracle: pip install kubernetes-validate (.ci/run does)",
+        );
+    let report =
+        String::from_utf8_lossy(&v.stdout).to_string() + &String::from_utf8_lossy(&v.stderr);
+    assert!(v.status.success(), "{report}");
+    assert_eq!(
+        report.matches("passed for resource job/").count(),
+        2,
+        "{report}"
+    );
+    assert_eq!(
+        report.matches("passed for resource configmap/").count(),
+        1,
+        "{report}"
+    );
+}
+
+/// Texts a YAML writer gets wrong easily: leading spaces on the first line, no final line
+/// break, several, tabs, document markers, CRLF, characters YAML refuses raw or reads as line
+/// breaks.
+fn tricky_texts() -> Vec<(&'static str, String)> {
+    vec![
+        ("plain.lua", SCRIPT.to_string()),
+        ("indented.lua", format!("   -- leading spaces\n{SCRIPT}")),
+        ("no_newline.lua", SCRIPT.trim_end().to_string()),
+        ("blank_tail.lua", format!("{SCRIPT}\n\n\n")),
+        (
+            "markers.lua",
+            "--[[\n---\n...\n# not a comment\n  \n\t\tx: y\n]]\nfunction event() end\n".into(),
+        ),
+        ("crlf.lua", SCRIPT.replace('\n', "\r\n")),
+        (
+            "unicode.lua",
+            "-- é ü 漢字 😀\nlocal s = \"a\u{2028}b\u{85}c\u{7f}\"\n\u{feff}\nfunction event() end\n"
+                .into(),
+        ),
+        ("one_line.lua", "function event() end".into()),
+    ]
+}
+
+#[test]
+fn k8s_lua_config_map_holds_the_script_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in tricky_texts() {
+        let file = script_in(dir.path(), name, text.as_bytes());
+        let out = manifest(2, &file, &["--run-id", "r1", "--", "--threads=2"]);
+        let docs = ok(&out);
+        assert_eq!(docs.len(), 3, "{name}");
+        let cm = &docs[0];
+        assert_eq!(cm["kind"], "ConfigMap", "{name}");
+        let data = cm["data"].as_object().unwrap();
+        assert_eq!(data.len(), 1, "{name}");
+        let held = data[name]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: no key"));
+        assert!(held.as_bytes() == text.as_bytes(), "{name}: {held:?}");
+        // SHA-256 of the ConfigMap's value (Python) against the file's (sha256sum)
+        let py = Command::new("python3")
+            .args([
+                "-c",
+                "import sys, hashlib; print(hashlib.sha256(sys.argv[1].encode('utf-8', 'surrogatepass')).hexdigest())",
+                held,
+            ])
+            .output()
+            .unwrap();
+        let sum = Command::new("sha256sum").arg(&file).output().unwrap();
+        let file_sum = String::from_utf8_lossy(&sum.stdout);
+        assert_eq!(
+            String::from_utf8_lossy(&py.stdout).trim(),
+            file_sum.split_whitespace().next().unwrap(),
+            "{name}"
+        );
+        // the mounted volume is this ConfigMap
+        for job in &docs[1..] {
+            let vol = &pod(job)["volumes"][0]["configMap"]["name"];
+            assert_eq!(vol, &cm["metadata"]["name"], "{name}");
+        }
+    }
+}
+
+#[test]
+fn k8s_lua_pods_run_the_worker_and_the_coordinator_of_the_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = script_in(dir.path(), "custom.lua", SCRIPT.as_bytes());
+    let docs = ok(&manifest(
+        3,
+        &file,
+        &[
+            "--run-id",
+            "r42",
+            "--target-host",
+            "pg.bench.svc",
+            "--",
+            "--threads=64",
+            "--time=300",
+            "--rows=8",
+            "--label=$(HOME)",
+        ],
+    ));
+    let (cm, w, c) = (&docs[0], &docs[1], &docs[2]);
+    assert_eq!(cm["metadata"]["name"], "pgrig-r42-script");
+    assert_eq!(w["metadata"]["name"], "pgrig-r42-workers");
+    assert_eq!(c["metadata"]["name"], "pgrig-r42-coordinator");
+    assert_eq!(w["spec"]["completionMode"], "Indexed");
+    assert_eq!(w["spec"]["completions"], 3);
+    for d in [w, c] {
+        assert_eq!(d["spec"]["activeDeadlineSeconds"], 1200);
+        let mount = &pod(d)["containers"][0]["volumeMounts"][0];
+        assert_eq!(mount["mountPath"], "/etc/pgrig/lua");
+        assert_eq!(mount["readOnly"], true);
+        assert_eq!(pod(d)["volumes"][0]["name"], mount["name"]);
+    }
+    let coordinator = "host=$(PGHOST) port=$(PGPORT) dbname=$(PGDATABASE) user=$(PGUSER)";
+    let wargs = strings(&pod(w)["containers"][0]["args"]);
+    let digest = &wargs[6];
+    assert_eq!(
+        wargs,
+        [
+            "worker",
+            "--segment",
+            "$(SEGMENT)/3",
+            "--coordinator",
+            coordinator,
+            "--options-digest",
+            digest,
+            "--lua-script",
+            "/etc/pgrig/lua/custom.lua"
+        ]
+    );
+    assert!(digest.len() == 16 && digest.chars().all(|c| c.is_ascii_hexdigit()));
+    let cargs = strings(&pod(c)["containers"][0]["args"]);
+    let seed = cargs[cargs.len() - 2].clone();
+    assert!(seed.starts_with("--rand-seed="), "{cargs:?}");
+    assert_eq!(
+        cargs,
+        [
+            "sysbench",
+            "/etc/pgrig/lua/custom.lua",
+            "--segments=3",
+            &format!("--coordinator={coordinator}"),
+            "--store=postgresql://$(PGUSER)@$(PGHOST):$(PGPORT)/$(PGDATABASE)",
+            "--threads=64",
+            "--time=300",
+            "--rows=8",
+            "--label=$$(HOME)",
+            &seed,
+            "run"
+        ]
+    );
+    // the password: from the Secret into the environment, never an argument
+    for d in [w, c] {
+        let cont = &pod(d)["containers"][0];
+        let env = cont["env"].as_array().unwrap();
+        let pw = env.iter().find(|e| e["name"] == "PGPASSWORD").unwrap();
+        assert_eq!(pw["valueFrom"]["secretKeyRef"]["name"], "pg-bench");
+        assert!(pw.get("value").is_none());
+        let host = env.iter().find(|e| e["name"] == "PGHOST").unwrap();
+        assert_eq!(host["value"], "pg.bench.svc");
+        assert_eq!(cont["command"], serde_json::json!(["pgrig"]));
+    }
+    // the same run id, the same manifest (the seed is the run id's); another, another seed
+    let again = ok(&manifest(
+        3,
+        &file,
+        &["--run-id", "r42", "--", "--threads=64"],
+    ));
+    let other = ok(&manifest(
+        3,
+        &file,
+        &["--run-id", "r43", "--", "--threads=64"],
+    ));
+    let seed_of = |d: &[Value]| {
+        strings(&pod(&d[2])["containers"][0]["args"])
+            .into_iter()
+            .rev()
+            .nth(1)
+    };
+    assert_eq!(seed_of(&again), Some(seed));
+    assert_ne!(seed_of(&other), seed_of(&again));
+    // a given seed is the run's
+    let given = ok(&manifest(
+        3,
+        &file,
+        &["--", "--threads=3", "--rand-seed=77"],
+    ));
+    let args = strings(&pod(&given[2])["containers"][0]["args"]);
+    assert_eq!(
+        args.iter().filter(|a| a.starts_with("--rand-seed")).count(),
+        1
+    );
+    assert!(args.contains(&"--rand-seed=77".to_string()));
+}
+
+fn refused(file: &Path, extra: &[&str], needle: &str) -> String {
+    let out = manifest(3, file, extra);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+    assert!(err.contains(needle), "{extra:?}: {err}");
+    assert!(err.starts_with("pgrig: error: "), "{extra:?}: {err}");
+    assert!(out.stdout.is_empty(), "{extra:?}: printed a manifest");
+    err
+}
+
+#[test]
+fn k8s_lua_manifest_refuses_bad_scripts_and_options_before_printing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = script_in(dir.path(), "custom.lua", SCRIPT.as_bytes());
+    let t = ["--", "--threads=6"];
+    // the script
+    refused(&dir.path().join("missing.lua"), &t, "--lua-script");
+    refused(dir.path(), &t, "not a regular file");
+    let big = script_in(dir.path(), "big.lua", &vec![b'-'; (1 << 20) + 1]);
+    refused(&big, &t, "over a ConfigMap's limit of 1048576 bytes");
+    let latin1 = script_in(
+        dir.path(),
+        "latin1.lua",
+        b"-- caf\xe9\nfunction event() end\n",
+    );
+    refused(&latin1, &t, "not UTF-8");
+    let spaced = script_in(dir.path(), "my script.lua", SCRIPT.as_bytes());
+    refused(&spaced, &t, "is not a ConfigMap key");
+    let broken = script_in(dir.path(), "broken.lua", b"function event(\n");
+    refused(&broken, &["--", "--threads=6", "--rows=2"], "does not load");
+    // the options, by the coordinator's rules
+    refused(
+        &file,
+        &["--", "--threads=2"],
+        "--segments 3 needs at least 3 threads",
+    );
+    refused(&file, &["--", "--threads=3", "--events=2"], "no event");
+    refused(&file, &["--", "--threads=x"], "the sysbench options");
+    refused(
+        &file,
+        &["--", "--threads=6", "run"],
+        "\"run\" is not an option",
+    );
+    refused(
+        &file,
+        &["--", "--threads=6", "--tabels=8"],
+        "--tabels=8: not one of",
+    );
+    refused(
+        &file,
+        &["--", "--threads=6", "--config-file=/etc/x"],
+        "--config-file",
+    );
+    refused(&file, &["--", "--threads=6", "--test=other.lua"], "--test");
+    refused(
+        &file,
+        &["--", "--threads=6", "--json=/tmp/x"],
+        "pgrig's own option",
+    );
+    refused(
+        &file,
+        &["--", "--threads=6", "--segments=2"],
+        "pgrig's own option",
+    );
+    refused(&file, &["--", "--threads=6", "--db-driver=mysql"], "pgsql");
+    // connection options: the target comes from the Secret and --target-*
+    refused(
+        &file,
+        &["--", "--threads=6", "--pgsql-host=db"],
+        "--pgsql-host: a connection option",
+    );
+    let err = refused(
+        &file,
+        &["--", "--threads=6", "--pgsql-password=hunter2"],
+        "--target-secret",
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    let err = refused(
+        &file,
+        &["--", "--threads=6", "--rows=postgresql://u:hunter2@db/x"],
+        "password",
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    // the manifest's own checks hold for Lua runs too
+    refused(
+        &file,
+        &["--name", "My_Bench", "--", "--threads=6"],
+        "--name",
+    );
+}
+
+#[test]
+fn k8s_lua_manifest_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = script_in(dir.path(), "oltp_custom.lua", SCRIPT.as_bytes());
+    let out = manifest(
+        2,
+        &file,
+        &[
+            "--run-id",
+            "snap1",
+            "--target-host",
+            "pg.bench.svc",
+            "--",
+            "--threads=16",
+            "--time=60",
+            "--rows=4",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    pgrig_testkit::snapshot::check(
+        &dir,
+        "k8s_lua_manifest.yaml",
+        &String::from_utf8(out.stdout).unwrap(),
+    );
+}
+
+/// `$(VAR)` in a container's args as Kubernetes expands it: a variable of the container's
+/// environment is replaced, `$$` is `$`, anything else stays as written.
+fn expand(arg: &str, env: &BTreeMap<String, String>) -> String {
+    let mut out = String::new();
+    let mut rest = arg;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        if let Some(r) = rest.strip_prefix("$$") {
+            out.push('$');
+            rest = r;
+        } else if let Some((name, r)) = rest
+            .strip_prefix("$(")
+            .and_then(|r| r.split_once(')'))
+            .filter(|(n, _)| env.contains_key(*n))
+        {
+            out.push_str(&env[name]);
+            rest = r;
+        } else {
+            out.push('$');
+            rest = &rest[1..];
+        }
+    }
+    out + rest
+}
+
+/// A pod's environment: the manifest's values, `SEGMENT` the completion index, secrets from
+/// `secret`.
+fn pod_env(container: &Value, index: u32, secret: &str) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    for e in container["env"].as_array().unwrap() {
+        let name = e["name"].as_str().unwrap().to_string();
+        let value = if let Some(v) = e["value"].as_str() {
+            v.to_string()
+        } else if e["valueFrom"]["secretKeyRef"]["name"] == "pg-bench" {
+            secret.to_string()
+        } else {
+            let path = e["valueFrom"]["fieldRef"]["fieldPath"].as_str().unwrap();
+            assert!(path.contains("job-completion-index"), "{path}");
+            index.to_string()
+        };
+        env.insert(name, value);
+    }
+    env
+}
+
+/// The ConfigMap's data as the kubelet mounts it: `..data` a link to a timestamped directory,
+/// each key a link through `..data`.
+fn mount_config_map(dir: &Path, cm: &Value) {
+    let real = dir.join("..2026_11_26_08_00_00.000000001");
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(real.file_name().unwrap(), dir.join("..data")).unwrap();
+    for (key, text) in cm["data"].as_object().unwrap() {
+        std::fs::write(real.join(key), text.as_str().unwrap()).unwrap();
+        std::os::unix::fs::symlink(format!("..data/{key}"), dir.join(key)).unwrap();
+    }
+}
+
+/// The printed commands of a pod: `pgrig ARGS` with the pod's environment (and nothing of the
+/// test's `PG*`), the mount path replaced by `mount`.
+fn pod_command(container: &Value, env: &BTreeMap<String, String>, mount: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    assert_eq!(container["command"], serde_json::json!(["pgrig"]));
+    for (k, _) in std::env::vars_os() {
+        if k.to_str().is_some_and(|k| k.starts_with("PG")) {
+            c.env_remove(&k);
+        }
+    }
+    let local = mount.display().to_string();
+    for a in strings(&container["args"]) {
+        c.arg(expand(&a, env).replace("/etc/pgrig/lua", &local));
+    }
+    c.envs(env);
+    c
+}
+
+/// The superuser's password from the test server's password file (the Secret's value).
+fn secret(db: &pgrig_testkit::TestDb) -> String {
+    let Some(passfile) = db.server().passfile() else {
+        return String::new();
+    };
+    let line = std::fs::read_to_string(passfile).unwrap();
+    let line = line.lines().next().unwrap().to_string();
+    assert!(!line.contains('\\'), "an escaped password file line");
+    line.splitn(5, ':').nth(4).unwrap().to_string()
+}
+
+#[test]
+fn k8s_lua_manifest_commands_run_the_script_over_two_segments() {
+    let _turn = common::alone();
+    let db = pgrig_testkit::fresh_db("k8s_lua_run");
+    let dir = tempfile::tempdir().unwrap();
+    let file = script_in(dir.path(), "custom.lua", SCRIPT.as_bytes());
+    let prep = command(link(), &db, &[file.to_str().unwrap(), "prepare"])
+        .output()
+        .unwrap();
+    assert!(
+        prep.status.success(),
+        "{}",
+        String::from_utf8_lossy(&prep.stdout)
+    );
+    let server = db.server();
+    let (port, user) = (server.port().to_string(), server.user().to_string());
+    let docs = ok(&manifest(
+        2,
+        &file,
+        &[
+            "--target-host",
+            "127.0.0.1",
+            "--target-port",
+            &port,
+            "--target-user",
+            &user,
+            "--target-db",
+            &db.name,
+            "--",
+            "--threads=3",
+            "--events=301",
+            "--rows=7",
+        ],
+    ));
+    let mount = dir.path().join("mount");
+    std::fs::create_dir(&mount).unwrap();
+    mount_config_map(&mount, &docs[0]);
+    let password = secret(&db);
+    let cc = &pod(&docs[2])["containers"][0];
+    let coord = common::spawn_piped(pod_command(cc, &pod_env(cc, 0, &password), &mount));
+    let wc = &pod(&docs[1])["containers"][0];
+    let workers: Vec<_> = (0..2)
+        .map(|i| common::spawn_piped(pod_command(wc, &pod_env(wc, i, &password), &mount)))
+        .collect();
+    let limit = std::time::Duration::from_secs(120);
+    let ws: Vec<_> = workers
+        .into_iter()
+        .map(|w| common::finish_within(w, limit))
+        .collect();
+    let c = common::finish_within(coord, limit);
+    for (i, w) in ws.iter().enumerate() {
+        assert_eq!(w.code, Some(0), "worker {i}:\n{}\n{}", w.stdout, w.stderr);
+        assert!(
+            w.stderr.contains("script custom.lua (sha256"),
+            "{}",
+            w.stderr
+        );
+    }
+    assert_eq!(c.code, Some(0), "coordinator:\n{}\n{}", c.stdout, c.stderr);
+    // the server's rows against the merged report
+    let rows: u64 = db.psql("SELECT count(*) FROM seen").trim().parse().unwrap();
+    assert_eq!(rows, 301);
+    let line = (c.stdout.lines())
+        .find_map(|l| l.trim_start().strip_prefix("transactions:"))
+        .unwrap_or_else(|| panic!("no transactions line:\n{}", c.stdout));
+    assert_eq!(line.split_whitespace().next(), Some("301"), "{line}");
+    let tids = db.psql("SELECT string_agg(DISTINCT tid::text, ',') FROM seen");
+    assert_eq!(tids.trim(), "0,1,2");
+    assert!(c.stderr.contains("run stored as run"), "{}", c.stderr);
+    for out in ws.iter().chain([&c]) {
+        assert!(
+            password.is_empty()
+                || !(out.stdout.contains(&password) || out.stderr.contains(&password)),
+            "the password was printed"
+        );
+    }
+}
