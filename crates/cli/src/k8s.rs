@@ -118,7 +118,7 @@ pub fn manifest(a: &ManifestArgs) -> Result<String, String> {
             .is_some_and(|s| pgrig_wire::mask_passwords(s) != s)
     {
         return Err(
-            "a password among the pgbench options or in --store would be written into the \
+            "a password among the options after -- or in --store would be written into the \
              manifest: it comes from --target-secret"
                 .into(),
         );

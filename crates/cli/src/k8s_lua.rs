@@ -181,8 +181,8 @@ fn script(file: &Path) -> Result<(String, String), String> {
 fn parse(pod: &str, opts: &[String]) -> Result<(CmdLine, General), String> {
     if let Some(bare) = opts.iter().find(|o| !o.starts_with("--")) {
         return Err(format!(
-            "the sysbench options: \"{}\" is not an option: after -- come only --name=value \
-             options (the script is --lua-script, the command is run)",
+            "the sysbench options: \"{}\" is not an option: after -- come sysbench's \
+             --name=value options only (the script is --lua-script, the command is run)",
             pgrig_wire::mask_passwords(bare).escape_debug()
         ));
     }

@@ -400,6 +400,28 @@ fn k8s_lua_manifest_refuses_bad_scripts_and_options_before_printing() {
     );
 }
 
+/// 1 MiB exactly is a ConfigMap's limit, and taken; over 256 KiB client-side `kubectl apply`
+/// fails on its annotation, which the warning says.
+#[test]
+fn k8s_lua_manifest_takes_a_1_mib_script_and_warns_about_client_side_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "-- a long comment line of the script, to make it big ---------------------\n";
+    let mut text = line.repeat((1 << 20) / line.len());
+    text.push_str(&"-".repeat((1 << 20) - text.len() - 1));
+    text.push('\n');
+    assert_eq!(text.len(), 1 << 20);
+    let file = script_in(dir.path(), "big.lua", text.as_bytes());
+    let out = manifest(2, &file, &["--", "--threads=2"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains("pgrig: warning: --lua-script"), "{err}");
+    assert!(err.contains("kubectl apply --server-side"), "{err}");
+    let docs = ok(&out);
+    assert!(docs[0]["data"]["big.lua"].as_str() == Some(text.as_str()));
+    let small = script_in(dir.path(), "small.lua", SCRIPT.as_bytes());
+    let out = manifest(2, &small, &["--", "--threads=2"]);
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+}
+
 #[test]
 fn k8s_lua_manifest_snapshot() {
     let dir = tempfile::tempdir().unwrap();
