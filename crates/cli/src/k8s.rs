@@ -78,6 +78,10 @@ pub struct ManifestArgs {
     /// in a ConfigMap mounted in every pod, and the options after `--` are sysbench's.
     #[arg(long, value_name = "FILE")]
     pub lua_script: Option<std::path::PathBuf>,
+    /// A module the script requires (repeatable), put beside it in the ConfigMap, e.g.
+    /// /usr/share/sysbench/oltp_common.lua for sysbench's oltp_*.lua scripts.
+    #[arg(long, value_name = "FILE", requires = "lua_script")]
+    pub lua_module: Vec<std::path::PathBuf>,
     /// The run's pgbench options (with --lua-script: sysbench's run and script options).
     #[arg(last = true, value_name = "PGBENCH OPTIONS")]
     pub bench: Vec<String>,
@@ -124,7 +128,7 @@ pub fn manifest(a: &ManifestArgs) -> Result<String, String> {
         );
     }
     let run = check(a)?;
-    if let Some(w) = run.lua.as_ref().and_then(|l| l.warning.as_ref()) {
+    for w in run.lua.iter().flat_map(|l| &l.warnings) {
         eprintln!("pgrig: warning: {w}");
     }
     let mut docs = Vec::new();
@@ -179,7 +183,8 @@ fn check(a: &ManifestArgs) -> Result<Run, String> {
             (digest, seconds, None)
         }
         Some(file) => {
-            let l = crate::k8s_lua::LuaRun::read(file, a.segments, &a.bench, &id)?;
+            let given = (file.as_path(), a.lua_module.as_slice());
+            let l = crate::k8s_lua::LuaRun::read(given, a.segments, &a.bench, &id)?;
             (l.digest.clone(), l.seconds, Some(l))
         }
     };
@@ -293,12 +298,16 @@ fn container(a: &ManifestArgs, name: &str, args: Vec<String>) -> Value {
 /// Where a worker pod writes `-l` logs (an emptyDir volume).
 const LOG_DIR: &str = "/var/log/pgrig";
 
-/// The ConfigMap holding a Lua run's script (its file name the key), mounted in every pod.
+/// The ConfigMap holding a Lua run's script and modules (file names the keys), mounted in
+/// every pod.
 fn config_map(a: &ManifestArgs, run: &Run, l: &crate::k8s_lua::LuaRun) -> Value {
     let name = script_map_name(a, run);
+    let data: serde_json::Map<String, Value> = (l.files.iter())
+        .map(|f| (f.key.clone(), json!(f.text)))
+        .collect();
     json!({"apiVersion": "v1", "kind": "ConfigMap",
            "metadata": metadata(a, run, &name, "script"),
-           "data": {l.key.as_str(): l.text}})
+           "data": data})
 }
 
 fn script_map_name(a: &ManifestArgs, run: &Run) -> String {

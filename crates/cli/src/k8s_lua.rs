@@ -1,9 +1,9 @@
 //! `pgrig k8s manifest --lua-script FILE -- [sysbench options]`: what a sysbench Lua script's
-//! run brings to the manifest. The script travels in a ConfigMap (its file name the key, its
-//! text the value, byte for byte), mounted read-only at [`MOUNT`] in every pod, so each worker
-//! runs its own copy (`pgrig worker --lua-script`, the trust boundary of Lua runs) and the
-//! coordinator hashes the same bytes. Refused before printing: a file over the ConfigMap limit,
-//! a name that is no ConfigMap key, text that is not UTF-8, and sysbench options the
+//! run brings to the manifest. The script (and the modules it requires, `--lua-module`) travel
+//! in a ConfigMap (file names the keys, texts the values, byte for byte;
+//! `crate::k8s_lua_files`), mounted read-only at [`MOUNT`] in every pod, so each worker runs
+//! its own copy (`pgrig worker --lua-script`, the trust boundary of Lua runs) and the
+//! coordinator hashes the same bytes. Refused before printing: sysbench options the
 //! coordinator in the pod would refuse (checked by the coordinator's own rules,
 //! `crate::sysbench::fleet_options`, plus: no connection option — the target comes from the
 //! Secret and `--target-*` —, no pgrig option, no bare word). The run's `--rand-seed` is fixed
@@ -14,6 +14,7 @@ use std::path::Path;
 
 use pgrig_fleet::lua_script::{self, ScriptRef};
 
+use crate::k8s_lua_files::{self as files, LuaFile};
 use crate::sysbench::cmdline::CmdLine;
 use crate::sysbench::general::{Exit, General};
 use crate::sysbench::options::{self, Section};
@@ -21,18 +22,14 @@ use crate::sysbench::options::{self, Section};
 /// Where the script's ConfigMap is mounted (read-only) in every pod.
 pub const MOUNT: &str = "/etc/pgrig/lua";
 
-/// The API server's limit on a ConfigMap's data: 1 MiB.
-pub const CONFIG_MAP_MAX: u64 = 1 << 20;
-
 /// Client-side `kubectl apply` keeps a copy of the object in an annotation; annotations are
 /// limited to 256 KiB in all.
 const ANNOTATION_MAX: u64 = 256 << 10;
 
 /// A Lua script's run, checked: the script and the coordinator's options.
 pub struct LuaRun {
-    /// the ConfigMap key: the script's file name
-    pub key: String,
-    pub text: String,
+    /// the ConfigMap's files: the script first, then the modules
+    pub files: Vec<LuaFile>,
     /// the sysbench options as the coordinator gets them (`--rand-seed` fixed)
     options: Vec<String>,
     /// the options digest the coordinator will compute
@@ -40,20 +37,20 @@ pub struct LuaRun {
     /// the run's `--time`, if it has one
     pub seconds: Option<u64>,
     /// said on standard error, the manifest still printed
-    pub warning: Option<String>,
+    pub warnings: Vec<String>,
 }
 
 impl LuaRun {
-    /// The script at `file` and the sysbench options `opts` of a run over `segments` pods with
-    /// id `run_id`, checked.
+    /// The script at `file` (and `modules`) and the sysbench options `opts` of a run over
+    /// `segments` pods with id `run_id`, checked.
     pub fn read(
-        file: &Path,
+        (file, modules): (&Path, &[std::path::PathBuf]),
         segments: u32,
         opts: &[String],
         run_id: &str,
     ) -> Result<LuaRun, String> {
-        let (key, text) = script(file)?;
-        let pod = pod_path(&key);
+        let files = files::read(file, modules)?;
+        let pod = pod_path(&files[0].key);
         let (c, general) = parse(&pod, opts)?;
         check_segments(segments, &general)?;
         let mut options = opts.to_vec();
@@ -75,24 +72,24 @@ impl LuaRun {
             ));
         }
         script_options_known(file, &c, &general)?;
-        let scripts = ScriptRef::of(Path::new(&pod), text.as_bytes()).encode();
+        let scripts = ScriptRef::of(Path::new(&pod), files[0].text.as_bytes()).encode();
         let digest = pgrig_fleet::protocol::options_digest(segments, &stored, &scripts);
-        let warning = (text.len() as u64 > ANNOTATION_MAX).then(|| {
-            format!(
-                "--lua-script {}: {} bytes: client-side `kubectl apply` keeps a copy in an \
-                 annotation limited to 256 KiB; apply with `kubectl apply --server-side` or \
-                 `kubectl create`",
-                file.display(),
-                text.len()
-            )
-        });
+        let mut warnings = files::unanswered_requires(&files, file);
+        let size: usize = files.iter().map(|f| f.text.len()).sum();
+        if size as u64 > ANNOTATION_MAX {
+            warnings.push(format!(
+                "--lua-script {}: the ConfigMap holds {size} bytes: client-side `kubectl apply` \
+                 keeps a copy in an annotation limited to 256 KiB; apply with `kubectl apply \
+                 --server-side` or `kubectl create`",
+                file.display()
+            ));
+        }
         Ok(LuaRun {
-            key,
-            text,
+            files,
             options,
             digest,
             seconds: (general.time > 0).then_some(general.time),
-            warning,
+            warnings,
         })
     }
 
@@ -107,7 +104,7 @@ impl LuaRun {
             "--options-digest",
             &self.digest[..16],
             "--lua-script",
-            &pod_path(&self.key),
+            &pod_path(&self.files[0].key),
         ]
         .map(String::from)
         .to_vec()
@@ -119,7 +116,7 @@ impl LuaRun {
     pub fn coordinator_args(&self, n: u32, coordinator: &str, store: &str) -> Vec<String> {
         let mut args = vec![
             "sysbench".to_string(),
-            pod_path(&self.key),
+            pod_path(&self.files[0].key),
             format!("--segments={n}"),
             format!("--coordinator={coordinator}"),
             format!("--store={store}"),
@@ -137,42 +134,6 @@ impl LuaRun {
 /// The script's path in a pod.
 fn pod_path(key: &str) -> String {
     format!("{MOUNT}/{key}")
-}
-
-/// The script's ConfigMap key (its file name) and text: a regular file of at most
-/// [`CONFIG_MAP_MAX`] bytes, UTF-8, named as a ConfigMap key.
-fn script(file: &Path) -> Result<(String, String), String> {
-    let shown = file.display();
-    let meta = std::fs::metadata(file)
-        .map_err(|e| format!("--lua-script {shown}: cannot read it: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("--lua-script {shown}: not a regular file"));
-    }
-    if meta.len() > CONFIG_MAP_MAX {
-        return Err(format!(
-            "--lua-script {shown}: {} bytes, over a ConfigMap's limit of {CONFIG_MAP_MAX} bytes (1 MiB)",
-            meta.len()
-        ));
-    }
-    let key = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    crate::k8s_check::config_map_key("--lua-script", &key)?;
-    let bytes =
-        std::fs::read(file).map_err(|e| format!("--lua-script {shown}: cannot read it: {e}"))?;
-    if bytes.len() as u64 > CONFIG_MAP_MAX {
-        return Err(format!(
-            "--lua-script {shown}: over a ConfigMap's limit of {CONFIG_MAP_MAX} bytes (1 MiB)"
-        ));
-    }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "--lua-script {shown}: not UTF-8 (byte {}): a ConfigMap's data holds UTF-8 text",
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    Ok((key, text))
 }
 
 /// The options as the coordinator in the pod parses them (`pgrig sysbench POD_PATH OPTIONS

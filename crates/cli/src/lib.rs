@@ -21,6 +21,7 @@ pub mod json;
 pub mod k8s;
 pub mod k8s_check;
 pub mod k8s_lua;
+pub mod k8s_lua_files;
 pub mod k8s_yaml;
 pub mod load;
 pub mod metrics;

@@ -34,6 +34,28 @@ function event()
 end
 "#;
 
+/// The e2e run's script: its event in a module, which the pods find beside the script.
+const MAIN: &str = r#"local rows = require("seen_rows")
+sysbench.cmdline.options = { rows = {"rows per thread", 10} }
+function prepare()
+  local con = sysbench.sql.driver():connect()
+  con:query("CREATE TABLE seen (tid int NOT NULL, n int NOT NULL)")
+end
+function thread_init()
+  con = sysbench.sql.driver():connect()
+end
+function event()
+  rows.insert(con)
+end
+"#;
+const MODULE: &str = r#"local M = {}
+function M.insert(con)
+  con:query(string.format("INSERT INTO seen VALUES (%d, %d)", sysbench.tid,
+                          sysbench.rand.uniform(1, sysbench.opt.rows)))
+end
+return M
+"#;
+
 /// `pgrig k8s manifest --segments N --lua-script FILE ... EXTRA`.
 fn manifest(segments: u32, file: &Path, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pgrig"))
@@ -400,6 +422,67 @@ fn k8s_lua_manifest_refuses_bad_scripts_and_options_before_printing() {
     );
 }
 
+/// sysbench's oltp_*.lua scripts `require("oltp_common")`: pgrig's image has no sysbench
+/// script directory, so the manifest says to add the module, and takes it with --lua-module.
+#[test]
+fn k8s_lua_manifest_carries_the_modules_a_script_requires() {
+    let dir = tempfile::tempdir().unwrap();
+    let shipped = Path::new("/usr/share/sysbench/oltp_read_write.lua");
+    let common_lua = Path::new("/usr/share/sysbench/oltp_common.lua");
+    assert!(
+        shipped.is_file() && common_lua.is_file(),
+        "sysbench's scripts are the oracle's: apt-get install sysbench (./test does)"
+    );
+    let file = script_in(
+        dir.path(),
+        "oltp_read_write.lua",
+        &std::fs::read(shipped).unwrap(),
+    );
+    let opts = ["--", "--threads=8", "--tables=4", "--table-size=1000"];
+    let out = manifest(2, &file, &opts);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        err.contains("requires \"oltp_common\"")
+            && err.contains("--lua-module /usr/share/sysbench/oltp_common.lua"),
+        "{err}"
+    );
+    assert_eq!(ok(&out)[0]["data"].as_object().unwrap().len(), 1);
+    let with = [&["--lua-module", common_lua.to_str().unwrap()][..], &opts].concat();
+    let out = manifest(2, &file, &with);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs = ok(&out);
+    let data = docs[0]["data"].as_object().unwrap();
+    let keys: Vec<&String> = data.keys().collect();
+    assert_eq!(keys, ["oltp_common.lua", "oltp_read_write.lua"]);
+    assert!(
+        data["oltp_common.lua"].as_str().unwrap().as_bytes() == std::fs::read(common_lua).unwrap()
+    );
+    // the worker runs the script, not the module
+    let wargs = strings(&pod(&docs[1])["containers"][0]["args"]);
+    assert_eq!(wargs.last().unwrap(), "/etc/pgrig/lua/oltp_read_write.lua");
+    // one name twice, and the limit counts every file
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let twin = script_in(&other, "oltp_read_write.lua", b"-- a twin\n");
+    let err = refused(
+        &file,
+        &["--lua-module", twin.to_str().unwrap(), "--", "--threads=6"],
+        "a second file named oltp_read_write.lua",
+    );
+    assert!(err.contains("--lua-module"), "{err}");
+    let half = script_in(dir.path(), "half.lua", &vec![b'-'; 600 << 10]);
+    let half2 = script_in(&other, "half2.lua", &vec![b'-'; 600 << 10]);
+    refused(
+        &half,
+        &["--lua-module", half2.to_str().unwrap(), "--", "--threads=6"],
+        "over its limit of 1048576 bytes (1 MiB) in all",
+    );
+}
+
 /// 1 MiB exactly is a ConfigMap's limit, and taken; over 256 KiB client-side `kubectl apply`
 /// fails on its annotation, which the warning says.
 #[test]
@@ -545,7 +628,8 @@ fn k8s_lua_manifest_commands_run_the_script_over_two_segments() {
     let _turn = common::alone();
     let db = pgrig_testkit::fresh_db("k8s_lua_run");
     let dir = tempfile::tempdir().unwrap();
-    let file = script_in(dir.path(), "custom.lua", SCRIPT.as_bytes());
+    let file = script_in(dir.path(), "custom.lua", MAIN.as_bytes());
+    let module = script_in(dir.path(), "seen_rows.lua", MODULE.as_bytes());
     let prep = command(link(), &db, &[file.to_str().unwrap(), "prepare"])
         .output()
         .unwrap();
@@ -568,12 +652,15 @@ fn k8s_lua_manifest_commands_run_the_script_over_two_segments() {
             &user,
             "--target-db",
             &db.name,
+            "--lua-module",
+            module.to_str().unwrap(),
             "--",
             "--threads=3",
             "--events=301",
             "--rows=7",
         ],
     ));
+    assert_eq!(docs[0]["data"]["seen_rows.lua"], MODULE);
     let mount = dir.path().join("mount");
     std::fs::create_dir(&mount).unwrap();
     mount_config_map(&mount, &docs[0]);
