@@ -1,24 +1,18 @@
 //! `pgrig k8s manifest --lua-script FILE -- [sysbench options]`: a sysbench Lua script's run over
 //! N pods. The printed objects validate against the Kubernetes API schema
 //! (`kubernetes-validate --strict`, PyPI; missing, the test fails), are read back by PyYAML
-//! (kubernetes-validate's reader): the ConfigMap holds the script byte for byte (SHA-256 by
-//! Python's hashlib against `sha256sum` of the file), the pods run the worker and coordinator
-//! commands of a Lua run, and bad input is refused before anything is printed. The last test
-//! runs the printed commands themselves — the pods' environment and `$(VAR)` expansion as
-//! Kubernetes does them, the ConfigMap's data laid out as the kubelet mounts it — against a
-//! test database, and checks the run against the server's rows.
+//! (kubernetes-validate's reader): the ConfigMap holds the script and its modules byte for byte
+//! (SHA-256 by Python's hashlib against `sha256sum` of the file), the pods run the worker and
+//! coordinator commands of a Lua run, and bad input is refused before anything is printed.
+//! `k8s_lua_pods` runs the printed commands themselves.
 
-use crate::common;
-use crate::sysbench_common::{command, link};
-
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
 /// A script declaring an option; every event writes a row with its thread id.
-const SCRIPT: &str = r#"#!/usr/bin/env sysbench
+pub(crate) const SCRIPT: &str = r#"#!/usr/bin/env sysbench
 -- a custom workload, run over several pods
 sysbench.cmdline.options = { rows = {"rows per thread", 10}, label = {"a label", "x"} }
 function prepare()
@@ -34,30 +28,8 @@ function event()
 end
 "#;
 
-/// The e2e run's script: its event in a module, which the pods find beside the script.
-const MAIN: &str = r#"local rows = require("seen_rows")
-sysbench.cmdline.options = { rows = {"rows per thread", 10} }
-function prepare()
-  local con = sysbench.sql.driver():connect()
-  con:query("CREATE TABLE seen (tid int NOT NULL, n int NOT NULL)")
-end
-function thread_init()
-  con = sysbench.sql.driver():connect()
-end
-function event()
-  rows.insert(con)
-end
-"#;
-const MODULE: &str = r#"local M = {}
-function M.insert(con)
-  con:query(string.format("INSERT INTO seen VALUES (%d, %d)", sysbench.tid,
-                          sysbench.rand.uniform(1, sysbench.opt.rows)))
-end
-return M
-"#;
-
 /// `pgrig k8s manifest --segments N --lua-script FILE ... EXTRA`.
-fn manifest(segments: u32, file: &Path, extra: &[&str]) -> Output {
+pub(crate) fn manifest(segments: u32, file: &Path, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pgrig"))
         .args(["k8s", "manifest", "--segments", &segments.to_string()])
         .args(["--image", "ghcr.io/example/pgrig:0.1", "--lua-script"])
@@ -68,14 +40,14 @@ fn manifest(segments: u32, file: &Path, extra: &[&str]) -> Output {
         .expect("pgrig")
 }
 
-fn script_in(dir: &Path, name: &str, text: &[u8]) -> PathBuf {
+pub(crate) fn script_in(dir: &Path, name: &str, text: &[u8]) -> PathBuf {
     let f = dir.join(name);
     std::fs::write(&f, text).unwrap();
     f
 }
 
 /// The YAML stream as JSON documents, read by PyYAML (kubernetes-validate's own reader).
-fn documents(yaml: &[u8]) -> Vec<Value> {
+pub(crate) fn documents(yaml: &[u8]) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.yaml");
     std::fs::write(&path, yaml).unwrap();
@@ -93,7 +65,7 @@ fn documents(yaml: &[u8]) -> Vec<Value> {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn ok(out: &Output) -> Vec<Value> {
+pub(crate) fn ok(out: &Output) -> Vec<Value> {
     assert!(
         out.status.success(),
         "{}",
@@ -102,11 +74,11 @@ fn ok(out: &Output) -> Vec<Value> {
     documents(&out.stdout)
 }
 
-fn strings(v: &Value) -> Vec<String> {
+pub(crate) fn strings(v: &Value) -> Vec<String> {
     serde_json::from_value(v.clone()).unwrap()
 }
 
-fn pod(doc: &Value) -> &Value {
+pub(crate) fn pod(doc: &Value) -> &Value {
     &doc["spec"]["template"]["spec"]
 }
 
@@ -534,173 +506,4 @@ fn k8s_lua_manifest_snapshot() {
         "k8s_lua_manifest.yaml",
         &String::from_utf8(out.stdout).unwrap(),
     );
-}
-
-/// `$(VAR)` in a container's args as Kubernetes expands it: a variable of the container's
-/// environment is replaced, `$$` is `$`, anything else stays as written.
-fn expand(arg: &str, env: &BTreeMap<String, String>) -> String {
-    let mut out = String::new();
-    let mut rest = arg;
-    while let Some(i) = rest.find('$') {
-        out.push_str(&rest[..i]);
-        rest = &rest[i..];
-        if let Some(r) = rest.strip_prefix("$$") {
-            out.push('$');
-            rest = r;
-        } else if let Some((name, r)) = rest
-            .strip_prefix("$(")
-            .and_then(|r| r.split_once(')'))
-            .filter(|(n, _)| env.contains_key(*n))
-        {
-            out.push_str(&env[name]);
-            rest = r;
-        } else {
-            out.push('$');
-            rest = &rest[1..];
-        }
-    }
-    out + rest
-}
-
-/// A pod's environment: the manifest's values, `SEGMENT` the completion index, secrets from
-/// `secret`.
-fn pod_env(container: &Value, index: u32, secret: &str) -> BTreeMap<String, String> {
-    let mut env = BTreeMap::new();
-    for e in container["env"].as_array().unwrap() {
-        let name = e["name"].as_str().unwrap().to_string();
-        let value = if let Some(v) = e["value"].as_str() {
-            v.to_string()
-        } else if e["valueFrom"]["secretKeyRef"]["name"] == "pg-bench" {
-            secret.to_string()
-        } else {
-            let path = e["valueFrom"]["fieldRef"]["fieldPath"].as_str().unwrap();
-            assert!(path.contains("job-completion-index"), "{path}");
-            index.to_string()
-        };
-        env.insert(name, value);
-    }
-    env
-}
-
-/// The ConfigMap's data as the kubelet mounts it: `..data` a link to a timestamped directory,
-/// each key a link through `..data`.
-fn mount_config_map(dir: &Path, cm: &Value) {
-    let real = dir.join("..2026_11_26_08_00_00.000000001");
-    std::fs::create_dir_all(&real).unwrap();
-    std::os::unix::fs::symlink(real.file_name().unwrap(), dir.join("..data")).unwrap();
-    for (key, text) in cm["data"].as_object().unwrap() {
-        std::fs::write(real.join(key), text.as_str().unwrap()).unwrap();
-        std::os::unix::fs::symlink(format!("..data/{key}"), dir.join(key)).unwrap();
-    }
-}
-
-/// The printed commands of a pod: `pgrig ARGS` with the pod's environment (and nothing of the
-/// test's `PG*`), the mount path replaced by `mount`.
-fn pod_command(container: &Value, env: &BTreeMap<String, String>, mount: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
-    assert_eq!(container["command"], serde_json::json!(["pgrig"]));
-    for (k, _) in std::env::vars_os() {
-        if k.to_str().is_some_and(|k| k.starts_with("PG")) {
-            c.env_remove(&k);
-        }
-    }
-    let local = mount.display().to_string();
-    for a in strings(&container["args"]) {
-        c.arg(expand(&a, env).replace("/etc/pgrig/lua", &local));
-    }
-    c.envs(env);
-    c
-}
-
-/// The superuser's password from the test server's password file (the Secret's value).
-fn secret(db: &pgrig_testkit::TestDb) -> String {
-    let Some(passfile) = db.server().passfile() else {
-        return String::new();
-    };
-    let line = std::fs::read_to_string(passfile).unwrap();
-    let line = line.lines().next().unwrap().to_string();
-    assert!(!line.contains('\\'), "an escaped password file line");
-    line.splitn(5, ':').nth(4).unwrap().to_string()
-}
-
-#[test]
-fn k8s_lua_manifest_commands_run_the_script_over_two_segments() {
-    let _turn = common::alone();
-    let db = pgrig_testkit::fresh_db("k8s_lua_run");
-    let dir = tempfile::tempdir().unwrap();
-    let file = script_in(dir.path(), "custom.lua", MAIN.as_bytes());
-    let module = script_in(dir.path(), "seen_rows.lua", MODULE.as_bytes());
-    let prep = command(link(), &db, &[file.to_str().unwrap(), "prepare"])
-        .output()
-        .unwrap();
-    assert!(
-        prep.status.success(),
-        "{}",
-        String::from_utf8_lossy(&prep.stdout)
-    );
-    let server = db.server();
-    let (port, user) = (server.port().to_string(), server.user().to_string());
-    let docs = ok(&manifest(
-        2,
-        &file,
-        &[
-            "--target-host",
-            "127.0.0.1",
-            "--target-port",
-            &port,
-            "--target-user",
-            &user,
-            "--target-db",
-            &db.name,
-            "--lua-module",
-            module.to_str().unwrap(),
-            "--",
-            "--threads=3",
-            "--events=301",
-            "--rows=7",
-        ],
-    ));
-    assert_eq!(docs[0]["data"]["seen_rows.lua"], MODULE);
-    let mount = dir.path().join("mount");
-    std::fs::create_dir(&mount).unwrap();
-    mount_config_map(&mount, &docs[0]);
-    let password = secret(&db);
-    let cc = &pod(&docs[2])["containers"][0];
-    let coord = common::spawn_piped(pod_command(cc, &pod_env(cc, 0, &password), &mount));
-    let wc = &pod(&docs[1])["containers"][0];
-    let workers: Vec<_> = (0..2)
-        .map(|i| common::spawn_piped(pod_command(wc, &pod_env(wc, i, &password), &mount)))
-        .collect();
-    let limit = std::time::Duration::from_secs(120);
-    let ws: Vec<_> = workers
-        .into_iter()
-        .map(|w| common::finish_within(w, limit))
-        .collect();
-    let c = common::finish_within(coord, limit);
-    for (i, w) in ws.iter().enumerate() {
-        assert_eq!(w.code, Some(0), "worker {i}:\n{}\n{}", w.stdout, w.stderr);
-        assert!(
-            w.stderr.contains("script custom.lua (sha256"),
-            "{}",
-            w.stderr
-        );
-    }
-    assert_eq!(c.code, Some(0), "coordinator:\n{}\n{}", c.stdout, c.stderr);
-    // the server's rows against the merged report
-    let rows: u64 = db.psql("SELECT count(*) FROM seen").trim().parse().unwrap();
-    assert_eq!(rows, 301);
-    let line = (c.stdout.lines())
-        .find_map(|l| l.trim_start().strip_prefix("transactions:"))
-        .unwrap_or_else(|| panic!("no transactions line:\n{}", c.stdout));
-    assert_eq!(line.split_whitespace().next(), Some("301"), "{line}");
-    let tids = db.psql("SELECT string_agg(DISTINCT tid::text, ',') FROM seen");
-    assert_eq!(tids.trim(), "0,1,2");
-    assert!(c.stderr.contains("run stored as run"), "{}", c.stderr);
-    for out in ws.iter().chain([&c]) {
-        assert!(
-            password.is_empty()
-                || !(out.stdout.contains(&password) || out.stderr.contains(&password)),
-            "the password was printed"
-        );
-    }
 }
