@@ -48,6 +48,8 @@ mod figures_pgbench;
 mod init_faults;
 mod init_parity;
 mod init_statements;
+mod k8s_lua;
+mod k8s_lua_pods;
 mod load_csv;
 mod lua_interrupt;
 mod lua_segments;
