@@ -231,9 +231,12 @@ fn the_coordinator_prints_sysbenchs_interval_lines_of_the_merged_seconds() {
         sum(3) + partial("queries_other"),
         "BEGIN, COMMIT"
     );
+    // (the events finished after --time: in flight, or while the watcher was descheduled)
     assert!(
-        partial("ok") <= 16,
-        "the partial seconds hold the events in flight at the end only"
+        partial("ok") * 4 <= sum(0) / 3,
+        "the partial seconds hold less than a quarter of a second's events: {} of {}",
+        partial("ok"),
+        sum(0)
     );
     assert_eq!(doc.transactions.ok, events);
 
