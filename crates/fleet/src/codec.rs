@@ -12,6 +12,7 @@ use pgrig_engine::stats::{
 };
 use serde_json::{json, Value};
 
+use crate::json_read::{bad, count, f_at, list, num, u_at};
 use crate::ScaleError;
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
@@ -114,63 +115,18 @@ pub fn encode(r: &RunResult) -> String {
     .to_string()
 }
 
-fn bad(what: &str) -> ScaleError {
-    ScaleError::new(format!("a worker's result is damaged: {what}"))
-}
-
-/// A JSON value as shown in a message (at most 40 characters).
-fn shown(v: Option<&Value>) -> String {
-    let text = v.map_or("nothing".to_string(), Value::to_string);
-    match text.char_indices().nth(40) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
-}
-
-/// Element `i` of `v`: a finite number.
-fn f(v: &Value, i: usize, what: &str) -> Result<f64, ScaleError> {
-    let x = v.get(i);
-    x.and_then(Value::as_f64)
-        .filter(|x| x.is_finite())
-        .ok_or_else(|| bad(&format!("{what}[{i}] is not a number: {}", shown(x))))
-}
-
-/// Element `i` of `v`: a non-negative integer.
-fn u(v: &Value, i: usize, what: &str) -> Result<u64, ScaleError> {
-    let x = v.get(i);
-    x.and_then(Value::as_u64)
-        .ok_or_else(|| bad(&format!("{what}[{i}] is not a count: {}", shown(x))))
-}
-
-/// Field `k` of `v`: a finite number.
-fn num(v: &Value, k: &str) -> Result<f64, ScaleError> {
-    (v[k].as_f64().filter(|x| x.is_finite()))
-        .ok_or_else(|| bad(&format!("{k} is not a number: {}", shown(v.get(k)))))
-}
-
-/// Field `k` of `v`: a non-negative integer.
-fn count(v: &Value, k: &str) -> Result<u64, ScaleError> {
-    (v[k].as_u64()).ok_or_else(|| bad(&format!("{k} is not a count: {}", shown(v.get(k)))))
-}
-
-/// Field `k` of `v`: a list.
-fn list<'a>(v: &'a Value, k: &str) -> Result<&'a Vec<Value>, ScaleError> {
-    v[k].as_array()
-        .ok_or_else(|| bad(&format!("{k} is not a list: {}", shown(v.get(k)))))
-}
-
 fn moments_of(v: &Value, what: &str) -> Result<Moments, ScaleError> {
     Ok(Moments {
-        count: u(v, 0, what)?,
-        sum: f(v, 1, what)?,
-        sum2: f(v, 2, what)?,
-        min: f(v, 3, what)?,
-        max: f(v, 4, what)?,
+        count: u_at(v, 0, what)?,
+        sum: f_at(v, 1, what)?,
+        sum2: f_at(v, 2, what)?,
+        min: f_at(v, 3, what)?,
+        max: f_at(v, 4, what)?,
     })
 }
 
 fn counts_of(v: &Value) -> Result<Counts, ScaleError> {
-    let c = |i| u(v, i, "counts");
+    let c = |i| u_at(v, i, "counts");
     Ok(Counts {
         ok: c(0)?,
         skipped: c(1)?,
@@ -214,8 +170,8 @@ fn script_of(v: &Value) -> Result<(ScriptInfo, ScriptStats), ScaleError> {
         .map(|c| {
             Ok(CommandStats {
                 latency: moments_of(&c[0], "command latency")?,
-                failures: u(c, 1, "command")?,
-                retries: u(c, 2, "command")?,
+                failures: u_at(c, 1, "command")?,
+                retries: u_at(c, 2, "command")?,
             })
         })
         .collect::<Result<_, ScaleError>>()?;
@@ -234,19 +190,19 @@ fn script_of(v: &Value) -> Result<(ScriptInfo, ScriptStats), ScaleError> {
 
 fn thread_cpu_of(c: &Value) -> Result<ThreadCpu, ScaleError> {
     Ok(ThreadCpu {
-        user_s: f(c, 0, "threads_cpu")?,
-        sys_s: f(c, 1, "threads_cpu")?,
-        wait_s: f(c, 2, "threads_cpu")?,
-        wall_s: f(c, 3, "threads_cpu")?,
+        user_s: f_at(c, 0, "threads_cpu")?,
+        sys_s: f_at(c, 1, "threads_cpu")?,
+        wait_s: f_at(c, 2, "threads_cpu")?,
+        wall_s: f_at(c, 3, "threads_cpu")?,
     })
 }
 
 fn client_of(c: &Value) -> Result<ClientTally, ScaleError> {
-    let id = u(c, 0, "clients")?;
+    let id = u_at(c, 0, "clients")?;
     Ok(ClientTally {
         id: u32::try_from(id).map_err(|_| bad(&format!("client id {id} is out of range")))?,
-        transactions: u(c, 1, "clients")?,
-        busy_s: f(c, 2, "clients")?,
+        transactions: u_at(c, 1, "clients")?,
+        busy_s: f_at(c, 2, "clients")?,
     })
 }
 

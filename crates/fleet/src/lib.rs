@@ -19,6 +19,7 @@ pub mod check;
 pub mod clock;
 pub mod codec;
 pub mod db;
+mod json_read;
 pub mod lua_check;
 pub mod lua_codec;
 pub mod lua_merge;

@@ -13,6 +13,7 @@ use pgrig_workloads::sysbench::histogram::Slots;
 use serde_json::{json, Value};
 
 use crate::codec::{histogram_of, histogram_text};
+use crate::json_read::{bad, count, f_at, flag, list, num, shown, u_at};
 use crate::ScaleError;
 
 /// The most options a result may carry.
@@ -41,51 +42,6 @@ pub fn encode(t: &Tally, server_version: &str) -> String {
         "server_version": server_version,
     })
     .to_string()
-}
-
-fn bad(what: &str) -> ScaleError {
-    ScaleError::new(format!("a worker's result is damaged: {what}"))
-}
-
-/// A JSON value as shown in a message (at most 40 characters).
-fn shown(v: Option<&Value>) -> String {
-    let text = v.map_or("nothing".to_string(), Value::to_string);
-    match text.char_indices().nth(40) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
-}
-
-fn count(v: &Value, k: &str) -> Result<u64, ScaleError> {
-    (v[k].as_u64()).ok_or_else(|| bad(&format!("{k} is not a count: {}", shown(v.get(k)))))
-}
-
-fn num(v: &Value, k: &str) -> Result<f64, ScaleError> {
-    (v[k].as_f64().filter(|x| x.is_finite()))
-        .ok_or_else(|| bad(&format!("{k} is not a number: {}", shown(v.get(k)))))
-}
-
-fn flag(v: &Value, k: &str) -> Result<bool, ScaleError> {
-    (v[k].as_bool()).ok_or_else(|| bad(&format!("{k} is not true or false: {}", shown(v.get(k)))))
-}
-
-fn list<'a>(v: &'a Value, k: &str) -> Result<&'a Vec<Value>, ScaleError> {
-    (v[k].as_array()).ok_or_else(|| bad(&format!("{k} is not a list: {}", shown(v.get(k)))))
-}
-
-/// Element `i` of `v`: a non-negative integer.
-fn u_at(v: &Value, i: usize, what: &str) -> Result<u64, ScaleError> {
-    let x = v.get(i);
-    x.and_then(Value::as_u64)
-        .ok_or_else(|| bad(&format!("{what}[{i}] is not a count: {}", shown(x))))
-}
-
-/// Element `i` of `v`: a finite number.
-fn f_at(v: &Value, i: usize, what: &str) -> Result<f64, ScaleError> {
-    let x = v.get(i);
-    x.and_then(Value::as_f64)
-        .filter(|x| x.is_finite())
-        .ok_or_else(|| bad(&format!("{what}[{i}] is not a number: {}", shown(x))))
 }
 
 fn slots_of(v: &Value) -> Result<Slots, ScaleError> {
