@@ -8,7 +8,8 @@
 //!   natives, `prelude.lua` — the Lua half of the API — and the script).
 //! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits ([`pace`]:
 //!   `--rate`); [`report`]: its
-//!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters.
+//!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters
+//!   ([`counter`]: a cell per thread, so statements on two threads share no cache line).
 //! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over).
 //! * [`sql`]: connections and statements ([`rows`]: their result sets, [`placeholders`]: `?`);
 //!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
@@ -17,6 +18,7 @@
 #[macro_use]
 mod print;
 pub mod commands;
+pub mod counter;
 pub mod document;
 pub mod ffi;
 pub mod histogram;

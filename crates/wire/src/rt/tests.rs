@@ -172,3 +172,22 @@ fn far_timers_leave_the_wait_untimed_and_still_fire() {
 fn futures_noop_waker() -> std::task::Waker {
     std::task::Waker::noop().clone()
 }
+
+/// Executors take their generations in blocks per thread (no shared write per `block_on`), and
+/// still no two executors, on any threads, share one; 0 ("no executor") is never given.
+#[test]
+fn executor_generations_are_unique_across_threads() {
+    let take = || {
+        (0..3000)
+            .map(|_| super::executor::next_generation())
+            .collect::<Vec<u32>>()
+    };
+    let other = std::thread::spawn(take);
+    let mut all = take();
+    all.extend(other.join().unwrap());
+    assert!(!all.contains(&0));
+    let n = all.len();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), n, "a generation was given twice");
+}
