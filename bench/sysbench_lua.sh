@@ -14,6 +14,8 @@
 #   lua ratio, user: ...            (the same for user time only)
 #   lua ratio, sys: ...             (system time only)
 #   native ratio: ...               (pgrig's native path, the bundled NAME, over sysbench)
+#   lua ratio, quartiles: ...       (the spread of the per-round ratios: Q1-Q3)
+#   native ratio, quartiles: ...
 # (CPU per transaction over sysbench's, the median of the per-round ratios: below 1 means
 # pgrig costs less client CPU than sysbench). Per-run and per-round figures go to stderr.
 #
@@ -68,22 +70,32 @@ printf 'function event() end\n' >"$STATE/empty.lua"
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-# measure PROGRAM TEST: prints "user_us_per_tx sys_us_per_tx tps" (the client process's own
-# user and system CPU from getrusage of the one child, microsecond resolution)
+# measure PROGRAM TEST: prints "user_us_per_tx sys_us_per_tx tps rest_pct" (the client
+# process's own user and system CPU from getrusage of the one child, microsecond resolution;
+# rest_pct: the CPU the rest of the machine used meanwhile — the server and anything else —
+# in % of one core, from /proc/stat, so a round disturbed by other work can be told apart)
 measure() {
   python3 -c '
-import re, resource, subprocess, sys
+import os, re, resource, subprocess, sys, time
+def busy():
+    f = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    return (sum(f) - f[3] - f[4]) / os.sysconf("SC_CLK_TCK")
+b0, t0 = busy(), time.monotonic()
 p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+b1, t1 = busy(), time.monotonic()
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 m = re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", p.stdout)
 if p.returncode != 0 or not m or int(m.group(1)) == 0:
     sys.exit("run failed (status %d): %s\n%s" % (p.returncode, " ".join(sys.argv[1:]), p.stdout[-2000:]))
 tx = int(m.group(1))
-print("%.2f %.2f %.1f" % (r.ru_utime * 1e6 / tx, r.ru_stime * 1e6 / tx, float(m.group(2))))
+rest = max(0.0, (b1 - b0) - r.ru_utime - r.ru_stime) / (t1 - t0) * 100
+print("%.2f %.2f %.1f %.0f" % (r.ru_utime * 1e6 / tx, r.ru_stime * 1e6 / tx, float(m.group(2)), rest))
 ' "$1" "${CONN[@]}" "$2" "--table-size=$SIZE" "--threads=$THREADS" "--time=$TIME" run
 }
 
-med() { printf '%s' "$1" | median; }
+# quartile Q (1 or 3) of the numbers on stdin
+quartile() { sort -g | awk -v q="$1" '{a[NR]=$1} END {i=1+(NR-1)*q/4; j=int(i); f=i-j; v=a[j]; if (j<NR) v+=f*(a[j+1]-a[j]); printf "%.3f", v}'; }
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
 
 WHO=(sysbench-lua pgrig-lua pgrig-native)
@@ -100,11 +112,11 @@ for r in $(seq "$ROUNDS"); do
         pgrig-lua) m=$(measure "$LINK" "$script") ;;
         pgrig-native) m=$(measure "$LINK" "$name") ;;
       esac
-      read -r u s t <<<"$m"
+      read -r u s t rest <<<"$m"
       usr[$who]=$u sys[$who]=$s cpu[$who]=$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')
       USER[$name/$who]+="$u"$'\n'; SYS[$name/$who]+="$s"$'\n'
       CPU[$name/$who]+="${cpu[$who]}"$'\n'; TPS[$name/$who]+="$t"$'\n'
-      echo "round $r $name $who: ${cpu[$who]} us CPU/tx (user $u, sys $s), $t tps" >&2
+      echo "round $r $name $who: ${cpu[$who]} us CPU/tx (user $u, sys $s), $t tps, rest of the machine ${rest}% of a core" >&2
     done
     # this round's ratios over sysbench (all three ran within the round)
     lr=$(ratio "${cpu[pgrig-lua]}" "${cpu[sysbench-lua]}")
@@ -152,7 +164,18 @@ ratios() {
   done
   echo "$line"
 }
+# and their spread: the middle half of the rounds lies between these
+spread() {
+  local -n from=$2
+  local line="$1" name
+  for name in "${NAMES[@]}"; do
+    line+=" $name $(printf '%s' "${from[$name]}" | quartile 1)-$(printf '%s' "${from[$name]}" | quartile 3)"
+  done
+  echo "$line"
+}
 ratios "lua ratio:" RATIO
 ratios "lua ratio, user:" URATIO
 ratios "lua ratio, sys:" SRATIO
 ratios "native ratio:" NRATIO
+spread "lua ratio, quartiles:" RATIO
+spread "native ratio, quartiles:" NRATIO
