@@ -96,6 +96,7 @@ print("%.2f %.2f %.1f %.0f" % (r.ru_utime * 1e6 / tx, r.ru_stime * 1e6 / tx, flo
 # quartile Q (1 or 3) of the numbers on stdin
 quartile() { sort -g | awk -v q="$1" '{a[NR]=$1} END {i=1+(NR-1)*q/4; j=int(i); f=i-j; v=a[j]; if (j<NR) v+=f*(a[j+1]-a[j]); printf "%.3f", v}'; }
 
+med() { printf '%s' "$1" | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
 
 WHO=(sysbench-lua pgrig-lua pgrig-native)
