@@ -18,6 +18,8 @@
 #   native ratio, quartiles: ...
 # (CPU per transaction over sysbench's, the median of the per-round ratios: below 1 means
 # pgrig costs less client CPU than sysbench). Per-run and per-round figures go to stderr.
+# On a kernel with tick-based CPU accounting (CONFIG_TICK_CPU_ACCOUNTING) a process's total CPU
+# is exact but its user/sys split is sampled: trust the totals, read the split as an estimate.
 #
 # Usage: bench/sysbench_lua.sh [--rounds N] [--time S] [--threads N] [--table-size N]
 #                              [--starts N] [--scripts LIST]
