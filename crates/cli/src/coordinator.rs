@@ -88,27 +88,9 @@ fn coordinate(
     let (db, run) = create_run(sink, &mut cfg, seg, &stored)?;
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
-    // the coordinator runs no client: its CPU lines are the segments' (host and segment labels)
-    let live = Arc::new(Live::new(crate::metrics::Figures {
-        cpu: Vec::new(),
-        ..Default::default()
-    }));
-    let server = serve_metrics(sink, output, &live)?;
-    let mut c = Coordinator {
-        db,
-        run,
-        count: seg.count,
-        wait_s: seg.wait_s,
-        progress_every: cfg.progress,
-        target: String::new(),
-        live,
-        stop,
-        sink,
-        last_interval: 0,
-        hosts: BTreeMap::new(),
-        silent: BTreeMap::new(),
-        failed: Default::default(),
-    };
+    let mut c = Coordinator::new(db, run, (seg.count, seg.wait_s), sink, stop);
+    c.progress_every = cfg.progress;
+    let server = serve_metrics(sink, output, &c.live)?;
     let outcome = c.follow();
     let code = c.finish(outcome, cfg, output, json, &stored);
     if let Some(s) = server {
@@ -178,24 +160,24 @@ fn serve_metrics(
 }
 
 /// How following the run ended.
-enum Outcome {
+pub(crate) enum Outcome {
     /// every worker handed its result in (some may have failed or gone silent)
     Ended(Vec<WorkerRow>),
     /// Ctrl-C before the start
     StoppedEarly,
 }
 
-struct Coordinator<'a> {
-    db: Db,
-    run: i64,
+pub(crate) struct Coordinator<'a> {
+    pub(crate) db: Db,
+    pub(crate) run: i64,
     count: u32,
     /// `--segments-wait`: seconds to wait for every segment to register
     wait_s: u32,
     /// `-P SEC`: a merged progress line every SEC seconds
     progress_every: Option<u32>,
     /// the target every worker proved it reaches (`pgrig_fleet::target`)
-    target: String,
-    live: Arc<Live>,
+    pub(crate) target: String,
+    pub(crate) live: Arc<Live>,
     stop: StopHandle,
     sink: &'a StderrSink,
     /// the newest interval row read
@@ -208,9 +190,42 @@ struct Coordinator<'a> {
     failed: std::collections::BTreeSet<u32>,
 }
 
+impl<'a> Coordinator<'a> {
+    /// Follows run `run` of `count` segments, waiting at most `wait_s` for them to register
+    /// (its messages through `sink`; `stop`: Ctrl-C).
+    pub(crate) fn new(
+        db: Db,
+        run: i64,
+        (count, wait_s): (u32, u32),
+        sink: &'a StderrSink,
+        stop: StopHandle,
+    ) -> Coordinator<'a> {
+        // the coordinator runs no client: its CPU lines are the segments' (host and segment labels)
+        let live = Arc::new(Live::new(crate::metrics::Figures {
+            cpu: Vec::new(),
+            ..Default::default()
+        }));
+        Coordinator {
+            db,
+            run,
+            count,
+            wait_s,
+            progress_every: None,
+            target: String::new(),
+            live,
+            stop,
+            sink,
+            last_interval: 0,
+            hosts: BTreeMap::new(),
+            silent: BTreeMap::new(),
+            failed: Default::default(),
+        }
+    }
+}
+
 impl Coordinator<'_> {
     /// Registration, the start, then the run until every worker ended or went silent.
-    fn follow(&mut self) -> Result<Outcome, ScaleError> {
+    pub(crate) fn follow(&mut self) -> Result<Outcome, ScaleError> {
         if !self.wait_for_all()? {
             return Ok(Outcome::StoppedEarly);
         }
@@ -336,7 +351,7 @@ impl Coordinator<'_> {
     }
 
     /// New interval rows into the live figures, each checked first (a bad row fails the run).
-    fn read_intervals(&mut self) -> Result<(), ScaleError> {
+    pub(crate) fn read_intervals(&mut self) -> Result<(), ScaleError> {
         let rows = protocol::intervals_after(&mut self.db, self.run, self.last_interval)?;
         if rows.is_empty() {
             return Ok(());
@@ -532,7 +547,7 @@ impl Coordinator<'_> {
 
 /// One host's client CPU under the run document's two names: its threads' CPU time and
 /// run-queue wait (seconds, and the busiest thread's share), flagged by the self-check's rules.
-fn host_cpu(threads: &[pgrig_engine::result::ThreadCpu]) -> String {
+pub(crate) fn host_cpu(threads: &[pgrig_engine::result::ThreadCpu]) -> String {
     let max =
         |f: fn(&pgrig_engine::result::ThreadCpu) -> f64| threads.iter().map(f).fold(0.0, f64::max);
     let cpu: f64 = threads.iter().map(|t| t.cpu_time_s()).sum();
@@ -552,7 +567,7 @@ fn host_cpu(threads: &[pgrig_engine::result::ThreadCpu]) -> String {
 }
 
 /// `segment I on HOST failed: WHY`.
-fn failure(w: &WorkerRow) -> String {
+pub(crate) fn failure(w: &WorkerRow) -> String {
     // the worker's own words, but read from the schema: no control characters but newlines
     let why: String = (w.error.as_deref().unwrap_or("").chars())
         .map(|c| if c.is_control() && c != '\n' { '?' } else { c })

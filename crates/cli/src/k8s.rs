@@ -8,7 +8,10 @@
 //! outlives the pods. Every object's name carries the run's id (`--run-id`, default: made up
 //! from the clock), workers join only a run with these options (`--options-digest`), both Jobs
 //! end by `activeDeadlineSeconds` and are deleted `ttlSecondsAfterFinished` later. Everything is
-//! checked before anything is printed (`crate::k8s_check`).
+//! checked before anything is printed (`crate::k8s_check`). With `--lua-script FILE` the run is
+//! a sysbench Lua script's (`crate::k8s_lua`): a ConfigMap holding the script comes first,
+//! mounted read-only in every pod; the workers run `pgrig worker --lua-script`, the coordinator
+//! `pgrig sysbench SCRIPT --segments=N ... run`. The YAML text: `crate::k8s_yaml`.
 
 use clap::Parser;
 use serde_json::{json, Value};
@@ -17,7 +20,8 @@ use serde_json::{json, Value};
 #[command(
     name = "pgrig k8s manifest",
     about = "Kubernetes Jobs for a run from N client pods: an Indexed Job of workers and the coordinator",
-    after_help = "Everything after `--` is the run's pgbench options, e.g. `-- -c 64 -j 8 -T 300 -S`."
+    after_help = "Everything after `--` is the run's pgbench options, e.g. `-- -c 64 -j 8 -T 300 -S`; \
+                  with --lua-script, sysbench's run and script options, e.g. `-- --threads=64 --time=300 --tables=8`."
 )]
 pub struct ManifestArgs {
     /// Number of worker pods (segments).
@@ -70,7 +74,15 @@ pub struct ManifestArgs {
     /// Prefer, rather than require, one worker per node (for clusters with fewer nodes).
     #[arg(long)]
     pub soft_anti_affinity: bool,
-    /// The run's pgbench options.
+    /// A sysbench Lua script: the run is `pgrig sysbench FILE --segments=N ... run`, the script
+    /// in a ConfigMap mounted in every pod, and the options after `--` are sysbench's.
+    #[arg(long, value_name = "FILE")]
+    pub lua_script: Option<std::path::PathBuf>,
+    /// A module the script requires (repeatable), put beside it in the ConfigMap, e.g.
+    /// /usr/share/sysbench/oltp_common.lua for sysbench's oltp_*.lua scripts.
+    #[arg(long, value_name = "FILE", requires = "lua_script")]
+    pub lua_module: Vec<std::path::PathBuf>,
+    /// The run's pgbench options (with --lua-script: sysbench's run and script options).
     #[arg(last = true, value_name = "PGBENCH OPTIONS")]
     pub bench: Vec<String>,
 }
@@ -79,7 +91,7 @@ pub fn main(args: &[String]) -> i32 {
     match args.get(1).map(String::as_str) {
         Some("manifest") => {}
         _ => {
-            eprintln!("pgrig: error: usage: pgrig k8s manifest --segments N --image IMAGE --target-secret NAME [-- PGBENCH OPTIONS]");
+            eprintln!("pgrig: error: usage: pgrig k8s manifest --segments N --image IMAGE --target-secret NAME [--lua-script FILE] [-- PGBENCH OR SYSBENCH OPTIONS]");
             return 1;
         }
     }
@@ -110,24 +122,33 @@ pub fn manifest(a: &ManifestArgs) -> Result<String, String> {
             .is_some_and(|s| pgrig_wire::mask_passwords(s) != s)
     {
         return Err(
-            "a password among the pgbench options or in --store would be written into the \
+            "a password among the options after -- or in --store would be written into the \
              manifest: it comes from --target-secret"
                 .into(),
         );
     }
     let run = check(a)?;
-    let docs = [workers_job(a, &run), coordinator_job(a, &run)];
+    for w in run.lua.iter().flat_map(|l| &l.warnings) {
+        eprintln!("pgrig: warning: {w}");
+    }
+    let mut docs = Vec::new();
+    if let Some(l) = &run.lua {
+        docs.push(config_map(a, &run, l));
+    }
+    docs.extend([workers_job(a, &run), coordinator_job(a, &run)]);
     Ok(docs
         .iter()
-        .map(|d| format!("---\n{}", yaml(d, 0)))
+        .map(|d| format!("---\n{}", crate::k8s_yaml::yaml(d, 0)))
         .collect())
 }
 
-/// One run's particulars: its id, the options digest workers match, the Jobs' deadline.
+/// One run's particulars: its id, the options digest workers match, the Jobs' deadline, and a
+/// Lua script's run.
 struct Run {
     id: String,
     digest: String,
     deadline_s: u64,
+    lua: Option<crate::k8s_lua::LuaRun>,
 }
 
 /// Every option checked ([`crate::k8s_check`]); the run's particulars.
@@ -156,7 +177,17 @@ fn check(a: &ManifestArgs) -> Result<Run, String> {
             "--run-id \"{id}\": 1 to 8 lowercase letters or digits"
         ));
     }
-    let (digest, seconds) = k::bench_options(a.segments, &a.bench)?;
+    let (digest, seconds, lua) = match &a.lua_script {
+        None => {
+            let (digest, seconds) = k::bench_options(a.segments, &a.bench)?;
+            (digest, seconds, None)
+        }
+        Some(file) => {
+            let given = (file.as_path(), a.lua_module.as_slice());
+            let l = crate::k8s_lua::LuaRun::read(given, a.segments, &a.bench, &id)?;
+            (l.digest.clone(), l.seconds, Some(l))
+        }
+    };
     let deadline_s = a
         .active_deadline
         .unwrap_or_else(|| seconds.map_or(3600, |t| t + 900));
@@ -167,6 +198,7 @@ fn check(a: &ManifestArgs) -> Result<Run, String> {
         id,
         digest,
         deadline_s,
+        lua,
     })
 }
 
@@ -266,8 +298,40 @@ fn container(a: &ManifestArgs, name: &str, args: Vec<String>) -> Value {
 /// Where a worker pod writes `-l` logs (an emptyDir volume).
 const LOG_DIR: &str = "/var/log/pgrig";
 
+/// The ConfigMap holding a Lua run's script and modules (file names the keys), mounted in
+/// every pod.
+fn config_map(a: &ManifestArgs, run: &Run, l: &crate::k8s_lua::LuaRun) -> Value {
+    let name = script_map_name(a, run);
+    let data: serde_json::Map<String, Value> = (l.files.iter())
+        .map(|f| (f.key.clone(), json!(f.text)))
+        .collect();
+    json!({"apiVersion": "v1", "kind": "ConfigMap",
+           "metadata": metadata(a, run, &name, "script"),
+           "data": data})
+}
+
+fn script_map_name(a: &ManifestArgs, run: &Run) -> String {
+    format!("{}-{}-script", a.name, run.id)
+}
+
+/// The script's volume and its read-only mount, for a Lua run's pods.
+fn script_volume(a: &ManifestArgs, run: &Run) -> (Value, Value) {
+    let volume = json!({"name": "script", "configMap": {"name": script_map_name(a, run)}});
+    let mount = json!({"name": "script", "mountPath": crate::k8s_lua::MOUNT, "readOnly": true});
+    (volume, mount)
+}
+
 fn workers_job(a: &ManifestArgs, run: &Run) -> Value {
     let n = a.segments;
+    let spec = json!({"completionMode": "Indexed", "completions": n, "parallelism": n});
+    if let Some(l) = &run.lua {
+        let mut c = container(a, "worker", l.worker_args("$(SEGMENT)", n, COORDINATOR));
+        let (volume, mount) = script_volume(a, run);
+        c["volumeMounts"] = json!([mount]);
+        let pod = json!({"restartPolicy": "Never", "affinity": anti_affinity(a, run),
+                         "containers": [c], "volumes": [volume]});
+        return job(a, run, "worker", spec, pod);
+    }
     let args = vec![
         "worker".to_string(),
         "--segment".into(),
@@ -287,7 +351,6 @@ fn workers_job(a: &ManifestArgs, run: &Run) -> Value {
         "containers": [c],
         "volumes": [{"name": "logs", "emptyDir": {}}],
     });
-    let spec = json!({"completionMode": "Indexed", "completions": n, "parallelism": n});
     job(a, run, "worker", spec, pod)
 }
 
@@ -299,6 +362,14 @@ fn coordinator_job(a: &ManifestArgs, run: &Run) -> Value {
         .store
         .as_deref()
         .map_or(STORE.to_string(), crate::k8s_check::escape_dollars);
+    if let Some(l) = &run.lua {
+        let args = l.coordinator_args(a.segments, COORDINATOR, &store);
+        let mut c = coordinator_container(a, args);
+        let (volume, mount) = script_volume(a, run);
+        c["volumeMounts"] = json!([mount]);
+        let pod = json!({"restartPolicy": "Never", "containers": [c], "volumes": [volume]});
+        return job(a, run, "coordinator", json!({}), pod);
+    }
     let mut args = vec![
         "bench".to_string(),
         "--segments".into(),
@@ -310,54 +381,14 @@ fn coordinator_job(a: &ManifestArgs, run: &Run) -> Value {
     ];
     // Kubernetes expands $(VAR) in args: the options reach pgrig as written
     args.extend(a.bench.iter().map(|o| crate::k8s_check::escape_dollars(o)));
-    let mut c = container(a, "coordinator", args);
-    c["resources"] = json!({"requests": {"cpu": "250m", "memory": "256Mi"},
-                            "limits": {"cpu": "1", "memory": "256Mi"}});
-    let pod = json!({"restartPolicy": "Never", "containers": [c]});
+    let pod = json!({"restartPolicy": "Never", "containers": [coordinator_container(a, args)]});
     job(a, run, "coordinator", json!({}), pod)
 }
 
-/// `v` as block-style YAML at `indent` spaces; strings double-quoted (JSON's escapes are YAML's).
-fn yaml(v: &Value, indent: usize) -> String {
-    let pad = " ".repeat(indent);
-    let mut out = String::new();
-    match v {
-        Value::Object(m) => {
-            for (k, v) in m {
-                out.push_str(&format!("{pad}{}:", key(k)));
-                out.push_str(&nested(v, indent));
-            }
-        }
-        Value::Array(items) => {
-            for v in items {
-                out.push_str(&format!("{pad}-"));
-                out.push_str(&nested(v, indent));
-            }
-        }
-        scalar => out.push_str(&format!("{pad}{scalar}\n")),
-    }
-    out
-}
-
-/// A mapping key: plain when it is a simple name (`app.kubernetes.io/name`), else quoted.
-fn key(k: &str) -> String {
-    let plain = k.starts_with(|c: char| c.is_ascii_alphabetic())
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._/-".contains(c));
-    if plain {
-        k.to_string()
-    } else {
-        Value::String(k.to_string()).to_string()
-    }
-}
-
-/// A value after `key:` or `-`: a scalar on the same line, a collection below, indented.
-fn nested(v: &Value, indent: usize) -> String {
-    match v {
-        Value::Object(m) if !m.is_empty() => format!("\n{}", yaml(v, indent + 2)),
-        Value::Array(a) if !a.is_empty() => format!("\n{}", yaml(v, indent + 2)),
-        Value::Object(_) => " {}\n".into(),
-        Value::Array(_) => " []\n".into(),
-        scalar => format!(" {scalar}\n"),
-    }
+/// The coordinator's container: it runs no client, so a small one.
+fn coordinator_container(a: &ManifestArgs, args: Vec<String>) -> Value {
+    let mut c = container(a, "coordinator", args);
+    c["resources"] = json!({"requests": {"cpu": "250m", "memory": "256Mi"},
+                            "limits": {"cpu": "1", "memory": "256Mi"}});
+    c
 }

@@ -4,7 +4,8 @@
 //! database (plain names: they are substituted into a conninfo, so `u password=x` would smuggle
 //! a password in), and the run's pgbench options, parsed exactly as the coordinator will parse
 //! them (unknown options, too few clients for the segments, connection options, which are the
-//! workers' own). Also `$`-escaping for Kubernetes' `$(VAR)` expansion in `args`.
+//! workers' own), a Lua script's file name as a ConfigMap key. Also `$`-escaping for
+//! Kubernetes' `$(VAR)` expansion in `args`.
 
 /// A DNS-1123 label of at most `max` characters (`what` names the option).
 pub fn label(what: &str, v: &str, max: usize) -> Result<(), String> {
@@ -44,6 +45,22 @@ pub fn secret_key(v: &str) -> Result<(), String> {
     }
     Err(format!(
         "--target-secret-key \"{v}\": letters, digits, '-', '_' and '.' only"
+    ))
+}
+
+/// A ConfigMap key (`what` names the option): letters, digits, `-`, `_`, `.`, at most 253
+/// characters, not `.`, `..` or starting with `..` (the API server's rule: the key is a file
+/// name in the mounted volume).
+pub fn config_map_key(what: &str, v: &str) -> Result<(), String> {
+    let chars = v
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if !v.is_empty() && v.len() <= 253 && chars && v != "." && !v.starts_with("..") {
+        return Ok(());
+    }
+    Err(format!(
+        "{what}: the file name {v:?} is not a ConfigMap key (letters, digits, '-', '_' and \
+         '.', at most 253 characters, not starting with \"..\"): rename the file"
     ))
 }
 
@@ -153,5 +170,16 @@ mod tests {
         assert!(conn_word("--target-user", "u password=x").is_err());
         assert!(conn_word("--target-host", "pg.bench.svc").is_ok());
         assert_eq!(escape_dollars("a$(HOME)$$"), "a$$(HOME)$$$$");
+        assert!(config_map_key("--lua-script", "oltp_custom.lua").is_ok());
+        for bad in [
+            "",
+            ".",
+            "..x.lua",
+            "my script.lua",
+            "s\u{e9}.lua",
+            &"a".repeat(254),
+        ] {
+            assert!(config_map_key("--lua-script", bad).is_err(), "{bad}");
+        }
     }
 }

@@ -4,38 +4,11 @@
 
 use crate::common;
 
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::pgbench_init;
-use pgrig_testkit::{fresh_db, run, CmdOutput, ServerOptions};
-
-/// Waits at most `limit` for `child`, killing it (and failing) if it hangs.
-fn finish(mut child: Child, limit: Duration) -> CmdOutput {
-    let start = Instant::now();
-    loop {
-        if let Some(_status) = child.try_wait().expect("wait") {
-            break;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("output");
-            panic!(
-                "pgrig did not finish within {limit:?}\nstdout:\n{}\nstderr:\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().expect("output");
-    CmdOutput {
-        status: out.status,
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+use common::{finish_within as finish, interrupt, pgbench_init, spawn_piped as spawn};
+use pgrig_testkit::{fresh_db, run, ServerOptions};
 
 /// Polls `cond` until it holds (at most a minute, so a loaded machine only makes it slower).
 fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
@@ -66,11 +39,6 @@ fn wait_for_a_transaction(mut psql: impl FnMut(&str) -> String) {
     wait_until("a transaction has finished", || {
         psql(&sql).trim().parse::<u32>().unwrap_or(0) > 0
     });
-}
-
-fn spawn(mut c: Command) -> Child {
-    c.stdout(Stdio::piped()).stderr(Stdio::piped());
-    c.spawn().expect("start pgrig")
 }
 
 fn processed(stdout: &str) -> u64 {
@@ -132,11 +100,6 @@ fn terminated_backends_abort_their_clients_and_the_run_reports_status_2() {
         "{}",
         out.stderr
     );
-}
-
-fn interrupt(child: &Child) {
-    // SAFETY: plain kill(2) on our child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
 }
 
 #[test]

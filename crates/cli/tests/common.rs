@@ -4,7 +4,8 @@
 
 #![allow(dead_code)]
 
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use pgrig_testkit::{run, CmdOutput, TestDb};
 
@@ -146,4 +147,45 @@ pub fn assert_same_run(
     );
     assert_eq!(ours.stderr, theirs.stderr, "stderr\n{ctx}");
     (ours, theirs)
+}
+
+/// Starts `c` with its standard output and error piped (read by [`finish_within`]).
+pub fn spawn_piped(mut c: Command) -> Child {
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.spawn().expect("start pgrig")
+}
+
+/// Ctrl-C: SIGINT to `child`.
+pub fn interrupt(child: &Child) {
+    // SAFETY: plain kill(2) on our own child.
+    let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(r, 0);
+}
+
+/// A finished child's output.
+pub fn output_of(child: Child) -> CmdOutput {
+    let out = child.wait_with_output().expect("output");
+    CmdOutput {
+        status: out.status,
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Waits at most `limit` for `child`, killing it (and failing, with its output) if it hangs.
+pub fn finish_within(mut child: Child, limit: Duration) -> CmdOutput {
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let out = output_of(child);
+            panic!(
+                "pgrig did not finish within {limit:?}\nstdout:\n{}\nstderr:\n{}",
+                out.stdout, out.stderr
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    output_of(child)
 }

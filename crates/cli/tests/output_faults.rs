@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::pgbench_init;
+use common::{finish_within, interrupt, output_of, pgbench_init};
 use pgrig_testkit::{fresh_db, CmdOutput, TestDb};
 use serde_json::Value;
 
@@ -24,16 +24,6 @@ fn pgrig() -> Command {
     }
     c.stdin(Stdio::null());
     c
-}
-
-fn output_of(child: Child) -> CmdOutput {
-    let out = child.wait_with_output().expect("output");
-    CmdOutput {
-        status: out.status,
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
 
 /// Runs `c` with its standard output a pipe whose reading end is closed at once.
@@ -318,25 +308,6 @@ fn json_file(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-fn interrupt(child: &Child) {
-    // SAFETY: plain kill(2) on our own child.
-    let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    assert_eq!(r, 0);
-}
-
-/// Waits at most a minute for `child` to end.
-fn finish(mut child: Child) -> CmdOutput {
-    let start = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("pgrig did not stop after Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    output_of(child)
-}
-
 /// Spawns `c` with stderr read line by line; returns once a line contains `marker`, with the
 /// child and the reader that collects its whole stderr (the child is killed when the marker
 /// never comes).
@@ -377,7 +348,7 @@ fn ctrl_c_during_run_exits_130_and_the_summary_and_json_say_interrupted() {
     let c = run_args(&db, "60s", &["--json", path.to_str().unwrap()]);
     let (child, stderr) = spawn_until(c, "progress:");
     interrupt(&child);
-    let out = finish(child);
+    let out = finish_within(child, Duration::from_secs(60));
     let stderr = stderr.join().unwrap();
     assert_eq!(out.code, Some(130), "{stderr}");
     assert!(
@@ -399,7 +370,7 @@ fn ctrl_c_during_bench_puts_interrupted_into_the_json() {
     c.args(["bench", "-n", "-S", "-T", "60", "-P", "1", "--json", "-"]);
     let (child, stderr) = spawn_until(c, "progress:");
     interrupt(&child);
-    let out = finish(child);
+    let out = finish_within(child, Duration::from_secs(60));
     let stderr = stderr.join().unwrap();
     assert_eq!(out.code, Some(130), "{stderr}");
     let v: Value = serde_json::from_str(&out.stdout).expect("JSON on stdout");
@@ -413,7 +384,7 @@ fn ctrl_c_while_a_throwaway_server_is_initialised_gives_no_advice_to_initialise_
     let (child, stderr) = spawn_until(c, "initialising pgbench tables");
     std::thread::sleep(Duration::from_millis(1500));
     interrupt(&child);
-    let out = finish(child);
+    let out = finish_within(child, Duration::from_secs(60));
     let stderr = stderr.join().unwrap();
     assert_eq!(out.code, Some(130), "{stderr}");
     assert!(
@@ -446,7 +417,7 @@ fn ctrl_c_during_a_later_study_run_stops_it_at_once_and_exits_130() {
     std::thread::sleep(Duration::from_millis(1500));
     let t = Instant::now();
     interrupt(&child);
-    let out = finish(child);
+    let out = finish_within(child, Duration::from_secs(60));
     let stderr = stderr.join().unwrap();
     assert!(
         t.elapsed() < Duration::from_secs(20),

@@ -223,6 +223,20 @@ fn cloud_write_only_example_runs_sysbench_write_only_on_each_target() {
         assert!(statements
             .iter()
             .any(|s| s["text"].as_str().unwrap().starts_with("UPDATE sbtest")));
+        // the queries by sysbench's classes, from the replies: no read; every completed
+        // statement a write or other; BEGIN and COMMIT at least are other
+        let count = |k: &str| r["workload_counters"][k].as_u64().unwrap_or(u64::MAX);
+        let completed: u64 = (statements.iter())
+            .map(|s| s["executions"].as_u64().unwrap() - s["failures"].as_u64().unwrap())
+            .sum();
+        assert_eq!(count("queries_read"), 0, "{}", r["workload_counters"]);
+        assert_eq!(count("queries_write") + count("queries_other"), completed);
+        let ok = r["transactions"]["ok"].as_u64().unwrap();
+        assert!(
+            count("queries_other") >= 2 * ok,
+            "{}",
+            r["workload_counters"]
+        );
     }
     report_shows(
         dir.path(),

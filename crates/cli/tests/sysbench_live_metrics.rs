@@ -37,6 +37,7 @@ fn sample(body: &str, name: &str) -> f64 {
 }
 
 const OK: &str = "pgrig_transactions_total{outcome=\"ok\"}";
+const CPU: &str = "pgrig_client_cpu_seconds_total{host=";
 const FINISHED: &str = "pgrig_run_state{pgrig_run_state=\"finished\"}";
 const RUNNING: &str = "pgrig_run_state{pgrig_run_state=\"running\"}";
 
@@ -125,6 +126,24 @@ fn a_scripts_live_metrics_count_its_events_as_they_happen_and_end_at_its_documen
         assert!(sample(b, OK) >= prev, "a counter went down");
         prev = sample(b, OK).max(prev);
     }
+    // the client-CPU counter is the process's CPU: it never goes down, and at the end it
+    // holds at least what the document's worker threads spent (the process adds its main
+    // thread and the endpoint's)
+    let cpu = |b: &String| {
+        (b.lines().find(|l| l.starts_with(CPU)))
+            .and_then(|l| l.split_whitespace().last()?.parse::<f64>().ok())
+            .unwrap_or(-1.0)
+    };
+    assert!(
+        bodies.windows(2).all(|w| cpu(&w[1]) >= cpu(&w[0])),
+        "the CPU counter went down"
+    );
+    assert!(
+        cpu(last) >= doc.client_cpu.cpu_time_s - 0.01 && cpu(last) > 0.0,
+        "client CPU {} < the threads' {}\n{last}",
+        cpu(last),
+        doc.client_cpu.cpu_time_s
+    );
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! failures and deadlocks the way pgbench 15+ does), record the outcome. One state machine for
 //! every query mode; the mode only changes how `sql` encodes a command.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::client_state::{Client, FailKind};
@@ -42,7 +43,20 @@ fn done(sh: &RunShared, c: &Client, now: i64) -> bool {
             return true;
         }
     }
+    if let Some(left) = &sh.transactions_left {
+        if left.load(Ordering::Relaxed) == 0 {
+            return true;
+        }
+    }
     sh.stopped() || sh.timer_exceeded(now)
+}
+
+/// Takes one of the run's transactions left (`total_transactions`); false when none is.
+fn claim_transaction(sh: &RunShared) -> bool {
+    sh.transactions_left.as_ref().is_none_or(|left| {
+        left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    })
 }
 
 async fn sleep_until_us(sh: &RunShared, at_us: i64) {
@@ -73,28 +87,18 @@ async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> Cli
             let desc = &sh.scripts[script].desc;
             sh.debug_client(c.id, format_args!("executing script \"{desc}\""));
         }
-        let mut now = now;
-        if let Some(delay) = c.program.as_mut().map(|p| p.delay_us(script)) {
-            if delay > 0 {
-                // keying and think time: outside the transaction's latency; cut at -T's end
-                // and by a stop request
-                let until = now + delay as i64;
-                let until = sh.end_us().map_or(until, |end| until.min(end));
-                while sh.now_us() < until && !sh.stopped() {
-                    sleep_until_us(sh, (sh.now_us() + 100_000).min(until)).await;
-                }
-                now = sh.now_us();
-                if done(sh, c, now) {
-                    return ClientEnd::Finished;
-                }
-            }
-        }
+        let Some(now) = think(sh, c, script, now).await else {
+            return ClientEnd::Finished;
+        };
         let mut scheduled = now;
         if let Some(delay) = sh.throttle_delay_us {
             match throttle(sh, th, c, script, delay).await {
                 Some(at) => scheduled = at,
                 None => return ClientEnd::Finished,
             }
+        }
+        if !claim_transaction(sh) {
+            return ClientEnd::Finished;
         }
         // -C: a new connection for every transaction.
         if c.conn.is_none() && !connect(sh, th, c) {
@@ -146,6 +150,23 @@ async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> Cli
             st.reconnects += u64::from(reconnect);
         }
     }
+}
+
+/// A native program's keying and think time before transaction `script`: outside the
+/// transaction's latency, cut at -T's end and by a stop request. The time after it, or `None`
+/// when the client is done.
+async fn think(sh: &RunShared, c: &mut Client, script: usize, now: i64) -> Option<i64> {
+    let delay = c.program.as_mut().map_or(0, |p| p.delay_us(script));
+    if delay == 0 {
+        return Some(now);
+    }
+    let until = now + delay as i64;
+    let until = sh.end_us().map_or(until, |end| until.min(end));
+    while sh.now_us() < until && !sh.stopped() {
+        sleep_until_us(sh, (sh.now_us() + 100_000).min(until)).await;
+    }
+    let now = sh.now_us();
+    (!done(sh, c, now)).then_some(now)
 }
 
 /// Throttling (-R): the thread's Poisson schedule; -L skips slots already too late. Waits for

@@ -97,6 +97,9 @@ pub struct BenchConfig {
     pub native: Option<crate::workload::NativeWorkload>,
     /// One segment of a run spread over several hosts (`pgrig worker`); `None`: the whole run.
     pub segment: Option<Segment>,
+    /// sysbench's `--events`: at most this many transactions over all clients together, each
+    /// client taking the next one left (besides `duration`); `None`: no such limit.
+    pub total_transactions: Option<u64>,
 }
 
 /// This host runs the clients `first_client..first_client + clients` of a run of
@@ -147,6 +150,7 @@ impl Default for BenchConfig {
             client_cpus: None,
             native: None,
             segment: None,
+            total_transactions: None,
         }
     }
 }

@@ -19,7 +19,8 @@ use crate::workload::{inline_params, Reply, Step, StmtId};
 
 /// How one statement ended.
 enum StmtEnd {
-    Ok(u64),
+    /// the tag's row count (else the rows received), and whether a row set came back
+    Ok(u64, bool),
     /// retryable (or counted) failure, after the rollback
     Failed(FailKind),
     Abort,
@@ -76,9 +77,11 @@ pub(crate) async fn run_native_once(
         };
         let t0 = sh.now_us();
         match run_statement(sh, c, tx, slot, id).await {
-            StmtEnd::Ok(n) => {
+            StmtEnd::Ok(n, rowset) => {
                 let us = (sh.now_us() - t0) as f64;
-                th.stats.borrow_mut().scripts[tx].record_command(slot, us);
+                let mut stats = th.stats.borrow_mut();
+                stats.scripts[tx].record_command(slot, us);
+                stats.scripts[tx].snap.counts.replies.add(rowset, n);
                 count = Some(n);
             }
             StmtEnd::Failed(kind) => break Attempt::Failed { kind, cmd: slot },
@@ -120,9 +123,11 @@ pub(crate) async fn run_native_finish(sh: &RunShared, th: &ThreadCtx, c: &mut Cl
     };
     let t0 = sh.now_us();
     match run_statement(sh, c, tx, slot, id).await {
-        StmtEnd::Ok(_) => {
+        StmtEnd::Ok(n, rowset) => {
             let us = (sh.now_us() - t0) as f64;
-            th.stats.borrow_mut().scripts[tx].record_command(slot, us);
+            let mut stats = th.stats.borrow_mut();
+            stats.scripts[tx].record_command(slot, us);
+            stats.scripts[tx].snap.counts.replies.add(rowset, n);
             true
         }
         _ => false,
@@ -192,7 +197,7 @@ async fn run_statement(
         }
     }
     match reply.error {
-        None => StmtEnd::Ok(reply.count.unwrap_or(reply.rows)),
+        None => StmtEnd::Ok(reply.count.unwrap_or(reply.rows), reply.rowset),
         Some(e) => failed(sh, c, (tx, slot, id), &e).await,
     }
 }
@@ -209,6 +214,9 @@ struct ReplyError {
 #[derive(Default)]
 struct ReplyState {
     rows: u64,
+    /// a row set came back: a RowDescription (simple protocol), a DataRow, or a tag of a
+    /// command that returns rows (an extended-protocol SELECT of no row describes nothing)
+    rowset: bool,
     count: Option<u64>,
     error: Option<ReplyError>,
 }
@@ -225,10 +233,16 @@ fn take_all(c: &mut Client, keep: bool, r: &mut ReplyState) -> Result<bool, Stri
         match tag {
             b'D' if !keep => {
                 r.rows += 1;
+                r.rowset = true;
                 conn.skip_message().map_err(|e| e.to_string())?;
                 continue;
             }
-            b'1' | b'2' | b'3' | b'n' | b's' | b'T' | b'I' => {
+            b'T' => {
+                r.rowset = true;
+                conn.skip_message().map_err(|e| e.to_string())?;
+                continue;
+            }
+            b'1' | b'2' | b'3' | b'n' | b's' | b'I' => {
                 conn.skip_message().map_err(|e| e.to_string())?;
                 continue;
             }
@@ -237,12 +251,16 @@ fn take_all(c: &mut Client, keep: bool, r: &mut ReplyState) -> Result<bool, Stri
         match conn.try_recv().map_err(|e| e.to_string())? {
             Some(Backend::DataRow(row)) => {
                 r.rows += 1;
+                r.rowset = true;
                 c.rows.begin_row(row.len());
                 for v in row.iter() {
                     c.rows.push_cell(v);
                 }
             }
-            Some(Backend::CommandComplete(tag)) => r.count = Some(tag.rows().unwrap_or(r.rows)),
+            Some(Backend::CommandComplete(tag)) => {
+                r.rowset |= returns_rows(tag.as_bytes());
+                r.count = Some(tag.rows().unwrap_or(r.rows));
+            }
             Some(Backend::Error(e)) => {
                 if r.error.is_none() {
                     let db = e.to_db_error();
@@ -261,6 +279,13 @@ fn take_all(c: &mut Client, keep: bool, r: &mut ReplyState) -> Result<bool, Stri
             None => return Ok(false),
         }
     }
+}
+
+/// Whether a command tag names a command that returns a row set (libpq's `PGRES_TUPLES_OK`).
+fn returns_rows(tag: &[u8]) -> bool {
+    [&b"SELECT"[..], b"FETCH", b"SHOW", b"EXPLAIN"]
+        .iter()
+        .any(|w| tag.starts_with(w) && matches!(tag.get(w.len()), None | Some(b' ')))
 }
 
 /// A statement failed: retryable (per the workload) or, with `--continue-on-error`, any

@@ -208,6 +208,9 @@ fn shared_state(
         bench_start: OnceLock::new(),
         nxacts,
         duration_us,
+        transactions_left: cfg
+            .total_transactions
+            .map(std::sync::atomic::AtomicU64::new),
         throttle_delay_us: cfg.rate.map(|r| 1e6 / r * nthreads as f64),
         latency_limit_us: cfg.latency_limit_us,
         stop: AtomicBool::new(false),

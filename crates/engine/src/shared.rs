@@ -37,6 +37,8 @@ pub(crate) struct RunShared {
     pub nxacts: Option<u64>,
     /// `-T` in µs
     pub duration_us: Option<i64>,
+    /// transactions left to start over all clients (`total_transactions`)
+    pub transactions_left: Option<std::sync::atomic::AtomicU64>,
     /// mean delay between transactions of one thread (µs), `-R`
     pub throttle_delay_us: Option<f64>,
     pub latency_limit_us: Option<i64>,

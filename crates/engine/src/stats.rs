@@ -93,6 +93,53 @@ pub struct Counts {
     pub late: u64,
     /// successful native transactions that ended in the workload's own rollback
     pub rollbacks: u64,
+    /// native workloads' statements that completed, by their reply
+    pub replies: Replies,
+}
+
+/// Statements that completed, by what their reply holds — the classes sysbench's pgsql
+/// driver counts queries in (read, write, other). Counted for native workloads only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Replies {
+    /// a row set (even empty): a SELECT, SHOW, FETCH, or a statement that sent rows
+    pub rows: u64,
+    /// no row set, and the command tag says rows were changed (`UPDATE 1`, `INSERT 0 3`)
+    pub changed: u64,
+    /// neither: BEGIN, COMMIT, SET, an UPDATE or DELETE that matched no row
+    pub neither: u64,
+}
+
+impl Replies {
+    /// One completed statement: `rowset` whether it returned a row set, `count` its tag's
+    /// row count.
+    #[inline]
+    pub fn add(&mut self, rowset: bool, count: u64) {
+        if rowset {
+            self.rows += 1;
+        } else if count > 0 {
+            self.changed += 1;
+        } else {
+            self.neither += 1;
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.rows + self.changed + self.neither
+    }
+
+    fn merge(&mut self, o: &Replies) {
+        self.rows += o.rows;
+        self.changed += o.changed;
+        self.neither += o.neither;
+    }
+
+    fn since(&self, e: &Replies) -> Replies {
+        Replies {
+            rows: self.rows - e.rows,
+            changed: self.changed - e.changed,
+            neither: self.neither - e.neither,
+        }
+    }
 }
 
 impl Counts {
@@ -115,6 +162,7 @@ impl Counts {
         self.retries += o.retries;
         self.late += o.late;
         self.rollbacks += o.rollbacks;
+        self.replies.merge(&o.replies);
     }
 
     pub fn since(&self, e: &Counts) -> Counts {
@@ -128,6 +176,7 @@ impl Counts {
             retries: self.retries - e.retries,
             late: self.late - e.late,
             rollbacks: self.rollbacks - e.rollbacks,
+            replies: self.replies.since(&e.replies),
         }
     }
 }

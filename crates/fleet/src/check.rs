@@ -24,11 +24,11 @@ pub const MAX_SECONDS: f64 = 1e10;
 pub const MAX_LATENCY_US: f64 = 1e12;
 
 /// A figure out of range: `what` and the value.
-fn out_of_range(what: &str, v: impl std::fmt::Display) -> String {
+pub(crate) fn out_of_range(what: &str, v: impl std::fmt::Display) -> String {
     format!("{what} is out of range: {v}")
 }
 
-fn a_count(what: &str, v: u64) -> Result<(), String> {
+pub(crate) fn a_count(what: &str, v: u64) -> Result<(), String> {
     if v > MAX_COUNT {
         return Err(out_of_range(what, v));
     }
@@ -36,7 +36,7 @@ fn a_count(what: &str, v: u64) -> Result<(), String> {
 }
 
 /// A finite `v` in `0..=max`.
-fn a_figure(what: &str, v: f64, max: f64) -> Result<(), String> {
+pub(crate) fn a_figure(what: &str, v: f64, max: f64) -> Result<(), String> {
     if !(v.is_finite() && (0.0..=max).contains(&v)) {
         return Err(out_of_range(what, v));
     }
@@ -44,7 +44,7 @@ fn a_figure(what: &str, v: f64, max: f64) -> Result<(), String> {
 }
 
 /// Text shown in a message or report: printable, at most 255 bytes.
-fn a_name(what: &str, v: &str) -> Result<(), String> {
+pub(crate) fn a_name(what: &str, v: &str) -> Result<(), String> {
     if v.len() > 255 || v.chars().any(char::is_control) {
         return Err(format!("{what} is not a printable name: {v:?}"));
     }
@@ -113,6 +113,9 @@ fn snapshot(what: &str, s: &Snapshot) -> Result<(), String> {
         ("retries", c.retries),
         ("late", c.late),
         ("rollbacks", c.rollbacks),
+        ("rows replies", c.replies.rows),
+        ("changed replies", c.replies.changed),
+        ("other replies", c.replies.neither),
     ] {
         a_count(&format!("{what} {name}"), v)?;
     }

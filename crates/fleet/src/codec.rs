@@ -7,7 +7,9 @@ use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::Histogram;
 use pgrig_engine::config::BenchConfig;
 use pgrig_engine::result::{ClientTally, RunResult, ScriptInfo, ThreadCpu};
-use pgrig_engine::stats::{CommandStats, Counts, Moments, ScriptStats, Snapshot, ThreadStats};
+use pgrig_engine::stats::{
+    CommandStats, Counts, Moments, Replies, ScriptStats, Snapshot, ThreadStats,
+};
 use serde_json::{json, Value};
 
 use crate::ScaleError;
@@ -65,7 +67,10 @@ fn counts(c: &Counts) -> Value {
         c.retried,
         c.retries,
         c.late,
-        c.rollbacks
+        c.rollbacks,
+        c.replies.rows,
+        c.replies.changed,
+        c.replies.neither
     ])
 }
 
@@ -176,6 +181,11 @@ fn counts_of(v: &Value) -> Result<Counts, ScaleError> {
         retries: c(6)?,
         late: c(7)?,
         rollbacks: c(8)?,
+        replies: Replies {
+            rows: c(9)?,
+            changed: c(10)?,
+            neither: c(11)?,
+        },
     })
 }
 
@@ -303,6 +313,11 @@ mod tests {
         }
         st.snap.counts.deadlock_failures = 2;
         st.snap.counts.rollbacks = 1;
+        st.snap.counts.replies = Replies {
+            rows: 7,
+            changed: 3,
+            neither: 2,
+        };
         RunResult {
             config: BenchConfig::default(),
             scripts: vec![ScriptInfo {

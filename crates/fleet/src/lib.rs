@@ -10,11 +10,19 @@
 //! are checked by each worker (`scripts`), and every row the coordinator reads back is checked
 //! before use (`check`). Workers prove they reach the same target (`target`: system identifier,
 //! database, dataset); runs whose coordinator went silent are cancelled and never joined.
+//! A run of a sysbench Lua script is a run of kind `lua` (`lua_script`: the schema names the
+//! script by file name and SHA-256, never its text; a worker runs its own copy): its segments
+//! hand in `pgrig_lua::tally::Tally`s (`lua_codec`), checked (`lua_check`) and added
+//! (`lua_merge`).
 
 pub mod check;
 pub mod clock;
 pub mod codec;
 pub mod db;
+pub mod lua_check;
+pub mod lua_codec;
+pub mod lua_merge;
+pub mod lua_script;
 pub mod merge;
 pub mod protocol;
 pub mod schema;

@@ -25,6 +25,9 @@ fn snapshot_counts(s: &Snapshot, out: &mut Vec<u64>) {
         c.retries,
         c.late,
         c.rollbacks,
+        c.replies.rows,
+        c.replies.changed,
+        c.replies.neither,
         s.latency.count,
         s.lag.count,
     ]);

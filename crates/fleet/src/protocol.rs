@@ -22,6 +22,8 @@ pub struct RunRow {
     pub interval_ms: u32,
     /// the run options' digest ([`options_digest`])
     pub digest: String,
+    /// `pgbench`, or `lua` (a sysbench Lua script: [`crate::lua_script`])
+    pub kind: String,
     pub state: String,
     /// seconds since the coordinator's last sign of life
     pub coordinator_silent_s: f64,
@@ -86,6 +88,18 @@ pub fn create_run(
     seed: u64,
     interval_ms: u32,
 ) -> Result<(i64, Vec<i64>), ScaleError> {
+    create_run_of(db, "pgbench", segments, (args, scripts), seed, interval_ms)
+}
+
+/// [`create_run`] of a run of `kind` (`pgbench`, or [`crate::lua_script::KIND`]).
+pub fn create_run_of(
+    db: &mut Db,
+    kind: &str,
+    segments: u32,
+    (args, scripts): (&[String], &str),
+    seed: u64,
+    interval_ms: u32,
+) -> Result<(i64, Vec<i64>), ScaleError> {
     db.exec(crate::schema::DDL)?;
     let cancelled = cancel_stale(db)?;
     let digest = options_digest(segments, args, scripts);
@@ -94,11 +108,12 @@ pub fn create_run(
         args.iter().map(|a| lit(a)).collect::<Vec<_>>().join(",")
     );
     let id = db.value(&format!(
-        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms, digest) \
-         VALUES ({segments}, {arr}, {}, {}, {interval_ms}, {}) RETURNING id",
+        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms, digest, \
+         kind) VALUES ({segments}, {arr}, {}, {}, {interval_ms}, {}, {}) RETURNING id",
         lit(scripts),
         lit(&seed.to_string()),
-        lit(&digest)
+        lit(&digest),
+        lit(kind)
     ))?;
     Ok((parse(id.as_deref(), "run id")?, cancelled))
 }
@@ -207,11 +222,28 @@ pub fn find_run(
     segments: u32,
     digest: Option<&str>,
 ) -> Result<Option<RunRow>, ScaleError> {
+    find_run_of(db, "pgbench", run, segments, digest)
+}
+
+/// The run's kind, also in a schema made before runs had one (then `pgbench`).
+const KIND_OF: &str = "coalesce(to_jsonb(r) ->> 'kind', 'pgbench')";
+
+/// [`find_run`] among the runs of `kind` (with `run`: that run, whatever its kind — the worker
+/// checks [`RunRow::kind`]).
+pub fn find_run_of(
+    db: &mut Db,
+    kind: &str,
+    run: Option<i64>,
+    segments: u32,
+    digest: Option<&str>,
+) -> Result<Option<RunRow>, ScaleError> {
     let filter = match run {
         Some(id) => format!("id = {id}"),
         None => format!(
-            "state = 'waiting' AND segments = {segments} AND coordinator_seen > \
-             clock_timestamp() - interval '{COORDINATOR_SILENCE_S} seconds'{}",
+            "state = 'waiting' AND segments = {segments} AND {KIND_OF} = {} AND \
+             coordinator_seen > clock_timestamp() - interval '{COORDINATOR_SILENCE_S} \
+             seconds'{}",
+            lit(kind),
             digest.map_or(String::new(), |d| format!(
                 " AND left(digest, {}) = {}",
                 d.len(),
@@ -225,8 +257,8 @@ pub fn find_run(
     }
     let rows = db.rows(&format!(
         "SELECT id, segments, array_to_json(args), seed, interval_ms, scripts, digest, state, \
-         extract(epoch FROM clock_timestamp() - coordinator_seen) FROM pgrig_scale.runs \
-         WHERE {filter} ORDER BY id DESC LIMIT 1"
+         extract(epoch FROM clock_timestamp() - coordinator_seen), {KIND_OF} \
+         FROM pgrig_scale.runs r WHERE {filter} ORDER BY id DESC LIMIT 1"
     ))?;
     let Some(r) = rows.into_iter().next() else {
         return Ok(None);
@@ -244,6 +276,7 @@ pub fn find_run(
         digest: g(6).unwrap_or("").to_string(),
         state: g(7).unwrap_or("").to_string(),
         coordinator_silent_s: parse(g(8), "coordinator heartbeat")?,
+        kind: g(9).unwrap_or("pgbench").to_string(),
     }))
 }
 

@@ -1,6 +1,7 @@
 //! The coordination schema `pgrig_scale`, created by the coordinator when missing: one row per
-//! run (its run options, its scripts as text (`crate::scripts`), their digest, seed, segment
-//! count, state, the coordinator's heartbeat and shared start instant), one per worker
+//! run (its kind — `pgbench`, or `lua` for a sysbench Lua script, whose script is named by
+//! file name and SHA-256 (`crate::lua_script`) —, its run options, its scripts as text
+//! (`crate::scripts`), their digest, seed, segment count, state, the coordinator's heartbeat and shared start instant), one per worker
 //! (registration, clock offset, the target it reaches (`crate::target`), heartbeat, final
 //! statistics) and one per worker and interval
 //! (counts and the interval's latency histogram).
@@ -24,6 +25,7 @@ ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS
     coordinator_seen timestamptz NOT NULL DEFAULT clock_timestamp();
 ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS scripts text NOT NULL DEFAULT '[]';
 ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS digest text NOT NULL DEFAULT '';
+ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'pgbench';
 CREATE TABLE IF NOT EXISTS pgrig_scale.workers (
     run_id bigint NOT NULL REFERENCES pgrig_scale.runs ON DELETE CASCADE,
     segment integer NOT NULL,

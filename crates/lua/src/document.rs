@@ -3,7 +3,8 @@
 //! (moments, HDR percentiles and buckets), one entry per whole second, each thread as a client
 //! with its CPU time and run-queue wait and the self-check they raise, the queries by
 //! sysbench's classes as `workload_counters`, and the script with its options as
-//! `workload_options`. Workload `sysbench`; the script's path is `scripts[0].desc`.
+//! `workload_options`. Workload `sysbench`; the script's path is `scripts[0].desc`. Built from
+//! a run's [`Tally`], one host's or the merge of a multi-host run's segments.
 
 use std::collections::BTreeMap;
 
@@ -11,58 +12,52 @@ use pgrig_engine::result::ThreadCpu;
 use pgrig_results::document::*;
 
 use crate::invocation::Invocation;
-use crate::stats::{Finished, Stats};
+use crate::tally::Tally;
 
-/// The counters' names in `workload_counters`: sysbench's report lines.
-pub const READS: &str = "queries_read";
-pub const WRITES: &str = "queries_write";
-pub const OTHER: &str = "queries_other";
+/// The counters' names in `workload_counters`: sysbench's report lines (one set of names for
+/// the native and the Lua path).
+pub use pgrig_workloads::sysbench::report::{
+    QUERIES_OTHER as OTHER, QUERIES_READ as READS, QUERIES_WRITE as WRITES,
+};
 
-/// The document of a finished run; `options` are the script's own options with the values
-/// it ran with, `server_version` as the server reported it.
-pub fn of(
-    inv: &Invocation,
-    stats: &Stats,
-    fin: &Finished,
-    options: &[(String, String)],
-    server_version: &str,
-) -> RunDocument {
-    let events = stats.events.total();
-    let cpus: Vec<ThreadCpu> = fin.threads.iter().map(|t| t.cpu).collect();
-    let (latency_ms, histogram) = latency(stats, events);
+/// The document of a finished run (its [`Tally`]); `server_version` as the server reported it.
+pub fn of(inv: &Invocation, t: &Tally, server_version: &str) -> RunDocument {
+    let events = t.events;
+    let cpus: Vec<ThreadCpu> = t.threads.iter().map(|t| t.cpu).collect();
+    let (latency_ms, histogram) = latency(t);
     let transactions = Transactions {
         ok: events,
-        retried: stats.restarted.total(),
-        retries: stats.errors.total(),
+        retried: t.restarted,
+        retries: t.errors,
         ..Transactions::default()
     };
-    let tps = if fin.elapsed_s > 0.0 {
-        events as f64 / fin.elapsed_s
+    let tps = if t.elapsed_s > 0.0 {
+        events as f64 / t.elapsed_s
     } else {
         0.0
     };
     let counters = BTreeMap::from([
-        (READS.to_string(), stats.reads.total()),
-        (WRITES.to_string(), stats.writes.total()),
-        (OTHER.to_string(), stats.other.total()),
+        (READS.to_string(), t.reads),
+        (WRITES.to_string(), t.writes),
+        (OTHER.to_string(), t.other),
     ]);
     RunDocument {
         schema_version: SCHEMA_VERSION,
         pgrig_version: env!("CARGO_PKG_VERSION").into(),
         server_version: server_version.into(),
-        interrupted: false,
+        interrupted: t.interrupted,
         workload: Some("sysbench".into()),
         options: run_options(inv),
         partitions: None,
         transactions,
         tps,
-        duration_s: fin.elapsed_s,
+        duration_s: t.elapsed_s,
         initial_connection_ms: 0.0,
         connection_time_ms: 0.0,
-        reconnects: stats.reconnects.total(),
+        reconnects: t.reconnects,
         latency_ms,
-        schedule_lag_ms: lag(stats),
-        aborted_clients: u32::from(fin.fatal),
+        schedule_lag_ms: lag(t),
+        aborted_clients: u32::from(t.fatal),
         scripts: vec![ScriptDoc {
             desc: inv.script.display().to_string(),
             weight: 1,
@@ -71,22 +66,22 @@ pub fn of(
             latency_ms,
             commands: Vec::new(),
         }],
-        series: series(fin),
+        series: series(t),
         client_cpu: pgrig_engine::document::client_cpu(&cpus),
         self_check: pgrig_engine::document::client_checks(&cpus, "--threads"),
         latency_histogram: histogram,
-        clients: (fin.threads.iter().enumerate())
-            .map(|(i, t)| ClientDoc {
-                id: i as u32,
-                transactions: t.events,
-                busy_s: t.busy_s,
+        clients: (t.threads.iter().enumerate())
+            .map(|(i, c)| ClientDoc {
+                id: t.first_thread + i as u32,
+                transactions: c.events,
+                busy_s: c.busy_s,
             })
             .collect(),
-        started_at_unix_s: Some(fin.started_unix_s),
+        started_at_unix_s: Some(t.started_unix_s),
         type_series: Vec::new(),
         workload_counters: counters,
         server_xacts: None,
-        workload_options: workload_options(inv, options),
+        workload_options: workload_options(inv, &t.options),
         workload_figures: None,
         complete: None,
         segments: None,
@@ -134,52 +129,49 @@ fn workload_options(inv: &Invocation, options: &[(String, String)]) -> BTreeMap<
 }
 
 /// The events' latency summary and histogram (µs buckets).
-fn latency(stats: &Stats, events: u64) -> (LatencyMs, HistogramDoc) {
-    let Ok(l) = stats.latency.lock() else {
-        return (LatencyMs::default(), HistogramDoc::default());
-    };
-    let buckets = (l.hdr.iter_recorded())
+fn latency(t: &Tally) -> (LatencyMs, HistogramDoc) {
+    let buckets = (t.hdr.iter_recorded())
         .map(|v| (v.value_iterated_to(), v.count_at_value()))
         .collect();
     let histogram = HistogramDoc {
         unit: "us".into(),
         buckets,
     };
-    if events == 0 {
+    if t.events == 0 {
         return (LatencyMs::default(), histogram);
     }
-    let n = events as f64;
-    let mean_us = l.sum_ms * 1000.0 / n;
-    let var = (l.sum_sq_us / n - mean_us * mean_us).max(0.0);
-    let q = |p: f64| l.hdr.value_at_quantile(p) as f64 / 1000.0;
+    let n = t.events as f64;
+    let mean_us = t.sum_ms * 1000.0 / n;
+    let var = (t.sum_sq_us / n - mean_us * mean_us).max(0.0);
+    let q = |p: f64| t.hdr.value_at_quantile(p) as f64 / 1000.0;
     let ms = LatencyMs {
-        mean: l.sum_ms / n,
+        mean: t.sum_ms / n,
         stddev: var.sqrt() / 1000.0,
-        min: l.min_ms,
+        min: t.min_ms,
         p50: q(0.5),
         p90: q(0.9),
         p95: q(0.95),
         p99: q(0.99),
         p99_9: q(0.999),
-        max: l.max_ms,
+        max: t.max_ms,
     };
     (ms, histogram)
 }
 
 /// `--rate`: how late events started against their schedule.
-fn lag(stats: &Stats) -> Lag {
-    let n = stats.lag_count();
+fn lag(t: &Tally) -> Lag {
+    let (n, sum, max) = t.lag;
     if n == 0 {
         return Lag::default();
     }
     Lag {
-        mean: stats.lag_sum_ms() / n as f64,
-        max: stats.lag_max_ms(),
+        mean: sum / n as f64,
+        max,
     }
 }
 
-fn series(fin: &Finished) -> Vec<Second> {
-    (fin.seconds.iter().enumerate())
+fn series(t: &Tally) -> Vec<Second> {
+    (t.seconds.iter().enumerate())
         .map(|(i, s)| Second {
             second: i as u64 + 1,
             tps: s.events,

@@ -10,7 +10,9 @@
 //!   `--rate`); [`report`]: its
 //!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters
 //!   ([`counter`]: a cell per thread, so statements on two threads share no cache line).
-//! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over).
+//! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over), built
+//!   from its [`tally`]; [`segment`]: one segment of a run spread over several hosts
+//!   ([`run_segment`]: global thread ids, a share of `--rate`, a shared start).
 //! * [`sql`]: connections and statements ([`rows`]: their result sets, [`placeholders`]: `?`);
 //!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
 //!   [`histogram`]: `sysbench.histogram`.
@@ -29,9 +31,11 @@ pub mod rand;
 pub mod report;
 pub mod rows;
 pub mod run;
+pub mod segment;
 pub mod sql;
 pub mod state;
 pub mod stats;
+pub mod tally;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -48,20 +52,28 @@ pub struct Outcome {
     pub code: i32,
     inv: Invocation,
     stats: Arc<stats::Stats>,
+    first_thread: u32,
 }
 
 impl Outcome {
     /// The run document of the `run` (none for another command, or a run that never started
     /// its threads); `server_version` as the server reported it.
     pub fn document(&self, server_version: &str) -> Option<pgrig_results::document::RunDocument> {
+        Some(document::of(&self.inv, &self.tally()?, server_version))
+    }
+
+    /// What the `run` measured (none for another command, or a run that never started its
+    /// threads).
+    pub fn tally(&self) -> Option<tally::Tally> {
         let fin = self.stats.finished.lock().ok()?.clone()?;
-        Some(document::of(
-            &self.inv,
-            &self.stats,
-            &fin,
-            &fin.options,
-            server_version,
-        ))
+        Some(tally::Tally::of(&self.stats, &fin, self.first_thread))
+    }
+
+    /// Whether a stop from outside (Ctrl-C) ended the run early.
+    pub fn interrupted(&self) -> bool {
+        (self.stats.finished.lock().ok())
+            .and_then(|f| f.as_ref().map(|f| f.interrupted))
+            .unwrap_or(false)
     }
 }
 
@@ -79,26 +91,96 @@ pub fn run_measured(inv: Invocation) -> Outcome {
 /// [`run_measured`], telling `each_second` every second of a `run` as it ends (and the last,
 /// partial one), e.g. for live metrics.
 pub fn run_watched(inv: Invocation, each_second: Option<Box<stats::SecondFn>>) -> Outcome {
+    run_stoppable(inv, each_second, None)
+}
+
+/// [`run_watched`], ended early when `stop` is requested (Ctrl-C) as its `--time` limit ends
+/// it: the threads finish their events, the report covers what ran, and the document says
+/// it was interrupted.
+pub fn run_stoppable(
+    inv: Invocation,
+    each_second: Option<Box<stats::SecondFn>>,
+    stop: Option<pgrig_engine::StopHandle>,
+) -> Outcome {
+    run_part(inv, None, each_second, stop)
+}
+
+/// [`run_watched`] as one segment of a run spread over several hosts: `inv` holds this
+/// segment's threads and `--events` share, `part` the rest ([`segment::SegmentPart`]; its
+/// stop ends the run as [`run_stoppable`]'s).
+pub fn run_segment(
+    inv: Invocation,
+    part: segment::SegmentPart,
+    each_second: Option<Box<stats::SecondFn>>,
+) -> Outcome {
+    let stop = part.stop.clone();
+    run_part(inv, Some(part), each_second, Some(stop))
+}
+
+fn run_part(
+    inv: Invocation,
+    part: Option<segment::SegmentPart>,
+    each_second: Option<Box<stats::SecondFn>>,
+    stop: Option<pgrig_engine::StopHandle>,
+) -> Outcome {
     let stats: Arc<stats::Stats> = Default::default();
     if let Some(f) = each_second {
         let _ = stats.on_second.set(stats::SecondHook(f));
     }
-    let code = run_with(inv.clone(), stats.clone());
-    Outcome { code, inv, stats }
+    let first_thread = part.as_ref().map_or(0, |p| p.first_thread);
+    let code = run_with(inv.clone(), (stats.clone(), stop), part);
+    Outcome {
+        code,
+        inv,
+        stats,
+        first_thread,
+    }
 }
 
 /// The script's declared options (`sysbench.cmdline.options`) with their defaults, by name:
 /// the script is loaded (its body runs, as sysbench runs it for any command) in a state of
 /// its own, without connecting.
 pub fn declared_options(inv: Invocation) -> Result<Vec<(String, String)>, String> {
-    let sh = shared(inv, Default::default())?;
+    let sh = shared(inv, (Default::default(), None), None)?;
     let lua = state::new_state(&sh, 0)?;
     Ok(run::script_options(&lua))
 }
 
+/// How a script takes its own options on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScriptOptions {
+    /// declared in `sysbench.cmdline.options`: these names (`-` as `_`), and no others
+    Declared(Vec<String>),
+    /// no declarations (a sysbench 0.5 script): any option becomes a global of that name,
+    /// except that it must not replace one of `taken` (the globals the loaded script has)
+    Globals { taken: Vec<String> },
+}
+
+/// How the script of `inv` takes its options (the script is loaded, as for
+/// [`declared_options`]).
+pub fn script_options(inv: Invocation) -> Result<ScriptOptions, String> {
+    let sh = shared(inv, (Default::default(), None), None)?;
+    let lua = state::new_state(&sh, 0)?;
+    let declared: bool = (lua.load("return sysbench.cmdline.options ~= nil").eval())
+        .map_err(|e| state::message(&e))?;
+    if declared {
+        let names = run::script_options(&lua).into_iter();
+        return Ok(ScriptOptions::Declared(
+            names.map(|(n, _)| n.replace('-', "_")).collect(),
+        ));
+    }
+    let code = "local t = {} for k in pairs(_G) do t[#t + 1] = tostring(k) end return t";
+    let taken: Vec<String> = lua.load(code).eval().map_err(|e| state::message(&e))?;
+    Ok(ScriptOptions::Globals { taken })
+}
+
 /// What every thread's state shares, for `inv`; the FATAL message when the script cannot be
 /// read or the connection options are invalid.
-fn shared(inv: Invocation, stats: Arc<stats::Stats>) -> Result<Arc<state::Shared>, String> {
+fn shared(
+    inv: Invocation,
+    (stats, interrupt): (Arc<stats::Stats>, Option<pgrig_engine::StopHandle>),
+    segment: Option<segment::SegmentPart>,
+) -> Result<Arc<state::Shared>, String> {
     let config = pgrig_wire::Config::from_args(&inv.conn, "")
         .map_err(|e| format!("invalid connection options: {e}"))?;
     let seed = if inv.rand_seed != 0 {
@@ -125,11 +207,18 @@ fn shared(inv: Invocation, stats: Arc<stats::Stats>) -> Result<Arc<state::Shared
         fatal: AtomicBool::new(false),
         fatal_owner: std::sync::atomic::AtomicU32::new(u32::MAX),
         init_errors: Default::default(),
+        interrupt,
+        interrupted: AtomicBool::new(false),
+        segment,
     }))
 }
 
-fn run_with(inv: Invocation, stats: Arc<stats::Stats>) -> i32 {
-    let sh = match shared(inv, stats) {
+fn run_with(
+    inv: Invocation,
+    stats: (Arc<stats::Stats>, Option<pgrig_engine::StopHandle>),
+    part: Option<segment::SegmentPart>,
+) -> i32 {
+    let sh = match shared(inv, stats, part) {
         Ok(sh) => sh,
         Err(msg) => {
             println!("FATAL: {msg}");

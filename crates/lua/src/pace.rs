@@ -16,10 +16,11 @@ pub struct Pace {
 }
 
 impl Pace {
-    /// A schedule of `rate` events per second (none for 0).
-    pub fn new(rate: u64, seed: u64) -> Option<Pace> {
-        (rate > 0).then(|| Pace {
-            mean_gap_s: 1.0 / rate as f64,
+    /// A schedule of `rate` events per second (none for 0; a segment of a multi-host run
+    /// has its share, which need not be whole).
+    pub fn new(rate: f64, seed: u64) -> Option<Pace> {
+        (rate > 0.0 && rate.is_finite()).then(|| Pace {
+            mean_gap_s: 1.0 / rate,
             next: Mutex::new((None, seed | 1)),
         })
     }
@@ -69,7 +70,7 @@ mod tests {
     /// deviation equals its mean).
     #[test]
     fn gaps_are_exponential_with_the_rates_mean() {
-        let p = Pace::new(1000, 42).unwrap();
+        let p = Pace::new(1000.0, 42).unwrap();
         let first = p.next();
         let n = 20_000;
         let mut prev = first;
@@ -89,6 +90,6 @@ mod tests {
 
     #[test]
     fn no_rate_no_schedule() {
-        assert!(Pace::new(0, 1).is_none());
+        assert!(Pace::new(0.0, 1).is_none());
     }
 }

@@ -196,8 +196,17 @@ fn spawn_workers(
     start: &Arc<Barrier>,
 ) -> Vec<std::io::Result<thread::JoinHandle<ThreadResult>>> {
     let issued = Arc::new(AtomicU64::new(0));
-    let pace = Arc::new(Pace::new(sh.inv.rate, sh.seed));
-    (0..sh.inv.threads.max(1))
+    // a segment's threads take their global ids, its schedule its share of the rate
+    let (first, rate, seed) = match &sh.segment {
+        Some(p) => (
+            p.first_thread,
+            p.rate,
+            sh.seed ^ u64::from(p.first_thread).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        ),
+        None => (0, sh.inv.rate as f64, sh.seed),
+    };
+    let pace = Arc::new(Pace::new(rate, seed));
+    (first..first + sh.inv.threads.max(1))
         .map(|tid| {
             let (sh, start) = (sh.clone(), start.clone());
             let (issued, pace) = (issued.clone(), pace.clone());
@@ -244,6 +253,7 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
     } else if inv.notices {
         print!("Threads started!\n\n");
     }
+    wait_for_start(sh);
     start.wait();
     if !init_errors.is_empty() {
         print!("{}", dedup(&init_errors));
@@ -268,6 +278,7 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
             seconds,
             threads,
             fatal: sh.fatal.load(Relaxed),
+            interrupted: sh.interrupted.load(Relaxed),
             options: script_options(lua),
         });
     }
@@ -283,6 +294,21 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
         }
     }
     0
+}
+
+/// A segment of a multi-host run begins its events at the shared instant (its threads are
+/// initialised by then, or it begins at once); a stop request before it ends the wait.
+fn wait_for_start(sh: &Shared) {
+    let Some(p) = &sh.segment else { return };
+    let Some(at) = p.start_at else { return };
+    while !sh.stop.load(Relaxed) && !p.stop.requested() {
+        let now = Instant::now();
+        if now >= at {
+            return;
+        }
+        thread::sleep((at - now).min(Duration::from_millis(10)));
+    }
+    sh.stop.store(true, Relaxed);
 }
 
 /// The script's declared options (`sysbench.cmdline.options`) with their values in
@@ -361,6 +387,10 @@ fn watch(
             let period = (next_report as f64, interval as f64, n as u32);
             report::intermediate(lua, sh, period, seconds.get(span).unwrap_or_default());
             next_report += interval;
+        }
+        if sh.interrupt.as_ref().is_some_and(|s| s.requested()) && !sh.stop.load(Relaxed) {
+            sh.interrupted.store(true, Relaxed);
+            sh.stop.store(true, Relaxed);
         }
         if let Some(l) = limit {
             if now >= l {

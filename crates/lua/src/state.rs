@@ -36,6 +36,12 @@ pub struct Shared {
     pub fatal_owner: std::sync::atomic::AtomicU32,
     /// the threads' initialisation failures (their FATAL lines)
     pub init_errors: std::sync::Mutex<Vec<String>>,
+    /// a stop asked from outside (Ctrl-C): the run ends as at its `--time` limit
+    pub interrupt: Option<pgrig_engine::StopHandle>,
+    /// set when `interrupt` ended the run
+    pub interrupted: AtomicBool,
+    /// this run is one segment of a run spread over several hosts
+    pub segment: Option<crate::segment::SegmentPart>,
 }
 
 impl Shared {

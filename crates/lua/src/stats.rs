@@ -110,6 +110,8 @@ pub struct Finished {
     pub threads: Vec<ThreadEnd>,
     /// the run ended on a fatal error
     pub fatal: bool,
+    /// stopped early from outside (Ctrl-C): the figures cover what ran before
+    pub interrupted: bool,
     /// the script's own options (`sysbench.cmdline.options`) with the values it ran with
     pub options: Vec<(String, String)>,
 }

@@ -103,7 +103,7 @@ pub fn build(
         "consistency": c.consistency,
         "per_statement": per_statement,
     });
-    lua_figures(&mut result, doc);
+    workload_fields(&mut result, doc);
     RunRecord {
         run_index: run.index,
         point: point_json(point),
@@ -179,15 +179,18 @@ pub fn provenance(
     }
 }
 
-/// A sysbench script's run (`workload` = `sysbench`): the script with the options it ran
-/// with (`workload_options`) and its queries by sysbench's classes (`workload_counters`).
-fn lua_figures(result: &mut Value, doc: &RunDocument) {
-    if doc.workload.as_deref() != Some("sysbench") {
+/// The workload's own counters (`workload_counters`: a sysbench test's or script's queries
+/// by class, TPC-C's skipped districts) when it kept any; a sysbench script's run (`workload`
+/// = `sysbench`) also names the script's options it ran with (`workload_options`).
+fn workload_fields(result: &mut Value, doc: &RunDocument) {
+    let Value::Object(m) = result else {
         return;
+    };
+    if !doc.workload_counters.is_empty() {
+        m.insert("workload_counters".into(), json!(doc.workload_counters));
     }
-    if let Value::Object(m) = result {
+    if doc.workload.as_deref() == Some("sysbench") {
         m.insert("workload".into(), json!(doc.workload));
         m.insert("workload_options".into(), json!(doc.workload_options));
-        m.insert("workload_counters".into(), json!(doc.workload_counters));
     }
 }

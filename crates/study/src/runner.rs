@@ -281,7 +281,7 @@ fn run_repetition(
     let scripts = &ctx.scripts[first.point];
     let warm = point.workload.warmup_seconds();
     if let (true, Some(lp)) = (warm > 0, &ctx.luas[first.point]) {
-        crate::runner_lua::warm_up(&state.managed, point, lp, warm)?;
+        crate::runner_lua::warm_up(&state.managed, point, lp, warm, &ctx.control.stop)?;
     } else if warm > 0 {
         let mut cfg = point_config(ctx, point, scripts, None);
         cfg.duration = BenchDuration::Seconds(warm);
@@ -392,10 +392,10 @@ fn run_and_store(
     let collect = &ctx.study.spec.collect;
     let (mut doc, collected) = match &ctx.luas[point.index] {
         Some(lp) => run_round(ctx, m, point, collect, |_| {
-            crate::runner_lua::run(m, point, lp)
+            crate::runner_lua::run(m, point, lp, &ctx.control.stop)
         })?,
         None => run_round(ctx, m, point, collect, |sink| {
-            run_bench(ctx, m, point, cfg, sink).map(|r| pgrig_engine::document::of(&r))
+            run_bench(ctx, m, point, cfg, sink).map(|r| document(point, &r))
         })?,
     };
     let t1 = now_unix();
@@ -437,6 +437,19 @@ fn run_and_store(
         &rec,
         &crate::summary::run_line(&rec.result),
     )
+}
+
+/// The run document of an engine run; a sysbench test's queries by class (from the
+/// statements' replies) in its `workload_counters`, as `pgrig sysbench` records them.
+fn document(point: &Point, r: &RunResult) -> RunDocument {
+    let mut doc = pgrig_engine::document::of(r);
+    let name = point.workload.workload.as_deref().unwrap_or_default();
+    if pgrig_workloads::sysbench::names().contains(&name) {
+        let replies = r.stats.total().counts.replies;
+        doc.workload_counters
+            .extend(pgrig_workloads::sysbench::report::class_counters(&replies));
+    }
+    doc
 }
 
 /// Runs the engine with the point's isolation and client CPUs, reporting to `sink`; fails on

@@ -6,6 +6,7 @@
 //! run); the script's own FATAL lines are, and fail the study with the command named.
 
 use pgrig_engine::document::RunDocument;
+use pgrig_engine::StopHandle;
 
 use crate::error::StudyError;
 use crate::managed::Managed;
@@ -35,11 +36,20 @@ pub fn prepare(
     Ok(())
 }
 
-/// One measured `run` of the script; its run document.
-pub fn run(m: &Managed, point: &Point, lp: &LuaPoint) -> Result<RunDocument, StudyError> {
+/// One measured `run` of the script; its run document. A `stop` (Ctrl-C) ends the run early,
+/// as the engine's runs end, and the study with it (the partial run is not stored).
+pub fn run(
+    m: &Managed,
+    point: &Point,
+    lp: &LuaPoint,
+    stop: &StopHandle,
+) -> Result<RunDocument, StudyError> {
     let conn = m.endpoint.conn_args(point.workload.isolation.as_deref())?;
     let inv = (point.workload).lua_invocation(&lp.script, &lp.options, "run", conn);
-    let outcome = pgrig_lua::run_measured(inv);
+    let outcome = pgrig_lua::run_stoppable(inv, None, Some(stop.clone()));
+    if outcome.interrupted() || stop.requested() {
+        return Err(StudyError::Interrupted);
+    }
     if outcome.code != 0 {
         return Err(failed(lp, "run", outcome.code));
     }
@@ -53,7 +63,13 @@ pub fn run(m: &Managed, point: &Point, lp: &LuaPoint) -> Result<RunDocument, Stu
 }
 
 /// The point's warm-up: the script's `run` for `seconds`, unmeasured (nothing stored).
-pub fn warm_up(m: &Managed, point: &Point, lp: &LuaPoint, seconds: u64) -> Result<(), StudyError> {
+pub fn warm_up(
+    m: &Managed,
+    point: &Point,
+    lp: &LuaPoint,
+    seconds: u64,
+    stop: &StopHandle,
+) -> Result<(), StudyError> {
     let conn = m.endpoint.conn_args(point.workload.isolation.as_deref())?;
     let mut inv = (point.workload).lua_invocation(&lp.script, &lp.options, "run", conn);
     (inv.time, inv.events) = (seconds, 0);
@@ -64,7 +80,11 @@ pub fn warm_up(m: &Managed, point: &Point, lp: &LuaPoint, seconds: u64) -> Resul
             _ => {}
         }
     }
-    match pgrig_lua::run_measured(inv).code {
+    let outcome = pgrig_lua::run_stoppable(inv, None, Some(stop.clone()));
+    if outcome.interrupted() || stop.requested() {
+        return Err(StudyError::Interrupted);
+    }
+    match outcome.code {
         0 => Ok(()),
         code => Err(failed(lp, "run (warm-up)", code)),
     }

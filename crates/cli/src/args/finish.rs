@@ -196,5 +196,6 @@ fn bench_config(st: &State) -> BenchConfig {
         client_cpus: None,
         native: None,
         segment: None,
+        total_transactions: None,
     }
 }

@@ -57,32 +57,42 @@ pub fn run(
             return e.code;
         }
     };
-    let inv = invocation((c, args), (name, file, source), general, pg);
-    let outcome = pgrig_lua::run_watched(inv, live.as_ref().map(Live::each_second));
+    let inv = invocation((c, args), (name, file, source), general, pg.conn_args());
+    let stop = pgrig_engine::StopHandle::default();
+    if measured {
+        crate::interrupt::on_interrupt(stop.clone());
+    }
+    let each_second = live.as_ref().map(Live::each_second);
+    let outcome = pgrig_lua::run_stoppable(inv, each_second, Some(stop));
     if let Some(live) = live {
         live.finish();
     }
+    // Ctrl-C: the report covers what ran, the document is written, status 130
+    let code = match outcome.code {
+        0 if outcome.interrupted() => 130,
+        code => code,
+    };
     if !outputs.wanted() {
-        return outcome.code;
+        return code;
     }
     let version = Db::connect(pg, Phase::Cleanup).map_or(String::new(), |db| db.server_version());
     let Some(doc) = outcome.document(&version) else {
-        return outcome.code;
+        return code;
     };
     let written = outputs.write(&doc, name, args);
-    if outcome.code != 0 {
-        outcome.code
+    if code != 0 {
+        code
     } else {
         written
     }
 }
 
-/// The Lua runtime's invocation from the parsed command line.
-fn invocation(
+/// The Lua runtime's invocation from the parsed command line, connecting with `conn`.
+pub fn invocation(
     (c, args): (&CmdLine, &[String]),
     (name, file, source): (&str, &str, Option<Vec<u8>>),
     general: &General,
-    pg: &Pg,
+    conn: pgrig_wire::ConnArgs,
 ) -> Invocation {
     let mut values = general_values(c);
     // the deprecated aliases' values are the ones in force
@@ -119,7 +129,7 @@ fn invocation(
         notices: general.notices,
         ps_mode_disable: general.ps_mode_disable,
         driver: c.value("db-driver").unwrap_or("pgsql").to_string(),
-        conn: pg.conn_args(),
+        conn,
     }
 }
 

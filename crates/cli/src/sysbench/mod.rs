@@ -12,9 +12,12 @@
 //!   `pgrig_workloads::sysbench::report`); [`help`]: `--help` and `TEST help`.
 //! * [`outputs`]: pgrig's `--json`/`--store` for a run (native or Lua); [`live`]:
 //!   `--metrics-addr` for a Lua script's run.
+//! * [`segments`]: `--segments N --coordinator URL`, a Lua script's run over several client
+//!   hosts ([`fleet_options`]: what of the command line travels to the workers).
 
 pub mod cmdline;
 pub mod db;
+pub mod fleet_options;
 pub mod general;
 pub mod help;
 pub mod join;
@@ -27,10 +30,11 @@ pub mod prepare;
 pub mod run;
 pub mod script;
 pub mod seam;
+pub mod segments;
 pub mod test_options;
 
 /// sysbench's run output, in the workloads crate (re-exported for the command line's tests).
-pub use pgrig_workloads::sysbench::{histogram, mix, report};
+pub use pgrig_workloads::sysbench::{histogram, report};
 
 use std::io::IsTerminal;
 
@@ -81,6 +85,9 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
         print!("{}", banner());
     }
     let tests = join::tests();
+    if c.given("segments").is_some() {
+        return segmented(&c, args, &general);
+    }
     // no test named (or `-`): sysbench runs the script on standard input
     if c.test.as_deref() == Some("-") || (c.test.is_none() && !std::io::stdin().is_terminal()) {
         let pg = Pg::read(&c)?;
@@ -116,6 +123,18 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             ))));
         }
     };
+    bundled((&c, args), &general, &test, &arg)
+}
+
+/// A bundled test's command (`help`, `prepare`, `cleanup`, `run`) on the native path; `arg` as
+/// the command line named the test (for the hint after an error).
+fn bundled(
+    (c, args): (&CmdLine, &[String]),
+    general: &General,
+    test: &str,
+    arg: &str,
+) -> Result<i32, Exit> {
+    let hinted = |e: Exit| with_hint(e, c, arg);
     // bulk_insert is not built on oltp_common: no command needed, no help, no prewarm.
     let oltp_common = test != "bulk_insert";
     let Some(command) = c.command.clone() else {
@@ -126,15 +145,15 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             "Command is required. Supported commands: prepare, prewarm, run, cleanup, help",
         ));
     };
-    let pg = Pg::read(&c)?;
-    let known = tests.options(&test);
-    let options = test_options::read(&c, &known).map_err(hinted)?;
+    let pg = Pg::read(c)?;
+    let known = join::tests().options(test);
+    let options = test_options::read(c, &known).map_err(hinted)?;
     match command.as_str() {
         "help" if !known.iter().any(|o| o.own) => Err(Exit::stderr(format!(
             "'{test}' test does not implement the 'help' command."
         ))),
         "help" => {
-            print!("{}", help::test(&test, &known));
+            print!("{}", help::test(test, &known));
             Ok(0)
         }
         "prewarm" if oltp_common => Err(Exit::fatal(
@@ -148,25 +167,59 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             } else {
                 Phase::Cleanup
             };
-            general::check_driver(&c, phase)?;
+            general::check_driver(c, phase)?;
             set_password(&pg);
             if phase == Phase::Cleanup {
-                if let Some(why) = join::tests().cleanup_refusal(&test, &options) {
+                if let Some(why) = join::tests().cleanup_refusal(test, &options) {
                     return Err(Exit::fatal(format!("`cleanup' function failed: {why}")));
                 }
             }
-            let native = join::build(&test, &options)?;
+            let native = join::build(test, &options)?;
             match phase {
-                Phase::Prepare { .. } => prepare::prepare(&pg, &general, native, oltp_common),
+                Phase::Prepare { .. } => prepare::prepare(&pg, general, native, oltp_common),
                 _ => prepare::cleanup(&pg, &native),
             }
         }
         "run" => {
             set_password(&pg);
-            run::run((&c, args), &test, &options, &general, &pg)
+            run::run((c, args), test, &options, general, &pg)
         }
         other => Err(Exit::stderr(format!("Unknown command: {other}"))),
     }
+}
+
+/// `--segments`: a Lua script file's `run` split over client hosts (`segments`); a bundled
+/// test's name, a script on standard input or another command is refused, naming the option.
+fn segmented(c: &CmdLine, args: &[String], general: &General) -> Result<i32, Exit> {
+    let arg = c.test.clone().unwrap_or_default();
+    let lua_path = std::env::var("LUA_PATH").ok();
+    let file = match script::resolve(&arg, &|n| join::tests().has(n), &script::is_file, lua_path.as_deref()) {
+        Script::Custom(file) if arg != "-" => file,
+        Script::Bundled(name) => {
+            return Err(Exit::fatal(format!(
+                "--segments: '{name}' is a bundled test (run natively); a multi-host run takes a Lua script file, e.g. {}/{name}.lua",
+                script::SCRIPT_DIR
+            )))
+        }
+        _ => {
+            return Err(Exit::fatal(format!(
+                "--segments: a multi-host run takes a Lua script file ('{arg}' is none)"
+            )))
+        }
+    };
+    if c.command.as_deref() != Some("run") {
+        return Err(Exit::fatal(format!(
+            "--segments: only `run` is split over client hosts; run `{}` once, without --segments",
+            c.command.as_deref().unwrap_or("COMMAND")
+        )));
+    }
+    general::check_driver(
+        c,
+        Phase::Run {
+            threads: general.threads,
+        },
+    )?;
+    segments::coordinate((c, args), (&arg, &file), general)
 }
 
 /// sysbench's non-database tests (`fileio`, `cpu`, ...): sysbench's checks of the command line,

@@ -96,6 +96,9 @@ pub const GENERAL_OPTIONS: &[GeneralOption] = &[
     opt("store", Str, None, "store the run in the results store at PATH or postgresql:// URL", Pgrig),
     opt("metrics-addr", Str, None, "serve the run's live metrics (OpenMetrics) at HOST:PORT", Pgrig),
     opt("metrics-linger", Str, None, "seconds the final metrics stay served unless scraped (60)", Pgrig),
+    opt("segments", Int, None, "split a Lua script's run over N client hosts (pgrig worker --lua-script)", Pgrig),
+    opt("coordinator", Str, None, "the database holding the coordination schema of --segments", Pgrig),
+    opt("segments-wait", Int, None, "seconds to wait for every segment's worker (300)", Pgrig),
 ];
 
 /// The general option called `name` (`-` and `_` alike).

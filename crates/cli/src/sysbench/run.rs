@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use pgrig_engine::config::{clamp_threads, BenchConfig, Duration, SeedOption};
 use pgrig_engine::sink::{Level, Progress, SecondReport, Sink};
+use pgrig_engine::stats::Replies;
 use pgrig_engine::workload::NativeWorkload;
 use pgrig_engine::StopHandle;
 use pgrig_script::QueryMode;
@@ -52,7 +53,6 @@ pub fn run(
     let sink = Arc::new(RunSink {
         threads: general.threads,
         percentile: general.percentile,
-        per_event: pgrig_workloads::sysbench::mix::per_event(test, options),
         interval: if general.notices {
             u64::from(general.report_interval)
         } else {
@@ -82,6 +82,9 @@ pub fn run(
     })?;
     let mut doc = pgrig_engine::document::of(&result);
     doc.workload_options = (options.pairs().iter()).cloned().collect();
+    let replies = result.stats.total().counts.replies;
+    doc.workload_counters
+        .extend(report::class_counters(&replies));
     let written = if outputs.wanted() {
         outputs.write(&doc, test, args)
     } else {
@@ -130,12 +133,11 @@ fn check_statements(pg: &Pg, native: &Native, phase: Phase) -> Result<(), Exit> 
 /// The engine's configuration for sysbench's options.
 fn config(g: &General, pg: &Pg, native: &Native) -> BenchConfig {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
-    let duration = if g.events > 0 {
-        Duration::Transactions(g.events.div_ceil(u64::from(g.threads)))
-    } else if g.time > 0 {
+    // sysbench's limits: `--events` over all threads and `--time`, whichever comes first
+    let duration = if g.time > 0 {
         Duration::Seconds(g.time)
     } else {
-        // sysbench: "Both event and time limits are disabled, running an endless test"
+        // no time limit: `--events` alone, or sysbench's endless test (neither limit)
         Duration::Seconds(100 * 365 * 86_400)
     };
     BenchConfig {
@@ -160,6 +162,7 @@ fn config(g: &General, pg: &Pg, native: &Native) -> BenchConfig {
             SeedOption::Time
         }),
         native: Some(NativeWorkload(native.workload.clone())),
+        total_transactions: (g.events > 0).then_some(g.events),
         ..BenchConfig::default()
     }
 }
@@ -168,8 +171,6 @@ fn config(g: &General, pg: &Pg, native: &Native) -> BenchConfig {
 struct RunSink {
     threads: u32,
     percentile: u32,
-    /// queries per event (read, write, other)
-    per_event: (f64, f64, f64),
     /// `--report-interval` (0: none)
     interval: u64,
     /// `--verbosity` 3 or more
@@ -182,6 +183,8 @@ struct RunSink {
 struct Acc {
     events: u64,
     errors: u64,
+    /// the interval's queries by class, from the statements' replies
+    replies: Replies,
     latency: Slots,
 }
 
@@ -232,6 +235,10 @@ impl Sink for RunSink {
         };
         acc.events += s.delta.counts.ok;
         acc.errors += s.delta.counts.retries;
+        let r = &s.delta.counts.replies;
+        acc.replies.rows += r.rows;
+        acc.replies.changed += r.changed;
+        acc.replies.neither += r.neither;
         for v in s.histogram.iter_recorded() {
             acc.latency
                 .add_us(v.value_iterated_to(), v.count_at_value());
@@ -241,7 +248,7 @@ impl Sink for RunSink {
         }
         let done = std::mem::take(&mut *acc);
         let events = done.events as f64;
-        let (r, w, o) = self.per_event;
+        let q = &done.replies;
         print!(
             "{}",
             report::interval(&Interval {
@@ -249,9 +256,9 @@ impl Sink for RunSink {
                 seconds: self.interval as f64,
                 threads: self.threads,
                 events,
-                reads: events * r,
-                writes: events * w,
-                other: events * o,
+                reads: q.rows as f64,
+                writes: q.changed as f64,
+                other: q.neither as f64,
                 percentile: self.percentile,
                 latency_ms: done.latency.percentile(self.percentile),
                 errors: done.errors as f64,

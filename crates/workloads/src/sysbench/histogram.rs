@@ -77,6 +77,26 @@ impl Slots {
         self.counts[i] += n;
     }
 
+    /// The count in each slot, lowest first (to ship the histogram elsewhere: a multi-host
+    /// run's segments hand theirs to the coordinator, which adds them with [`Slots::add_counts`]).
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
+    /// Adds another histogram's [`Slots::counts`] slot by slot; false (nothing added) when it
+    /// has another number of slots or a slot's sum would overflow.
+    pub fn add_counts(&mut self, counts: &[u64]) -> bool {
+        if counts.len() != self.counts.len()
+            || (self.counts.iter().zip(counts)).any(|(a, b)| a.checked_add(*b).is_none())
+        {
+            return false;
+        }
+        for (a, b) in self.counts.iter_mut().zip(counts) {
+            *a += b;
+        }
+        true
+    }
+
     pub fn total(&self) -> u64 {
         self.counts.iter().sum()
     }

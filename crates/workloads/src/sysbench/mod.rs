@@ -9,7 +9,7 @@
 //!   [`oltp`], [`special`] and [`bulk`]: the programs (bulk_insert: an event is a row, sent
 //!   in sysbench's multi-row INSERTs).
 //! * [`dataset`]: `prepare` (a `LoadPlan`) and `cleanup`; [`test`]: the test names.
-//! * [`report`], [`histogram`], [`mix`]: sysbench's run output from plain figures (the command
+//! * [`report`], [`histogram`]: sysbench's run output from plain figures (the command
 //!   line in pgrig-cli and the Lua scripts of pgrig-lua print it).
 //!
 //! `--db-ps-mode=disable` is the simple query mode ([`Settings::ps_disabled`]; the caller sets
@@ -18,7 +18,6 @@
 pub mod bulk;
 pub mod dataset;
 pub mod histogram;
-pub mod mix;
 pub mod oltp;
 pub mod options;
 pub mod rand;

@@ -92,6 +92,45 @@ pub fn interval(i: &Interval) -> String {
     s
 }
 
+/// The run document's `workload_counters` holding a run's queries by sysbench's classes, as
+/// counted from each statement's reply (`pgrig_engine::stats::Replies` on the native path,
+/// the Lua path's connection).
+pub const QUERIES_READ: &str = "queries_read";
+pub const QUERIES_WRITE: &str = "queries_write";
+pub const QUERIES_OTHER: &str = "queries_other";
+
+/// The `workload_counters` of a native run's queries by class, from the statements' replies
+/// (a row set is a read, rows changed a write, anything else other).
+pub fn class_counters(r: &pgrig_engine::stats::Replies) -> [(String, u64); 3] {
+    [
+        (QUERIES_READ.to_string(), r.rows),
+        (QUERIES_WRITE.to_string(), r.changed),
+        (QUERIES_OTHER.to_string(), r.neither),
+    ]
+}
+
+/// Queries by class (read, write, other) as the document counted them from the replies;
+/// `None` for a document without them (stored before they were counted).
+pub fn counted_classes(doc: &RunDocument) -> Option<(u64, u64, u64)> {
+    let c = |k| doc.workload_counters.get(k).copied();
+    Some((c(QUERIES_READ)?, c(QUERIES_WRITE)?, c(QUERIES_OTHER)?))
+}
+
+/// Queries by class from the per-statement counts, each statement by its nominal class (a
+/// write that matched no row still a write): documents from before replies were counted.
+fn nominal_classes(doc: &RunDocument) -> (u64, u64, u64) {
+    let (mut reads, mut writes, mut other) = (0, 0, 0);
+    for c in doc.scripts.iter().flat_map(|s| &s.commands) {
+        let n = c.executions.saturating_sub(c.failures);
+        match nominal_class(&c.text) {
+            QueryClass::Read => reads += n,
+            QueryClass::Write => writes += n,
+            QueryClass::Other => other += n,
+        }
+    }
+    (reads, writes, other)
+}
+
 /// The figures of the final report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
@@ -116,19 +155,11 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The figures of a run document: queries by class from the per-statement counts (each
-    /// statement by its nominal class: a write that matched no row is still a write), events =
-    /// successful transactions, ignored errors = retried errors, threads = clients.
+    /// The figures of a run document: queries by class as counted from the replies
+    /// ([`counted_classes`]; a document without them: each statement by its nominal class),
+    /// events = successful transactions, ignored errors = retried errors, threads = clients.
     pub fn of(doc: &RunDocument, percentile: u32, histogram: bool) -> Self {
-        let (mut reads, mut writes, mut other) = (0, 0, 0);
-        for c in doc.scripts.iter().flat_map(|s| &s.commands) {
-            let n = c.executions.saturating_sub(c.failures);
-            match nominal_class(&c.text) {
-                QueryClass::Read => reads += n,
-                QueryClass::Write => writes += n,
-                QueryClass::Other => other += n,
-            }
-        }
+        let (reads, writes, other) = counted_classes(doc).unwrap_or_else(|| nominal_classes(doc));
         let events = doc.transactions.ok;
         let slots = Slots::from_us_buckets(&doc.latency_histogram.buckets);
         let avg = doc.latency_ms.mean;
