@@ -2,23 +2,35 @@
 # The Lua path's client cost: sysbench's bundled scripts (`/usr/share/sysbench/NAME.lua`) run BY
 # PATH (pgrig's embedded LuaJIT with sysbench's API) vs the real sysbench 1.0.20 running the same
 # script, and pgrig's native path (the bundled NAME), alternating in rounds on ONE throwaway
-# server (`pgrig server start`). Per run: the client's CPU (user+sys from GNU time) per
-# transaction and TPS from the report's "transactions:" line. Also the start-up of a script run:
-# the wall time of a script whose event() does nothing, --events=1 (median of --starts runs).
-# Prints a markdown table of medians per script, then one line
+# server (`pgrig server start`). Per run: the client process's user and system CPU per
+# transaction (getrusage of the child, µs resolution) and TPS from the report's "transactions:"
+# line. Each round runs the three clients once per script, in an order that rotates from round
+# to round; the ratios over sysbench are taken within each round (a loaded machine moves all
+# three together) and summarised by their median, so many short rounds beat a few long ones.
+# Also the start-up of a script run: the wall time of a script whose event() does nothing,
+# --events=1 (median of --starts runs).
+# Prints a markdown table of medians per script (CPU, user, sys, TPS), then the lines
 #   lua ratio: oltp_read_write X oltp_read_only Y oltp_point_select Z
-# (pgrig by path's CPU per transaction over sysbench's, the median of the per-round ratios:
-# below 1 means the Lua path costs less client CPU than sysbench).
+#   lua ratio, user: ...            (the same for user time only)
+#   lua ratio, sys: ...             (system time only)
+#   native ratio: ...               (pgrig's native path, the bundled NAME, over sysbench)
+#   lua ratio, quartiles: ...       (the spread of the per-round ratios: Q1-Q3)
+#   native ratio, quartiles: ...
+# (CPU per transaction over sysbench's, the median of the per-round ratios: below 1 means
+# pgrig costs less client CPU than sysbench). Per-run and per-round figures go to stderr.
+# On a kernel with tick-based CPU accounting (CONFIG_TICK_CPU_ACCOUNTING) a process's total CPU
+# is exact but its user/sys split is sampled: trust the totals, read the split as an estimate.
 #
 # Usage: bench/sysbench_lua.sh [--rounds N] [--time S] [--threads N] [--table-size N]
 #                              [--starts N] [--scripts LIST]
 #   --scripts: comma-separated bundled scripts (default oltp_read_write,oltp_read_only,
 #              oltp_point_select)
-# Env:   CARGO_TARGET_DIR (where pgrig is built), SYSBENCH (the oracle, default /usr/bin/sysbench)
+# Env:   CARGO_TARGET_DIR (where pgrig is built), PGRIG (a pgrig binary to measure instead of
+#        building one), SYSBENCH (the oracle, default /usr/bin/sysbench)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ROUNDS=3 TIME=10 THREADS=2 SIZE=10000 STARTS=20
+ROUNDS=9 TIME=4 THREADS=2 SIZE=10000 STARTS=20
 SCRIPTS=oltp_read_write,oltp_read_only,oltp_point_select
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -38,9 +50,11 @@ IFS=, read -r -a NAMES <<<"$SCRIPTS"
 for n in "${NAMES[@]}"; do
   [ -f "/usr/share/sysbench/$n.lua" ] || { echo "no bundled script /usr/share/sysbench/$n.lua" >&2; exit 1; }
 done
-command -v /usr/bin/time >/dev/null || { echo "GNU time is missing: apt-get install time" >&2; exit 1; }
-(cd "$ROOT" && cargo build --release -q -p pgrig-cli)
-PGRIG="${CARGO_TARGET_DIR:-$ROOT/target}/release/pgrig"
+command -v python3 >/dev/null || { echo "python3 is missing (it reads the client's CPU time)" >&2; exit 1; }
+if [ -z "${PGRIG:-}" ]; then
+  (cd "$ROOT" && cargo build --release -q -p pgrig-cli)
+  PGRIG="${CARGO_TARGET_DIR:-$ROOT/target}/release/pgrig"
+fi
 
 STATE=$(mktemp -d /tmp/pgrig-sysbench-lua-bench.XXXXXX)
 export XDG_RUNTIME_DIR=$STATE
@@ -58,33 +72,62 @@ printf 'function event() end\n' >"$STATE/empty.lua"
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-# measure PROGRAM TEST: prints "cpu_us_per_tx tps"
+# measure PROGRAM TEST: prints "user_us_per_tx sys_us_per_tx tps rest_pct" (the client
+# process's own user and system CPU from getrusage of the one child, microsecond resolution;
+# rest_pct: the CPU the rest of the machine used meanwhile — the server and anything else —
+# in % of one core, from /proc/stat, so a round disturbed by other work can be told apart)
 measure() {
-  local out
-  out=$(/usr/bin/time -f 'CPU %U %S' "$1" "${CONN[@]}" "$2" "--table-size=$SIZE" \
-        "--threads=$THREADS" "--time=$TIME" run 2>&1)
-  echo "$out" | awk '/transactions:/ {tx=$2; tps=$3; gsub(/\(/, "", tps)} /^CPU/ {cpu=$2+$3}
-    END {printf "%.1f %.1f\n", cpu * 1e6 / tx, tps}'
+  python3 -c '
+import os, re, resource, subprocess, sys, time
+def busy():
+    f = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    return (sum(f) - f[3] - f[4]) / os.sysconf("SC_CLK_TCK")
+b0, t0 = busy(), time.monotonic()
+p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+b1, t1 = busy(), time.monotonic()
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+m = re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", p.stdout)
+if p.returncode != 0 or not m or int(m.group(1)) == 0:
+    sys.exit("run failed (status %d): %s\n%s" % (p.returncode, " ".join(sys.argv[1:]), p.stdout[-2000:]))
+tx = int(m.group(1))
+rest = max(0.0, (b1 - b0) - r.ru_utime - r.ru_stime) / (t1 - t0) * 100
+print("%.2f %.2f %.1f %.0f" % (r.ru_utime * 1e6 / tx, r.ru_stime * 1e6 / tx, float(m.group(2)), rest))
+' "$1" "${CONN[@]}" "$2" "--table-size=$SIZE" "--threads=$THREADS" "--time=$TIME" run
 }
 
-declare -A CPU TPS RATIO
+# quartile Q (1 or 3) of the numbers on stdin
+quartile() { sort -g | awk -v q="$1" '{a[NR]=$1} END {i=1+(NR-1)*q/4; j=int(i); f=i-j; v=a[j]; if (j<NR) v+=f*(a[j+1]-a[j]); printf "%.3f", v}'; }
+
+med() { printf '%s' "$1" | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+
+WHO=(sysbench-lua pgrig-lua pgrig-native)
+declare -A USER SYS CPU TPS RATIO NRATIO URATIO SRATIO
 for r in $(seq "$ROUNDS"); do
   for name in "${NAMES[@]}"; do
     script=/usr/share/sysbench/$name.lua
-    for who in sysbench-lua pgrig-lua pgrig-native; do
+    declare -A cpu=() usr=() sys=()
+    # the three clients in a rotating order: none always runs first (or after the same one)
+    for k in 0 1 2; do
+      who=${WHO[$(( (k + r) % 3 ))]}
       case $who in
         sysbench-lua) m=$(measure "$SYSBENCH" "$script") ;;
         pgrig-lua) m=$(measure "$LINK" "$script") ;;
         pgrig-native) m=$(measure "$LINK" "$name") ;;
       esac
-      CPU[$name/$who]+="${m%% *}"$'\n'; TPS[$name/$who]+="${m##* }"$'\n'
-      eval "cpu_${who//-/_}=${m%% *}"
-      echo "round $r $name $who: ${m%% *} us CPU/tx, ${m##* } tps" >&2
+      read -r u s t rest <<<"$m"
+      usr[$who]=$u sys[$who]=$s cpu[$who]=$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')
+      USER[$name/$who]+="$u"$'\n'; SYS[$name/$who]+="$s"$'\n'
+      CPU[$name/$who]+="${cpu[$who]}"$'\n'; TPS[$name/$who]+="$t"$'\n'
+      echo "round $r $name $who: ${cpu[$who]} us CPU/tx (user $u, sys $s), $t tps, rest of the machine ${rest}% of a core" >&2
     done
-    # this round's ratio, pgrig by path over sysbench (both ran within the round)
-    ratio=$(awk -v a="$cpu_pgrig_lua" -v b="$cpu_sysbench_lua" 'BEGIN {printf "%.3f", a / b}')
-    RATIO[$name]+="$ratio"$'\n'
-    echo "round $r $name: pgrig-lua/sysbench-lua CPU per tx = $ratio" >&2
+    # this round's ratios over sysbench (all three ran within the round)
+    lr=$(ratio "${cpu[pgrig-lua]}" "${cpu[sysbench-lua]}")
+    nr=$(ratio "${cpu[pgrig-native]}" "${cpu[sysbench-lua]}")
+    RATIO[$name]+="$lr"$'\n'; NRATIO[$name]+="$nr"$'\n'
+    URATIO[$name]+="$(ratio "${usr[pgrig-lua]}" "${usr[sysbench-lua]}")"$'\n'
+    SRATIO[$name]+="$(ratio "${sys[pgrig-lua]}" "${sys[sysbench-lua]}")"$'\n'
+    echo "round $r $name: CPU per tx over sysbench's: pgrig-lua $lr, pgrig-native $nr" >&2
   done
 done
 
@@ -100,21 +143,42 @@ for i in $(seq "$STARTS"); do
 done
 
 for name in "${NAMES[@]}"; do
-  echo "| client ($name, $THREADS threads, ${TIME}s, $ROUNDS rounds) | CPU µs/tx (median) | TPS (median) |"
-  echo "|---|---|---|"
-  for who in sysbench-lua pgrig-lua pgrig-native; do
-    echo "| $who | $(printf '%s' "${CPU[$name/$who]}" | median) | $(printf '%s' "${TPS[$name/$who]}" | median) |"
+  echo "| client ($name, $THREADS threads, ${TIME}s, $ROUNDS rounds) | CPU µs/tx | user µs/tx | sys µs/tx | TPS |"
+  echo "|---|---|---|---|---|"
+  for who in "${WHO[@]}"; do
+    echo "| $who | $(med "${CPU[$name/$who]}") | $(med "${USER[$name/$who]}") | $(med "${SYS[$name/$who]}") | $(med "${TPS[$name/$who]}") |"
   done
   echo
 done
+echo "(medians of the rounds)"
+echo
 echo "| start-up of a one-event script run ($STARTS runs) | wall ms (median) |"
 echo "|---|---|"
 for who in sysbench pgrig; do
   echo "| $who | $(printf '%s' "${START[$who]}" | median | awk '{printf "%.1f", $1/1000}') |"
 done
 echo
-line="lua ratio:"
-for name in "${NAMES[@]}"; do
-  line+=" $name $(printf '%s' "${RATIO[$name]}" | median)"
-done
-echo "$line"
+# the medians of the per-round ratios
+ratios() {
+  local -n from=$2
+  local line="$1" name
+  for name in "${NAMES[@]}"; do
+    line+=" $name $(printf '%s' "${from[$name]}" | median)"
+  done
+  echo "$line"
+}
+# and their spread: the middle half of the rounds lies between these
+spread() {
+  local -n from=$2
+  local line="$1" name
+  for name in "${NAMES[@]}"; do
+    line+=" $name $(printf '%s' "${from[$name]}" | quartile 1)-$(printf '%s' "${from[$name]}" | quartile 3)"
+  done
+  echo "$line"
+}
+ratios "lua ratio:" RATIO
+ratios "lua ratio, user:" URATIO
+ratios "lua ratio, sys:" SRATIO
+ratios "native ratio:" NRATIO
+spread "lua ratio, quartiles:" RATIO
+spread "native ratio, quartiles:" NRATIO

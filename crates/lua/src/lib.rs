@@ -8,7 +8,8 @@
 //!   natives, `prelude.lua` — the Lua half of the API — and the script).
 //! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits ([`pace`]:
 //!   `--rate`); [`report`]: its
-//!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters.
+//!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters
+//!   ([`counter`]: a cell per thread, so statements on two threads share no cache line).
 //! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over), built
 //!   from its [`tally`]; [`segment`]: one segment of a run spread over several hosts
 //!   ([`run_segment`]: global thread ids, a share of `--rate`, a shared start).
@@ -19,6 +20,7 @@
 #[macro_use]
 mod print;
 pub mod commands;
+pub mod counter;
 pub mod document;
 pub mod ffi;
 pub mod histogram;

@@ -4,7 +4,7 @@
 //! document) and the current second's count and sum (its per-second series). [`Finished`]: what
 //! a run leaves for its document (elapsed time, the seconds, each thread's share and CPU).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
 use hdrhistogram::Histogram;
@@ -12,28 +12,8 @@ use hdrhistogram::Histogram;
 use pgrig_workloads::sysbench::histogram::Slots;
 use pgrig_workloads::sysbench::{nominal_class, QueryClass};
 
-/// Counts of one kind, total and since the last interval.
-#[derive(Default, Debug)]
-pub struct Pair {
-    total: AtomicU64,
-    period: AtomicU64,
-}
-
-impl Pair {
-    pub fn add(&self, n: u64) {
-        self.total.fetch_add(n, Relaxed);
-        self.period.fetch_add(n, Relaxed);
-    }
-
-    pub fn total(&self) -> u64 {
-        self.total.load(Relaxed)
-    }
-
-    /// The period's count, starting the next period.
-    pub fn take_period(&self) -> u64 {
-        self.period.swap(0, Relaxed)
-    }
-}
+/// Counts of one kind, total and since the last interval (a cell per thread).
+pub use crate::counter::Pair;
 
 /// Latencies: the run's and the period's slots, and min/max/sum in ms; the run's HDR
 /// histogram and sum of squares (µs); the current second's events and latency sum.

@@ -30,6 +30,11 @@ const _: () = assert!(
 
 static NEXT_GENERATION: AtomicU32 = AtomicU32::new(1);
 
+/// Generations a thread takes from [`NEXT_GENERATION`] at a time: a `block_on` per statement
+/// (the Lua path) would otherwise write that shared counter at every statement of every
+/// thread, moving its cache line between the cores each time.
+const GENERATION_BLOCK: u32 = 1024;
+
 #[derive(Default)]
 struct Exec {
     tasks: Vec<Option<Task>>,
@@ -42,6 +47,26 @@ thread_local! {
     static EXEC: RefCell<Option<Exec>> = const { RefCell::new(None) };
     static READY: RefCell<VecDeque<usize>> = const { RefCell::new(VecDeque::new()) };
     static GENERATION: Cell<u32> = const { Cell::new(0) };
+    /// this thread's reserved generations: the next one and the end of its block
+    static RESERVED: Cell<(u32, u32)> = const { Cell::new((0, 0)) };
+}
+
+/// A generation no other executor (of any thread) has had, nor will have before the counter
+/// wraps (2^32 executors); never 0, which marks "no executor".
+pub(super) fn next_generation() -> u32 {
+    RESERVED.with(|r| {
+        let (mut next, mut end) = r.get();
+        while next == end {
+            next = NEXT_GENERATION.fetch_add(GENERATION_BLOCK, Ordering::Relaxed);
+            end = next.wrapping_add(GENERATION_BLOCK);
+            if next == 0 || end < next {
+                // the block that holds 0 (once per wrap of the counter): take the next one
+                end = next;
+            }
+        }
+        r.set((next + 1, end));
+        next
+    })
 }
 
 fn encode(id: usize) -> *const () {
@@ -93,7 +118,7 @@ fn waker(id: usize) -> Waker {
 pub fn block_on<F: Future>(main: F) -> F::Output {
     let outer = EXEC.with(|e| e.borrow_mut().replace(Exec::default()));
     assert!(outer.is_none(), "pgrig_wire::rt::block_on cannot be nested");
-    GENERATION.with(|g| g.set(NEXT_GENERATION.fetch_add(1, Ordering::Relaxed)));
+    GENERATION.with(|g| g.set(next_generation()));
     READY.with(|r| r.borrow_mut().clear());
     let mut main = std::pin::pin!(main);
     let main_waker = waker(MAIN);

@@ -7,6 +7,7 @@
 //! [`crate::Connection::connect_rt`]); elsewhere (setup, init, cancel requests) the tokio
 //! adapter is used.
 
+mod alarm;
 mod executor;
 pub(crate) mod reactor;
 pub(crate) mod uring;

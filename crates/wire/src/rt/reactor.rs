@@ -2,7 +2,9 @@
 //! socket holding its cached readiness and the wakers of the task waiting on it, and the
 //! thread's timers. [`turn`] waits for events (or the next timer) and wakes whoever they concern.
 //!
-//! Timers are as fine as pgbench's: the wait for the next one is given to the kernel to the
+//! Timers further away than [`alarm::NEAR`] (the ticker's next second) are left to a timerfd
+//! in the epoll set ([`alarm`]), so the wait itself has no timeout: a timeout costs a kernel
+//! timer per wait. Near timers are as fine as pgbench's: the wait for the next one is given to the kernel to the
 //! nanosecond with `epoll_pwait2` (Linux 5.11+), so a `\sleep 200 us` or a `-R` schedule slot
 //! ends when due (plus the kernel's timer slack, 50 µs by default, as for pgbench's own wait).
 //! Where `epoll_pwait2` is missing, `epoll_wait` waits the whole milliseconds and the last
@@ -19,6 +21,8 @@ use std::io;
 use std::os::fd::RawFd;
 use std::task::Waker;
 use std::time::{Duration, Instant};
+
+use super::alarm::{self, Alarm};
 
 /// Direction of interest.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -74,6 +78,8 @@ pub(crate) struct Reactor {
     events: Vec<libc::epoll_event>,
     /// `epoll_pwait2` works here (cleared when the kernel refuses it).
     pwait2: bool,
+    /// far timers' wake-up
+    alarm: Alarm,
 }
 
 /// Interest every socket is registered with (edge-triggered); EPOLLOUT is added on demand.
@@ -109,6 +115,7 @@ impl Reactor {
             timer_seq: 0,
             events: vec![libc::epoll_event { events: 0, u64: 0 }; 256],
             pwait2: true,
+            alarm: Alarm::default(),
         })
     }
 
@@ -246,6 +253,21 @@ impl Reactor {
         Some(t.at.saturating_duration_since(Instant::now()))
     }
 
+    /// The timeout [`Self::turn`] waits with: [`Self::timeout`], except that a timer at least
+    /// [`alarm::NEAR`] away is left to the alarm (armed for it) and the wait has none.
+    pub(crate) fn wait_timeout(&mut self, block: bool) -> Option<Duration> {
+        let t = self.timeout(block)?;
+        if t < alarm::NEAR {
+            return Some(t);
+        }
+        let Reverse(next) = self.timers.peek()?;
+        match self.alarm.arm(self.epfd, next.at) {
+            Ok(()) => None,
+            // no timerfd (out of descriptors): the wait's own timeout, as before
+            Err(_) => Some(t),
+        }
+    }
+
     /// One wait for events of at most `timeout` (`None`: no limit); returns how many arrived.
     fn wait_events(&mut self, timeout: Option<Duration>) -> io::Result<usize> {
         let (events, len) = (self.events.as_mut_ptr(), self.events.len() as libc::c_int);
@@ -309,10 +331,14 @@ impl Reactor {
     /// Waits for socket events, at most until the next timer (to the nanosecond) or not at
     /// all when `block` is false; wakes the waiting tasks and the timers that are due.
     pub fn turn(&mut self, block: bool) -> io::Result<()> {
-        let timeout = self.timeout(block);
+        let timeout = self.wait_timeout(block);
         let n = self.wait_events(timeout)?;
         for i in 0..n {
             let ev = self.events[i];
+            if ev.u64 == alarm::TAG {
+                self.alarm.went_off();
+                continue;
+            }
             let (bits, slot) = (ev.events as i32, ev.u64 as usize);
             let Some(s) = self.slots.get_mut(slot).filter(|s| s.in_use) else {
                 continue;

@@ -121,3 +121,73 @@ fn a_yielding_busy_task_lets_timers_fire() {
         }
     });
 }
+
+/// The ticker's far timer leaves the wait without a timeout (a kernel timer per wait), to the
+/// alarm; a near one is the wait's timeout; with none there is no timeout either.
+#[test]
+fn far_timers_leave_the_wait_untimed_and_still_fire() {
+    block_on(async {
+        let (none, far) = reactor::with(|r| {
+            let none = r.wait_timeout(true);
+            let w = futures_noop_waker();
+            r.add_timer(Instant::now() + Duration::from_secs(5), w);
+            (none, r.wait_timeout(true))
+        })
+        .unwrap();
+        assert_eq!(none, None, "no timer: no timeout");
+        assert_eq!(far, None, "a timer 5 s away is the alarm's");
+        let near = reactor::with(|r| {
+            r.add_timer(
+                Instant::now() + Duration::from_millis(2),
+                futures_noop_waker(),
+            );
+            r.wait_timeout(true)
+        })
+        .unwrap();
+        assert!(
+            near.is_some_and(|t| t <= Duration::from_millis(2)),
+            "a timer 2 ms away is the wait's timeout: {near:?}"
+        );
+        assert_eq!(
+            reactor::with(|r| r.wait_timeout(false)).unwrap(),
+            Some(Duration::ZERO)
+        );
+    });
+    // A sleep far enough for the alarm ends when due, never early and not much late, twice
+    // on one alarm (it is re-armed after going off).
+    block_on(async {
+        for ms in [40u64, 25] {
+            let start = Instant::now();
+            sleep(Duration::from_millis(ms)).await;
+            let took = start.elapsed();
+            assert!(took >= Duration::from_millis(ms), "{ms} ms took {took:?}");
+            assert!(
+                took < Duration::from_millis(ms + 500),
+                "{ms} ms took {took:?}"
+            );
+        }
+    });
+}
+
+fn futures_noop_waker() -> std::task::Waker {
+    std::task::Waker::noop().clone()
+}
+
+/// Executors take their generations in blocks per thread (no shared write per `block_on`), and
+/// still no two executors, on any threads, share one; 0 ("no executor") is never given.
+#[test]
+fn executor_generations_are_unique_across_threads() {
+    let take = || {
+        (0..3000)
+            .map(|_| super::executor::next_generation())
+            .collect::<Vec<u32>>()
+    };
+    let other = std::thread::spawn(take);
+    let mut all = take();
+    all.extend(other.join().unwrap());
+    assert!(!all.contains(&0));
+    let n = all.len();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), n, "a generation was given twice");
+}
