@@ -7,6 +7,7 @@
 //! and the coordinator stores no connection option — is checked with forged rows.
 
 use crate::common;
+use crate::lua_segments_common::{coordinator, poll, sql_lit, wait, worker};
 use crate::sysbench_common::{command, link};
 
 use std::path::{Path, PathBuf};
@@ -36,38 +37,11 @@ end
 -- tag
 "#;
 
-/// `c` to its end (at most two minutes: a hung process fails the test with its output).
-fn wait(c: Child) -> CmdOutput {
-    common::finish_within(c, std::time::Duration::from_secs(120))
-}
-
 /// `script.lua` (with `tag` in place of the tag) in a directory of its own.
 fn script(dir: &Path, tag: &str) -> PathBuf {
     let f = dir.join("script.lua");
     std::fs::write(&f, SCRIPT.replace("-- tag", &format!("-- {tag}"))).unwrap();
     f
-}
-
-/// The coordinator through the `sysbench` link (with the database's `--pgsql-*` options).
-fn coordinator(db: &TestDb, file: &Path, n: u32, args: &[&str]) -> Child {
-    let f = file.display().to_string();
-    let seg = format!("--segments={n}");
-    let coord = format!("--coordinator={}", db.url());
-    let mut all = vec![f.as_str(), seg.as_str(), coord.as_str()];
-    all.extend(args);
-    all.push("run");
-    common::spawn_piped(command(link(), db, &all))
-}
-
-/// `pgrig worker --segment I/N --lua-script FILE EXTRA` (its target: the database's `PG*`;
-/// EXTRA holds `--wait`).
-fn worker(db: &TestDb, i: u32, n: u32, file: &Path, extra: &[&str]) -> Child {
-    let mut c = common::pgrig_cmd(db);
-    c.args(["worker", "--segment", &format!("{i}/{n}")])
-        .args(["--coordinator", &db.url(), "--lua-script"])
-        .arg(file)
-        .args(extra);
-    common::spawn_piped(c)
 }
 
 /// The figure after `label` on a report line (`max:   12.55`).
@@ -80,10 +54,6 @@ fn figure(report: &str, label: &str) -> f64 {
         .next()
         .and_then(|v| v.trim_end_matches('s').parse().ok())
         .unwrap_or_else(|| panic!("no figure in {line:?}"))
-}
-
-fn sql_lit(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
 }
 
 #[test]
@@ -423,19 +393,6 @@ fn segments_split_a_script_files_run_only() {
     }
     let runs = db.psql("SELECT to_regclass('pgrig_scale.runs') IS NULL");
     assert_eq!(runs.trim(), "t", "no run was written");
-}
-
-/// Polls `sql` until it answers something other than `""`/`f`.
-fn poll(db: &TestDb, sql: &str) -> String {
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let v = db.try_psql(sql).unwrap_or_default();
-        if !v.trim().is_empty() && v.trim() != "f" {
-            return v.trim().to_string();
-        }
-        assert!(std::time::Instant::now() < until, "no answer to {sql}");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
 }
 
 #[test]

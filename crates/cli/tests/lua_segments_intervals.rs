@@ -6,6 +6,7 @@
 //! naming the row.
 
 use crate::common;
+use crate::lua_segments_common::{self, coordinator, sql_lit, wait};
 use crate::sysbench_common::{command, link, normalise, oracle};
 
 use std::path::{Path, PathBuf};
@@ -34,10 +35,6 @@ function event()
 end
 "#;
 
-fn wait(c: Child) -> CmdOutput {
-    common::finish_within(c, std::time::Duration::from_secs(120))
-}
-
 fn script(dir: &Path) -> PathBuf {
     let f = dir.join("intervals.lua");
     std::fs::write(&f, SCRIPT).unwrap();
@@ -55,23 +52,8 @@ fn prepare(db: &TestDb, file: &Path) {
     );
 }
 
-fn coordinator(db: &TestDb, file: &Path, n: u32, args: &[&str]) -> Child {
-    let f = file.display().to_string();
-    let seg = format!("--segments={n}");
-    let coord = format!("--coordinator={}", db.url());
-    let mut all = vec![f.as_str(), seg.as_str(), coord.as_str()];
-    all.extend(args);
-    all.push("run");
-    common::spawn_piped(command(link(), db, &all))
-}
-
 fn worker(db: &TestDb, i: u32, n: u32, file: &Path) -> Child {
-    let mut c = common::pgrig_cmd(db);
-    c.args(["worker", "--segment", &format!("{i}/{n}")])
-        .args(["--coordinator", &db.url(), "--lua-script"])
-        .arg(file)
-        .args(["--wait", "60"]);
-    common::spawn_piped(c)
+    lua_segments_common::worker(db, i, n, file, &["--wait", "60"])
 }
 
 /// One interval line's figures: its second, threads, and per-second events, reads, writes,
@@ -274,10 +256,6 @@ fn below_verbosity_3_the_coordinator_prints_no_interval_lines() {
     assert_eq!(c.code, Some(0), "{}", c.stderr);
     assert!(!c.stdout.contains("[ 1s ]"), "{}", c.stdout);
     assert!(!c.stdout.contains("Threads started!"), "{}", c.stdout);
-}
-
-fn sql_lit(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
 }
 
 /// Polls for a run newer than run `after`; its id.

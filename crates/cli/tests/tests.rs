@@ -53,6 +53,7 @@ mod k8s_lua_pods;
 mod load_csv;
 mod lua_interrupt;
 mod lua_segments;
+mod lua_segments_common;
 mod lua_segments_intervals;
 mod metrics_openmetrics;
 mod native_run_study;
