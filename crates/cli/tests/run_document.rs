@@ -335,6 +335,9 @@ fn documented_fields_are_exactly_the_produced_ones() {
     let mut doc = pgrig_engine::document::of(&two_scripts(false));
     for s in &mut doc.series {
         (s.checkpoints, s.wal_bytes, s.server_cpu) = (Some(0), Some(8192), Some(0.5));
+        // a sysbench Lua script's seconds
+        (s.queries_read, s.queries_write, s.queries_other) = (Some(10), Some(4), Some(2));
+        s.reconnects = Some(0);
     }
     paths(&serde_json::to_value(&doc).unwrap(), "", &mut produced);
     let documented = documented_fields();
