@@ -107,6 +107,20 @@ impl Rng {
     }
 }
 
+impl Rng {
+    /// `string_into` into `out` (as long as `template`).
+    #[inline]
+    pub fn string_fill(&mut self, template: &[u8], out: &mut [u8]) {
+        for (o, &t) in out.iter_mut().zip(template) {
+            *o = match t {
+                b'#' => self.uniform(u32::from(b'0'), u32::from(b'9')) as u8,
+                b'@' => self.uniform(u32::from(b'a'), u32::from(b'z')) as u8,
+                other => other,
+            };
+        }
+    }
+}
+
 /// The uniform formula at a given double `u` in [0, 1).
 #[inline]
 pub fn uniform_at(u: f64, a: u32, b: u32) -> u32 {
