@@ -20,9 +20,68 @@ fn draws(template: &[u8]) -> usize {
     template.iter().filter(|&&c| c == b'#' || c == b'@').count()
 }
 
+/// xoroshiro128+ moved `n` steps at once: the generator is linear over GF(2), so `n` steps are
+/// one 128×128 bit matrix, applied a byte of the state at a time (16 lookups in 64 KiB).
+pub struct Jump {
+    table: Vec<[u128; 256]>,
+}
+
+impl std::fmt::Debug for Jump {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Jump")
+    }
+}
+
+fn to_bits(r: &Rng) -> u128 {
+    let [a, b] = r.state();
+    u128::from(a) | (u128::from(b) << 64)
+}
+
+fn from_bits(x: u128) -> Rng {
+    Rng::from_state([x as u64, (x >> 64) as u64])
+}
+
+impl Jump {
+    pub fn new(n: usize) -> Jump {
+        // column i: where state bit i goes in n steps
+        let columns: Vec<u128> = (0..128)
+            .map(|i| {
+                let mut r = from_bits(1u128 << i);
+                for _ in 0..n {
+                    r.next_u64();
+                }
+                to_bits(&r)
+            })
+            .collect();
+        let table = (0..16)
+            .map(|byte| {
+                let mut t = [0u128; 256];
+                for v in 1..256usize {
+                    let low = v.trailing_zeros() as usize;
+                    t[v] = t[v & (v - 1)] ^ columns[byte * 8 + low];
+                }
+                t
+            })
+            .collect();
+        Jump { table }
+    }
+
+    #[inline]
+    pub fn apply(&self, r: &mut Rng) {
+        let x = to_bits(r);
+        let mut out = 0u128;
+        for (byte, t) in self.table.iter().enumerate() {
+            out ^= t[((x >> (8 * byte)) & 0xff) as usize];
+        }
+        *r = from_bits(out);
+    }
+}
+
 /// One prepare thread's stream and the tables it fills, in order.
 #[derive(Debug)]
 pub struct PrepareStream {
+    /// a row's `c` and `pad` draws at once
+    strings: Jump,
     start: Rng,
     /// rows of each table the stream fills, in order
     rows: Vec<i64>,
@@ -41,6 +100,7 @@ pub struct RowValues {
 impl PrepareStream {
     pub fn new(stream: Stream, rows: Vec<i64>, table_size: u32, dist: Dist) -> PrepareStream {
         PrepareStream {
+            strings: Jump::new(draws(C_TEMPLATE) + draws(PAD_TEMPLATE)),
             start: stream.rng(),
             rows,
             table_size,
@@ -66,9 +126,7 @@ impl PrepareStream {
     /// Moves `rng` past one row.
     #[inline]
     fn skip_row(&self, rng: &mut Rng) {
-        for _ in 0..draws(C_TEMPLATE) + draws(PAD_TEMPLATE) {
-            rng.next_u64();
-        }
+        self.strings.apply(rng);
         self.dist.default_value(rng, 1, self.table_size);
     }
 
@@ -127,6 +185,51 @@ impl Cursors {
                 v.remove(0);
             }
             v.push((row, rng));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sysbench::rand::RandType;
+
+    #[test]
+    fn a_jump_is_that_many_steps() {
+        let j = Jump::new(165);
+        let mut a = Stream::Main.rng();
+        for _ in 0..50 {
+            let mut b = a.clone();
+            for _ in 0..165 {
+                b.next_u64();
+            }
+            j.apply(&mut a);
+            assert_eq!(a.state(), b.state());
+        }
+    }
+
+    #[test]
+    fn rows_from_marks_and_cursors_are_the_sequential_rows() {
+        let dist = Dist::new(RandType::Special, 12, 1, 75, 0.2, 0.8);
+        let s = PrepareStream::new(Stream::Command(1), vec![2500, 3000], 3000, dist);
+        let mut rng = s.start.clone();
+        let mut seq = Vec::new();
+        for _ in 0..5500 {
+            let v = s.row(&mut rng);
+            seq.push((v.k, v.c, v.pad));
+        }
+        for (index, row) in [
+            (0, 0),
+            (0, 1023),
+            (0, 1024),
+            (0, 2499),
+            (1, 0),
+            (1, 2999),
+            (1, 1500),
+        ] {
+            let v = s.row(&mut s.rng_at(index, row));
+            let want = &seq[index * 2500 + row as usize];
+            assert_eq!((v.k, v.c, v.pad), *want, "table {index} row {row}");
         }
     }
 }

@@ -58,6 +58,11 @@ impl Rng {
         Rng { s }
     }
 
+    /// The state.
+    pub fn state(&self) -> [u64; 2] {
+        self.s
+    }
+
     /// An arbitrary stream from `seed` and a stream number (not one of sysbench's: those
     /// come from `seeding::Stream`).
     pub fn new(seed: u64, stream: u64) -> Rng {
