@@ -247,19 +247,23 @@ fn prepare_makes_sysbenchs_tables_on_the_lua_and_native_paths() {
 #[test]
 fn a_seeded_run_leaves_sysbenchs_rows_on_the_lua_and_native_paths() {
     for (test, extra) in [
-        ("oltp_read_write", "--percentile=95"),
-        ("oltp_write_only", "--db-ps-mode=disable"),
+        ("oltp_read_write", &["--percentile=95"][..]),
+        ("oltp_write_only", &["--db-ps-mode=disable"][..]),
+        (
+            "oltp_update_non_index",
+            &["--percentile=0", "--report-interval=1"][..],
+        ),
     ] {
         let script = format!("/usr/share/sysbench/{test}.lua");
         let prep = ["--tables=2", "--table-size=300", test, "prepare"];
-        let args = [
+        let mut args = vec![
             "--tables=2",
             "--table-size=300",
             "--threads=1",
             "--events=40",
             "--rand-seed=7",
-            extra,
         ];
+        args.extend_from_slice(extra);
         let digests: Vec<(&str, String)> = [
             ("sysbench", Tool::Sysbench, script.as_str()),
             ("native", Tool::Pgrig, test),
