@@ -1,7 +1,8 @@
 //! Runs over time: TPS and latency per second, with the seconds in which the server counted a
 //! checkpoint shaded (for overlaid runs, named by run). For one run the ramp-up (leading seconds below 90 %
 //! of the median) and the tail (the trailing seconds that end after the run's known end — its
-//! measured duration — never a dip in the figures: a stall inside the run is part of it) are
+//! measured duration — never a dip in the figures: a stall inside the run is part of it; a
+//! stored run document's partial last second never gets here, `input::doc` leaves it out) are
 //! shaded, and the steady window's TPS is given beside the whole run's when they differ by more
 //! than 10 %. Several runs are overlaid on one time axis.
 
