@@ -184,6 +184,57 @@ fn a_five_key_study_opens_with_its_main_effects_strongest_first() {
     assert_eq!(ranking.table.headers[1], "scripts");
 }
 
+/// The text of an SVG's `<text>` elements, entities decoded as the page's reader sees them.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            t.split_once('>')
+                .and_then(|(_, r)| r.split("</text>").next())
+        })
+        .map(|t| {
+            t.trim()
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&")
+        })
+        .collect()
+}
+
+#[test]
+fn every_drawn_series_has_its_legend_entry_inside_the_svg() {
+    // eight series whose names each take three legend lines: the entries must all be drawn
+    let m = fixtures::model(vec![fixtures::five_key_study()], vec![]);
+    let s = sections(&m, &metric::METRICS[0]);
+    let mut checked = 0;
+    for c in s.iter().flat_map(|s| &s.charts) {
+        let mut c = c.clone();
+        if c.series.len() < 2 {
+            continue;
+        }
+        for (i, ser) in c.series.iter_mut().enumerate() {
+            ser.name = format!(
+                "alpha{i} beta{i} gamma{i} delta{i} epsilon{i} zeta{i} eta{i} theta{i} iota{i} kappa{i} lambda{i} mu{i}"
+            );
+        }
+        let svg = pgrig_report::chart::render::render(&c).unwrap().svg;
+        let texts = svg_texts(&svg);
+        let labels = pgrig_report::chart::render::legend_labels(&c);
+        assert_eq!(labels.len(), c.series.len(), "{}", c.id);
+        for l in &labels {
+            assert!(
+                l.iter().all(|line| texts.contains(line)),
+                "{}: legend entry {l:?} not drawn in the SVG: {texts:?}",
+                c.id
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "no chart with several series");
+}
+
 #[test]
 fn no_chart_draws_more_than_eight_series_and_no_two_legend_entries_read_alike() {
     let m = fixtures::model(vec![fixtures::five_key_study()], vec![]);

@@ -223,10 +223,39 @@ const LEGEND_CHARS: usize = 34;
 /// Lines a legend entry may take.
 const LEGEND_LINES: usize = 3;
 
-/// Each series' legend entry as lines: the words every series' name shares are left out (the
-/// chart's title and axes say them), the rest wrapped at [`LEGEND_CHARS`]; entries that would
-/// still read alike get their position appended, so no two are the same text.
+/// Where the legend's first entry starts, and its pixels per line and between entries.
+const LEGEND_TOP: i32 = 40;
+const LEGEND_LINE_PX: i32 = 16;
+const LEGEND_GAP_PX: i32 = 4;
+/// Pixels the "flagged" key takes below the entries.
+const LEGEND_FLAG_PX: i32 = 26;
+
+/// Each series' legend entry as lines, every entry drawn: at most [`LEGEND_LINES`] lines an
+/// entry, fewer when that many would not all fit in the chart's height (the page's own legend
+/// under the chart has the full names).
 pub fn legend_labels(c: &Chart) -> Vec<Vec<String>> {
+    let flagged = c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged);
+    let room = HEIGHT as i32 - 10 - LEGEND_TOP - if flagged { LEGEND_FLAG_PX } else { 0 };
+    let height = |labels: &[Vec<String>]| -> i32 {
+        (labels.iter())
+            .map(|l| l.len() as i32 * LEGEND_LINE_PX + LEGEND_GAP_PX)
+            .sum()
+    };
+    let mut max_lines = LEGEND_LINES;
+    loop {
+        let labels = legend_labels_in(c, max_lines);
+        if max_lines == 1 || height(&labels) <= room {
+            return labels;
+        }
+        max_lines -= 1;
+    }
+}
+
+/// Each series' legend entry in at most `max_lines` lines: the words every series' name shares
+/// are left out (the chart's title and axes say them), the rest wrapped at [`LEGEND_CHARS`];
+/// entries that would still read alike get their position appended, so no two are the same
+/// text.
+fn legend_labels_in(c: &Chart, max_lines: usize) -> Vec<Vec<String>> {
     let words: Vec<Vec<&str>> = c
         .series
         .iter()
@@ -245,10 +274,10 @@ pub fn legend_labels(c: &Chart) -> Vec<Vec<String>> {
                 own.join(" ")
             };
             let mut lines = wrap(&text, LEGEND_CHARS);
-            if lines.len() > LEGEND_LINES {
-                lines.truncate(LEGEND_LINES);
-                let last = format!("{}…", lines[LEGEND_LINES - 1]);
-                lines[LEGEND_LINES - 1] = truncate(&last, LEGEND_CHARS);
+            if lines.len() > max_lines {
+                lines.truncate(max_lines);
+                let last = format!("{}…", lines[max_lines - 1]);
+                lines[max_lines - 1] = truncate(&last, LEGEND_CHARS);
             }
             lines
         })
@@ -291,7 +320,7 @@ fn draw_legend(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), E
     if c.series.len() <= 1 && !c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged) {
         return Ok(());
     }
-    let mut y = 40;
+    let mut y = LEGEND_TOP;
     let font = ("sans-serif", 14).into_font();
     for (i, lines) in legend_labels(c).iter().enumerate() {
         area.draw(&Rectangle::new(
@@ -302,12 +331,9 @@ fn draw_legend(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), E
         for l in lines {
             area.draw(&Text::new(l.clone(), (22, y), font.clone()))
                 .map_err(e)?;
-            y += 16;
+            y += LEGEND_LINE_PX;
         }
-        y += 4;
-        if y > HEIGHT as i32 - 40 {
-            break;
-        }
+        y += LEGEND_GAP_PX;
     }
     if c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged) {
         y += 6;
