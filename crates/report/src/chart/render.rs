@@ -205,13 +205,17 @@ fn percent_label(nines: f64) -> String {
 /// Draws `c` into an SVG string.
 pub fn render(c: &Chart) -> Result<Rendered, Err> {
     let mut svg = String::new();
+    let key = category_key(c);
+    let key_h = key.len() as u32 * KEY_LINE_PX + if key.is_empty() { 0 } else { 16 };
     let frame = {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT + key_h)).into_drawing_area();
         root.fill(&WHITE).map_err(e)?;
+        let (top, bottom) = root.split_vertically(HEIGHT);
         let legend_w = legend_width(c);
-        let (plot, legend) = root.split_horizontally(WIDTH - legend_w);
+        let (plot, legend) = top.split_horizontally(WIDTH - legend_w);
         let frame = draw_plot(c, &plot)?;
         draw_legend(c, &legend)?;
+        draw_key(&key, &bottom)?;
         root.present().map_err(e)?;
         frame
     };
@@ -481,22 +485,16 @@ fn manual_ticks(
         ))
         .map_err(e)
     };
-    let mut xl = Vec::new();
+    let mut xl: Vec<((i32, i32), Vec<String>)> = Vec::new();
     for (x, t) in xt {
-        xl.push((cc.backend_coord(&(*x, y0)), t.clone()));
+        xl.push((cc.backend_coord(&(*x, y0)), axis_lines(t, 25)));
     }
-    for (i, cat) in c.x.categories.iter().enumerate() {
-        xl.push((cc.backend_coord(&(i as f64, y0)), cat.clone()));
+    let cats = category_labels(c);
+    for (i, lines) in cats.iter().enumerate() {
+        xl.push((cc.backend_coord(&(i as f64, y0)), lines.clone()));
     }
-    let per = if c.x.categories.is_empty() {
-        200
-    } else {
-        ((cc.backend_coord(&(x1, y0)).0 - cc.backend_coord(&(x0, y0)).0)
-            / c.x.categories.len() as i32)
-            .max(20)
-    };
-    for (p, t) in xl {
-        for (k, line) in axis_lines(&t, (per as usize / 8).max(3)).iter().enumerate() {
+    for (p, lines) in xl {
+        for (k, line) in lines.iter().enumerate() {
             label(
                 (p.0, p.1 + 6 + 14 * k as i32),
                 line,
@@ -518,6 +516,86 @@ fn manual_ticks(
             vec![(*x, y0), (*x, y1)],
             grid,
         )))
+        .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// Pixels a line of the category key takes.
+const KEY_LINE_PX: u32 = 16;
+/// Characters a key line holds (the SVG's width at the key's font).
+const KEY_CHARS: usize = 112;
+
+/// Characters a category's label may use per line: its share of the plot's width (the plot
+/// is the chart's width less the legend, the y labels and the margins).
+fn category_chars(c: &Chart) -> usize {
+    let plot_px = WIDTH.saturating_sub(legend_width(c) + 64 + 24) as usize;
+    (plot_px / c.x.categories.len().max(1) / 8).max(3)
+}
+
+/// Whether the categories are drawn as numbers with a key: when a name would not fit its
+/// slot in three lines (it would be cut), a word of it would be broken other than after `_`,
+/// `.`, `-`, `/` or `=` (`serializabl e`), or two names would read alike once wrapped.
+fn numbered(c: &Chart) -> bool {
+    let n = category_chars(c);
+    let broken = |t: &String| {
+        t.split(' ')
+            .flat_map(|w| w.split_inclusive(['_', '.', '-', '/', '=']))
+            .any(|piece| piece.chars().count() > n)
+    };
+    let drawn: Vec<Vec<String>> = c.x.categories.iter().map(|t| axis_lines(t, n)).collect();
+    let cut = drawn.iter().flatten().any(|l| l.ends_with('…'));
+    let alike = (1..drawn.len()).any(|i| drawn[..i].contains(&drawn[i]));
+    cut || alike || c.x.categories.iter().any(broken)
+}
+
+/// The categories' axis labels as lines: their names, wrapped to their slot; or, when those
+/// would be cut or read alike ([`numbered`]), their numbers `1`, `2`, … which the key under
+/// the plot spells out.
+pub fn category_labels(c: &Chart) -> Vec<Vec<String>> {
+    if numbered(c) {
+        return (1..=c.x.categories.len())
+            .map(|i| vec![i.to_string()])
+            .collect();
+    }
+    let n = category_chars(c);
+    c.x.categories.iter().map(|t| axis_lines(t, n)).collect()
+}
+
+/// The key of numbered categories, one line per category (`1  name`), longer names wrapped
+/// onto indented lines; empty when the categories carry their names.
+pub fn category_key(c: &Chart) -> Vec<String> {
+    if c.x.categories.is_empty() || !numbered(c) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (i, name) in c.x.categories.iter().enumerate() {
+        let head = format!("{}  ", i + 1);
+        let body = wrap(name, KEY_CHARS - head.len());
+        for (k, line) in body.into_iter().enumerate() {
+            let lead = if k == 0 {
+                head.clone()
+            } else {
+                " ".repeat(head.len() + 2)
+            };
+            out.push(format!("{lead}{line}"));
+        }
+    }
+    out
+}
+
+/// Draws the category key under the plot.
+fn draw_key(key: &[String], area: &DrawingArea<SVGBackend, Shift>) -> Result<(), Err> {
+    let font = ("sans-serif", 13).into_font();
+    for (i, line) in key.iter().enumerate() {
+        let y = 4 + i as i32 * KEY_LINE_PX as i32;
+        // a continuation line (indented with spaces, which SVG text collapses) is moved right
+        let x = if line.starts_with(' ') { 64 } else { 24 };
+        area.draw(&Text::new(
+            line.trim_start().to_string(),
+            (x, y),
+            font.clone(),
+        ))
         .map_err(e)?;
     }
     Ok(())
