@@ -436,6 +436,30 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
         }
     };
     manual_ticks(area, &mut cc, c, &xt, &yt, (x0, x1, y0, y1))?;
+    draw_bands(area, &mut cc, c, (x0, x1, y0, y1))?;
+    match c.kind {
+        Kind::Lines => draw_lines(&mut cc, c, &fx, &fy, x1 - x0)?,
+        Kind::Bars => draw_bars(&mut cc, c, &fy)?,
+        Kind::Stacked => draw_stacked(&mut cc, c)?,
+    }
+    Ok(frame)
+}
+
+/// Pixels a character of a band's label takes (13 px sans-serif, generously).
+const BAND_CHAR_PX: i32 = 7;
+
+/// Shades each band; labels one only where its text fits between the previous label and the
+/// plot's right edge, so that many bands (checkpoints every few seconds) never overprint each
+/// other or run into the legend; the bands left unlabelled are shaded alike, and the chart's
+/// table names every one.
+fn draw_bands(
+    area: &DrawingArea<SVGBackend, Shift>,
+    cc: &mut Cc,
+    c: &Chart,
+    (x0, x1, y0, y1): (f64, f64, f64, f64),
+) -> Result<(), Err> {
+    let right = cc.backend_coord(&(x1, y1)).0;
+    let mut free_from = i32::MIN;
     for b in &c.bands {
         cc.draw_series(std::iter::once(Rectangle::new(
             [(b.x0.max(x0), y0), (b.x1.min(x1), y1)],
@@ -443,19 +467,19 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
         )))
         .map_err(e)?;
         let p = cc.backend_coord(&(b.x0.max(x0), y1));
+        let width = b.label.chars().count() as i32 * BAND_CHAR_PX;
+        if p.0 + 3 < free_from || p.0 + 3 + width > right {
+            continue;
+        }
         area.draw(&Text::new(
             b.label.clone(),
             (p.0 + 3, p.1 + 3),
             ("sans-serif", 13),
         ))
         .map_err(e)?;
+        free_from = p.0 + 3 + width + 6;
     }
-    match c.kind {
-        Kind::Lines => draw_lines(&mut cc, c, &fx, &fy, x1 - x0)?,
-        Kind::Bars => draw_bars(&mut cc, c, &fy)?,
-        Kind::Stacked => draw_stacked(&mut cc, c)?,
-    }
-    Ok(frame)
+    Ok(())
 }
 
 type Cc<'a, 'b> = ChartContext<
