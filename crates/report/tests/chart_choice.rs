@@ -236,6 +236,44 @@ fn every_drawn_series_has_its_legend_entry_inside_the_svg() {
 }
 
 #[test]
+fn failures_that_differ_between_points_sit_beside_the_throughput() {
+    let mut s = fixtures::matrix_study();
+    for r in &mut s.runs {
+        if r.point_label().contains("serializable") {
+            r.failed = 25.0;
+            r.retries = 60.0;
+        }
+    }
+    let m = fixtures::model(vec![s], vec![]);
+    let sections = sections(&m, &metric::METRICS[0]);
+    let ids: Vec<&str> = sections[0].charts.iter().map(|c| c.id.as_str()).collect();
+    let at = |id: &str| ids.iter().position(|i| *i == id);
+    let failures = at("isolation-failures-per-point").expect("failures in the study's section");
+    let retries = at("isolation-retries-per-point").expect("retries in the study's section");
+    let tps = at("isolation-tps-by-isolation").expect("the headline chart");
+    let time = at("isolation-tps-over-time").expect("the time chart");
+    assert!(
+        tps < failures && failures < retries && retries < time,
+        "{ids:?}"
+    );
+    // not a second time among the other figures
+    let others: Vec<&str> = (sections.iter())
+        .skip(1)
+        .flat_map(|s| s.charts.iter().map(|c| c.id.as_str()))
+        .collect();
+    assert!(
+        !others
+            .iter()
+            .any(|i| i.contains("failures") || i.contains("retries")),
+        "{others:?}"
+    );
+    // the same study with equal failures everywhere keeps them among the other figures
+    let m = fixtures::model(vec![fixtures::matrix_study()], vec![]);
+    let equal = pgrig_report::choose::sections(&m, &metric::METRICS[0]);
+    assert!(!equal[0].charts.iter().any(|c| c.id.contains("retries")));
+}
+
+#[test]
 fn no_chart_draws_more_than_eight_series_and_no_two_legend_entries_read_alike() {
     let m = fixtures::model(vec![fixtures::five_key_study()], vec![]);
     let s = sections(&m, &metric::METRICS[0]);
