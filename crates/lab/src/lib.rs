@@ -48,4 +48,4 @@ pub use identity::ProcessId;
 pub use info::ServerInfo;
 pub use install::{ensure_server_binaries, Install};
 pub use options::{quote_ident, quote_literal, ServerOptions, TlsFiles};
-pub use options_check::check_setting;
+pub use options_check::{access_reason, changes_access, check_setting, owned_by_pgrig};

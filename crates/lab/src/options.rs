@@ -96,9 +96,10 @@ pub struct ServerOptions {
     pub port: Option<u16>,
     /// How long to wait for the server to accept connections. Default 60 s.
     pub start_timeout: std::time::Duration,
-    /// Consent to user `settings` that change who can connect (`listen_addresses`,
-    /// `unix_socket_*`, `hba_file`, `ident_file`, `ssl*`: see `options_check`). Default false:
-    /// they are refused, so a scratch server stays reachable only by its owner.
+    /// Consent to user `settings` that change who can connect or what the server runs
+    /// (`include*`, `listen_addresses`, `unix_socket_*`, `hba_file`, `ssl*`, library paths,
+    /// shell commands: see `options_check::changes_access`). Default false: they are refused,
+    /// so a scratch server stays reachable only by its owner.
     pub allow_access_settings: bool,
 }
 
