@@ -243,3 +243,37 @@ fn a_study_cannot_give_its_throwaway_server_an_include_or_a_command() {
         assert!(out.stderr.contains("external server"), "{}", out.stderr);
     }
 }
+
+/// A `--set` value cannot end its string early: the configuration reader takes `\` as an escape
+/// too, so the probe's `application_name=a'b\' include='/x'` stopped the server from starting;
+/// now the server starts and the value comes back whole.
+#[test]
+fn a_set_value_with_quotes_and_backslashes_stays_one_value() {
+    let state = tempfile::tempdir().unwrap();
+    let value = r"a'b\' include='/x'";
+    let started = server(
+        state.path(),
+        &["start", "--set", &format!("application_name={value}")],
+    );
+    assert_eq!(started.code, Some(0), "{}", started.stderr);
+    let q = run({
+        let mut c = Command::new("psql");
+        // psql names itself, so ask what the file held, as the server read it
+        let sql = "SELECT setting || '|' || (error IS NULL) FROM pg_file_settings \
+                   WHERE name = 'application_name'";
+        c.args(["-X", "-At", "-c", sql])
+            .env("PGHOST", export(&started.stdout, "PGHOST"))
+            .env("PGPORT", export(&started.stdout, "PGPORT"))
+            .env("PGUSER", "postgres")
+            .env("PGDATABASE", "postgres")
+            .env_remove("PGAPPNAME");
+        c
+    });
+    server(state.path(), &["stop"]);
+    assert_eq!(
+        q.stdout.trim_end_matches('\n'),
+        format!("{value}|true"),
+        "{}",
+        q.stderr
+    );
+}

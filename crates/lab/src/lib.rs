@@ -15,6 +15,7 @@ pub mod binaries;
 mod cluster;
 mod cluster_access;
 mod cluster_dir;
+mod conf_quote;
 mod conn;
 mod detached;
 mod error;

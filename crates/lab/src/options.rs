@@ -50,7 +50,8 @@ impl TlsFiles {
 #[derive(Debug, Clone)]
 pub struct ServerOptions {
     /// `postgresql.conf` settings, applied after the built-in ones (so they win). Values are
-    /// given unquoted (`("work_mem", "64MB")`); pgrig quotes them.
+    /// given unquoted (`("work_mem", "64MB")`); pgrig quotes them as the configuration reader
+    /// reads them (`'` and `\` escaped: see `conf_quote`), so no value ends its string early.
     pub settings: Vec<(String, String)>,
     /// When set, replaces `pg_hba.conf` entirely (`host` lines need [`Self::tcp`]). Default:
     /// trust on the unix socket (whose directory only the server's account, and root, can
@@ -304,14 +305,7 @@ impl ServerOptions {
     }
 }
 
-/// Quotes a `postgresql.conf` value (every value may be quoted), unless it already is.
-fn quote(v: &str) -> String {
-    if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
-        v.to_string()
-    } else {
-        quote_literal(v)
-    }
-}
+use crate::conf_quote::quote;
 
 pub use pgrig_wire::quote::{ident as quote_ident, literal as quote_literal};
 
@@ -341,14 +335,6 @@ mod tests {
             "{conf}"
         );
         assert_eq!(opts.extra_socket_dirs(), Some("/srv/sock"));
-    }
-
-    #[test]
-    fn conf_values_are_quoted_unless_already_quoted() {
-        assert_eq!(quote("200"), "'200'");
-        assert_eq!(quote("127.0.0.1"), "'127.0.0.1'");
-        assert_eq!(quote("it's"), "'it''s'");
-        assert_eq!(quote("'already'"), "'already'");
     }
 
     #[test]
