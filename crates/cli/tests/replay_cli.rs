@@ -312,31 +312,8 @@ fn pgrig_replay_reads_several_files_as_one_rotated_log() {
     assert!(err.starts_with("More than one argument given"), "{err}");
 }
 
-/// Runs pgrig with `args` in `cwd`, returning its exit status, standard error and peak
-/// resident memory in MiB (from `wait4`).
 fn run_measured(args: &[&str], cwd: &Path) -> (Option<i32>, String, i64) {
-    use std::io::Read;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pgrig"))
-        .args(args)
-        .current_dir(cwd)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 on our own child, which nothing else reaps.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as libc::pid_t);
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    (code, err, usage.ru_maxrss / 1024)
+    crate::common::run_measured(env!("CARGO_BIN_EXE_pgrig"), args, cwd)
 }
 
 /// A log entry is at most 64 MiB: `/dev/zero` as the log (which aborted with SIGABRT) and a
