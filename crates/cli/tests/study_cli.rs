@@ -471,6 +471,36 @@ fn dry_run_parses_scripts_and_refuses_huge_matrices() {
     );
 }
 
+/// A study file past 1 MiB is refused before it is parsed (a 16 MB matrix list reached 550 MB
+/// of memory before the matrix limit refused it); `/dev/zero` as the study too.
+#[test]
+fn an_oversized_study_file_is_refused_before_it_is_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = (1..=2_000_000)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    write_study(
+        dir.path(),
+        &format!("name = \"big\"\n[matrix]\nclients = [{list}]\n"),
+    );
+    for file in ["study.toml", "/dev/zero"] {
+        let (code, err, mib) = crate::common::run_measured(
+            env!("CARGO_BIN_EXE_pgrig"),
+            &["study", file, "--dry-run"],
+            dir.path(),
+        );
+        assert_eq!(code, Some(1), "{err}");
+        assert!(
+            err.contains(&format!(
+                "{file}: a study file may hold at most 1048576 bytes"
+            )),
+            "{err}"
+        );
+        assert!(mib < 64, "{file}: peak memory {mib} MiB");
+    }
+}
+
 #[test]
 fn a_fifo_or_an_empty_file_as_store_is_refused() {
     // issue 21: a FIFO as --store hung every command; an empty file was written into
