@@ -102,6 +102,7 @@ mod sysbench_lua_calls;
 mod sysbench_lua_document;
 mod sysbench_outputs;
 mod sysbench_query_classes;
+mod sysbench_rand_seed;
 mod sysbench_render;
 mod sysbench_report;
 mod sysbench_statements;

@@ -3,7 +3,8 @@
 //! options and defaults, random numbers, dataset and ignorable errors.
 //!
 //! * [`options`]: the option table (names, defaults, help) and [`Settings`].
-//! * [`rand`]: the PRNG and `--rand-type` distributions.
+//! * [`rand`]: the PRNG and `--rand-type` distributions; [`seeding`]: sysbench's seeds per
+//!   thread (so a `--rand-seed` gives sysbench's numbers).
 //! * [`sql`]: the statement texts and sysbench's read/write/other classes.
 //! * [`workload`]: the catalogue and the clients' programs ([`shared`]: what they share);
 //!   [`oltp`], [`special`] and [`bulk`]: the programs (bulk_insert: an event is a row, sent
@@ -22,6 +23,7 @@ pub mod oltp;
 pub mod options;
 pub mod rand;
 pub mod report;
+pub mod seeding;
 pub mod shared;
 pub mod special;
 pub mod sql;
