@@ -60,6 +60,7 @@ fn the_header_is_sysbenchs() {
         rate: 100,
         report_interval: 1,
         rand_seed: 7,
+        forced_shutdown: None,
     };
     assert_eq!(
         report::header(&h),

@@ -270,6 +270,7 @@ mod tests {
             events,
             busy_s: 0.5,
             cpu: Default::default(),
+            unfinished_s: None,
         };
         Tally {
             events: 3,
