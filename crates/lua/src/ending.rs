@@ -61,21 +61,12 @@ pub fn watch(lua: &Lua, sh: &Shared, handles: &Handles, began: Instant) -> Ended
     loop {
         let n = running();
         let now = began.elapsed();
-        let cut = match () {
-            _ if n == 0 => None,
-            _ if forced.is_some_and(|f| now >= f) => Some(Cut::Forced),
-            _ if stopped_at.is_some_and(|at| now >= at + GRACE) => Some(Cut::Interrupted),
-            _ => None,
-        };
-        if n == 0 || cut.is_some() {
+        if n == 0 {
             // the last, partial second: told to live metrics and a segment's interval rows,
             // not part of the series
             sh.stats
                 .take_second(seconds.len() as u64 + 1, errors_before, 0);
-            if cut.is_some() {
-                sh.stop.store(true, Relaxed);
-            }
-            return Ended { seconds, cut };
+            return Ended { seconds, cut: None };
         }
         while now.as_secs() > seconds.len() as u64 {
             let s = (sh.stats).take_second(seconds.len() as u64 + 1, errors_before, n as u32);
@@ -87,6 +78,18 @@ pub fn watch(lua: &Lua, sh: &Shared, handles: &Handles, began: Instant) -> Ended
             let period = (next_report as f64, interval as f64, n as u32);
             report::intermediate(lua, sh, period, seconds.get(span).unwrap_or_default());
             next_report += interval;
+        }
+        // the interval line of the second the alarm goes off comes first, as in sysbench
+        let cut = match () {
+            _ if forced.is_some_and(|f| now >= f) => Some(Cut::Forced),
+            _ if stopped_at.is_some_and(|at| now >= at + GRACE) => Some(Cut::Interrupted),
+            _ => None,
+        };
+        if cut.is_some() {
+            sh.stats
+                .take_second(seconds.len() as u64 + 1, errors_before, 0);
+            sh.stop.store(true, Relaxed);
+            return Ended { seconds, cut };
         }
         if sh.interrupt.as_ref().is_some_and(|s| s.requested()) && !sh.stop.load(Relaxed) {
             sh.interrupted.store(true, Relaxed);

@@ -2,7 +2,9 @@
 //! `PQprepare() failed` lines), the run on pgrig's engine with `--threads` clients, the
 //! `--report-interval` lines as the run goes, and the final report from the run document. A
 //! statement's error that ends a client is printed as sysbench's driver prints it and ends the
-//! run without a report, status 1, as sysbench's fatal errors do.
+//! run without a report, status 1, as sysbench's fatal errors do. `--forced-shutdown` cuts the
+//! clients still running at its second (`BenchConfig::forced_end_s`): sysbench's FATAL line,
+//! the report with the unfinished transactions, status 2; the document is written either way.
 
 use std::sync::{Arc, Mutex};
 
