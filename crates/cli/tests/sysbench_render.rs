@@ -42,11 +42,13 @@ fn document() -> RunDocument {
             id: 0,
             transactions: 60,
             busy_s: 0.15,
+            unfinished_s: None,
         },
         ClientDoc {
             id: 1,
             transactions: 40,
             busy_s: 0.1,
+            unfinished_s: None,
         },
     ];
     doc.latency_histogram.buckets = vec![(1000, 50), (2000, 40), (10_000, 10)];

@@ -103,6 +103,7 @@ mod sysbench_outputs;
 mod sysbench_query_classes;
 mod sysbench_render;
 mod sysbench_report;
+mod sysbench_shutdown;
 mod sysbench_statements;
 mod tpcc_cli;
 
