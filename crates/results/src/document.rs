@@ -91,9 +91,9 @@ pub struct RunDocument {
     /// a run merged from segments: which segments the figures cover and which are missing
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub segments: Option<SegmentsDoc>,
-    /// sysbench's `--forced-shutdown` ended the run: how many events were still running then
-    /// (not in `transactions` nor the latencies; `duration_s` ends at the shutdown); absent
-    /// when the run ended otherwise
+    /// sysbench's `--forced-shutdown` (or, for a Lua script, a Ctrl-C that an event outlasted)
+    /// cut the run short: how many events were still running then (not in `transactions` nor
+    /// the latencies; `duration_s` ends at the cut); absent when the run ended otherwise
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unfinished_events: Option<u64>,
 }
