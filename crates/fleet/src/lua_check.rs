@@ -303,6 +303,7 @@ mod tests {
             fatal: false,
             interrupted: false,
             options: vec![("rows".into(), "7".into())],
+            forced: false,
         }
     }
 
