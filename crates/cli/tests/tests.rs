@@ -105,6 +105,7 @@ mod sysbench_query_classes;
 mod sysbench_rand_seed;
 mod sysbench_render;
 mod sysbench_report;
+mod sysbench_shutdown;
 mod sysbench_statements;
 mod tpcc_cli;
 

@@ -7,7 +7,9 @@
 //! * [`invocation`]: what the command line hands over; [`state`]: one Lua state (the Rust
 //!   natives, `prelude.lua` — the Lua half of the API — and the script).
 //! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits ([`pace`]:
-//!   `--rate`); [`report`]: its
+//!   `--rate`; [`ending`]: how it ends, `--time` and `--forced-shutdown`; [`progress`]: each
+//!   thread's, read when a run is cut short);
+//!   [`report`]: its
 //!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters
 //!   ([`counter`]: a cell per thread, so statements on two threads share no cache line).
 //! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over), built
@@ -22,11 +24,13 @@ mod print;
 pub mod commands;
 pub mod counter;
 pub mod document;
+pub mod ending;
 pub mod ffi;
 pub mod histogram;
 pub mod invocation;
 pub mod pace;
 pub mod placeholders;
+pub mod progress;
 pub mod rand;
 pub mod report;
 pub mod rows;
@@ -190,7 +194,9 @@ fn shared(
         None => std::fs::read(&inv.script)
             .map_err(|e| format!("cannot open {}: {e}", inv.script.display()))?,
     };
+    let progress = progress::Progress::new(inv.threads);
     Ok(Arc::new(state::Shared {
+        progress,
         source: state::script_text(source),
         rand: rand::RandParams::of(&inv),
         inv,

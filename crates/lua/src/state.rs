@@ -43,6 +43,8 @@ pub struct Shared {
     pub interrupted: AtomicBool,
     /// this run is one segment of a run spread over several hosts
     pub segment: Option<crate::segment::SegmentPart>,
+    /// each worker thread's progress, by its index in this run (its id less the first's)
+    pub progress: crate::progress::Progress,
 }
 
 impl Shared {
