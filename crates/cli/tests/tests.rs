@@ -95,6 +95,7 @@ mod study_tcp;
 mod study_versions;
 mod sysbench_bulk_insert;
 mod sysbench_compat;
+mod sysbench_corpus;
 mod sysbench_errors;
 mod sysbench_live_metrics;
 mod sysbench_lua;
