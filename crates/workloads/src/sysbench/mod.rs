@@ -9,7 +9,7 @@
 //! * [`workload`]: the catalogue and the clients' programs ([`shared`]: what they share);
 //!   [`oltp`], [`special`] and [`bulk`]: the programs (bulk_insert: an event is a row, sent
 //!   in sysbench's multi-row INSERTs).
-//! * [`dataset`]: `prepare` (a `LoadPlan`) and `cleanup`; [`test`]: the test names.
+//! * [`dataset`]: `prepare` (a `LoadPlan`) and `cleanup`; [`test`](mod@test): the test names.
 //! * [`report`], [`histogram`]: sysbench's run output from plain figures (the command
 //!   line in pgrig-cli and the Lua scripts of pgrig-lua print it).
 //!
