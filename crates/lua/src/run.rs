@@ -67,17 +67,24 @@ fn worker(
     let cpu0 = thread_reading(origin);
     // a script's own thread body replaces the event loop
     let (events, busy_s) = match state::global_fn(&lua, "thread_run") {
-        Some(f) => match state::call(&lua, &f, tid) {
-            None => (0, 0.0),
-            Some(msg) => {
+        Some(f) => {
+            // its loop reaches the limits through `sb_more_events` and counts its events
+            // through `sb_event_start/stop`, as sysbench's own `thread_run`
+            let (sh2, issued2, pace2) = (sh.clone(), issued.clone(), pace.clone());
+            crate::exports::start_loop(Box::new(move || {
+                more_events(&sh2, &issued2, pace2.as_ref().as_ref())
+            }));
+            let failed = state::call(&lua, &f, tid);
+            let counts = crate::exports::end_loop();
+            if let Some(msg) = failed {
                 fatal_once(
                     &sh,
                     tid,
                     &format!("FATAL: `thread_run' function failed: {msg}"),
                 );
-                (0, 0.0)
             }
-        },
+            counts
+        }
         None => events(&lua, &sh, tid, (&issued, pace.as_ref().as_ref())),
     };
     let res = ThreadEnd {
@@ -114,6 +121,26 @@ fn hook(lua: &Lua, name: &str, tid: u32) -> Result<(), String> {
     }
 }
 
+/// Whether the thread runs another event (`sb_more_events`): the run goes on, `--events` has
+/// one left (taken), and under `--rate` its scheduled time came (waited for).
+fn more_events(sh: &Shared, issued: &AtomicU64, pace: Option<&Pace>) -> bool {
+    if sh.stop.load(Relaxed) {
+        return false;
+    }
+    let limit = sh.inv.events;
+    if limit > 0 && issued.fetch_add(1, Relaxed) >= limit {
+        return false;
+    }
+    if let Some(p) = pace {
+        let at = p.next();
+        if !pace::wait_until(at, &sh.stop) {
+            return false;
+        }
+        sh.stats.lagged(at.elapsed().as_secs_f64() * 1e3);
+    }
+    true
+}
+
 /// The event loop of one thread.
 fn events(
     lua: &Lua,
@@ -134,18 +161,7 @@ fn events(
         }
     };
     let (mut n, mut busy) = (0u64, 0.0f64);
-    let limit = sh.inv.events;
-    while !sh.stop.load(Relaxed) {
-        if limit > 0 && issued.fetch_add(1, Relaxed) >= limit {
-            break;
-        }
-        if let Some(p) = pace {
-            let at = p.next();
-            if !pace::wait_until(at, &sh.stop) {
-                break;
-            }
-            sh.stats.lagged(at.elapsed().as_secs_f64() * 1e3);
-        }
+    while more_events(sh, issued, pace) {
         let t0 = Instant::now();
         let mut restarted = false;
         let outcome = loop {
