@@ -66,7 +66,10 @@ const LINES: [&str; 7] = [
 fn counter_run(tool: fn(&TestDb, &[&str]) -> CmdOutput, db: &TestDb, kind: &str) -> Vec<u64> {
     let path = script("counter.lua", COUNTER);
     let k = format!("--kind={kind}");
-    let out = tool(db, &[path.to_str().unwrap(), &k, "--events=5", "--time=0", "run"]);
+    let out = tool(
+        db,
+        &[path.to_str().unwrap(), &k, "--events=5", "--time=0", "run"],
+    );
     assert_eq!(out.code, Some(0), "{kind}: {}{}", out.stdout, out.stderr);
     LINES.iter().map(|l| figure(&out.stdout, l)).collect()
 }
@@ -144,7 +147,11 @@ fn sysbenchs_declared_types_compile_and_its_functions_resolve_as_under_sysbench(
     let out = same(&db, &[p, "--events=2", "--time=0", "run"]);
     assert!(out.stdout.contains("sql_bind=40"), "{}", out.stdout);
     assert!(!out.stdout.contains("=false"), "{}", out.stdout);
-    assert!(out.stdout.contains("rand=3 str=ab4 d=true"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("rand=3 str=ab4 d=true"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -154,7 +161,10 @@ fn declaring_a_type_again_is_refused_and_a_function_again_is_not_as_under_sysben
         "again.lua",
         "ffi.cdef[[void sb_event_start(int thread_id);]]\nfunction event() end\n",
     );
-    let out = same(&db, &[again.to_str().unwrap(), "--events=1", "--time=0", "run"]);
+    let out = same(
+        &db,
+        &[again.to_str().unwrap(), "--events=1", "--time=0", "run"],
+    );
     assert_eq!(out.code, Some(0));
     let clash = script(
         "clash.lua",
@@ -179,10 +189,14 @@ fn a_db_call_through_ffi_c_fails_naming_the_function() {
         "dbcall.lua",
         "function event() ffi.C.db_query(nil, 'SELECT 1', 8) end\n",
     );
-    let out = pgrig(&db, &[path.to_str().unwrap(), "--events=1", "--time=0", "run"]);
+    let out = pgrig(
+        &db,
+        &[path.to_str().unwrap(), "--events=1", "--time=0", "run"],
+    );
     assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
     assert!(
-        out.stdout.contains("FATAL: ffi.C.db_query() is sysbench's C driver API"),
+        out.stdout
+            .contains("FATAL: ffi.C.db_query() is sysbench's C driver API"),
         "{}",
         out.stdout
     );
