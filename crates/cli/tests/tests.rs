@@ -97,6 +97,8 @@ mod sysbench_bulk_insert;
 mod sysbench_compat;
 mod sysbench_corpus;
 mod sysbench_errors;
+mod sysbench_failed_statements;
+mod sysbench_ffi;
 mod sysbench_live_metrics;
 mod sysbench_lua;
 mod sysbench_lua_calls;

@@ -17,7 +17,8 @@
 //!   ([`run_segment`]: global thread ids, a share of `--rate`, a shared start).
 //! * [`sql`]: connections and statements ([`rows`]: their result sets, [`placeholders`]: `?`);
 //!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
-//!   [`histogram`]: `sysbench.histogram`.
+//!   [`histogram`]: `sysbench.histogram`; [`exports`]: sysbench's C symbols (`sb_counter_inc`,
+//!   `sb_event_*`, `sb_rand_*`, `sb_histogram_*`, …) that scripts reach through `ffi.C`.
 
 #[macro_use]
 mod print;
@@ -25,6 +26,7 @@ pub mod commands;
 pub mod counter;
 pub mod document;
 pub mod ending;
+pub mod exports;
 pub mod ffi;
 pub mod histogram;
 pub mod invocation;
