@@ -30,6 +30,7 @@
 mod bench_error_handling;
 mod bench_faults;
 mod bench_memory;
+mod bench_log_formats;
 mod bench_option_families;
 mod bench_options;
 mod bench_output;
