@@ -4,10 +4,12 @@
 //! and database, its Query/Parse/Bind/Execute/Describe/Close/Sync/Flush messages as sent,
 //! cancel requests, its end — is written to a capture file ([`crate::capture_file`]) with µs
 //! offsets and a session id. CopyData is relayed and counted, not recorded. A TCP client that
-//! is not a process of the user's own (`capture_peer`) is closed unanswered; that check runs
-//! off the accept loop (on the blocking pool, at most [`MAX_CHECKING`] at once, each within
-//! [`CHECK_DEADLINE`]), so a flood of connections delays neither the sessions already relayed
-//! nor the next accept. One thread; Ctrl-C or SIGTERM ends every session and flushes the file.
+//! is not a process of the user's own (`capture_peer`) is closed unanswered. The kernel names
+//! the owner of that one socket (`sock_diag`: a netlink round trip whose cost does not grow with
+//! the sockets on the machine); where netlink is refused, the socket table is read off the
+//! accept loop (on the blocking pool, at most [`MAX_CHECKING`] at once, each within
+//! [`CHECK_DEADLINE`]). Either way a flood of connections delays neither the sessions already
+//! relayed nor the owner's next connection. One thread; Ctrl-C or SIGTERM ends every session and flushes the file.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap};
@@ -200,7 +202,19 @@ async fn serve(shared: Rc<Shared>, ready: impl FnOnce()) -> Result<(), Error> {
                     tokio::task::spawn_local(client(shared.clone(), s));
                 }
                 Ok(Accepted::Tcp(s)) => {
-                    if shared.checking.get() >= MAX_CHECKING {
+                    // the kernel names the owner of this one socket at once (sock_diag)
+                    let quick = match (s.peer_addr(), s.local_addr()) {
+                        (Ok(peer), Ok(local)) => capture_peer::is_own_quick(&peer, &local),
+                        _ => Some(false),
+                    };
+                    if let Some(own) = quick {
+                        if own {
+                            let _ = s.set_nodelay(true);
+                            tokio::task::spawn_local(client(shared.clone(), s));
+                        } else {
+                            shared.refused.set(shared.refused.get() + 1);
+                        }
+                    } else if shared.checking.get() >= MAX_CHECKING {
                         shared.refused.set(shared.refused.get() + 1);
                     } else {
                         shared.checking.set(shared.checking.get() + 1);
@@ -215,7 +229,8 @@ async fn serve(shared: Rc<Shared>, ready: impl FnOnce()) -> Result<(), Error> {
 }
 
 /// Serves a TCP connection if a process of the user's own made it (others are closed
-/// unanswered); the kernel is asked on the blocking pool, within [`CHECK_DEADLINE`].
+/// unanswered), the socket table read on the blocking pool, within [`CHECK_DEADLINE`] (where
+/// `sock_diag` cannot be asked).
 async fn admit(shared: Rc<Shared>, s: TcpStream) {
     let own = match (s.peer_addr(), s.local_addr()) {
         (Ok(peer), Ok(local)) => {

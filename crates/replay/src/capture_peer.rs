@@ -51,6 +51,15 @@ pub fn owner_from_table(client: &SocketAddr, server: &SocketAddr) -> Option<u32>
     })
 }
 
+/// Whether the connection's client runs as the effective user of this process, asked of
+/// `sock_diag` alone (one netlink round trip, tens of µs, fit for the accept loop); `None` when
+/// netlink cannot be asked here (then [`is_own`], which may read the whole table, decides).
+pub fn is_own_quick(client: &SocketAddr, server: &SocketAddr) -> Option<bool> {
+    crate::capture_diag::owner(client, server)
+        .ok()
+        .map(|uid| uid == Some(nix_euid()))
+}
+
 /// Whether the connection's client runs as the effective user of this process.
 pub fn is_own(client: &SocketAddr, server: &SocketAddr) -> bool {
     owner(client, server) == Some(nix_euid())
