@@ -50,3 +50,4 @@ pub use info::ServerInfo;
 pub use install::{ensure_server_binaries, Install};
 pub use options::{quote_ident, quote_literal, ServerOptions, TlsFiles};
 pub use options_check::{access_reason, changes_access, check_setting, owned_by_pgrig};
+pub use runas::SERVER_ACCOUNT;
