@@ -31,7 +31,13 @@ const YUGABYTE: Origin = Origin::Mirror {
     repo: "yugabyte/sysbench",
     commit: "528b6fbacf00340858722a9502e0d3778c577f25",
 };
-/// digoal/sysbench (BSD-2-Clause): sysbench 0.5 scripts for PostgreSQL (not counted: sysbench
+/// akopytov/sysbench (GPL-2.0) at master: the example scripts its `src/lua` ships beside the
+/// bundled tests (no database; not counted among the PostgreSQL scripts).
+const SYSBENCH_MASTER: Origin = Origin::Mirror {
+    repo: "akopytov/sysbench",
+    commit: "3ceba0b1e115f8c50d1d045a4574d8ed643bd497",
+};
+/// digoal/sysbench (BSD-3-Clause): sysbench 0.5 scripts for PostgreSQL (not counted: sysbench
 /// 1.0.20 itself refuses them).
 const DIGOAL: Origin = Origin::Mirror {
     repo: "digoal/sysbench",
@@ -57,6 +63,7 @@ const fn case(
         classes: Classes::All,
         tables: Tables::Counts,
         line_markers: &[],
+        standard_report: true,
     }
 }
 
@@ -116,7 +123,7 @@ fn the_corpus_sources_are_on_this_machine() {
 fn the_corpus_counts_at_least_fifteen_scripts_sysbench_runs() {
     let counted = all_cases()
         .iter()
-        .filter(|c| !c.name.starts_with("digoal"))
+        .filter(|c| !c.name.starts_with("digoal") && !c.name.ends_with("_test"))
         .count();
     assert!(counted >= 15, "{counted}");
 }
@@ -676,4 +683,54 @@ const DIGOAL_OLTP_PG: Case = case(
 #[test]
 fn digoal_oltp_pg_lua_fails_as_under_sysbench() {
     check(&DIGOAL_OLTP_PG);
+}
+
+/// The JSON lines a `report_cumulative` hook of sysbench's examples prints whose values do not
+/// depend on timing.
+const HOOK_COUNTS: &[&str] = &[
+    "\"errors\":",
+    "\"events\":",
+    "\"other\":",
+    "\"reads\":",
+    "\"reconnects\":",
+    "\"threads_running\":",
+    "\"writes\":",
+];
+
+/// sysbench's `empty-test.lua`: its own options table and a `report_cumulative` hook printing
+/// every field of the cumulative statistics.
+const EMPTY_TEST: Case = Case {
+    commands: &["run"],
+    line_markers: HOOK_COUNTS,
+    standard_report: false,
+    ..case(
+        "empty_test",
+        SYSBENCH_MASTER,
+        "src/lua",
+        &["empty-test.lua"],
+    )
+};
+
+#[test]
+fn sysbench_empty_test_lua_report_hook_as_under_sysbench() {
+    check(&EMPTY_TEST);
+}
+
+/// sysbench's `prime-test.lua` (`--cpu-max-prime`, as its header runs it): a CPU event and the
+/// same hook.
+const PRIME_TEST: Case = Case {
+    commands: &["run"],
+    line_markers: HOOK_COUNTS,
+    standard_report: false,
+    ..case(
+        "prime_test",
+        SYSBENCH_MASTER,
+        "src/lua",
+        &["prime-test.lua", "--cpu-max-prime=2000"],
+    )
+};
+
+#[test]
+fn sysbench_prime_test_lua_report_hook_as_under_sysbench() {
+    check(&PRIME_TEST);
 }
