@@ -12,7 +12,7 @@
 
 mod harness;
 
-use harness::{check, missing, Case, Classes, Origin, Tables};
+use harness::{check, check_help, missing, Case, Classes, Origin, Tables};
 
 /// sysbench 0.5's scripts as sysbench 1.0.20 ships them for `--test=` (its test-suite copy).
 const LEGACY: Origin = Origin::Shared("reference/sysbench-1.0.20-tests/include");
@@ -103,6 +103,8 @@ fn all_cases() -> Vec<Case> {
         YB_POINT_SELECT_CREATE_LOAD_WARMUP,
         DIGOAL_OLTP_PG_SIMPLE,
         DIGOAL_OLTP_PG,
+        EMPTY_TEST,
+        PRIME_TEST,
     ]
 }
 
@@ -733,4 +735,45 @@ const PRIME_TEST: Case = Case {
 #[test]
 fn sysbench_prime_test_lua_report_hook_as_under_sysbench() {
     check(&PRIME_TEST);
+}
+
+/// `SCRIPT help` prints the same (normalised) under both tools, for every script of a source.
+fn help_of(origin_name: &str) {
+    let cases: Vec<Case> = all_cases()
+        .into_iter()
+        .filter(|c| c.name.starts_with(origin_name))
+        .collect();
+    assert!(!cases.is_empty(), "{origin_name}");
+    check_help(&cases.iter().collect::<Vec<_>>());
+}
+
+#[test]
+fn legacy_scripts_help_as_under_sysbench() {
+    help_of("legacy_");
+}
+
+#[test]
+fn percona_sysbench_tpcc_help_as_under_sysbench() {
+    help_of("tpcc_");
+}
+
+#[test]
+fn dolt_scripts_help_as_under_sysbench() {
+    help_of("dolt_");
+}
+
+#[test]
+fn yugabyte_scripts_help_as_under_sysbench() {
+    help_of("yb_");
+}
+
+#[test]
+fn digoal_scripts_help_as_under_sysbench() {
+    help_of("digoal_");
+}
+
+#[test]
+fn sysbench_example_scripts_help_as_under_sysbench() {
+    help_of("empty_test");
+    help_of("prime_test");
 }
