@@ -29,6 +29,7 @@
 
 mod bench_error_handling;
 mod bench_faults;
+mod bench_memory;
 mod bench_option_families;
 mod bench_options;
 mod bench_output;
@@ -102,8 +103,10 @@ mod sysbench_lua_calls;
 mod sysbench_lua_document;
 mod sysbench_outputs;
 mod sysbench_query_classes;
+mod sysbench_rand_seed;
 mod sysbench_render;
 mod sysbench_report;
+mod sysbench_shutdown;
 mod sysbench_statements;
 mod tpcc_cli;
 
