@@ -6,7 +6,7 @@
 //! same PASSED/FAILED lines of a kit's `check`. The scripts are never copied into this
 //! repository: they are read where they live on this machine (sysbench's test-suite copy under
 //! `shared/reference`, or a fetched repository at a pinned commit); where a source is missing
-//! the script's test prints SKIPPED and `the_corpus_sources_are_on_this_machine` fails naming it.
+//! the script's test goes through `pgrig_testkit::skip` (listed by `./test`, a failure in CI).
 //! `sysbench_corpus/README.md` lists origins, licences, command lines and today's results;
 //! `sysbench_corpus/harness.rs` the mechanics.
 
@@ -108,8 +108,8 @@ fn all_cases() -> Vec<Case> {
     ]
 }
 
-/// Every corpus source is on this machine (a missing one skips its scripts' tests: this test
-/// names it, so a skipped corpus never passes unseen).
+/// Every corpus source is on this machine: one line naming all that are missing (through
+/// [`pgrig_testkit::skip`]: listed by `./test`, a failure in CI).
 #[test]
 fn the_corpus_sources_are_on_this_machine() {
     let mut gone: Vec<String> = all_cases()
@@ -117,7 +117,9 @@ fn the_corpus_sources_are_on_this_machine() {
         .filter_map(|c| missing(&c.origin))
         .collect();
     gone.dedup();
-    assert!(gone.is_empty(), "corpus sources missing: {gone:#?}");
+    if !gone.is_empty() {
+        pgrig_testkit::skip(&format!("corpus sources missing: {gone:?}"));
+    }
 }
 
 /// The corpus holds at least 15 scripts that sysbench 1.0.20 runs on PostgreSQL.

@@ -332,10 +332,11 @@ pub fn check_help(cases: &[&Case]) {
 }
 
 /// The divergences of `commands` of `case`, run in order under both tools on two fresh
-/// databases (none when the case's source is not on this machine: it prints SKIPPED).
+/// databases (none when the case's source is not on this machine: [`pgrig_testkit::skip`] says
+/// so, or fails the test in CI).
 fn divergences(case: &Case, commands: &[&str]) -> Vec<String> {
     if let Some(why) = missing(&case.origin) {
-        println!("SKIPPED: {}: not on this machine: {why}", case.name);
+        pgrig_testkit::skip(&format!("{}: not on this machine: {why}", case.name));
         return Vec::new();
     }
     let scratch = std::env::temp_dir().join(format!(
