@@ -29,6 +29,8 @@
 
 mod bench_error_handling;
 mod bench_faults;
+mod bench_memory;
+mod bench_log_formats;
 mod bench_option_families;
 mod bench_options;
 mod bench_output;
@@ -94,7 +96,10 @@ mod study_tcp;
 mod study_versions;
 mod sysbench_bulk_insert;
 mod sysbench_compat;
+mod sysbench_corpus;
 mod sysbench_errors;
+mod sysbench_failed_statements;
+mod sysbench_ffi;
 mod sysbench_live_metrics;
 mod sysbench_lua;
 mod sysbench_lua_calls;
@@ -104,6 +109,7 @@ mod sysbench_query_classes;
 mod sysbench_rand_seed;
 mod sysbench_render;
 mod sysbench_report;
+mod sysbench_shutdown;
 mod sysbench_statements;
 mod tpcc_cli;
 

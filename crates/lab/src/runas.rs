@@ -1,9 +1,11 @@
 //! Which OS account runs initdb and postgres.
 //!
 //! initdb and postgres refuse to run as root. When we are root, they run as an unprivileged
-//! account instead: `PGRIG_SERVER_USER` if set, else `nobody` (present on every Linux system, so
-//! nothing about the machine has to change). The data and socket directories are chowned to
-//! that account, and the cluster lives under /tmp so it can traverse to it. When we are not root,
+//! account instead: `PGRIG_SERVER_USER` if set, else [`SERVER_ACCOUNT`], an account pgrig creates
+//! for the purpose on first use (a system account with no home, no login shell, its own group,
+//! used by nothing else; never `nobody`, which other daemons run as and which would then reach
+//! the server through its `trust` socket). The data and socket directories are chowned to that
+//! account, and the cluster lives under /tmp so it can traverse to it. When we are not root,
 //! everything runs as us.
 //!
 //! Server commands get a minimal, explicit environment (nothing of pgrig's own: no `PG*`, no
@@ -16,6 +18,64 @@ use std::process::Command;
 use nix::unistd::{Gid, Uid, User};
 
 use crate::error::LabError;
+
+/// The account scratch servers run as when pgrig runs as root and `PGRIG_SERVER_USER` is not
+/// set: created on first use ([`server_account`]).
+pub const SERVER_ACCOUNT: &str = "pgrig-server";
+
+fn lookup(name: &str) -> Result<Option<User>, LabError> {
+    User::from_name(name).map_err(|e| LabError::User {
+        name: name.to_string(),
+        reason: format!("user lookup failed: {e}"),
+    })
+}
+
+/// [`SERVER_ACCOUNT`], created when missing: `useradd --system`, no home, `nologin`, its own
+/// group. Threads of this process create it one at a time; another process creating it at the
+/// same time (useradd then finds `/etc/passwd` locked or the name taken) is waited for, up to
+/// 10 s.
+fn server_account() -> Result<User, LabError> {
+    static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = CREATING.lock().unwrap_or_else(|e| e.into_inner());
+    let useradd = ["/usr/sbin/useradd", "/sbin/useradd"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .unwrap_or("useradd");
+    let mut why = String::new();
+    for _ in 0..100 {
+        if let Some(user) = lookup(SERVER_ACCOUNT)? {
+            return Ok(user);
+        }
+        let out = Command::new(useradd)
+            .args(["--system", "--no-create-home", "--home-dir", "/nonexistent"])
+            .args(["--shell", "/usr/sbin/nologin", "--user-group"])
+            .args([
+                "--comment",
+                "pgrig scratch PostgreSQL servers",
+                SERVER_ACCOUNT,
+            ])
+            .output();
+        match out {
+            Ok(o) if o.status.success() => continue,
+            Ok(o) => why = String::from_utf8_lossy(&o.stderr).trim().to_string(),
+            Err(e) => {
+                why = format!("{useradd} could not run: {e}");
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    if let Some(user) = lookup(SERVER_ACCOUNT)? {
+        return Ok(user);
+    }
+    Err(LabError::User {
+        name: SERVER_ACCOUNT.to_string(),
+        reason: format!(
+            "it does not exist and could not be created ({why}); create it, or set \
+             PGRIG_SERVER_USER to an unprivileged account used for nothing else"
+        ),
+    })
+}
 
 /// The account the server processes run as.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,16 +104,16 @@ impl RunAs {
                 switch: false,
             });
         }
-        let name = std::env::var("PGRIG_SERVER_USER").unwrap_or_else(|_| "nobody".to_string());
-        let user = User::from_name(&name)
-            .map_err(|e| LabError::User {
-                name: name.clone(),
-                reason: format!("user lookup failed: {e}"),
-            })?
-            .ok_or_else(|| LabError::User {
-                name: name.clone(),
-                reason: "no such user".into(),
-            })?;
+        let (name, user) = match std::env::var("PGRIG_SERVER_USER") {
+            Ok(name) => {
+                let user = lookup(&name)?.ok_or_else(|| LabError::User {
+                    name: name.clone(),
+                    reason: "no such user".into(),
+                })?;
+                (name, user)
+            }
+            Err(_) => (SERVER_ACCOUNT.to_string(), server_account()?),
+        };
         if user.uid.is_root() {
             return Err(LabError::User {
                 name,

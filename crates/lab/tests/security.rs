@@ -264,3 +264,43 @@ fn tamper_visibly(path: &Path) {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666)).unwrap();
     }
 }
+
+/// As root, without `PGRIG_SERVER_USER`: the server runs as the account pgrig creates for it
+/// (`pgrig-server`: a system account with no login shell), never `nobody`, so a process running
+/// as `nobody` (any daemon that does) cannot connect through the `trust` socket; it could when
+/// the server ran as `nobody`. Skipped when not root or when `PGRIG_SERVER_USER` is set.
+#[test]
+fn as_root_the_server_runs_as_its_own_account_which_nobody_cannot_reach() {
+    const NAME: &str = "as_root_the_server_runs_as_its_own_account_which_nobody_cannot_reach";
+    if !nix::unistd::Uid::effective().is_root() {
+        return skipped(NAME, "not root: the server runs as pgrig's own account");
+    }
+    if std::env::var_os("PGRIG_SERVER_USER").is_some() {
+        return skipped(NAME, "PGRIG_SERVER_USER chooses the account here");
+    }
+    let server = Server::start(ServerOptions::default()).unwrap();
+    assert_eq!(server.os_user(), pgrig_lab::SERVER_ACCOUNT);
+    let account = nix::unistd::User::from_name(pgrig_lab::SERVER_ACCOUNT)
+        .unwrap()
+        .expect("the account exists");
+    let nobody = nix::unistd::User::from_name("nobody").unwrap().unwrap();
+    assert_ne!(account.uid, nobody.uid);
+    assert!(account.shell.ends_with("nologin"), "{:?}", account.shell);
+    let pid = server.postmaster_pid().unwrap();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let uid_line = status.lines().find(|l| l.starts_with("Uid:")).unwrap();
+    assert!(
+        uid_line.contains(&format!("\t{}\t", account.uid.as_raw())),
+        "the postmaster runs as {uid_line}"
+    );
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+        .arg(server.binaries().psql())
+        .args(["-X", "-w", "-At", "-c", "SELECT 1", "-d"])
+        .arg(server.conninfo("postgres"))
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin");
+    let (ok, _, err) = output(cmd);
+    assert!(!ok, "a process running as nobody connected");
+    assert!(err.contains("Permission denied"), "{err}");
+}

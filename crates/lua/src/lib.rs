@@ -7,7 +7,9 @@
 //! * [`invocation`]: what the command line hands over; [`state`]: one Lua state (the Rust
 //!   natives, `prelude.lua` — the Lua half of the API — and the script).
 //! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits ([`pace`]:
-//!   `--rate`); [`report`]: its
+//!   `--rate`; [`ending`]: how it ends, `--time` and `--forced-shutdown`; [`progress`]: each
+//!   thread's, read when a run is cut short);
+//!   [`report`]: its
 //!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters
 //!   ([`counter`]: a cell per thread, so statements on two threads share no cache line).
 //! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over), built
@@ -15,18 +17,22 @@
 //!   ([`run_segment`]: global thread ids, a share of `--rate`, a shared start).
 //! * [`sql`]: connections and statements ([`rows`]: their result sets, [`placeholders`]: `?`);
 //!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
-//!   [`histogram`]: `sysbench.histogram`.
+//!   [`histogram`]: `sysbench.histogram`; [`exports`]: sysbench's C symbols (`sb_counter_inc`,
+//!   `sb_event_*`, `sb_rand_*`, `sb_histogram_*`, …) that scripts reach through `ffi.C`.
 
 #[macro_use]
 mod print;
 pub mod commands;
 pub mod counter;
 pub mod document;
+pub mod ending;
+pub mod exports;
 pub mod ffi;
 pub mod histogram;
 pub mod invocation;
 pub mod pace;
 pub mod placeholders;
+pub mod progress;
 pub mod rand;
 pub mod report;
 pub mod rows;
@@ -190,7 +196,9 @@ fn shared(
         None => std::fs::read(&inv.script)
             .map_err(|e| format!("cannot open {}: {e}", inv.script.display()))?,
     };
+    let progress = progress::Progress::new(inv.threads);
     Ok(Arc::new(state::Shared {
+        progress,
         source: state::script_text(source),
         rand: rand::RandParams::of(&inv),
         inv,

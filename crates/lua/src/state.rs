@@ -43,6 +43,8 @@ pub struct Shared {
     pub interrupted: AtomicBool,
     /// this run is one segment of a run spread over several hosts
     pub segment: Option<crate::segment::SegmentPart>,
+    /// each worker thread's progress, by its index in this run (its id less the first's)
+    pub progress: crate::progress::Progress,
 }
 
 impl Shared {
@@ -203,6 +205,13 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32, stream: Stream) -> mlua::Resul
     )?;
     r.set("ffi", ffi)?;
     r.set("histogram_new", crate::histogram::constructor(lua)?)?;
+    r.set(
+        "set_test_options",
+        lua.create_function(|_, text: String| {
+            crate::exports::set_test_options(text);
+            Ok(())
+        })?,
+    )?;
     Ok(r)
 }
 
@@ -212,6 +221,10 @@ pub fn new_state(sh: &Arc<Shared>, tid: u32, stream: Stream) -> Result<Lua, Stri
     // SAFETY: the script is the user's own, run with the user's rights as sysbench runs it;
     // it gets LuaJIT's `ffi` and `debug` like sysbench's scripts.
     let lua = unsafe { Lua::unsafe_new() };
+    // the thread's `ffi.C.sb_*` symbols act on this run's counters; taking their addresses
+    // keeps them in the binary
+    crate::exports::enter(sh.stats.clone(), sh.unique.clone());
+    std::hint::black_box(crate::exports::addresses());
     let setup = || -> mlua::Result<()> {
         lua.globals()
             .set("__pgrig", natives(&lua, sh, tid, stream)?)?;

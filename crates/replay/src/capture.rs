@@ -4,8 +4,12 @@
 //! and database, its Query/Parse/Bind/Execute/Describe/Close/Sync/Flush messages as sent,
 //! cancel requests, its end — is written to a capture file ([`crate::capture_file`]) with µs
 //! offsets and a session id. CopyData is relayed and counted, not recorded. A TCP client that
-//! is not a process of the user's own (`capture_peer`) is closed unanswered. One thread; Ctrl-C
-//! or SIGTERM ends every session and flushes the file.
+//! is not a process of the user's own (`capture_peer`) is closed unanswered. The kernel names
+//! the owner of that one socket (`sock_diag`: a netlink round trip whose cost does not grow with
+//! the sockets on the machine); where netlink is refused, the socket table is read off the
+//! accept loop (on the blocking pool, at most [`MAX_CHECKING`] at once, each within
+//! [`CHECK_DEADLINE`]). Either way a flood of connections delays neither the sessions already
+//! relayed nor the owner's next connection. One thread; Ctrl-C or SIGTERM ends every session and flushes the file.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap};
@@ -53,12 +57,19 @@ const CANCEL_REQUEST: u32 = 80_877_102;
 /// A startup packet larger than this is refused (PostgreSQL's own limit is 10 000 bytes).
 const MAX_STARTUP: usize = 10_000;
 
+/// TCP connections whose owner is being checked at once; more are closed unanswered.
+pub const MAX_CHECKING: usize = 64;
+/// Time for the owner check of one connection; past it the connection is closed.
+pub const CHECK_DEADLINE: Duration = Duration::from_secs(2);
+
 struct Shared {
     opts: CaptureOptions,
     start: Instant,
     out: RefCell<Writer<Box<dyn Write>>>,
     counts: Cell<Counts>,
     refused: Cell<u64>,
+    /// TCP connections whose owner check is under way.
+    checking: Cell<usize>,
     /// Sessions whose Connect is written and whose Disconnect is not.
     open: RefCell<BTreeSet<u64>>,
     /// Cancel keys (backend pid and secret) of the open sessions.
@@ -124,6 +135,7 @@ pub fn run(
         out: RefCell::new(writer),
         counts: Cell::new(Counts::default()),
         refused: Cell::new(0),
+        checking: Cell::new(0),
         open: RefCell::new(BTreeSet::new()),
         keys: RefCell::new(HashMap::new()),
         next_id: Cell::new(1),
@@ -190,16 +202,23 @@ async fn serve(shared: Rc<Shared>, ready: impl FnOnce()) -> Result<(), Error> {
                     tokio::task::spawn_local(client(shared.clone(), s));
                 }
                 Ok(Accepted::Tcp(s)) => {
-                    // only the user's own processes: others are closed unanswered
-                    let own = match (s.peer_addr(), s.local_addr()) {
-                        (Ok(peer), Ok(local)) => capture_peer::is_own(&peer, &local),
-                        _ => false,
+                    // the kernel names the owner of this one socket at once (sock_diag)
+                    let quick = match (s.peer_addr(), s.local_addr()) {
+                        (Ok(peer), Ok(local)) => capture_peer::is_own_quick(&peer, &local),
+                        _ => Some(false),
                     };
-                    if own {
-                        let _ = s.set_nodelay(true);
-                        tokio::task::spawn_local(client(shared.clone(), s));
-                    } else {
+                    if let Some(own) = quick {
+                        if own {
+                            let _ = s.set_nodelay(true);
+                            tokio::task::spawn_local(client(shared.clone(), s));
+                        } else {
+                            shared.refused.set(shared.refused.get() + 1);
+                        }
+                    } else if shared.checking.get() >= MAX_CHECKING {
                         shared.refused.set(shared.refused.get() + 1);
+                    } else {
+                        shared.checking.set(shared.checking.get() + 1);
+                        tokio::task::spawn_local(admit(shared.clone(), s));
                     }
                 }
                 Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
@@ -207,6 +226,29 @@ async fn serve(shared: Rc<Shared>, ready: impl FnOnce()) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// Serves a TCP connection if a process of the user's own made it (others are closed
+/// unanswered), the socket table read on the blocking pool, within [`CHECK_DEADLINE`] (where
+/// `sock_diag` cannot be asked).
+async fn admit(shared: Rc<Shared>, s: TcpStream) {
+    let own = match (s.peer_addr(), s.local_addr()) {
+        (Ok(peer), Ok(local)) => {
+            let check = tokio::task::spawn_blocking(move || capture_peer::is_own(&peer, &local));
+            matches!(
+                tokio::time::timeout(CHECK_DEADLINE, check).await,
+                Ok(Ok(true))
+            )
+        }
+        _ => false,
+    };
+    shared.checking.set(shared.checking.get().saturating_sub(1));
+    if own {
+        let _ = s.set_nodelay(true);
+        client(shared, s).await;
+    } else {
+        shared.refused.set(shared.refused.get() + 1);
+    }
 }
 
 enum Accepted {

@@ -1,6 +1,9 @@
-//! Who is at the other end of a loopback TCP connection: the kernel's socket table
-//! (`/proc/net/tcp`, `/proc/net/tcp6`) names the owner of the client's socket, so a TCP
-//! listener can serve only its own user, as a unix socket in a private directory does.
+//! Who is at the other end of a loopback TCP connection: the kernel names the owner of the
+//! client's socket, so a TCP listener can serve only its own user, as a unix socket in a private
+//! directory does. Asked first through `sock_diag` netlink for that one socket (an exact lookup
+//! by its four addresses and ports: its cost does not grow with the connections on the machine);
+//! where netlink is not allowed, the socket table (`/proc/net/tcp`, `/proc/net/tcp6`) is read
+//! and searched.
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -23,8 +26,16 @@ fn proc_addr(a: &SocketAddr) -> String {
 }
 
 /// The user id owning the socket whose local address is `client` and remote address is
-/// `server` (the client's end of a connection to us), if the table has it.
+/// `server` (the client's end of a connection to us): asked of `sock_diag`, else the table.
 pub fn owner(client: &SocketAddr, server: &SocketAddr) -> Option<u32> {
+    match crate::capture_diag::owner(client, server) {
+        Ok(uid) => uid,
+        Err(_) => owner_from_table(client, server),
+    }
+}
+
+/// The same from `/proc/net/tcp*` (a read of the whole table: its cost grows with it).
+pub fn owner_from_table(client: &SocketAddr, server: &SocketAddr) -> Option<u32> {
     let table = if client.is_ipv4() {
         "/proc/net/tcp"
     } else {
@@ -38,6 +49,15 @@ pub fn owner(client: &SocketAddr, server: &SocketAddr) -> Option<u32> {
             .then(|| f.get(7)?.parse().ok())
             .flatten()
     })
+}
+
+/// Whether the connection's client runs as the effective user of this process, asked of
+/// `sock_diag` alone (one netlink round trip, tens of µs, fit for the accept loop); `None` when
+/// netlink cannot be asked here (then [`is_own`], which may read the whole table, decides).
+pub fn is_own_quick(client: &SocketAddr, server: &SocketAddr) -> Option<bool> {
+    crate::capture_diag::owner(client, server)
+        .ok()
+        .map(|uid| uid == Some(nix_euid()))
 }
 
 /// Whether the connection's client runs as the effective user of this process.
@@ -61,6 +81,11 @@ mod tests {
         let c = std::net::TcpStream::connect(server).unwrap();
         let client = c.local_addr().unwrap();
         assert!(is_own(&client, &server));
+        assert_eq!(
+            crate::capture_diag::owner(&client, &server).unwrap(),
+            owner_from_table(&client, &server)
+        );
+        assert_eq!(owner_from_table(&client, &server), Some(nix_euid()));
         assert_eq!(
             proc_addr(&"127.0.0.1:8080".parse().unwrap()),
             if cfg!(target_endian = "little") {

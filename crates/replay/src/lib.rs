@@ -11,6 +11,7 @@
 
 pub mod bind;
 pub mod capture;
+mod capture_diag;
 pub mod capture_file;
 pub mod capture_msg;
 pub mod capture_peer;

@@ -91,6 +91,11 @@ pub struct RunDocument {
     /// a run merged from segments: which segments the figures cover and which are missing
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub segments: Option<SegmentsDoc>,
+    /// sysbench's `--forced-shutdown` (or, for a Lua script, a Ctrl-C that an event outlasted)
+    /// cut the run short: how many events were still running then (not in `transactions` nor
+    /// the latencies; `duration_s` ends at the cut); absent when the run ended otherwise
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished_events: Option<u64>,
 }
 
 /// The segments of a run spread over several client hosts.
@@ -104,16 +109,24 @@ pub struct SegmentsDoc {
     pub missing: Vec<u32>,
 }
 
-/// `sum(xact_commit + xact_rollback)` of `pg_stat_database` (every database, as HammerDB
-/// reads it) between two samples taken during the run.
+/// The run database's `xact_commit + xact_rollback` (`pg_stat_database`) between two readings
+/// taken during the run, less pgrig's own readings in between: the workload's transactions as
+/// the server counted them (HammerDB sums every database and counts its own samples).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ServerXacts {
     /// when the first sample was taken, seconds after the run's start
     pub from_s: f64,
-    /// when the second was taken (after the clients disconnected, so their counts are flushed)
+    /// when the run ended (the count is read once the clients' backends have exited, so their
+    /// counts are flushed)
     pub to_s: f64,
-    /// the difference
+    /// the counter's move less pgrig's own readings (older documents: every database's move)
     pub transactions: u64,
+    /// the counter's move between the two readings
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_counted: Option<u64>,
+    /// pgrig's own readings (one transaction each) inside the window
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pgrig_readings: Option<u64>,
 }
 
 /// One transaction type's completions per whole second (the seconds of `series`).
@@ -135,6 +148,10 @@ pub struct ClientDoc {
     pub transactions: u64,
     /// latency of its successful transactions, summed
     pub busy_s: f64,
+    /// a run ended by sysbench's `--forced-shutdown`: the event this client was still running
+    /// then, and how long it had run (s); absent otherwise
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished_s: Option<f64>,
 }
 
 /// The options the run was made with (never a password or a connection string).

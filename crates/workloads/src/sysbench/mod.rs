@@ -10,7 +10,7 @@
 //!   [`oltp`], [`special`] and [`bulk`]: the programs (bulk_insert: an event is a row, sent
 //!   in sysbench's multi-row INSERTs).
 //! * [`dataset`]: `prepare` (a `LoadPlan`; [`prepare_streams`]: its rows' random streams,
-//!   sysbench's) and `cleanup`; [`test`]: the test names.
+//!   sysbench's) and `cleanup`; [`test`](mod@test): the test names.
 //! * [`report`], [`histogram`]: sysbench's run output from plain figures (the command
 //!   line in pgrig-cli and the Lua scripts of pgrig-lua print it).
 //!
