@@ -17,7 +17,9 @@
 //!   ([`run_segment`]: global thread ids, a share of `--rate`, a shared start).
 //! * [`sql`]: connections and statements ([`rows`]: their result sets, [`placeholders`]: `?`);
 //!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
-//!   [`histogram`]: `sysbench.histogram`.
+//!   [`histogram`]: `sysbench.histogram`; [`watchdog`]: deadlines on what cannot be interrupted
+//!   (the script's body, `init()`, `thread_init()`); each state's memory is limited
+//!   ([`state::memory_limit`]).
 
 #[macro_use]
 mod print;
@@ -40,6 +42,7 @@ pub mod sql;
 pub mod state;
 pub mod stats;
 pub mod tally;
+pub mod watchdog;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -239,6 +242,11 @@ fn run_with(
 }
 
 fn main_state(sh: &Arc<state::Shared>) -> i32 {
+    // a `run` whose script body never returns ends at its --time limit
+    let body = match sh.inv.command.as_deref() {
+        Some("run") => watchdog::time_limit(sh.inv.time, "body"),
+        _ => watchdog::Watchdog::none(),
+    };
     let lua = match state::new_state(sh, 0) {
         Ok(l) => l,
         Err(msg) => {
@@ -257,5 +265,6 @@ fn main_state(sh: &Arc<state::Shared>) -> i32 {
             return 1;
         }
     }
+    drop(body);
     commands::dispatch(&lua, sh)
 }
