@@ -1,24 +1,30 @@
-//! The HTTP side of `--metrics-addr`: a listener thread accepting connections and one thread per
-//! connection, at most [`MAX_CONNECTIONS`] at once (more are closed at once, unanswered). Each
-//! request must arrive within [`DEADLINE`] and its answer is written within it again (one
-//! response, then close), so a slow or idle client holds one connection slot for a bounded time
-//! and never delays another scrape. Stopping joins the listener thread only: a connection thread
-//! ends on its own deadline and nobody waits for it, so the end of a run never waits for a
-//! scraper.
+//! The HTTP side of `--metrics-addr`: one thread serving every connection from a `poll(2)` loop
+//! over non-blocking sockets, so a connection costs a few KB and no thread, and up to
+//! [`MAX_CONNECTIONS`] are held at once. A connection must send its request head within
+//! [`DEADLINE`] (else it gets `408` and is closed) and its answer is written within it again
+//! (one response, then close). When every place is taken, a new connection takes the place of
+//! the oldest one still waiting for its request, so a crowd of slow or idle clients cannot keep
+//! out a scraper that sends its request at once; a complete request is answered in the loop turn
+//! it arrives in. Stopping ends the loop (connections still open are closed), so the end of a
+//! run never waits for a scraper.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// Connections served at once; further ones are closed as soon as they are accepted.
-pub const MAX_CONNECTIONS: usize = 16;
-/// Time for a client to send its request, and again for its answer to be written.
+/// Connections held at once; past it a new one replaces the oldest still waiting for its
+/// request.
+pub const MAX_CONNECTIONS: usize = 512;
+/// Time for a client to send its request head, and again for its answer to be written.
 pub const DEADLINE: Duration = Duration::from_secs(2);
 /// Longest request head read.
 const MAX_REQUEST: usize = 16 * 1024;
+/// How often the loop looks at the stop flag and the deadlines when nothing happens.
+const TICK_MS: i32 = 50;
 
 /// What `GET /metrics` answers: the body, and whether it holds the run's final figures.
 pub trait Exposition: Send + Sync + 'static {
@@ -65,7 +71,7 @@ impl HttpServer {
         self.final_served.store(false, Ordering::SeqCst)
     }
 
-    /// Stops accepting (connections being answered finish on their own deadline).
+    /// Stops serving: the loop ends and the connections still open are closed.
     pub fn stop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(t) = self.thread.take() {
@@ -84,13 +90,20 @@ fn strerror(e: &std::io::Error) -> String {
     pgrig_wire::strerror(e)
 }
 
-/// Frees a connection slot when its thread ends (or could not start).
-struct Slot(Arc<AtomicUsize>);
+/// A connection: reading its request head, then writing its answer.
+struct Conn {
+    stream: TcpStream,
+    head: Vec<u8>,
+    /// when the current phase (reading, writing) began
+    since: Instant,
+    reply: Option<Reply>,
+}
 
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
+struct Reply {
+    bytes: Vec<u8>,
+    sent: usize,
+    /// the answer holds the run's final figures
+    last: bool,
 }
 
 fn accept_loop(
@@ -99,85 +112,159 @@ fn accept_loop(
     stop: &AtomicBool,
     final_served: &Arc<AtomicBool>,
 ) {
-    let active = Arc::new(AtomicUsize::new(0));
+    let mut conns: Vec<Conn> = Vec::new();
     while !stop.load(Ordering::SeqCst) {
-        let conn = match listener.accept() {
-            Ok((conn, _)) => conn,
-            Err(_) => {
-                std::thread::sleep(Duration::from_millis(10));
-                continue;
+        let mut fds = Vec::with_capacity(conns.len() + 1);
+        fds.push(pollfd(listener.as_raw_fd(), libc::POLLIN));
+        for c in &conns {
+            let ev = if c.reply.is_some() {
+                libc::POLLOUT
+            } else {
+                libc::POLLIN
+            };
+            fds.push(pollfd(c.stream.as_raw_fd(), ev));
+        }
+        let nfds = libc::nfds_t::try_from(fds.len()).unwrap_or(libc::nfds_t::MAX);
+        // SAFETY: `fds` is a valid, writable array of `nfds` pollfd entries.
+        unsafe { libc::poll(fds.as_mut_ptr(), nfds, TICK_MS) };
+        let now = Instant::now();
+        let mut ready = fds[1..].iter().map(|p| p.revents != 0);
+        conns.retain_mut(|c| {
+            let r = ready.next().unwrap_or(false);
+            step(c, r, now, what.as_ref(), final_served)
+        });
+        if fds[0].revents != 0 {
+            accept_all(listener, &mut conns, now);
+        }
+    }
+}
+
+fn pollfd(fd: i32, events: libc::c_short) -> libc::pollfd {
+    libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    }
+}
+
+/// Takes every pending connection; when all places are taken, the oldest connection still
+/// waiting for its request gives its place up (none: the new one is closed).
+fn accept_all(listener: &TcpListener, conns: &mut Vec<Conn>, now: Instant) {
+    while let Ok((stream, _)) = listener.accept() {
+        if stream.set_nonblocking(true).is_err() {
+            continue;
+        }
+        if conns.len() >= MAX_CONNECTIONS {
+            let oldest = (conns.iter().enumerate())
+                .filter(|(_, c)| c.reply.is_none())
+                .min_by_key(|(_, c)| c.since)
+                .map(|(i, _)| i);
+            match oldest {
+                Some(i) => drop(conns.swap_remove(i)),
+                None => continue,
             }
-        };
-        if active.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-            active.fetch_sub(1, Ordering::SeqCst);
-            continue; // closed unanswered: the slots are taken
         }
-        let slot = Slot(active.clone());
-        let (what, served) = (what.clone(), final_served.clone());
-        let _ = std::thread::Builder::new()
-            .name("pgrig-metrics-conn".into())
-            .spawn(move || {
-                let _slot = slot;
-                if answer(conn, what.as_ref()) {
-                    served.store(true, Ordering::SeqCst);
-                }
+        conns.push(Conn {
+            stream,
+            head: Vec::new(),
+            since: now,
+            reply: None,
+        });
+    }
+}
+
+/// Moves one connection on (`ready`: poll said it can); whether to keep it.
+fn step(
+    c: &mut Conn,
+    ready: bool,
+    now: Instant,
+    what: &dyn Exposition,
+    final_served: &AtomicBool,
+) -> bool {
+    if c.reply.is_none() {
+        let complete = ready && read_more(c);
+        if complete {
+            let (bytes, last) = answer(&c.head, what);
+            c.reply = Some(Reply {
+                bytes,
+                sent: 0,
+                last,
             });
-    }
-}
-
-/// The request head, read until its blank line, [`MAX_REQUEST`] bytes or the deadline; `None`
-/// when the deadline passed first.
-fn read_head(conn: &mut TcpStream) -> Option<Vec<u8>> {
-    let until = Instant::now() + DEADLINE;
-    let mut req = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !req.windows(4).any(|w| w == b"\r\n\r\n") && req.len() < MAX_REQUEST {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() || conn.set_read_timeout(Some(left)).is_err() {
-            return None;
-        }
-        match conn.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => req.extend_from_slice(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return None,
+            c.since = now;
+        } else if now.duration_since(c.since) > DEADLINE {
+            let _ = c
+                .stream
+                .write(&response("408 Request Timeout", "text/plain", "too slow\n"));
+            return false;
+        } else {
+            return true;
         }
     }
-    Some(req)
-}
-
-/// Answers one request (one response, then close); whether the final figures were served.
-fn answer(mut conn: TcpStream, what: &dyn Exposition) -> bool {
-    let _ = conn.set_nonblocking(false);
-    let _ = conn.set_write_timeout(Some(DEADLINE));
-    let Some(req) = read_head(&mut conn) else {
-        let _ = conn.write_all(&response("408 Request Timeout", "text/plain", "too slow\n"));
+    let Some(r) = c.reply.as_mut() else {
         return false;
     };
-    let line = String::from_utf8_lossy(&req);
+    loop {
+        match c.stream.write(&r.bytes[r.sent..]) {
+            Ok(0) => return false,
+            Ok(n) => {
+                r.sent += n;
+                if r.sent == r.bytes.len() {
+                    if r.last {
+                        final_served.store(true, Ordering::SeqCst);
+                    }
+                    return false;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                return now.duration_since(c.since) <= DEADLINE;
+            }
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Reads what has arrived; whether the request head is complete (its blank line, the end of
+/// the stream or [`MAX_REQUEST`] bytes).
+fn read_more(c: &mut Conn) -> bool {
+    let mut buf = [0u8; 4096];
+    loop {
+        match c.stream.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(n) => {
+                c.head.extend_from_slice(&buf[..n]);
+                if c.head.windows(4).any(|w| w == b"\r\n\r\n") || c.head.len() >= MAX_REQUEST {
+                    return true;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return false,
+            Err(_) => return true,
+        }
+    }
+}
+
+/// The response to request head `req`, and whether it holds the final figures.
+fn answer(req: &[u8], what: &dyn Exposition) -> (Vec<u8>, bool) {
+    let line = String::from_utf8_lossy(req);
     let mut words = line.split_whitespace();
     let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
     let path = path.split('?').next().unwrap_or("");
-    let (status, ctype, body, last) = if method != "GET" {
-        (
-            "405 Method Not Allowed",
-            "text/plain",
-            "GET only\n".into(),
+    if method != "GET" {
+        return (
+            response("405 Method Not Allowed", "text/plain", "GET only\n"),
             false,
-        )
-    } else if path == "/metrics" || path == "/" {
+        );
+    }
+    if path == "/metrics" || path == "/" {
         let ct = "application/openmetrics-text; version=1.0.0; charset=utf-8";
         let (body, last) = what.exposition();
-        ("200 OK", ct, body, last)
-    } else {
-        (
-            "404 Not Found",
-            "text/plain",
-            "see /metrics\n".into(),
-            false,
-        )
-    };
-    conn.write_all(&response(status, ctype, &body)).is_ok() && last
+        return (response("200 OK", ct, &body), last);
+    }
+    (
+        response("404 Not Found", "text/plain", "see /metrics\n"),
+        false,
+    )
 }
 
 fn response(status: &str, ctype: &str, body: &str) -> Vec<u8> {

@@ -38,8 +38,9 @@ struct StartArgs {
     /// A server setting written into its configuration. Repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = setting)]
     sets: Vec<(String, String)>,
-    /// Allow `--set` settings that change who can connect (listen_addresses, unix_socket_*,
-    /// hba_file, ident_file, ssl*); without it they are refused.
+    /// Allow `--set` settings that change who can connect or what the server runs (include*,
+    /// listen_addresses, unix_socket_*, hba_file, ident_file, ssl*, library paths, commands such
+    /// as archive_command); without it they are refused.
     #[arg(long)]
     allow_access_settings: bool,
 }

@@ -136,6 +136,8 @@ fn segment_config(run: &RunRow, a: &WorkerArgs) -> Result<(BenchConfig, bool), S
         cfg.log_prefix = Some(dir.join(prefix).to_string_lossy().into_owned());
     }
     cfg.random_seed = Some(SeedOption::Value(run.seed));
+    let (_, share) = pgrig_fleet::share::clients_of(a.segment, cfg.clients);
+    pgrig_fleet::bounds::bench(&cfg, share).map_err(refused)?;
     let no_vacuum = cfg.no_vacuum;
     let cfg = pgrig_fleet::share::segment_config(cfg, a.segment)?;
     Ok((cfg, no_vacuum))

@@ -128,6 +128,7 @@ fn plan(run: &RunRow, a: &WorkerArgs, file: &Path) -> Result<Plan, ScaleError> {
         crate::sysbench::lua::invocation((&c, &args), (&path, &path, None), &general, conn);
     script_options_known(&c, &inv, file).map_err(refused)?;
     let (first, n) = threads_of(seg.index, seg.count, total);
+    pgrig_fleet::bounds::segment_clients("threads", total, n).map_err(refused)?;
     inv.threads = n;
     if general.events > 0 {
         inv.events = share_of(general.events, first, n, total);

@@ -189,3 +189,37 @@ pub fn finish_within(mut child: Child, limit: Duration) -> CmdOutput {
     }
     output_of(child)
 }
+
+/// Runs `program args` in `cwd` (standard output discarded) under GNU time, returning its exit
+/// status, standard error and peak resident memory in MiB. (Measured by `time`, a small
+/// process that forks the program: a child of the test process itself would report the test
+/// process's own peak, which the kernel carries across `exec`.)
+pub fn run_measured(
+    program: &str,
+    args: &[&str],
+    cwd: &std::path::Path,
+) -> (Option<i32>, String, i64) {
+    let time = std::path::Path::new("/usr/bin/time");
+    assert!(
+        time.exists(),
+        "GNU time (/usr/bin/time) measures memory here: apt-get install -y time"
+    );
+    let report = tempfile::NamedTempFile::new().expect("temp file");
+    let out = Command::new(time)
+        .args(["-f", "%M", "-o"])
+        .arg(report.path())
+        .arg(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdout(Stdio::null())
+        .output()
+        .expect("run /usr/bin/time");
+    let kib: i64 = std::fs::read_to_string(report.path())
+        .expect("time's report")
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .expect("time's figure");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), err, kib / 1024)
+}

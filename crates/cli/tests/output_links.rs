@@ -81,3 +81,98 @@ fn a_linked_svg_directory_is_refused() {
     assert!(out.stderr.contains("symbolic link"), "{}", out.stderr);
     assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0);
 }
+
+fn mkfifo(p: &Path) {
+    let st = std::process::Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+/// A FIFO planted at a streamed output's name (`-l`'s `pgbench_log.PID`, `capture -o`,
+/// `replay -f -o`) no longer holds the command for ever: it ends at once with an error naming
+/// the file.
+#[test]
+fn a_fifo_at_a_streamed_output_is_refused_at_once() {
+    use std::time::Duration;
+    let db = fresh_db("out_fifo");
+    common::pgbench_init(&db, 1);
+    let dir = tempfile::tempdir().unwrap();
+    let pgrig = env!("CARGO_BIN_EXE_pgrig");
+    // `-l`: the log's name holds pgrig's pid, which `exec` keeps from the shell that plants it
+    let mut c = db.command("sh");
+    c.current_dir(dir.path())
+        .args(["-c", "mkfifo pgbench_log.$$ && exec \"$0\" \"$@\""])
+        .args([pgrig, "bench", "-S", "-t", "5", "-l"]);
+    let log = common::finish_within(common::spawn_piped(c), Duration::from_secs(30));
+    assert_ne!(log.code, Some(0), "{}", log.stdout);
+    assert!(log.stderr.contains("pgbench_log."), "{}", log.stderr);
+    assert!(log.stderr.contains("not a regular file"), "{}", log.stderr);
+
+    std::fs::write(
+        dir.path().join("small.log"),
+        "2010-12-31 10:59:52.241 UTC|u|d|4d1db7a8.4236|LOG:  connection authorized: user=u database=d\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out.rf");
+    mkfifo(&out);
+    let mut c = std::process::Command::new(pgrig);
+    c.current_dir(dir.path())
+        .args(["replay", "-f", "-o", "out.rf", "small.log"]);
+    let replay = common::finish_within(common::spawn_piped(c), Duration::from_secs(30));
+    assert_ne!(replay.code, Some(0));
+    assert!(replay.stderr.contains("out.rf"), "{}", replay.stderr);
+    assert!(
+        replay.stderr.contains("not a regular file"),
+        "{}",
+        replay.stderr
+    );
+
+    let cap = dir.path().join("cap.rf");
+    mkfifo(&cap);
+    let mut c = std::process::Command::new(pgrig);
+    c.args(["capture", "--listen"])
+        .arg(dir.path().join("sock"))
+        .args(["--port", "6499", "--upstream", &db.conninfo(), "-o"])
+        .arg(&cap);
+    let capture = common::finish_within(common::spawn_piped(c), Duration::from_secs(30));
+    assert_ne!(capture.code, Some(0));
+    assert!(capture.stderr.contains("cap.rf"), "{}", capture.stderr);
+    assert!(
+        capture.stderr.contains("not a regular file"),
+        "{}",
+        capture.stderr
+    );
+}
+
+/// `--json dir-link/o.json` where `dir-link` is a link another account owns (as root: the
+/// probe wrote into another user's directory) is refused before the run, naming the link.
+/// Reported skipped when not root (giving a link to another account needs it).
+#[test]
+fn json_into_a_directory_link_another_user_owns_is_refused() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        pgrig_testkit::skip("needs root to give a link to another user");
+        return;
+    }
+    let db = fresh_db("out_dir_link");
+    common::pgbench_init(&db, 1);
+    let dir = tempfile::tempdir().unwrap();
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    let link = dir.path().join("dir-link");
+    plant_link(&link, &theirs);
+    let st = std::process::Command::new("chown")
+        .args(["-h", "nobody"])
+        .arg(&link)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let json = link.join("o.json");
+    let out = common::pgrig_bench(&db, &["-S", "-t", "5", "--json", json.to_str().unwrap()]);
+    assert_ne!(out.code, Some(0), "{}", out.stdout);
+    assert!(out.stderr.contains("dir-link"), "{}", out.stderr);
+    assert!(out.stderr.contains("another user"), "{}", out.stderr);
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0);
+}

@@ -4,7 +4,9 @@
 //! of valid syntax mixed with arbitrary text, so they reach deep into each parser; the property
 //! is that every input is either accepted or refused with a message, never a panic. (The
 //! script, conninfo/URI, pgbench `-l` log and run document harnesses live beside their parsers.)
-//! Bounded in `cargo test` (2,000 cases each, well under a second); longer by hand with
+//! `--set` values also go through a real server's configuration (a server per case: 3 cases, more
+//! with `PGRIG_SERVER_CASES`). The parsers are bounded in `cargo test` (2,000 cases each, well
+//! under a second); longer by hand with
 //! `PROPTEST_CASES=100000` (30,000 each ran clean in 5 s). A failing case is saved under `proptest-regressions/` and committed
 //! with its fix.
 
@@ -93,5 +95,76 @@ proptest! {
                 let _ = pgrig_cli::sysbench::legacy::hint(&c, a);
             }
         }
+    }
+}
+
+/// A server setting's value built from what matters to PostgreSQL's configuration reader (quotes,
+/// backslashes, escapes, `#`, `=`, an attempted second setting) mixed with arbitrary text. A
+/// value wholly inside quotes is the documented pre-quoted form (read as the server reads it),
+/// so it gets a leading `x` here: every other value must come back exactly.
+fn conf_value() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("'".to_string()),
+            Just("\\".to_string()),
+            Just("''".to_string()),
+            Just("\\'".to_string()),
+            Just("\\\\".to_string()),
+            Just("' include='/nonexistent/x".to_string()),
+            Just("\\' evil_injected = '1".to_string()),
+            Just("\\n\\t\\101\\0".to_string()),
+            Just(" # = ".to_string()),
+            "[^\n\r\u{0}]{0,6}",
+        ],
+        0..8,
+    )
+    .prop_map(|parts| {
+        let v = parts.concat();
+        if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
+            format!("x{v}")
+        } else {
+            v
+        }
+    })
+}
+
+proptest! {
+    // each case starts a server: a few by default, more with PGRIG_SERVER_CASES
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PGRIG_SERVER_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(3)
+    ))]
+
+    /// `--set` values (the probe's `application_name=a'b\' include='/x'` broke the file) go
+    /// into a real server's configuration: it starts, reads no setting in error, and each value
+    /// comes back byte for byte.
+    #[test]
+    fn set_values_round_trip_through_a_real_servers_configuration(
+        values in prop::collection::vec(conf_value(), 1..48),
+    ) {
+        use pgrig_lab::{Server, ServerOptions};
+        let mut opts = ServerOptions::default();
+        for (i, v) in values.iter().enumerate() {
+            opts = opts.setting(format!("pgrig_fuzz.v{i}"), v.clone());
+        }
+        let server = Server::start(opts)
+            .map_err(|e| TestCaseError::fail(format!("the server did not start: {e}")))?;
+        let got = server
+            .psql(
+                "postgres",
+                &format!(
+                    "SELECT (SELECT count(*) FROM pg_file_settings WHERE error IS NOT NULL) \
+                     || ',' || string_agg(encode(convert_to(current_setting('pgrig_fuzz.v' || i), \
+                     getdatabaseencoding()), 'hex'), ',' ORDER BY i) \
+                     FROM generate_series(0, {}) i",
+                    values.len() - 1
+                ),
+            )
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+        let want = std::iter::once("0".to_string())
+            .chain(values.iter().map(|v| hex(v)))
+            .collect::<Vec<_>>()
+            .join(",");
+        prop_assert_eq!(got.trim(), want, "values {:?}", values);
     }
 }

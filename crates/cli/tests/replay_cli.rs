@@ -311,3 +311,37 @@ fn pgrig_replay_reads_several_files_as_one_rotated_log() {
     assert_eq!(code, Some(1));
     assert!(err.starts_with("More than one argument given"), "{err}");
 }
+
+fn run_measured(args: &[&str], cwd: &Path) -> (Option<i32>, String, i64) {
+    crate::common::run_measured(env!("CARGO_BIN_EXE_pgrig"), args, cwd)
+}
+
+/// A log entry is at most 64 MiB: `/dev/zero` as the log (which aborted with SIGABRT) and a
+/// 70 MiB line (about twice its size in memory before) are refused naming the file and the
+/// line the entry starts on, within a bounded memory.
+#[test]
+fn an_endless_or_overlong_log_line_is_refused_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, err, mib) = run_measured(&["replay", "-f", "-o", "x.rf", "/dev/zero"], dir.path());
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("/dev/zero: Error reading line 1: a log entry longer than 64 MiB"),
+        "{err}"
+    );
+    assert!(mib < 400, "peak memory {mib} MiB");
+
+    let mut log = b"2010-12-31 10:59:52.241 UTC|u|d|4d1db7a8.4236|LOG:  statement: select 1\n\
+2010-12-31 10:59:52.241 UTC|u|d|4d1db7a8.4236|LOG:  statement: select '"
+        .to_vec();
+    log.resize(log.len() + (70 << 20), b'x');
+    log.extend_from_slice(b"'\n");
+    std::fs::write(dir.path().join("long.log"), &log).unwrap();
+    drop(log);
+    let (code, err, mib) = run_measured(&["replay", "-f", "-o", "x.rf", "long.log"], dir.path());
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("long.log: Error reading line 2: a log entry longer than 64 MiB"),
+        "{err}"
+    );
+    assert!(mib < 400, "peak memory {mib} MiB");
+}

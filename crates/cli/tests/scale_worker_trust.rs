@@ -421,3 +421,96 @@ fn a_start_instant_beyond_the_wait_or_infinite_is_refused() {
         assert!(w.stderr.contains("start instant"), "{start}: {}", w.stderr);
     }
 }
+
+/// Forged pgbench rows whose figures would exhaust the target or the worker (`-c 5001`: more
+/// connections than a worker opens, which pgbench's own open-files check lets through when the
+/// limit is high; `-T` of 31 years; a progress interval of 11 days) are refused by name before
+/// anything runs; the worker row says why.
+#[test]
+fn a_pgbench_row_past_a_bound_is_refused_by_name() {
+    let db = fresh_db("trust_bounds");
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given.
+    assert_eq!(
+        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut files) },
+        0
+    );
+    // below 5004 open files pgbench's own check refuses -c 5001 first (also by name)
+    let clients_refusal = if files.rlim_cur >= 5004 {
+        "--client=5001"
+    } else {
+        "open files"
+    };
+    for (args, name) in [
+        (&["-n", "-c", "5001", "-t", "1"][..], clients_refusal),
+        (&["-n", "-T", "999999999"][..], "--time=999999999"),
+        (
+            &["-n", "-t", "1", "-P", "1000000"][..],
+            "--progress=1000000",
+        ),
+    ] {
+        let run = forged_run(&db, args, SELECT_ONLY);
+        let w = ended(worker(&db, run, dir.path(), &[]), Duration::from_secs(60));
+        assert_eq!(w.code, Some(1), "{args:?}: {}", w.stderr);
+        assert!(w.stderr.contains(name), "{args:?}: {}", w.stderr);
+        assert!(registration(&db, run).contains(name), "{args:?}");
+    }
+}
+
+/// A run of kind `lua` written into the schema with `args`, naming `file`'s digest.
+fn forged_lua_run(db: &TestDb, file: &std::path::Path, args: &[&str]) -> i64 {
+    db.psql(pgrig_fleet::schema::DDL);
+    let text = std::fs::read_to_string(file).unwrap();
+    let scripts = format!(
+        r#"{{"lua": {{"name": "script.lua", "sha256": "{}"}}}}"#,
+        sha256(db, &text)
+    );
+    let arr: Vec<String> = args.iter().map(|a| sql_lit(a)).collect();
+    let id = db.psql(&format!(
+        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms, kind) VALUES \
+         (1, ARRAY[{}]::text[], {}, '1', 1000, 'lua') RETURNING id",
+        arr.join(","),
+        sql_lit(&scripts)
+    ));
+    id.trim().parse().unwrap()
+}
+
+/// Forged Lua rows: `--threads=100000000` (which filled `max_connections` and aborted the
+/// worker), `--time=-5` (taken as no limit), a negative rate or events, a percentile past
+/// 100: each refused by name, nothing connects.
+#[test]
+fn a_lua_row_past_a_bound_is_refused_by_name() {
+    let db = fresh_db("trust_lua_bounds");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("script.lua");
+    std::fs::write(
+        &file,
+        "function event() db_query('SELECT 1') end\n\
+         function thread_init() drv = sysbench.sql.driver() con = drv:connect() end\n",
+    )
+    .unwrap();
+    for bad in [
+        "--threads=100000000",
+        "--time=-5",
+        "--events=-1",
+        "--rate=-3",
+        "--report-interval=999999999",
+        "--rand-spec-iter=0",
+    ] {
+        let run = forged_lua_run(&db, &file, &["--threads=1", "--time=1", bad]);
+        let mut c = common::pgrig_cmd(&db);
+        c.args(["worker", "--segment", "0/1", "--coordinator", &db.url()])
+            .args(["--run", &run.to_string(), "--wait", "5", "--lua-script"])
+            .arg(&file)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let w = ended(c.spawn().unwrap(), Duration::from_secs(60));
+        assert_eq!(w.code, Some(1), "{bad}: {}", w.stderr);
+        assert!(w.stderr.contains(bad), "{bad}: {}", w.stderr);
+        assert!(registration(&db, run).contains(bad), "{bad}");
+    }
+}

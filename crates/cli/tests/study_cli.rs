@@ -471,6 +471,36 @@ fn dry_run_parses_scripts_and_refuses_huge_matrices() {
     );
 }
 
+/// A study file past 1 MiB is refused before it is parsed (a 16 MB matrix list reached 550 MB
+/// of memory before the matrix limit refused it); `/dev/zero` as the study too.
+#[test]
+fn an_oversized_study_file_is_refused_before_it_is_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = (1..=2_000_000)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    write_study(
+        dir.path(),
+        &format!("name = \"big\"\n[matrix]\nclients = [{list}]\n"),
+    );
+    for file in ["study.toml", "/dev/zero"] {
+        let (code, err, mib) = crate::common::run_measured(
+            env!("CARGO_BIN_EXE_pgrig"),
+            &["study", file, "--dry-run"],
+            dir.path(),
+        );
+        assert_eq!(code, Some(1), "{err}");
+        assert!(
+            err.contains(&format!(
+                "{file}: a study file may hold at most 1048576 bytes"
+            )),
+            "{err}"
+        );
+        assert!(mib < 64, "{file}: peak memory {mib} MiB");
+    }
+}
+
 #[test]
 fn a_fifo_or_an_empty_file_as_store_is_refused() {
     // issue 21: a FIFO as --store hung every command; an empty file was written into
@@ -507,4 +537,39 @@ fn a_fifo_or_an_empty_file_as_store_is_refused() {
             .len(),
         0
     );
+}
+
+#[test]
+fn one_workload_key_sweeps_a_pgbench_builtin_and_a_native_workload_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = run_study(
+        dir.path(),
+        "name = \"mixed\"\n[workload]\nclients = 2\nduration = \"1s\"\noptions = { tables = 2, table_size = 500 }\n[dataset]\nscale = 1\n[matrix]\nworkload = [\"tpcb-like\", \"oltp_write_only\"]\n",
+    );
+    assert_eq!(runs.len(), 2);
+    let kinds: Vec<&str> = (runs.iter())
+        .map(|r| r["point"]["workload"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(kinds, ["tpcb-like", "oltp_write_only"]);
+    let texts = |r: &Value| -> Vec<String> {
+        (r["per_statement"].as_array().into_iter().flatten())
+            .filter_map(|s| s["text"].as_str().map(String::from))
+            .collect()
+    };
+    // each point ran its own kind's statements, and did some
+    assert!(
+        texts(&runs[0])
+            .iter()
+            .any(|t| t.contains("pgbench_accounts")),
+        "{:?}",
+        texts(&runs[0])
+    );
+    assert!(
+        texts(&runs[1]).iter().any(|t| t.contains("sbtest")),
+        "{:?}",
+        texts(&runs[1])
+    );
+    for r in &runs {
+        assert!(r["tps"].as_f64().unwrap_or(0.0) > 0.0, "{r}");
+    }
 }

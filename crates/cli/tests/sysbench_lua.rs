@@ -214,7 +214,7 @@ fn legacy_scripts() -> Option<PathBuf> {
 #[test]
 fn a_sysbench_0_5_command_line_prepares_and_runs() {
     let Some(dir) = legacy_scripts() else {
-        println!("SKIPPED: sysbench's test suite copy (reference/sysbench-1.0.20-tests) is not found; set PGRIG_SHARED");
+        pgrig_testkit::skip("sysbench's test suite copy (reference/sysbench-1.0.20-tests) is not found; set PGRIG_SHARED");
         return;
     };
     let db = fresh_db_on(logging_cluster(), "sb_lua_legacy");

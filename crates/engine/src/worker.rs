@@ -106,7 +106,7 @@ pub(crate) fn run_worker(
         if connect_failed.load(Ordering::SeqCst) {
             let _ = tx.send(Report::Done { tid });
             return WorkerOut {
-                stats: th.stats.borrow().clone(),
+                stats: th.stats.replace(ThreadStats::new(&[])),
                 cpu: ThreadCpu::default(),
                 aborted: 0,
                 clients: Vec::new(),
@@ -128,7 +128,7 @@ pub(crate) fn run_worker(
         }
         let _ = tx.send(Report::Done { tid });
         WorkerOut {
-            stats: th.stats.borrow().clone(),
+            stats: th.stats.replace(ThreadStats::new(&[])),
             cpu,
             aborted,
             clients: tallies,

@@ -15,6 +15,7 @@
 //! hand in `pgrig_lua::tally::Tally`s (`lua_codec`), checked (`lua_check`) and added
 //! (`lua_merge`).
 
+pub mod bounds;
 pub mod check;
 pub mod clock;
 pub mod codec;

@@ -50,7 +50,8 @@ impl TlsFiles {
 #[derive(Debug, Clone)]
 pub struct ServerOptions {
     /// `postgresql.conf` settings, applied after the built-in ones (so they win). Values are
-    /// given unquoted (`("work_mem", "64MB")`); pgrig quotes them.
+    /// given unquoted (`("work_mem", "64MB")`); pgrig quotes them as the configuration reader
+    /// reads them (`'` and `\` escaped: see `conf_quote`), so no value ends its string early.
     pub settings: Vec<(String, String)>,
     /// When set, replaces `pg_hba.conf` entirely (`host` lines need [`Self::tcp`]). Default:
     /// trust on the unix socket (whose directory only the server's account, and root, can
@@ -96,9 +97,10 @@ pub struct ServerOptions {
     pub port: Option<u16>,
     /// How long to wait for the server to accept connections. Default 60 s.
     pub start_timeout: std::time::Duration,
-    /// Consent to user `settings` that change who can connect (`listen_addresses`,
-    /// `unix_socket_*`, `hba_file`, `ident_file`, `ssl*`: see `options_check`). Default false:
-    /// they are refused, so a scratch server stays reachable only by its owner.
+    /// Consent to user `settings` that change who can connect or what the server runs
+    /// (`include*`, `listen_addresses`, `unix_socket_*`, `hba_file`, `ssl*`, library paths,
+    /// shell commands: see `options_check::changes_access`). Default false: they are refused,
+    /// so a scratch server stays reachable only by its owner.
     pub allow_access_settings: bool,
 }
 
@@ -303,14 +305,7 @@ impl ServerOptions {
     }
 }
 
-/// Quotes a `postgresql.conf` value (every value may be quoted), unless it already is.
-fn quote(v: &str) -> String {
-    if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
-        v.to_string()
-    } else {
-        quote_literal(v)
-    }
-}
+use crate::conf_quote::quote;
 
 pub use pgrig_wire::quote::{ident as quote_ident, literal as quote_literal};
 
@@ -340,14 +335,6 @@ mod tests {
             "{conf}"
         );
         assert_eq!(opts.extra_socket_dirs(), Some("/srv/sock"));
-    }
-
-    #[test]
-    fn conf_values_are_quoted_unless_already_quoted() {
-        assert_eq!(quote("200"), "'200'");
-        assert_eq!(quote("127.0.0.1"), "'127.0.0.1'");
-        assert_eq!(quote("it's"), "'it''s'");
-        assert_eq!(quote("'already'"), "'already'");
     }
 
     #[test]

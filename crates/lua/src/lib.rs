@@ -48,7 +48,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 pub use invocation::{Invocation, OptValue};
-use pgrig_workloads::sysbench::rand::Unique;
+use pgrig_workloads::sysbench::seeding::{self, Stream};
 
 /// The sysbench version the API reports (`sysbench.version`).
 pub const SYSBENCH_VERSION: &str = "1.0.20";
@@ -149,7 +149,7 @@ fn run_part(
 /// its own, without connecting.
 pub fn declared_options(inv: Invocation) -> Result<Vec<(String, String)>, String> {
     let sh = shared(inv, (Default::default(), None), None)?;
-    let lua = state::new_state(&sh, 0)?;
+    let lua = state::new_state(&sh, 0, Stream::Main)?;
     Ok(run::script_options(&lua))
 }
 
@@ -167,7 +167,7 @@ pub enum ScriptOptions {
 /// [`declared_options`]).
 pub fn script_options(inv: Invocation) -> Result<ScriptOptions, String> {
     let sh = shared(inv, (Default::default(), None), None)?;
-    let lua = state::new_state(&sh, 0)?;
+    let lua = state::new_state(&sh, 0, Stream::Main)?;
     let declared: bool = (lua.load("return sysbench.cmdline.options ~= nil").eval())
         .map_err(|e| state::message(&e))?;
     if declared {
@@ -190,13 +190,8 @@ fn shared(
 ) -> Result<Arc<state::Shared>, String> {
     let config = pgrig_wire::Config::from_args(&inv.conn, "")
         .map_err(|e| format!("invalid connection options: {e}"))?;
-    let seed = if inv.rand_seed != 0 {
-        u64::from(inv.rand_seed)
-    } else {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-    };
+    // `run`'s `srandom` seed (the other streams are sysbench's unseeded ones: `seeding`)
+    let seed = u64::from(seeding::run_seed(inv.rand_seed));
     let source = match &inv.source {
         Some(text) => text.clone(),
         None => std::fs::read(&inv.script)
@@ -209,7 +204,7 @@ fn shared(
         rand: rand::RandParams::of(&inv),
         inv,
         stats,
-        unique: Arc::new(Unique::new(seed)),
+        unique: Arc::new(seeding::unique()),
         seed,
         config,
         stop: AtomicBool::new(false),
@@ -247,7 +242,7 @@ fn main_state(sh: &Arc<state::Shared>) -> i32 {
         Some("run") => watchdog::time_limit(sh.inv.time, "body"),
         _ => watchdog::Watchdog::none(),
     };
-    let lua = match state::new_state(sh, 0) {
+    let lua = match state::new_state(sh, 0, Stream::Main) {
         Ok(l) => l,
         Err(msg) => {
             println!("FATAL: {msg}");

@@ -44,7 +44,7 @@ fn worker(
             v.push(line);
         }
     };
-    let lua = match state::new_state(&sh, tid) {
+    let lua = match state::new_state(&sh, tid, sh.run_stream(tid)) {
         Ok(l) => Some(l),
         Err(msg) => {
             failed(format!("FATAL: {msg}"));
@@ -171,13 +171,13 @@ fn events(
         let ns = t0.elapsed().as_nanos() as u64;
         sh.progress.event_end(index(sh, tid), ns, outcome.is_ok());
         match outcome {
-            Ok(s) => {
+            // an event that stops its thread is not counted, as in sysbench (which also
+            // takes no latency for it)
+            Ok(s) if s == "stop" => break,
+            Ok(_) => {
                 sh.stats.event(ns);
                 n += 1;
                 busy += ns as f64 / 1e9;
-                if s == "stop" {
-                    break;
-                }
             }
             Err(msg) => {
                 fatal_once(

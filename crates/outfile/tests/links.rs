@@ -1,6 +1,9 @@
 //! Links and other users' files planted at an output's name, in a directory both can write to:
 //! never followed, never replaced when they belong to someone else.
 
+#[path = "../../testkit/src/skip.rs"]
+mod skip;
+
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
@@ -109,7 +112,7 @@ fn a_linked_directory_is_refused() {
 fn another_users_file_is_refused_even_for_root() {
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIPPED: needs root to give a file to another user");
+        skip::skip("needs root to give a file to another user");
         return;
     }
     let d = tempfile::tempdir().unwrap();
@@ -127,4 +130,75 @@ fn another_users_file_is_refused_even_for_root() {
     assert!(check(&out).is_err());
     assert!(create_streaming(&out).is_err());
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs");
+}
+
+/// A FIFO at a streamed output's name is refused at once, reader or none (the probe's
+/// `replay -f -o fifo` waited for a reader for ever); the same for a whole-file output.
+#[test]
+fn a_fifo_at_a_streamed_name_is_refused_at_once() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("pgbench_log.1");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let f = fifo.clone();
+    std::thread::spawn(move || tx.send(create_streaming(&f).map(drop)));
+    let res = rx
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .expect("create_streaming on a FIFO did not return within 5 s");
+    let e = res.unwrap_err();
+    assert!(e.to_string().contains("is not a regular file"), "{e}");
+    assert!(write(&fifo, b"x").is_err());
+    assert!(check(&fifo).is_err());
+}
+
+fn chown_link(link: &Path, user: &str) {
+    let st = std::process::Command::new("chown")
+        .args(["-h", user])
+        .arg(link)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+/// A symbolic link another account owns in an output's directory path is refused for every
+/// kind of output (the probe's `--json dir-link/o.json` wrote into another user's directory
+/// as root); links of the user's own (and root's) are followed. Reported skipped when not
+/// root (giving a link to another account needs it).
+#[test]
+fn a_directory_link_another_user_owns_is_refused_and_ones_own_is_followed() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        skip::skip("needs root to give a link to another user");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let theirs = d.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    let link = d.path().join("dir-link");
+    std::os::unix::fs::symlink(&theirs, &link).unwrap();
+    chown_link(&link, "nobody");
+    let deeper = d.path().join("deeper");
+    std::os::unix::fs::symlink("dir-link/.", &deeper).unwrap();
+    for base in [&link, &deeper] {
+        let out = base.join("o.json");
+        let why = |e: std::io::Error| e.to_string();
+        for e in [
+            write(&out, b"{}").map_err(why).unwrap_err(),
+            check(&out).map_err(why).unwrap_err(),
+            create_streaming(&out).map(drop).map_err(why).unwrap_err(),
+            create_dir(&base.join("svg")).map_err(why).unwrap_err(),
+        ] {
+            assert!(e.contains("dir-link"), "{e}");
+            assert!(e.contains("another user"), "{e}");
+        }
+    }
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0);
+    chown_link(&link, "root");
+    write(&link.join("o.json"), b"{}").unwrap();
+    create_streaming(&deeper.join("log")).unwrap();
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 2);
 }

@@ -100,6 +100,12 @@ impl Managed {
         if changed.is_empty() {
             return Ok(());
         }
+        if self.is_local() {
+            for (k, v) in &changed {
+                crate::plan::check_local_setting(k, v)
+                    .map_err(|m| StudyError::Refused(format!("target \"{}\": {m}", self.name)))?;
+            }
+        }
         let mut db = self.admin()?;
         let mut needs_restart = Vec::new();
         for (k, v) in &changed {

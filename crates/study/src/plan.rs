@@ -387,7 +387,11 @@ fn point(
         match &d.dim {
             Dim::Workload(k) => wl.push((k.clone(), v)),
             Dim::Setting(name) => {
-                settings.push((name.clone(), scalar_text(&v).unwrap_or_default()))
+                let text = scalar_text(&v).unwrap_or_default();
+                if t.url.is_none() {
+                    check_local_setting(name, &text).map_err(|m| study.error_at(d.at, m))?;
+                }
+                settings.push((name.clone(), text))
             }
         }
     }
@@ -561,7 +565,7 @@ pub use versions::KEY as SERVER_VERSION;
 
 #[path = "plan_targets.rs"]
 mod targets;
-pub(crate) use targets::target_at;
+pub(crate) use targets::{check_local_setting, target_at};
 use targets::{check_setting_name, setting_text, targets};
 
 #[cfg(test)]

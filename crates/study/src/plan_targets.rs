@@ -53,12 +53,13 @@ pub(super) fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
                 format!("target \"{name}\": tcp applies to a throwaway server; an external server is reached as its url says"),
             ));
         }
+        let local = t.url.is_none();
         let mut settings = Vec::new();
         for (k, v) in &spec.settings {
-            settings.push(setting(study, study.at(&["settings", k]), k, v)?);
+            settings.push(setting(study, study.at(&["settings", k]), k, v, local)?);
         }
         for (k, v) in &t.settings {
-            let s = setting(study, here(&["settings", k]), k, v)?;
+            let s = setting(study, here(&["settings", k]), k, v, local)?;
             settings.retain(|(n, _): &(String, String)| n != k);
             settings.push(s);
         }
@@ -77,17 +78,40 @@ pub(super) fn targets(study: &Study) -> Result<Vec<TargetPlan>, StudyError> {
 }
 
 /// A server setting of the file (`settings`, a target's `settings`, written at `at`) as name
-/// and text.
+/// and text; for a throwaway (`local`) server, checked by [`check_local_setting`].
 fn setting(
     study: &Study,
     at: usize,
     name: &str,
     v: &toml::Value,
+    local: bool,
 ) -> Result<(String, String), StudyError> {
     check_setting_name(name).map_err(|m| study.error_at(at, m))?;
     let text =
         setting_text(v).map_err(|m| study.error_at(at, format!("setting \"{name}\": {m}")))?;
+    if local {
+        check_local_setting(name, &text).map_err(|m| study.error_at(at, m))?;
+    }
     Ok((name.to_string(), text))
+}
+
+/// A setting for a throwaway server pgrig starts: refused when it would change who can connect
+/// or what the server runs (another configuration file, listening, authentication, TLS, a
+/// library path, a shell command: `pgrig_lab::changes_access`) or move the port pgrig chose.
+/// A study has no consent for these: they belong on an external server, set by hand.
+pub(crate) fn check_local_setting(name: &str, value: &str) -> Result<(), String> {
+    if let Some(reason) = pgrig_lab::owned_by_pgrig(name) {
+        return Err(format!("setting \"{name}\": {reason}"));
+    }
+    if pgrig_lab::changes_access(name, value) {
+        return Err(format!(
+            "setting \"{name}\" changes who can connect to the throwaway server or what it runs \
+             (another configuration file, listening, authentication, TLS, a library path or a \
+             shell command); pgrig keeps servers it starts reachable only by their owner, so a \
+             study never sets it there (set it by hand on an external server given by url)"
+        ));
+    }
+    Ok(())
 }
 
 /// A setting name as PostgreSQL writes them (`work_mem`, `pg_stat_statements.track`): nothing

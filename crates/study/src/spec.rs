@@ -441,17 +441,53 @@ pub fn error_at(file: &str, text: &str, offset: usize, message: impl Into<String
     }
 }
 
-/// Reads and parses a study file.
+/// Largest study file read: 1 MiB (the examples are a few KB). Parsing costs about 40 times a
+/// file's size in memory, so a 16 MB file reached 550 MB before the matrix limit refused it;
+/// refused first, it costs nothing.
+pub const MAX_STUDY_FILE: usize = 1 << 20;
+
+fn too_big(file: &str, what: String) -> StudyError {
+    StudyError::Refused(format!(
+        "{file}: a study file may hold at most {MAX_STUDY_FILE} bytes (1 MiB); {what}"
+    ))
+}
+
+/// Reads and parses a study file (refused past [`MAX_STUDY_FILE`] before it is read whole).
 pub fn load(path: &std::path::Path) -> Result<Study, StudyError> {
-    let text = std::fs::read_to_string(path).map_err(|source| StudyError::Read {
+    use std::io::Read;
+    let read_err = |source| StudyError::Read {
         path: path.to_path_buf(),
         source,
+    };
+    let file = std::fs::File::open(path).map_err(read_err)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_STUDY_FILE as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read_err)?;
+    let name = path.display().to_string();
+    if bytes.len() > MAX_STUDY_FILE {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let what = if size > MAX_STUDY_FILE as u64 {
+            format!("this one is {size} bytes")
+        } else {
+            "this one holds more".to_string()
+        };
+        return Err(too_big(&name, what));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        read_err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
     })?;
-    parse(&path.display().to_string(), &text)
+    parse(&name, &text)
 }
 
 /// Parses study text; `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Study, StudyError> {
+    if text.len() > MAX_STUDY_FILE {
+        return Err(too_big(file, format!("this one is {} bytes", text.len())));
+    }
     let spec: StudyFile = toml::from_str(text).map_err(|e| {
         let offset = e.span().map(|s| s.start).unwrap_or(0);
         error_at(file, text, offset, with_suggestion(e.message().trim_end()))

@@ -78,7 +78,13 @@ impl Source {
                     eline(&n);
                 }
                 match (r, names.get(p.input_index())) {
-                    (Err(e), Some(name)) if names.len() > 1 => Err(Error(format!("{name}: {e}"))),
+                    // pgreplay names the file of a rotated log only; pgrig's own bound on an
+                    // entry's length always does
+                    (Err(e), Some(name))
+                        if names.len() > 1 || e.0.contains(pgrig_replay::reader::TOO_LONG) =>
+                    {
+                        Err(Error(format!("{name}: {e}")))
+                    }
                     (r, _) => r,
                 }
             }

@@ -79,6 +79,9 @@ pub fn for_workers(c: &CmdLine, seed: u32) -> Result<(Vec<String>, Vec<String>),
                 "--{name} does not combine with --segments (it is not sent to workers)"
             ));
         }
+        if let Some(v) = value {
+            figure(name, v)?;
+        }
         out.push(match value {
             Some(v) => format!("--{name}={v}"),
             None => format!("--{name}"),
@@ -98,6 +101,42 @@ pub fn for_workers(c: &CmdLine, seed: u32) -> Result<(Vec<String>, Vec<String>),
     dropped.dedup();
     out.push(format!("--rand-seed={seed}"));
     Ok((out, dropped))
+}
+
+/// The range of each figure a run option can carry, for a worker (`pgrig_fleet::bounds`):
+/// sysbench reads a negative `--time` or `--events` as none, so a row's sign is checked here,
+/// on the text. `--threads` is checked per worker, on its share (`crate::worker_lua`).
+const FIGURES: [(&str, f64, f64); 10] = [
+    ("threads", 1.0, u32::MAX as f64),
+    ("events", 0.0, pgrig_fleet::bounds::MAX_COUNT as f64),
+    ("time", 0.0, pgrig_fleet::bounds::MAX_SECONDS as f64),
+    ("rate", 0.0, pgrig_fleet::bounds::MAX_RATE),
+    (
+        "report-interval",
+        0.0,
+        pgrig_fleet::bounds::MAX_INTERVAL_S as f64,
+    ),
+    ("percentile", 0.0, 100.0),
+    ("verbosity", 0.0, 5.0),
+    ("rand-spec-iter", 1.0, 10_000.0),
+    ("rand-spec-pct", 0.0, 100.0),
+    ("rand-spec-res", 0.0, 100.0),
+];
+
+/// Refuses a figure of a general option outside its range ([`FIGURES`]; `--rand-pareto-h`
+/// within 0 to 1), by name. Text that is no number is left to sysbench's own parser.
+fn figure(name: &str, value: &str) -> Result<(), String> {
+    let t = value.trim();
+    let Ok(v) = t.strip_prefix('+').unwrap_or(t).parse::<f64>() else {
+        return Ok(());
+    };
+    if name == "rand-pareto-h" {
+        return pgrig_fleet::bounds::within(name, v, 0.0, 1.0);
+    }
+    match FIGURES.iter().find(|(n, _, _)| *n == name) {
+        Some((_, min, max)) => pgrig_fleet::bounds::within(name, v, *min, *max),
+        None => Ok(()),
+    }
 }
 
 /// A script option as stored: `--name` or `--name=value`, the name plain (letters, digits, `-`
@@ -135,6 +174,9 @@ pub fn check_stored(args: &[String]) -> Result<(), String> {
         script_option(a)?;
         let body = &a[2..];
         let name = body.split_once('=').map_or(body, |(n, _)| n);
+        if let Some((_, value)) = body.split_once('=') {
+            figure(name, value)?;
+        }
         let general = options::find(name).map(|o| o.name);
         let refused = match general {
             Some(n) => !RUN.contains(&n),
