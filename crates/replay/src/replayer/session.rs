@@ -11,12 +11,16 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::capture;
 use super::measure::{self, Measure};
-use super::shared::{Msg, Shared};
+use super::shared::{Msg, Shared, Slot};
 use crate::error::Error;
 use crate::item::ItemKind;
 
 /// The connection parameters of one session (`-h -p -W -E` and the recorded user/database).
-fn config(shared: &Shared, user: &[u8], database: &[u8]) -> Result<Config, pgrig_wire::Error> {
+pub(super) fn config(
+    shared: &Shared,
+    user: &[u8],
+    database: &[u8],
+) -> Result<Config, pgrig_wire::Error> {
     let o = &shared.opts;
     let args = ConnArgs {
         host: o.host.clone(),
@@ -47,9 +51,14 @@ pub async fn run(
     id: u64,
     user: Vec<u8>,
     db: Vec<u8>,
+    slot: Rc<Slot>,
     mut rx: UnboundedReceiver<Msg>,
 ) {
     let mut state = connect(&shared, id, &user, &db).await;
+    if let Some(State::Open(c, _)) = &state {
+        slot.pid.set(c.backend_pid());
+    }
+    answered(&shared, &slot, None);
     shared.done();
     let Some(st) = state.as_mut() else { return };
     let mut pending: VecDeque<Msg> = VecDeque::new();
@@ -67,7 +76,7 @@ pub async fn run(
         if shared.stopping() {
             return;
         }
-        shared.consume(msg.due, msg.due_at, free_at);
+        shared.consume(msg.due, msg.due_at, free_at.max(msg.ready_at));
         match &msg.item.kind {
             ItemKind::Disconnect => {
                 if let State::Open(conn, since) =
@@ -112,8 +121,22 @@ pub async fn run(
             return;
         }
         free_at = Instant::now();
+        answered(&shared, &slot, Some(conn));
         shared.done();
     }
+}
+
+/// The session is free again (connected, or its statement answered): the dispatcher may
+/// send its next item.
+fn answered(shared: &Shared, slot: &Slot, conn: Option<&Connection>) {
+    slot.busy.set(false);
+    slot.running.set(None);
+    slot.lock_wait.set(false);
+    if let Some(c) = conn {
+        slot.in_tx
+            .set(c.transaction_status() != pgrig_wire::TransactionStatus::Idle);
+    }
+    shared.changed.notify_one();
 }
 
 async fn connect(shared: &Shared, id: u64, user: &[u8], db: &[u8]) -> Option<State> {

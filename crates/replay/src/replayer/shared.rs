@@ -1,6 +1,6 @@
 //! The replay options, and the state the dispatcher and the session tasks share on the
-//! replay's one thread: statistics, the count of sessions with work, the first failure, and
-//! the behind-schedule announcer.
+//! replay's one thread: statistics, the count of sessions with work, each session's state as
+//! the dispatcher orders by it, the first failure, and the behind-schedule announcer.
 
 use std::cell::{Cell, RefCell};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -35,6 +35,31 @@ pub struct Msg {
     pub due: SystemTime,
     /// The same on the monotonic clock (after `-j` skipping: when it was handed over).
     pub due_at: Instant,
+    /// When the order let it go (lag before this is waiting for the server's answers).
+    pub ready_at: Instant,
+}
+
+/// A statement on its way: its recorded time and when it was sent.
+#[derive(Debug, Clone, Copy)]
+pub struct Running {
+    /// recorded time, µs since 2000-01-01
+    pub recorded: i64,
+    pub sent: Instant,
+}
+
+/// What the dispatcher knows of one session (see [`super::order`]).
+#[derive(Debug, Default)]
+pub struct Slot {
+    /// connecting, or a statement sent and not yet answered
+    pub busy: Cell<bool>,
+    /// the statement being answered
+    pub running: Cell<Option<Running>>,
+    /// the server backend's process id (0 before the connection or without one)
+    pub pid: Cell<i32>,
+    /// the running statement waits for a lock (as of the latest look at `pg_locks`)
+    pub lock_wait: Cell<bool>,
+    /// inside a transaction block (the latest ReadyForQuery said so)
+    pub in_tx: Cell<bool>,
 }
 
 /// Prints one line on standard output.
@@ -57,6 +82,8 @@ pub struct Shared {
     pub say: RefCell<Say>,
     /// how late the latest item consumed was (the progress bar's lag)
     pub last_late: Cell<std::time::Duration>,
+    /// a session finished connecting or got its answer (wakes the dispatcher)
+    pub changed: Notify,
 }
 
 fn whole_secs(t: SystemTime) -> i64 {
