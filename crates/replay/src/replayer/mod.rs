@@ -34,8 +34,15 @@ pub struct Outcome {
     pub left_open: usize,
     /// Stopped by Ctrl-C: the statistics cover what ran until then.
     pub interrupted: bool,
-    /// `measure`: each normalised statement's replayed latency and errors
+    /// `measure`: each normalised statement's replayed latency (less its connection's round
+    /// trip) and errors
     pub measured: Option<Tallies>,
+    /// the server process ids of the replay's connections
+    pub backends: Vec<i32>,
+    /// when the replay started
+    pub started: SystemTime,
+    /// `measure`: the median of the connections' round trips taken out of the latencies, µs
+    pub round_trip_us: Option<u64>,
 }
 
 /// How far a replay got, for a progress display.
@@ -91,7 +98,10 @@ pub fn replay_with_progress(
         say: RefCell::new(say),
         last_late: Cell::new(Duration::ZERO),
         changed: Notify::new(),
+        backends: RefCell::new(Vec::new()),
+        round_trips: RefCell::new(Vec::new()),
     });
+    let started_wall = SystemTime::now();
     let local = tokio::task::LocalSet::new();
     let started = Instant::now();
     let ticker = tick.map(|mut tick| {
@@ -119,12 +129,18 @@ pub fn replay_with_progress(
         .opts
         .measure
         .then(|| std::mem::take(&mut *shared.measured.borrow_mut()));
+    let mut rtts = shared.round_trips.borrow().clone();
+    rtts.sort_unstable();
+    let backends = shared.backends.borrow().clone();
     Ok(Outcome {
         stats,
         failure,
         left_open,
         interrupted: shared.interrupted.get(),
         measured,
+        backends,
+        started: started_wall,
+        round_trip_us: rtts.get(rtts.len() / 2).copied(),
     })
 }
 

@@ -73,6 +73,8 @@ impl Order {
 
     /// Waits until the item of session `id` recorded at `recorded` (µs) may be sent.
     pub async fn wait(&mut self, shared: &Shared, id: u64, recorded: i64, speed: f64) -> Gate {
+        // the first look at pg_locks after waiting for POLL: most statements answer sooner
+        let began = Instant::now();
         loop {
             if shared.stopping() {
                 return Gate::Stop;
@@ -93,7 +95,8 @@ impl Order {
                     return Gate::Release(ids);
                 }
             }
-            let wake = match (until, self.locks.next_poll(POLL)) {
+            let poll = self.locks.next_poll(POLL).map(|t| t.max(began + POLL));
+            let wake = match (until, poll) {
                 (Some(a), Some(b)) => a.min(b),
                 (a, b) => a.or(b).unwrap_or(now + STUCK),
             };
@@ -102,11 +105,7 @@ impl Order {
                 _ = tokio::time::sleep_until(wake.into()) => {}
                 _ = shared.failed.notified() => {}
             }
-            if self
-                .locks
-                .next_poll(POLL)
-                .is_some_and(|t| t <= Instant::now())
-            {
+            if poll.is_some_and(|t| t <= Instant::now()) {
                 self.locks
                     .poll(shared, self.busy.iter().filter_map(|b| self.slots.get(b)))
                     .await;

@@ -55,8 +55,17 @@ pub async fn run(
     mut rx: UnboundedReceiver<Msg>,
 ) {
     let mut state = connect(&shared, id, &user, &db).await;
-    if let Some(State::Open(c, _)) = &state {
+    let mut rtt = Duration::ZERO;
+    if let Some(State::Open(c, _)) = &mut state {
         slot.pid.set(c.backend_pid());
+        shared.backends.borrow_mut().push(c.backend_pid());
+        if shared.opts.measure {
+            rtt = measure::round_trip(c).await;
+            shared
+                .round_trips
+                .borrow_mut()
+                .push(rtt.as_micros().min(u128::from(u64::MAX)) as u64);
+        }
     }
     answered(&shared, &slot, None);
     shared.done();
@@ -116,7 +125,7 @@ pub async fn run(
         } else {
             None
         };
-        if let Err(e) = statement(&shared, conn, kind, key, &mut rx, &mut pending).await {
+        if let Err(e) = statement(&shared, conn, (kind, key, rtt), &mut rx, &mut pending).await {
             shared.fail(e);
             return;
         }
@@ -170,8 +179,7 @@ async fn connect(shared: &Shared, id: u64, user: &[u8], db: &[u8]) -> Option<Sta
 async fn statement(
     shared: &Shared,
     conn: &mut Connection,
-    kind: &ItemKind,
-    key: Option<u64>,
+    (kind, key, rtt): (&ItemKind, Option<u64>, Duration),
     rx: &mut UnboundedReceiver<Msg>,
     pending: &mut VecDeque<Msg>,
 ) -> Result<(), Error> {
@@ -235,7 +243,7 @@ async fn statement(
     let (n, errors) = outcome.map_err(|e| Error(format!("Error reading from database: {e}")))?;
     let took = started.elapsed();
     if let Some(k) = key {
-        measure::done(shared, k, took, error.as_ref());
+        measure::done(shared, k, took.saturating_sub(rtt), error.as_ref());
     }
     let mut s = shared.stats.borrow_mut();
     s.results += n;

@@ -84,6 +84,11 @@ pub struct Shared {
     pub last_late: Cell<std::time::Duration>,
     /// a session finished connecting or got its answer (wakes the dispatcher)
     pub changed: Notify,
+    /// the server process ids of the replay's connections (the replayed side in the replay
+    /// server's own log)
+    pub backends: RefCell<Vec<i32>>,
+    /// `--compare`: each connection's round trip (the least of a few empty ones), µs
+    pub round_trips: RefCell<Vec<u64>>,
 }
 
 fn whole_secs(t: SystemTime) -> i64 {
