@@ -307,6 +307,10 @@ fn compare_without_durations_in_the_log_is_a_clear_error() {
             &["replay", "--compare", "--replayed-log", "gone.log", "a.log"][..],
             "Error: --replayed-log: cannot open gone.log",
         ),
+        (
+            &["replay", "--order", "fifo", "a.log"][..],
+            "Error: option --order takes strict, log or sessions, not \"fifo\"",
+        ),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_pgrig"))
             .args(args)

@@ -41,6 +41,8 @@ pub struct PgrigOpts {
     pub store: Option<String>,
     /// `--compare`'s replayed side from the replay server's own log (its durations)
     pub replayed_log: Option<String>,
+    /// `--order strict|log|sessions`
+    pub order: pgrig_replay::replayer::OrderMode,
 }
 
 /// Takes `--compare`, `--json FILE` and `--store PATH|URL` (also `--json=FILE`) out of `args`
@@ -57,6 +59,24 @@ fn long_options(args: &[String]) -> Result<(PgrigOpts, Vec<String>), String> {
         }
         if a == "--compare" {
             o.compare = true;
+            continue;
+        }
+        if let Some(v) = a
+            .strip_prefix("--order=")
+            .map(str::to_string)
+            .or_else(|| (a == "--order").then(|| it.next().cloned().unwrap_or_default()))
+        {
+            use pgrig_replay::replayer::OrderMode;
+            o.order = match v.as_str() {
+                "strict" => OrderMode::Strict,
+                "log" => OrderMode::Log,
+                "sessions" => OrderMode::Sessions,
+                _ => {
+                    return Err(format!(
+                        "Error: option --order takes strict, log or sessions, not \"{v}\""
+                    ))
+                }
+            };
             continue;
         }
         let (name, inline) = match a.split_once('=') {
@@ -158,6 +178,9 @@ pgrig additions: a jsonlog (PostgreSQL 15+) is recognised by its first character
                         the log needs log_min_duration_statement = 0)\n\
    --replayed-log <file>  (--compare's replayed side: the replay server's own log\n\
                         with log_min_duration_statement = 0, read after the replay)\n\
+   --order <mode>      (strict: earlier statements finish or wait for a lock first,\n\
+                        the default; log: log order only, as pgreplay; sessions:\n\
+                        each session on its own)\n\
    --json <file>       (the replay document)\n\
    --store <path|url>  (keep the replay in a results store, for pgrig report)\n"
     )

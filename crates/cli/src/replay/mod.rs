@@ -399,6 +399,7 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> Replayed {
         speed: o.speed,
         jump: o.jump,
         measure: o.pgrig.compare,
+        order: o.pgrig.order,
     };
     let debug = o.debug;
     let mut next = || source.next(debug);

@@ -23,7 +23,7 @@ use crate::error::Error;
 use crate::item::{Item, ItemKind};
 use crate::tally::Tallies;
 use shared::{Msg, Shared};
-pub use shared::{ReplayOptions, Say};
+pub use shared::{OrderMode, ReplayOptions, Say};
 pub use stats::ReplayStats;
 
 /// What ended a replay: its statistics, and the failure that stopped it, if any.
@@ -241,7 +241,7 @@ async fn dispatch(
         } else {
             due
         };
-        if ordered(&item.kind) {
+        if ordered(&item.kind) && shared.opts.order != OrderMode::Sessions {
             loop {
                 let gate = out
                     .order

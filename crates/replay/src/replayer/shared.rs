@@ -27,6 +27,21 @@ pub struct ReplayOptions {
     pub jump: bool,
     /// `--compare`: measure each statement's latency and errors per normalised statement
     pub measure: bool,
+    /// `--order`: how statements of different sessions are ordered
+    pub order: OrderMode,
+}
+
+/// How the dispatcher orders statements of different sessions (docs/replay.md, "The order of
+/// statements").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OrderMode {
+    /// log order, and earlier statements finish (or wait for a lock) first
+    #[default]
+    Strict,
+    /// log order only, as pgreplay dispatches (a statement may overtake an earlier one)
+    Log,
+    /// each session on its own: its items at their times, whatever the others do
+    Sessions,
 }
 
 /// An item handed to its session, with the wall-clock time it was due.
