@@ -7,7 +7,7 @@
 //! the run) leaves the recorded server's contents — by pgrig from every format, and by pgreplay
 //! from the formats it reads. One client each, so the contents are determined by the order.
 //! Then concurrent logs with hot rows (sysbench `oltp_read_write` with 2 threads, pgbench
-//! TPC-B-like with 8 clients on one branch): pgrig's replays at the recorded pace, from every
+//! TPC-B-like with 8 clients on one branch, TPC-C with 4 terminals on one warehouse): pgrig's replays at the recorded pace, from every
 //! format, leave the recorded contents with the recorded count of failed statements, and never
 //! hang (docs/replay.md, "The order of statements").
 
@@ -392,18 +392,7 @@ fn a_tpcc_log_replays_to_the_recorded_contents_as_pgreplay_does() {
             );
             assert!(out.success(), "tpcc run: {out:?}");
         },
-        // what the transactions change, without the times they write (o_entry_d, h_date, ...)
-        &|db| {
-            db.psql(
-                "SELECT (SELECT sum(w_ytd) FROM warehouse), \
-                        (SELECT string_agg(d_id || ':' || d_next_o_id || ':' || d_ytd, ',' ORDER BY d_id) FROM district), \
-                        (SELECT md5(string_agg(concat_ws(':', c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt), ',' ORDER BY c_w_id, c_d_id, c_id)) FROM customer), \
-                        (SELECT md5(string_agg(concat_ws(':', s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt), ',' ORDER BY s_w_id, s_i_id)) FROM stock), \
-                        (SELECT md5(string_agg(concat_ws(':', o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt), ',' ORDER BY o_w_id, o_d_id, o_id)) FROM orders), \
-                        (SELECT count(*) FROM new_order), (SELECT count(*) FROM history), \
-                        (SELECT md5(string_agg(concat_ws(':', ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_quantity, ol_amount), ',' ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number)) FROM order_line)",
-            )
-        },
+        &tpcc_contents,
     );
 }
 
@@ -549,6 +538,46 @@ fn a_pgbench_tpcb_log_of_8_clients_at_scale_1_replays_to_the_recorded_end_state(
                         (SELECT md5(string_agg(concat_ws(':', tid, bid, aid, delta), ',' ORDER BY tid, bid, aid, delta)) FROM pgbench_history)",
             )
         },
+        1,
+    );
+}
+
+/// What TPC-C's transactions change, without the times they write (o_entry_d, h_date, ...).
+fn tpcc_contents(db: &TestDb) -> String {
+    db.psql(
+                "SELECT (SELECT sum(w_ytd) FROM warehouse), \
+                        (SELECT string_agg(d_id || ':' || d_next_o_id || ':' || d_ytd, ',' ORDER BY d_id) FROM district), \
+                        (SELECT md5(string_agg(concat_ws(':', c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt), ',' ORDER BY c_w_id, c_d_id, c_id)) FROM customer), \
+                        (SELECT md5(string_agg(concat_ws(':', s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt), ',' ORDER BY s_w_id, s_i_id)) FROM stock), \
+                        (SELECT md5(string_agg(concat_ws(':', o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt), ',' ORDER BY o_w_id, o_d_id, o_id)) FROM orders), \
+                        (SELECT count(*) FROM new_order), (SELECT count(*) FROM history), \
+                        (SELECT md5(string_agg(concat_ws(':', ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_quantity, ol_amount), ',' ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number)) FROM order_line)",
+            )
+}
+
+#[test]
+fn a_tpcc_log_of_4_terminals_replays_to_the_recorded_end_state_and_errors() {
+    concurrent(
+        "replay_tpcc_hot",
+        |db| {
+            let out = pgrig(db, &["tpcc", "load", "--warehouses", "1"]);
+            assert!(out.success(), "tpcc load: {out:?}");
+        },
+        |db| {
+            let target = db.conninfo();
+            let args = [
+                "run",
+                "--target",
+                &target,
+                "-w",
+                "tpcc",
+                "-o",
+                "warehouses=1",
+            ];
+            let out = pgrig(db, &[&args[..], &["-c", "4", "-T", "3s"]].concat());
+            assert!(out.success(), "tpcc run: {out:?}");
+        },
+        &tpcc_contents,
         1,
     );
 }
