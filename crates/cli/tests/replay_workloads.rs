@@ -581,3 +581,69 @@ fn a_tpcc_log_of_4_terminals_replays_to_the_recorded_end_state_and_errors() {
         1,
     );
 }
+
+/// A log whose strict order would wait for ever on the replay server: A's `UPDATE` sleeps 2 s
+/// before it locks its row, so after the order's 1 s B's `UPDATE` (logged after it) is sent
+/// and takes the row first; A then waits for B's lock, and A's `COMMIT`, the next item, cannot
+/// be sent until A is answered. pgrig lets B's `COMMIT` go first (the end state shows B's
+/// update under A's); pgreplay waits for ever.
+#[test]
+fn a_lock_taken_in_another_order_than_logged_does_not_hang_the_replay() {
+    let db = fresh_db_on(logging_server(), "replay_flip");
+    db.psql("CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1)");
+    let (u, d) = (db.server().user().to_string(), db.name.clone());
+    let line = |ms: u32, s: &str, m: &str| {
+        format!(
+            "2026-01-01 10:00:{:02}.{:03} UTC|{u}|{d}|6b0a0000.{s}|LOG:  {m}\n",
+            ms / 1000,
+            ms % 1000
+        )
+    };
+    let log: String = [
+        line(0, "a", "connection authorized: user=x"),
+        line(1, "a", "statement: BEGIN"),
+        line(
+            10,
+            "a",
+            "statement: UPDATE t SET v = v + 1 WHERE id = 1 AND pg_sleep(2) IS NOT NULL",
+        ),
+        line(20, "b", "connection authorized: user=x"),
+        line(21, "b", "statement: BEGIN"),
+        line(30, "b", "statement: UPDATE t SET v = v * 10 WHERE id = 1"),
+        line(2040, "a", "statement: COMMIT"),
+        line(2050, "b", "statement: COMMIT"),
+        line(2060, "a", "disconnection: session time: 0:00:02.060"),
+        line(2070, "b", "disconnection: session time: 0:00:02.050"),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flip.log");
+    std::fs::write(&path, log).unwrap();
+    let server = db.server();
+    let (host, port) = (
+        server.socket_dir().display().to_string(),
+        server.port().to_string(),
+    );
+    let p = path.display().to_string();
+    let args = ["-h", host.as_str(), "-p", port.as_str(), p.as_str()];
+    let mut c = db.command("timeout");
+    c.arg("60")
+        .arg(env!("CARGO_BIN_EXE_pgrig"))
+        .arg("replay")
+        .args(args);
+    let out = run(c);
+    assert!(out.success(), "pgrig replay (124: it hung): {out:?}");
+    assert!(
+        out.stdout
+            .contains("(0 or 0.000% of these completed with error)"),
+        "{out:?}"
+    );
+    // B's update, then A's on top of it
+    assert_eq!(db.psql("SELECT v FROM t"), "11");
+    db.psql("UPDATE t SET v = 1");
+    let mut c = db.command("timeout");
+    c.arg("15").arg(pgreplay()).args(args);
+    let out = run(c);
+    assert_eq!(out.code, Some(124), "pgreplay did not hang: {out:?}");
+    db.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+}
