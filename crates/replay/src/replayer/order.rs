@@ -61,13 +61,21 @@ impl Order {
     /// A statement (or the disconnection: `recorded` None) of session `id` is sent now.
     pub fn sent(&mut self, id: u64, recorded: Option<i64>) {
         if let Some(s) = self.slots.get(&id) {
+            if !s.busy.get() {
+                self.busy.push(id);
+            }
             s.busy.set(true);
             s.lock_wait.set(false);
             s.running.set(recorded.map(|recorded| Running {
                 recorded,
                 sent: Instant::now(),
             }));
-            self.busy.push(id);
+        }
+        // without waits (`--order sessions`) nothing else prunes the list
+        if self.busy.len() > 2 * self.slots.len() + 16 {
+            let slots = &self.slots;
+            self.busy
+                .retain(|b| slots.get(b).is_some_and(|s| s.busy.get()));
         }
     }
 
