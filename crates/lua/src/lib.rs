@@ -6,7 +6,7 @@
 //!
 //! * [`invocation`]: what the command line hands over; [`state`]: one Lua state (the Rust
 //!   natives, `prelude.lua` — the Lua half of the API — and the script).
-//! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits ([`pace`]:
+//! * [`commands`]: the script's command; [`run`](mod@run): `run`'s threads and limits ([`pace`]:
 //!   `--rate`; [`ending`]: how it ends, `--time` and `--forced-shutdown`; [`progress`]: each
 //!   thread's, read when a run is cut short);
 //!   [`report`]: its
@@ -92,7 +92,7 @@ pub fn run(inv: Invocation) -> i32 {
     run_measured(inv).code
 }
 
-/// [`run`], keeping what the run measured for its document.
+/// [`run`](fn@run), keeping what the run measured for its document.
 pub fn run_measured(inv: Invocation) -> Outcome {
     run_watched(inv, None)
 }
