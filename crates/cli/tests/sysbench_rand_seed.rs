@@ -2,7 +2,8 @@
 //! of every `sysbench.rand` distribution and the 0.5 `sb_rand*` functions (`seq.lua`) prints the
 //! same lines under pgrig as under the real sysbench — in `thread_init`, `event` and
 //! `thread_done` of one and two threads, for two seeds, with the background threads of
-//! `--report-interval`/`--rate`/`--report-checkpoints`, and for each `--rand-type`; and, with the
+//! `--report-interval`/`--rate`/`--report-checkpoints`, for each `--rand-type`, and through
+//! sysbench's C functions and event loop reached by `ffi.C` (`ffi.lua`); and, with the
 //! oracle's LuaJIT kept off the C library's `random()` (`isolate.c`: the installed OpenResty
 //! LuaJIT draws from it when it loads, which moves sysbench's unseeded streams from run to run),
 //! in the script's body, `init`, `done`, a one-thread command, a parallel command and the unique
@@ -73,6 +74,17 @@ fn command(tool: Tool, db: Option<&TestDb>, args: &[&str]) -> Command {
 
 /// The script's lines whose tag starts with one of `tags`, sorted (threads interleave).
 fn lines(tool: Tool, env: &[(&str, &str)], args: &[&str], tags: &[&str]) -> Vec<String> {
+    lines_n(tool, env, args, tags, 17)
+}
+
+/// [`lines`], at least `min` of them.
+fn lines_n(
+    tool: Tool,
+    env: &[(&str, &str)],
+    args: &[&str],
+    tags: &[&str],
+    min: usize,
+) -> Vec<String> {
     let mut all = vec!["--time=60".to_string()];
     all.extend(args.iter().map(|s| s.to_string()));
     let mut c = command(tool, None, &[]);
@@ -86,17 +98,32 @@ fn lines(tool: Tool, env: &[(&str, &str)], args: &[&str], tags: &[&str]) -> Vec<
         .map(str::to_string)
         .collect();
     v.sort();
-    assert!(v.len() >= 17, "{args:?}: too few lines:\n{}", out.stdout);
+    assert!(v.len() >= min, "{args:?}: too few lines:\n{}", out.stdout);
     v
 }
 
 /// pgrig's lines equal the oracle's (an oracle run again when its threads took their seeds in
 /// another order than their numbers: sysbench's threads race for `random()`).
 fn same_lines(oracle_tool: Tool, env: &[(&str, &str)], args: &[&str], tags: &[&str]) {
-    let ours = lines(Tool::Pgrig, env, args, tags);
+    same_lines_env(oracle_tool, env, args, tags, 17)
+}
+
+/// [`same_lines`] without environment, at least `min` lines.
+fn same_lines_n(oracle_tool: Tool, args: &[&str], tags: &[&str], min: usize) {
+    same_lines_env(oracle_tool, &[], args, tags, min)
+}
+
+fn same_lines_env(
+    oracle_tool: Tool,
+    env: &[(&str, &str)],
+    args: &[&str],
+    tags: &[&str],
+    min: usize,
+) {
+    let ours = lines_n(Tool::Pgrig, env, args, tags, min);
     let mut theirs = Vec::new();
     for _ in 0..4 {
-        theirs = lines(oracle_tool, env, args, tags);
+        theirs = lines_n(oracle_tool, env, args, tags, min);
         if theirs == ours {
             return;
         }
@@ -129,6 +156,19 @@ fn worker_streams_are_sysbenchs_for_a_seed() {
         for threads in ["--threads=1", "--threads=2"] {
             same_lines(Tool::Sysbench, &[], &[seed, threads, &s, "run"], &WORKER);
         }
+    }
+}
+
+#[test]
+fn sysbenchs_c_functions_and_event_loop_through_ffi_draw_sysbenchs_values() {
+    let s = data("ffi.lua").display().to_string();
+    for extra in ["--percentile=95", "--percentile=0"] {
+        same_lines_n(
+            Tool::Sysbench,
+            &["--rand-seed=21", "--events=4", extra, &s, "run"],
+            &["tinit", "loop"],
+            5,
+        );
     }
 }
 

@@ -29,8 +29,8 @@
 
 mod bench_error_handling;
 mod bench_faults;
-mod bench_memory;
 mod bench_log_formats;
+mod bench_memory;
 mod bench_option_families;
 mod bench_options;
 mod bench_output;
