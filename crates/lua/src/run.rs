@@ -254,6 +254,7 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
         return 1;
     }
     if let Some(f) = state::global_fn(lua, "init") {
+        let _deadline = crate::watchdog::time_limit(sh.inv.time, "init()");
         if let Some(msg) = state::call(lua, &f, ()) {
             println!("FATAL: `init' function failed: {msg}");
             return 1;
@@ -264,8 +265,18 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
         print!("{}", report::header(inv));
     }
     let start = Arc::new(Barrier::new(inv.threads.max(1) as usize + 1));
+    // sysbench's limit on the threads' initialisation (a `thread_init()` that never returns)
+    let init_deadline = crate::watchdog::Watchdog::arm(
+        crate::watchdog::THREAD_INIT_TIMEOUT,
+        format!(
+            "FATAL: Worker threads failed to initialize within {} seconds!",
+            crate::watchdog::THREAD_INIT_TIMEOUT.as_secs()
+        ),
+        2,
+    );
     let handles = spawn_workers(sh, &start);
     start.wait();
+    drop(init_deadline);
     let init_errors = sh.init_errors.lock().map(|v| v.clone()).unwrap_or_default();
     if !init_errors.is_empty() {
         sh.stop.store(true, Relaxed);

@@ -4,7 +4,7 @@
 //! reading (`pg_current_wal_insert_lsn()`, the checkpointer's count of checkpoints, and, when the
 //! server runs on this host, its processes' CPU time from /proc). A reading is also taken when the
 //! clients are about to connect (the clients wait for it, and it waits for the run's set-up
-//! sessions to leave the database) and after the run; [`ServerSeconds::fill`] puts the differences
+//! sessions to leave the database) and after the run; [`Readings::fill`] puts the differences
 //! into the run document's `series` (the last second also holds what follows it until the run's
 //! end, so the seconds add up to the whole run).
 //!
