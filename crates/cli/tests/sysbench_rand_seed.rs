@@ -72,12 +72,8 @@ fn command(tool: Tool, db: Option<&TestDb>, args: &[&str]) -> Command {
     c
 }
 
-/// The script's lines whose tag starts with one of `tags`, sorted (threads interleave).
-fn lines(tool: Tool, env: &[(&str, &str)], args: &[&str], tags: &[&str]) -> Vec<String> {
-    lines_n(tool, env, args, tags, 17)
-}
-
-/// [`lines`], at least `min` of them.
+/// The script's lines whose tag starts with one of `tags`, sorted (threads interleave); at
+/// least `min` of them.
 fn lines_n(
     tool: Tool,
     env: &[(&str, &str)],
