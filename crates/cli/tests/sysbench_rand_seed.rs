@@ -2,7 +2,8 @@
 //! of every `sysbench.rand` distribution and the 0.5 `sb_rand*` functions (`seq.lua`) prints the
 //! same lines under pgrig as under the real sysbench — in `thread_init`, `event` and
 //! `thread_done` of one and two threads, for two seeds, with the background threads of
-//! `--report-interval`/`--rate`/`--report-checkpoints`, and for each `--rand-type`; and, with the
+//! `--report-interval`/`--rate`/`--report-checkpoints`, for each `--rand-type`, and through
+//! sysbench's C functions and event loop reached by `ffi.C` (`ffi.lua`); and, with the
 //! oracle's LuaJIT kept off the C library's `random()` (`isolate.c`: the installed OpenResty
 //! LuaJIT draws from it when it loads, which moves sysbench's unseeded streams from run to run),
 //! in the script's body, `init`, `done`, a one-thread command, a parallel command and the unique
@@ -71,8 +72,15 @@ fn command(tool: Tool, db: Option<&TestDb>, args: &[&str]) -> Command {
     c
 }
 
-/// The script's lines whose tag starts with one of `tags`, sorted (threads interleave).
-fn lines(tool: Tool, env: &[(&str, &str)], args: &[&str], tags: &[&str]) -> Vec<String> {
+/// The script's lines whose tag starts with one of `tags`, sorted (threads interleave); at
+/// least `min` of them.
+fn lines_n(
+    tool: Tool,
+    env: &[(&str, &str)],
+    args: &[&str],
+    tags: &[&str],
+    min: usize,
+) -> Vec<String> {
     let mut all = vec!["--time=60".to_string()];
     all.extend(args.iter().map(|s| s.to_string()));
     let mut c = command(tool, None, &[]);
@@ -86,17 +94,32 @@ fn lines(tool: Tool, env: &[(&str, &str)], args: &[&str], tags: &[&str]) -> Vec<
         .map(str::to_string)
         .collect();
     v.sort();
-    assert!(v.len() >= 17, "{args:?}: too few lines:\n{}", out.stdout);
+    assert!(v.len() >= min, "{args:?}: too few lines:\n{}", out.stdout);
     v
 }
 
 /// pgrig's lines equal the oracle's (an oracle run again when its threads took their seeds in
 /// another order than their numbers: sysbench's threads race for `random()`).
 fn same_lines(oracle_tool: Tool, env: &[(&str, &str)], args: &[&str], tags: &[&str]) {
-    let ours = lines(Tool::Pgrig, env, args, tags);
+    same_lines_env(oracle_tool, env, args, tags, 17)
+}
+
+/// [`same_lines`] without environment, at least `min` lines.
+fn same_lines_n(oracle_tool: Tool, args: &[&str], tags: &[&str], min: usize) {
+    same_lines_env(oracle_tool, &[], args, tags, min)
+}
+
+fn same_lines_env(
+    oracle_tool: Tool,
+    env: &[(&str, &str)],
+    args: &[&str],
+    tags: &[&str],
+    min: usize,
+) {
+    let ours = lines_n(Tool::Pgrig, env, args, tags, min);
     let mut theirs = Vec::new();
     for _ in 0..4 {
-        theirs = lines(oracle_tool, env, args, tags);
+        theirs = lines_n(oracle_tool, env, args, tags, min);
         if theirs == ours {
             return;
         }
@@ -129,6 +152,19 @@ fn worker_streams_are_sysbenchs_for_a_seed() {
         for threads in ["--threads=1", "--threads=2"] {
             same_lines(Tool::Sysbench, &[], &[seed, threads, &s, "run"], &WORKER);
         }
+    }
+}
+
+#[test]
+fn sysbenchs_c_functions_and_event_loop_through_ffi_draw_sysbenchs_values() {
+    let s = data("ffi.lua").display().to_string();
+    for extra in ["--percentile=95", "--percentile=0"] {
+        same_lines_n(
+            Tool::Sysbench,
+            &["--rand-seed=21", "--events=4", extra, &s, "run"],
+            &["tinit", "loop"],
+            5,
+        );
     }
 }
 
@@ -220,16 +256,27 @@ fn on(tool: Tool, db: &TestDb, args: &[&str]) {
 
 const OLTP: &str = "/usr/share/sysbench/oltp_read_write.lua";
 
+/// The digest `make` leaves on a fresh database, from the oracle: run again (up to 4 times)
+/// until it is `want`, as sysbench's threads race for their seeds (a parallel `prepare`'s
+/// threads, a run's report thread and worker start together and almost always take their
+/// seeds in order).
+fn oracle_digest(want: &str, make: impl Fn(&TestDb)) -> String {
+    let mut got = String::new();
+    for attempt in 0..4 {
+        let db = fresh_db(&format!("rand_oracle_{attempt}"));
+        make(&db);
+        got = digest(&db);
+        if got == want {
+            break;
+        }
+    }
+    got
+}
+
 #[test]
 fn prepare_makes_sysbenchs_tables_on_the_lua_and_native_paths() {
     for threads in ["--threads=1", "--threads=2"] {
         let args = [threads, "--tables=2", "--table-size=700"];
-        let theirs = fresh_db("rand_prepare_sysbench");
-        on(
-            Tool::SysbenchIsolated,
-            &theirs,
-            &[&args[..], &[OLTP, "prepare"]].concat(),
-        );
         let native = fresh_db("rand_prepare_native");
         on(
             Tool::Pgrig,
@@ -238,8 +285,15 @@ fn prepare_makes_sysbenchs_tables_on_the_lua_and_native_paths() {
         );
         let lua = fresh_db("rand_prepare_lua");
         on(Tool::Pgrig, &lua, &[&args[..], &[OLTP, "prepare"]].concat());
-        let expected = digest(&theirs);
-        assert_eq!(digest(&native), expected, "{threads}: native prepare");
+        let ours = digest(&native);
+        let expected = oracle_digest(&ours, |db| {
+            on(
+                Tool::SysbenchIsolated,
+                db,
+                &[&args[..], &[OLTP, "prepare"]].concat(),
+            )
+        });
+        assert_eq!(ours, expected, "{threads}: native prepare");
         assert_eq!(digest(&lua), expected, "{threads}: Lua prepare");
     }
 }
@@ -264,22 +318,19 @@ fn a_seeded_run_leaves_sysbenchs_rows_on_the_lua_and_native_paths() {
             "--rand-seed=7",
         ];
         args.extend_from_slice(extra);
-        let digests: Vec<(&str, String)> = [
-            ("sysbench", Tool::Sysbench, script.as_str()),
-            ("native", Tool::Pgrig, test),
-            ("lua", Tool::Pgrig, script.as_str()),
-        ]
-        .into_iter()
-        .map(|(label, tool, what)| {
-            let db = fresh_db(&format!("rand_run_{label}"));
-            on(Tool::Pgrig, &db, &prep);
-            let before = digest(&db);
-            on(tool, &db, &[&args[..], &[what, "run"]].concat());
-            assert_ne!(digest(&db), before, "{label} {test}: the run wrote nothing");
-            (label, digest(&db))
-        })
-        .collect();
-        assert_eq!(digests[1].1, digests[0].1, "{test}: native run");
-        assert_eq!(digests[2].1, digests[0].1, "{test}: Lua run");
+        let after = |db: &TestDb, tool: Tool, what: &str| {
+            on(Tool::Pgrig, db, &prep);
+            let before = digest(db);
+            on(tool, db, &[&args[..], &[what, "run"]].concat());
+            assert_ne!(digest(db), before, "{what}: the run wrote nothing");
+        };
+        let native = fresh_db("rand_run_native");
+        after(&native, Tool::Pgrig, test);
+        let lua = fresh_db("rand_run_lua");
+        after(&lua, Tool::Pgrig, &script);
+        let ours = digest(&native);
+        let theirs = oracle_digest(&ours, |db| after(db, Tool::Sysbench, &script));
+        assert_eq!(ours, theirs, "{test}: native run");
+        assert_eq!(digest(&lua), theirs, "{test}: Lua run");
     }
 }

@@ -100,6 +100,7 @@ pub extern "C" fn sb_event_stop(_thread_id: c_int) {
     };
     let ns = t0.elapsed().as_nanos() as u64;
     with_stats(|s, _| s.event(ns));
+    let _ = catch_unwind(|| rand::with_current(|r| r.end_event()));
     DONE.with(|d| {
         let (n, busy) = d.get();
         d.set((n + 1, busy + ns as f64 / 1e9));
@@ -225,6 +226,8 @@ pub unsafe extern "C" fn sb_histogram_delete(h: *mut Slots) {
 pub unsafe extern "C" fn sb_histogram_update(h: *mut Slots, value: f64) {
     // SAFETY: per the function's contract; the script's thread alone uses it.
     if let Some(h) = unsafe { h.as_mut() } {
+        // sysbench's update picks a slot with a draw from the thread's stream
+        let _ = catch_unwind(|| rand::with_current(|r| r.next_u64()));
         let _ = catch_unwind(AssertUnwindSafe(|| h.add(value)));
     }
 }

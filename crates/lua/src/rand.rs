@@ -22,6 +22,8 @@ pub struct RandParams {
     pub res: u32,
     pub pareto_h: f64,
     pub zipf_exp: f64,
+    /// `--percentile` is not 0: an event's end takes a draw (sysbench's latency histogram)
+    pub event_draw: bool,
 }
 
 impl RandParams {
@@ -45,6 +47,7 @@ impl RandParams {
             res: num("rand_spec_res", 75.0) as u32,
             pareto_h: num("rand_pareto_h", 0.2),
             zipf_exp: num("rand_zipfian_exp", 0.8),
+            event_draw: inv.percentile > 0,
         }
     }
 
@@ -80,6 +83,7 @@ pub struct RandState {
     rng: Rng,
     dists: Vec<Dist>,
     buf: Vec<u8>,
+    event_draw: bool,
 }
 
 impl RandState {
@@ -101,6 +105,14 @@ impl RandState {
 
     pub fn double(&mut self) -> f64 {
         self.rng.double()
+    }
+
+    /// The draw sysbench takes when an event ends (`sb_event_stop`: its latency histogram's,
+    /// unless `--percentile=0`).
+    pub fn end_event(&mut self) {
+        if self.event_draw {
+            self.rng.next_u64();
+        }
     }
 }
 
@@ -182,6 +194,7 @@ pub fn table(
         rng,
         dists,
         buf: Vec::with_capacity(256),
+        event_draw: p.event_draw,
     })));
     CURRENT.with(|c| *c.borrow_mut() = Some(shared.clone()));
     let t = lua.create_table()?;
