@@ -122,17 +122,24 @@ cmdline() {
 
 xacts() { q "select xact_commit + xact_rollback from pg_stat_database where datname = '$1'"; }
 
-# The server must count exactly the floor client's transactions, plus two per connection: the
-# backend's start-up transaction and the implicit one of the floor's Parse ... Sync.
+# The server must count the floor client's transactions, plus two per connection: the
+# backend's start-up transaction and the implicit one of the floor's Parse ... Sync. Fewer is a
+# floor client that over-reports (the bench stops); a few more are the server's own background
+# transactions on that database (autovacuum, autoanalyze: pg_stat_database counts them too), up
+# to STRAY_MAX, or a thousandth of the transactions when that is more.
+STRAY_MAX=5
 check_floor() {
-  local db=$1 before=$2 tx=$3 c=$4 expect got i
+  local db=$1 before=$2 tx=$3 c=$4 expect got i slack
   expect=$(( before + tx + 2 * c ))
+  slack=$(( tx / 1000 > STRAY_MAX ? tx / 1000 : STRAY_MAX ))
   for i in $(seq 1 50); do
     got=$(xacts "$db")
     [ "$got" -ge "$expect" ] && break
     sleep 0.1
   done
-  if [ "$got" -ne "$expect" ]; then
+  if [ "$got" -gt "$expect" ] && [ "$got" -le $(( expect + slack )) ]; then
+    echo "floor.sh: note: the server counted $(( got - expect )) transaction(s) more than the floor client on $db (background work such as autovacuum; at most $slack tolerated)" >&2
+  elif [ "$got" -ne "$expect" ]; then
     echo "floor.sh: FAILED: the floor client counted $tx transactions on $c connections, the server $(( got - before - 2 * c )) (xact_commit + xact_rollback of $db went $before -> $got, expected $expect)" >&2
     exit 1
   fi

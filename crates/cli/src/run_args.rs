@@ -22,7 +22,7 @@ pub struct RunArgs {
     /// set, else a throwaway local server.
     #[arg(long)]
     pub target: Option<String>,
-    /// tpcb-like, simple-update, select-only (or a prefix), a script file (FILE[@WEIGHT]), or a
+    /// tpcb-like, simple-update, select-only (or a prefix), a script file (`FILE[@WEIGHT]`), or a
     /// native workload (sysbench's oltp_read_write ..., ycsb-a ... ycsb-f, tpcc).
     #[arg(long, short = 'w', default_value = "tpcb-like")]
     pub workload: Vec<String>,

@@ -514,7 +514,7 @@ fn load_jobs_option_is_validated() {
 #[test]
 fn terminal_shows_bars_and_summary() {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: script(1) is not installed (Debian: bsdutils; ./test installs it)");
+        pgrig_testkit::skip("script(1) is not installed (Debian: bsdutils; ./test installs it)");
         return;
     }
     let db = fresh_db("tty");

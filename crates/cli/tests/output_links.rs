@@ -153,7 +153,7 @@ fn a_fifo_at_a_streamed_output_is_refused_at_once() {
 fn json_into_a_directory_link_another_user_owns_is_refused() {
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIPPED: needs root to give a link to another user");
+        pgrig_testkit::skip("needs root to give a link to another user");
         return;
     }
     let db = fresh_db("out_dir_link");

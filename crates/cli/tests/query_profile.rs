@@ -56,7 +56,7 @@ fn perf_unusable() -> Option<String> {
 #[test]
 fn a_query_study_with_profile_stores_the_servers_folded_stacks() {
     if let Some(why) = perf_unusable() {
-        println!("SKIPPED: {why}");
+        pgrig_testkit::skip(&why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();

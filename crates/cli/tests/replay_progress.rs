@@ -26,7 +26,9 @@ fn the_progress_bar_is_drawn_on_a_terminal_only() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.log"), log(&db)).unwrap();
     let Ok(script) = which("script") else {
-        println!("SKIPPED: `script` (util-linux) is not installed: no pseudo-terminal to test on");
+        pgrig_testkit::skip(
+            "`script` (util-linux) is not installed: no pseudo-terminal to test on",
+        );
         return;
     };
     let pgrig = env!("CARGO_BIN_EXE_pgrig");

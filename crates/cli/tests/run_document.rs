@@ -130,6 +130,7 @@ fn two_scripts(interrupted: bool) -> RunResult {
             id: 0,
             transactions: 40,
             busy_s: 0.12,
+            unfinished_s: None,
         }],
         seed: 42,
         interrupted,

@@ -83,6 +83,7 @@ fn result(ids: &[u32]) -> Value {
                 id,
                 transactions: 3,
                 busy_s: 0.01,
+                unfinished_s: None,
             })
             .collect(),
         seed: 1,

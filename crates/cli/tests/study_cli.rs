@@ -538,3 +538,38 @@ fn a_fifo_or_an_empty_file_as_store_is_refused() {
         0
     );
 }
+
+#[test]
+fn one_workload_key_sweeps_a_pgbench_builtin_and_a_native_workload_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = run_study(
+        dir.path(),
+        "name = \"mixed\"\n[workload]\nclients = 2\nduration = \"1s\"\noptions = { tables = 2, table_size = 500 }\n[dataset]\nscale = 1\n[matrix]\nworkload = [\"tpcb-like\", \"oltp_write_only\"]\n",
+    );
+    assert_eq!(runs.len(), 2);
+    let kinds: Vec<&str> = (runs.iter())
+        .map(|r| r["point"]["workload"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(kinds, ["tpcb-like", "oltp_write_only"]);
+    let texts = |r: &Value| -> Vec<String> {
+        (r["per_statement"].as_array().into_iter().flatten())
+            .filter_map(|s| s["text"].as_str().map(String::from))
+            .collect()
+    };
+    // each point ran its own kind's statements, and did some
+    assert!(
+        texts(&runs[0])
+            .iter()
+            .any(|t| t.contains("pgbench_accounts")),
+        "{:?}",
+        texts(&runs[0])
+    );
+    assert!(
+        texts(&runs[1]).iter().any(|t| t.contains("sbtest")),
+        "{:?}",
+        texts(&runs[1])
+    );
+    for r in &runs {
+        assert!(r["tps"].as_f64().unwrap_or(0.0) > 0.0, "{r}");
+    }
+}

@@ -477,6 +477,23 @@ fn insert_steps_example_measures_every_step_on_top_of_the_previous_ones() {
             "insert-steps-tps-steps-by-server-cpus",
         ],
     );
+    // the CSV export carries each run's step index beside its step
+    let mut csv = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    csv.args(["results", "export", "--format", "csv", "--store"])
+        .arg(dir.path().join("insert_steps.toml.db"));
+    let csv = run(csv).stdout;
+    let header: Vec<&str> = csv.lines().next().unwrap_or("").split(',').collect();
+    let col = header.iter().position(|h| *h == "step_index");
+    let step_col = header.iter().position(|h| *h == "step");
+    let (col, step_col) = (
+        col.expect("a step_index column"),
+        step_col.expect("a step column"),
+    );
+    for line in csv.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let i: usize = cells[col].parse().expect("a step index");
+        assert_eq!(cells[step_col], names[i], "{line}");
+    }
     // one bar per step, in step order (the chart's table: one row per bar), each after the
     // first with its change from the previous step, recomputed here from the exported runs
     let html = std::fs::read_to_string(dir.path().join("insert_steps.toml.html")).unwrap();

@@ -218,7 +218,7 @@ cache = "cold"
             "{}",
             out.stderr
         );
-        eprintln!("SKIPPED: the cold reads need root to drop the OS page cache (the refusal was checked); run the suite as root");
+        pgrig_testkit::skip("the cold reads need root to drop the OS page cache (the refusal was checked); run the suite as root");
         return;
     }
     let (out, runs) = study(dir.path(), text);

@@ -42,11 +42,13 @@ fn document() -> RunDocument {
             id: 0,
             transactions: 60,
             busy_s: 0.15,
+            unfinished_s: None,
         },
         ClientDoc {
             id: 1,
             transactions: 40,
             busy_s: 0.1,
+            unfinished_s: None,
         },
     ];
     doc.latency_histogram.buckets = vec![(1000, 50), (2000, 40), (10_000, 10)];
@@ -60,6 +62,7 @@ fn the_header_is_sysbenchs() {
         rate: 100,
         report_interval: 1,
         rand_seed: 7,
+        forced_shutdown: None,
     };
     assert_eq!(
         report::header(&h),

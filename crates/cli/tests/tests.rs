@@ -29,6 +29,7 @@
 
 mod bench_error_handling;
 mod bench_faults;
+mod bench_memory;
 mod bench_option_families;
 mod bench_options;
 mod bench_output;
@@ -94,6 +95,7 @@ mod study_tcp;
 mod study_versions;
 mod sysbench_bulk_insert;
 mod sysbench_compat;
+mod sysbench_corpus;
 mod sysbench_errors;
 mod sysbench_live_metrics;
 mod sysbench_lua;
@@ -101,8 +103,10 @@ mod sysbench_lua_calls;
 mod sysbench_lua_document;
 mod sysbench_outputs;
 mod sysbench_query_classes;
+mod sysbench_rand_seed;
 mod sysbench_render;
 mod sysbench_report;
+mod sysbench_shutdown;
 mod sysbench_statements;
 mod tpcc_cli;
 

@@ -105,10 +105,12 @@ async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> Cli
             return ClientEnd::Aborted;
         }
         let tx_begin = sh.now_us();
+        c.tx_begin_us = Some(tx_begin);
         let (outcome, tries) = match run_with_retries(sh, th, c, script, scheduled).await {
             Ok(done) => done,
             Err(end) => return end,
         };
+        c.tx_begin_us = None;
         let end = sh.now_us();
         c.cnt += 1;
         let times = TxTimes {

@@ -100,6 +100,10 @@ pub struct BenchConfig {
     /// sysbench's `--events`: at most this many transactions over all clients together, each
     /// client taking the next one left (besides `duration`); `None`: no such limit.
     pub total_transactions: Option<u64>,
+    /// sysbench's `--forced-shutdown`: seconds after the benchmark start at which every client
+    /// still running is cut off mid-transaction (its transaction counted as unfinished, its
+    /// connection dropped) and the run ends
+    pub forced_end_s: Option<u64>,
 }
 
 /// This host runs the clients `first_client..first_client + clients` of a run of
@@ -151,6 +155,7 @@ impl Default for BenchConfig {
             native: None,
             segment: None,
             total_transactions: None,
+            forced_end_s: None,
         }
     }
 }

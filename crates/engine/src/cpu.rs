@@ -47,6 +47,32 @@ pub fn thread_reading(origin: std::time::Instant) -> ThreadCpu {
     }
 }
 
+/// Thread `task`'s (a kernel thread id of this process) CPU time and run-queue wait so far, read
+/// from `/proc/self/task/TASK/` by another thread (clock-tick resolution), with `wall_s` the
+/// time since `origin`; `None` when the thread is gone or the files cannot be read.
+pub fn task_reading(task: i32, origin: std::time::Instant) -> Option<ThreadCpu> {
+    let dir = format!("/proc/self/task/{task}");
+    let stat = std::fs::read_to_string(format!("{dir}/stat")).ok()?;
+    // the fields after the command name (which may hold spaces) in parentheses
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok().map(|t| t as f64 / hz);
+    // utime and stime are stat's 14th and 15th fields, the 12th and 13th after the name
+    let (user_s, sys_s) = (ticks(11)?, ticks(12)?);
+    let wait_s = std::fs::read_to_string(format!("{dir}/schedstat"))
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0.0, |ns| ns as f64 / 1e9);
+    Some(ThreadCpu {
+        user_s,
+        sys_s,
+        wait_s,
+        wall_s: origin.elapsed().as_secs_f64(),
+    })
+}
+
 /// Seconds the calling thread has spent runnable but waiting for a CPU (the scheduler's run
 /// delay); 0 where the kernel does not keep schedstats.
 pub fn thread_wait_seconds() -> f64 {

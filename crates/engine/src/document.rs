@@ -61,6 +61,7 @@ pub fn of(r: &RunResult) -> RunDocument {
                 id: c.id,
                 transactions: c.transactions,
                 busy_s: c.busy_s,
+                unfinished_s: c.unfinished_s,
             })
             .collect(),
         started_at_unix_s: r.extras.started_unix_s,
@@ -71,6 +72,11 @@ pub fn of(r: &RunResult) -> RunDocument {
         workload_figures: None,
         complete: r.extras.segments.as_ref().map(|s| s.missing.is_empty()),
         segments: r.extras.segments.clone(),
+        unfinished_events: (r.extras.forced_shutdown).then(|| {
+            (r.clients.iter())
+                .filter(|c| c.unfinished_s.is_some())
+                .count() as u64
+        }),
     }
 }
 

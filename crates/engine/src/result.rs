@@ -73,6 +73,8 @@ pub struct ClientTally {
     pub transactions: u64,
     /// latency of its successful transactions, summed, in seconds
     pub busy_s: f64,
+    /// cut off by `BenchConfig::forced_end_s` in a transaction: how long it had run, s
+    pub unfinished_s: Option<f64>,
 }
 
 /// Scripts as the report names them.
@@ -134,4 +136,7 @@ pub struct RunExtras {
     pub counters: std::collections::BTreeMap<String, u64>,
     /// a run merged from segments (`bench --segments N`): which segments the figures cover
     pub segments: Option<pgrig_results::document::SegmentsDoc>,
+    /// `BenchConfig::forced_end_s` cut clients off (`ClientTally::unfinished_s`: the
+    /// transactions they were running)
+    pub forced_shutdown: bool,
 }

@@ -95,6 +95,7 @@ pub fn run_bench(
         series_by_type,
         counters: joined.counters,
         segments: None,
+        forced_shutdown: sh.forced.load(Ordering::SeqCst),
     };
     Ok(RunResult {
         config: cfg,
@@ -203,6 +204,7 @@ fn shared_state(
         start_mono_us: crate::shared::mono_us(),
         cancels: std::sync::Mutex::new(Vec::new()),
         finished: AtomicBool::new(false),
+        forced: AtomicBool::new(false),
         end_cache_us: std::sync::atomic::AtomicI64::new(i64::MAX),
         start_wall: SystemTime::now(),
         bench_start: OnceLock::new(),

@@ -53,6 +53,8 @@ pub(crate) struct RunShared {
     pub cancels: std::sync::Mutex<Vec<Option<pgrig_wire::CancelToken>>>,
     /// set when every worker has finished
     pub finished: AtomicBool,
+    /// set when `BenchConfig::forced_end_s` cut a client off
+    pub forced: AtomicBool,
     /// a native workload run instead of scripts
     pub native: Option<crate::native_run::NativeRun>,
 }

@@ -3,6 +3,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
@@ -105,7 +106,7 @@ pub(crate) fn run_worker(
         if connect_failed.load(Ordering::SeqCst) {
             let _ = tx.send(Report::Done { tid });
             return WorkerOut {
-                stats: th.stats.borrow().clone(),
+                stats: th.stats.replace(ThreadStats::new(&[])),
                 cpu: ThreadCpu::default(),
                 aborted: 0,
                 clients: Vec::new(),
@@ -118,7 +119,8 @@ pub(crate) fn run_worker(
         let cpu0 = thread_reading(my_start);
         th.throttle_trigger.set(sh.now_us());
         let ticker = spawn_ticker(&th, &tx, tid, start, sh.native.is_some(), (my_start, cpu0));
-        let (aborted, tallies, counters) = run_clients(&sh, &th, clients).await;
+        let forced_end = (sh.cfg.forced_end_s).map(|s| start + std::time::Duration::from_secs(s));
+        let (aborted, tallies, counters) = run_clients(&sh, &th, clients, forced_end).await;
         ticker.abort();
         let cpu = thread_reading(my_start).since(&cpu0);
         if let Some(log) = &th.log {
@@ -126,7 +128,7 @@ pub(crate) fn run_worker(
         }
         let _ = tx.send(Report::Done { tid });
         WorkerOut {
-            stats: th.stats.borrow().clone(),
+            stats: th.stats.replace(ThreadStats::new(&[])),
             cpu,
             aborted,
             clients: tallies,
@@ -203,19 +205,47 @@ fn spawn_ticker(
     })
 }
 
-/// Runs the thread's clients as local tasks to their ends; returns how many aborted, each
+/// `fut`'s output, or `None` when `at` comes first (`fut` is then dropped where it stands).
+async fn before<F: Future>(fut: F, at: Option<Instant>) -> Option<F::Output> {
+    let Some(at) = at else {
+        return Some(fut.await);
+    };
+    let mut fut = std::pin::pin!(fut);
+    let mut alarm = std::pin::pin!(pgrig_wire::rt::sleep_until(at));
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(v) = fut.as_mut().poll(cx) {
+            return std::task::Poll::Ready(Some(v));
+        }
+        alarm.as_mut().poll(cx).map(|_| None)
+    })
+    .await
+}
+
+/// Runs the thread's clients as local tasks to their ends (or to `forced_end`, sysbench's
+/// forced shutdown, which cuts them off where they stand); returns how many aborted, each
 /// client's share, and the native programs' counters summed.
 async fn run_clients(
     sh: &Arc<RunShared>,
     th: &Rc<ThreadCtx>,
     clients: Vec<Client>,
+    forced_end: Option<Instant>,
 ) -> (u32, Vec<ClientTally>, BTreeMap<String, u64>) {
     let mut handles = Vec::with_capacity(clients.len());
     for mut c in clients {
         let sh = sh.clone();
         let th = th.clone();
         handles.push(pgrig_wire::rt::spawn_local(async move {
-            let end = run_client(&sh, &th, &mut c).await;
+            let ended = before(run_client(&sh, &th, &mut c), forced_end).await;
+            let (end, unfinished_s) = match ended {
+                Some(end) => (end, None),
+                None => {
+                    sh.forced.store(true, Ordering::SeqCst);
+                    // the connection is dropped mid-transaction, as sysbench's exit drops it
+                    drop(c.conn.take());
+                    let at = c.tx_begin_us.map(|b| (sh.now_us() - b) as f64 / 1e6);
+                    (ClientEnd::Finished, at)
+                }
+            };
             if end == ClientEnd::Aborted && sh.cfg.exit_on_abort {
                 sh.stop.store(true, Ordering::SeqCst);
             }
@@ -226,6 +256,7 @@ async fn run_clients(
                 id: c.id,
                 transactions: c.cnt,
                 busy_s: c.busy_us / 1e6,
+                unfinished_s,
             };
             let counters = c.program.as_ref().map(|p| p.counters()).unwrap_or_default();
             (end, tally, counters)

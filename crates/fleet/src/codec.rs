@@ -203,6 +203,8 @@ fn client_of(c: &Value) -> Result<ClientTally, ScaleError> {
         id: u32::try_from(id).map_err(|_| bad(&format!("client id {id} is out of range")))?,
         transactions: u_at(c, 1, "clients")?,
         busy_s: f_at(c, 2, "clients")?,
+        // the forced shutdown of sysbench's command line has no multi-host form
+        unfinished_s: None,
     })
 }
 
@@ -303,6 +305,7 @@ mod tests {
                 id: 7,
                 transactions: 5,
                 busy_s: 0.5,
+                unfinished_s: None,
             }],
             seed: u64::MAX - 1,
             interrupted: true,

@@ -270,6 +270,7 @@ mod tests {
             events,
             busy_s: 0.5,
             cpu: Default::default(),
+            unfinished_s: None,
         };
         Tally {
             events: 3,
@@ -302,6 +303,7 @@ mod tests {
             fatal: false,
             interrupted: false,
             options: vec![("rows".into(), "7".into())],
+            forced: false,
         }
     }
 

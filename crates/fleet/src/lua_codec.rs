@@ -72,6 +72,8 @@ fn thread_of(c: &Value) -> Result<ThreadEnd, ScaleError> {
             wait_s: f(4)?,
             wall_s: f(5)?,
         },
+        // a segment's forced shutdown is not carried to the coordinator
+        unfinished_s: None,
     })
 }
 
@@ -163,5 +165,6 @@ fn tally_of(v: &Value) -> Result<Tally, ScaleError> {
         fatal: flag(v, "fatal")?,
         interrupted: flag(v, "interrupted")?,
         options: options_of(v)?,
+        forced: false,
     })
 }

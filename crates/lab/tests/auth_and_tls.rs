@@ -1,5 +1,8 @@
 //! Servers configured for password authentication and TLS (what the wire driver's tests need).
 
+#[path = "../../testkit/src/skip.rs"]
+mod skip;
+
 use std::process::Command;
 
 use pgrig_lab::{Server, ServerOptions, TlsFiles};
@@ -120,7 +123,7 @@ fn tls_server_serves_encrypted_connections() {
         .arg(&cert)
         .output();
     if !made.is_ok_and(|o| o.status.success()) {
-        eprintln!("SKIPPED: openssl is not available (Debian: openssl; ./test installs it)");
+        skip::skip("openssl is not available (Debian: openssl; ./test installs it)");
         return;
     }
     let tls = TlsFiles::from_paths(&cert, &key, None).unwrap();

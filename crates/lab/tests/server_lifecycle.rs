@@ -1,5 +1,8 @@
 //! Starting, using, restarting and dropping throwaway clusters.
 
+#[path = "../../testkit/src/skip.rs"]
+mod skip;
+
 use std::time::Instant;
 
 use pgrig_lab::{Server, ServerOptions};
@@ -228,7 +231,7 @@ fn env_and_url_reach_the_server() {
 #[test]
 fn base_dir_the_server_account_cannot_enter_is_refused_clearly() {
     if !nix::unistd::Uid::effective().is_root() {
-        eprintln!("SKIPPED: only root switches to another account (run the tests as root)");
+        skip::skip("only root switches to another account (run the tests as root)");
         return;
     }
     let hidden = std::env::temp_dir().join(format!("pgrig-lab-private-{}", std::process::id()));

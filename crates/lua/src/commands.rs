@@ -10,6 +10,7 @@ use std::thread;
 use mlua::{Function, Lua, Table, Value};
 
 use crate::state::{self, Shared};
+use pgrig_workloads::sysbench::seeding::Stream;
 
 /// The commands sysbench knows whether or not a script implements them.
 const BUILT_IN: [&str; 5] = ["prepare", "prewarm", "run", "cleanup", "help"];
@@ -74,7 +75,7 @@ fn parallel(sh: &Arc<Shared>, cmd: &str) -> i32 {
         .map(|tid| {
             let (sh, cmd) = (sh.clone(), cmd.to_string());
             thread::spawn(move || {
-                let lua = state::new_state(&sh, tid)?;
+                let lua = state::new_state(&sh, tid, Stream::Command(tid))?;
                 state::read_options(&lua)?;
                 let (f, _) = declared(&lua, &cmd)
                     .ok_or_else(|| format!("command '{cmd}' is not declared"))?;

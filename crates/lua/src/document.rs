@@ -76,6 +76,7 @@ pub fn of(inv: &Invocation, t: &Tally, server_version: &str) -> RunDocument {
                 id: t.first_thread + i as u32,
                 transactions: c.events,
                 busy_s: c.busy_s,
+                unfinished_s: c.unfinished_s,
             })
             .collect(),
         started_at_unix_s: Some(t.started_unix_s),
@@ -86,6 +87,14 @@ pub fn of(inv: &Invocation, t: &Tally, server_version: &str) -> RunDocument {
         workload_figures: None,
         complete: None,
         segments: None,
+        unfinished_events: (t.forced || t.threads.iter().any(|c| c.unfinished_s.is_some())).then(
+            || {
+                t.threads
+                    .iter()
+                    .filter(|c| c.unfinished_s.is_some())
+                    .count() as u64
+            },
+        ),
     }
 }
 

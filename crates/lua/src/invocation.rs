@@ -35,6 +35,10 @@ pub struct Invocation {
     pub events: u64,
     /// `--time` in seconds (0: no limit)
     pub time: u64,
+    /// `--forced-shutdown`: the second (from the threads' start) at which the run is ended with
+    /// its report, status 2, as sysbench's alarm ends it (`None`: off; `Some(0)`: sysbench's
+    /// alarm of 0, which never goes off)
+    pub forced_shutdown: Option<u32>,
     /// `--rate`: events per second over all threads, scheduled as a Poisson process (0: as
     /// fast as possible)
     pub rate: u64,

@@ -7,7 +7,9 @@
 //! * [`invocation`]: what the command line hands over; [`state`]: one Lua state (the Rust
 //!   natives, `prelude.lua` — the Lua half of the API — and the script).
 //! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits ([`pace`]:
-//!   `--rate`); [`report`]: its
+//!   `--rate`; [`ending`]: how it ends, `--time` and `--forced-shutdown`; [`progress`]: each
+//!   thread's, read when a run is cut short);
+//!   [`report`]: its
 //!   output, rendered by `pgrig_workloads::sysbench::report`; [`stats`]: the counters
 //!   ([`counter`]: a cell per thread, so statements on two threads share no cache line).
 //! * [`document`]: a finished `run`'s run document ([`run_measured`] hands it over), built
@@ -22,11 +24,13 @@ mod print;
 pub mod commands;
 pub mod counter;
 pub mod document;
+pub mod ending;
 pub mod ffi;
 pub mod histogram;
 pub mod invocation;
 pub mod pace;
 pub mod placeholders;
+pub mod progress;
 pub mod rand;
 pub mod report;
 pub mod rows;
@@ -41,7 +45,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 pub use invocation::{Invocation, OptValue};
-use pgrig_workloads::sysbench::rand::Unique;
+use pgrig_workloads::sysbench::seeding::{self, Stream};
 
 /// The sysbench version the API reports (`sysbench.version`).
 pub const SYSBENCH_VERSION: &str = "1.0.20";
@@ -142,7 +146,7 @@ fn run_part(
 /// its own, without connecting.
 pub fn declared_options(inv: Invocation) -> Result<Vec<(String, String)>, String> {
     let sh = shared(inv, (Default::default(), None), None)?;
-    let lua = state::new_state(&sh, 0)?;
+    let lua = state::new_state(&sh, 0, Stream::Main)?;
     Ok(run::script_options(&lua))
 }
 
@@ -160,7 +164,7 @@ pub enum ScriptOptions {
 /// [`declared_options`]).
 pub fn script_options(inv: Invocation) -> Result<ScriptOptions, String> {
     let sh = shared(inv, (Default::default(), None), None)?;
-    let lua = state::new_state(&sh, 0)?;
+    let lua = state::new_state(&sh, 0, Stream::Main)?;
     let declared: bool = (lua.load("return sysbench.cmdline.options ~= nil").eval())
         .map_err(|e| state::message(&e))?;
     if declared {
@@ -183,24 +187,21 @@ fn shared(
 ) -> Result<Arc<state::Shared>, String> {
     let config = pgrig_wire::Config::from_args(&inv.conn, "")
         .map_err(|e| format!("invalid connection options: {e}"))?;
-    let seed = if inv.rand_seed != 0 {
-        u64::from(inv.rand_seed)
-    } else {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-    };
+    // `run`'s `srandom` seed (the other streams are sysbench's unseeded ones: `seeding`)
+    let seed = u64::from(seeding::run_seed(inv.rand_seed));
     let source = match &inv.source {
         Some(text) => text.clone(),
         None => std::fs::read(&inv.script)
             .map_err(|e| format!("cannot open {}: {e}", inv.script.display()))?,
     };
+    let progress = progress::Progress::new(inv.threads);
     Ok(Arc::new(state::Shared {
+        progress,
         source: state::script_text(source),
         rand: rand::RandParams::of(&inv),
         inv,
         stats,
-        unique: Arc::new(Unique::new(seed)),
+        unique: Arc::new(seeding::unique()),
         seed,
         config,
         stop: AtomicBool::new(false),
@@ -233,7 +234,7 @@ fn run_with(
 }
 
 fn main_state(sh: &Arc<state::Shared>) -> i32 {
-    let lua = match state::new_state(sh, 0) {
+    let lua = match state::new_state(sh, 0, Stream::Main) {
         Ok(l) => l,
         Err(msg) => {
             println!("FATAL: {msg}");

@@ -208,6 +208,12 @@ for name, f in pairs(R.ffi) do
   if type(f) == "table" then C[name] = ffi.cast(f[1], f[2]) end
 end
 local param_int, param_text, param_null = C.param_int, C.param_text, C.param_null
+-- sysbench's other draws from the thread's stream: two per statement its pgsql driver prepares
+-- (the statement's name), one per histogram update (the latency histogram's after each event
+-- when --percentile is not 0, and each sysbench.histogram update)
+local rand_u64, rand_state = C.rand_u64, ffi.cast("void *", R.ffi.rand_state)
+local prepare_draws = R.ps_disable and 0 or 2
+local event_draw = R.percentile > 0
 local c_execute, c_query = C.execute, C.query
 local floor = math.floor
 local field_len = ffi.new("int[1]")
@@ -301,6 +307,7 @@ function con_mt:query_row(q)
   return unpack(row, 1, rs.nfields)
 end
 function con_mt:prepare(q)
+  for _ = 1, prepare_draws do rand_u64(rand_state) end
   local id = self.raw:prepare(q)
   if id == nil then
     raise(self, sysbench.sql.error.FATAL, "", "prepare failed", "", q)
@@ -352,13 +359,14 @@ end
 -- random numbers -----------------------------------------------------------------------------
 sysbench.rand = R.rand
 do
-  local value, str = C.rand_value, C.rand_string
+  local value, str, u64 = C.rand_value, C.rand_string, C.rand_u64
   local state = ffi.cast("void *", R.ffi.rand_state)
   -- in the order of rand.rs's KINDS
   for i, name in ipairs({ "default", "uniform", "gaussian", "special", "pareto", "zipfian" }) do
     local kind = i - 1
     sysbench.rand[name] = function(a, b) return value(state, kind, tonumber(a), tonumber(b)) end
   end
+  sysbench.rand.uniform_uint64 = function() return u64(state) end
   sysbench.rand.string = function(t)
     t = tostring(t)
     return ffi.string(str(state, t, #t), #t)
@@ -366,7 +374,14 @@ do
 end
 
 -- histograms ---------------------------------------------------------------------------------
-sysbench.histogram = { new = R.histogram_new }
+do
+  local new = R.histogram_new
+  local h_mt = {}
+  h_mt.__index = h_mt
+  function h_mt:update(v) rand_u64(rand_state); self.h:update(v) end
+  function h_mt:print() self.h:print() end
+  sysbench.histogram = { new = function(...) return setmetatable({ h = new(...) }, h_mt) end }
+end
 
 -- reports ------------------------------------------------------------------------------------
 -- a report's figures per second
@@ -433,6 +448,7 @@ function __pgrig_rt.event(tid)
   local ok, ret = pcall(event, tid)
   if ok then
     if ret ~= nil and ret ~= false then return "stop" end
+    if event_draw then rand_u64(rand_state) end
     return "ok"
   end
   if type(ret) == "table" and ret.errcode == sysbench.sql.error.IGNORABLE then
@@ -476,15 +492,16 @@ sb_rand = sysbench.rand.default
 sb_rand_uniform = sysbench.rand.uniform
 sb_rand_gaussian = sysbench.rand.gaussian
 sb_rand_special = sysbench.rand.special
--- a value of the run-wide unique sequence within [a, b] (drawn until one falls in the range,
--- so values stay unique)
+-- the next value of the run-wide unique sequence that lies in [a, b] (0 and 2^32 - 1 when
+-- absent), as sysbench's compatibility module draws it
 function sb_rand_uniq(a, b)
-  local span = b - a
-  while true do
-    local v = sysbench.rand.unique()
-    if v <= span then return a + v end
-  end
+  if a == nil then a = 0 end
+  if b == nil then b = 4294967295 end
+  local v
+  repeat v = sysbench.rand.unique() until v >= a and v <= b
+  return v
 end
-sb_rnd = function() return sysbench.rand.uniform(0, 2147483647) end
+-- the low 32 bits of the next 64-bit value, as a number
+sb_rnd = function() return tonumber(sysbench.rand.uniform_uint64() % 4294967296) end
 sb_rand_str = sysbench.rand.string
 sb_rnd_str = sysbench.rand.string

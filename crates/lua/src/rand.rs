@@ -1,5 +1,5 @@
-//! `sysbench.rand`: each Lua state's own stream (the run seed and the thread number, as the
-//! native workloads derive theirs) with sysbench's distributions from
+//! `sysbench.rand`: each Lua state's own stream (seeded as sysbench seeds the thread the state
+//! belongs to: `pgrig_workloads::sysbench::seeding`) with sysbench's distributions from
 //! `pgrig_workloads::sysbench::rand`, the `#`/`@` string templates, and the run-wide
 //! `unique()` sequence. The distributions and `string()` are FFI calls (`ffi.rs` says why).
 
@@ -105,6 +105,14 @@ unsafe extern "C" fn value(r: *mut RandState, kind: i32, a: f64, b: f64) -> f64 
     .unwrap_or(0.0)
 }
 
+/// `sysbench.rand.uniform_uint64()`: the next 64 bits (a `uint64_t` cdata in Lua, as in
+/// sysbench).
+unsafe extern "C" fn next_u64(r: *mut RandState) -> u64 {
+    // SAFETY: as in `value`.
+    let r = unsafe { &mut *r };
+    r.rng.next_u64()
+}
+
 /// `sysbench.rand.string(tmpl)`: the string (as long as the template) in the state's buffer.
 unsafe extern "C" fn string(r: *mut RandState, tmpl: *const u8, len: usize) -> *const u8 {
     catch_unwind(AssertUnwindSafe(|| {
@@ -157,12 +165,14 @@ pub fn table(
         "const char *(*)(void *, const char *, size_t)",
         string as Ptr,
     )?;
-    ffi.raw_set("rand_state", LightUserData(shared.0.get().cast()))?;
-    let r = shared.clone();
-    t.set(
-        "uniform_uint64",
-        lua.create_function(move |_, ()| Ok(r.get().rng.next_u64() as i64 as f64))?,
+    crate::ffi::add(
+        lua,
+        ffi,
+        "rand_u64",
+        "uint64_t (*)(void *)",
+        next_u64 as Ptr,
     )?;
+    ffi.raw_set("rand_state", LightUserData(shared.0.get().cast()))?;
     let r = shared.clone();
     t.set(
         "uniform_double",

@@ -18,6 +18,7 @@ pub fn header(inv: &Invocation) -> String {
         rate: inv.rate,
         report_interval: inv.report_interval,
         rand_seed: inv.rand_seed,
+        forced_shutdown: inv.forced_shutdown,
     })
 }
 
@@ -71,6 +72,7 @@ impl Figures {
                     sum_ms: l.sum_ms,
                     per_thread,
                     histogram: sh.inv.histogram.then(|| l.total.render()),
+                    unfinished: None,
                 };
                 (Some(sum), pct_ms)
             }

@@ -2,8 +2,8 @@
 //! calling `thread_init`, `event` until the limits (`--events`, `--time`, an event that returns
 //! a value to stop), and `thread_done`; the main thread prints the header, the interval reports
 //! (or calls `sysbench.hooks.report_intermediate`), and at the end the report (or
-//! `report_cumulative`), then calls `done()`. An `event()` still running a second after
-//! `--time` is stopped by ending the process (LuaJIT's compiled loops cannot be interrupted).
+//! `report_cumulative`), then calls `done()`. How the run ends — the limits, sysbench's
+//! `--forced-shutdown`, a stop from outside — is [`crate::ending`]'s.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
@@ -12,25 +12,24 @@ use std::time::{Duration, Instant};
 
 use mlua::{Function, Lua, Table};
 
+use crate::ending::{self, Cut};
 use crate::pace::{self, Pace};
 use crate::report::{self, Figures};
 use crate::state::{self, Shared};
-use crate::stats::{Finished, SecondCounts, ThreadEnd};
+use crate::stats::{Finished, ThreadEnd};
 use pgrig_engine::cpu::thread_reading;
-
-/// How long an event may run past `--time` before the process is ended.
-const GRACE: Duration = Duration::from_secs(1);
 
 /// A thread's result: its events, the seconds spent in them, its CPU over the event loop.
 type ThreadResult = ThreadEnd;
 
 /// A thread that ran no events.
 fn idle() -> ThreadResult {
-    ThreadEnd {
-        events: 0,
-        busy_s: 0.0,
-        cpu: Default::default(),
-    }
+    ThreadEnd::default()
+}
+
+/// Thread `tid`'s index in this run (its slot in [`Shared::progress`]).
+fn index(sh: &Shared, tid: u32) -> usize {
+    (tid - sh.segment.as_ref().map_or(0, |p| p.first_thread)) as usize
 }
 
 /// One worker thread: its state, then events until told to stop.
@@ -45,7 +44,7 @@ fn worker(
             v.push(line);
         }
     };
-    let lua = match state::new_state(&sh, tid) {
+    let lua = match state::new_state(&sh, tid, sh.run_stream(tid)) {
         Ok(l) => Some(l),
         Err(msg) => {
             failed(format!("FATAL: {msg}"));
@@ -65,6 +64,7 @@ fn worker(
     };
     let origin = Instant::now();
     let cpu0 = thread_reading(origin);
+    sh.progress.began(index(&sh, tid), cpu0, origin);
     // a script's own thread body replaces the event loop
     let (events, busy_s) = match state::global_fn(&lua, "thread_run") {
         Some(f) => match state::call(&lua, &f, tid) {
@@ -84,6 +84,7 @@ fn worker(
         events,
         busy_s,
         cpu: thread_reading(origin).since(&cpu0),
+        unfinished_s: None,
     };
     if let Err(msg) = hook(&lua, "thread_done", tid) {
         println!("FATAL: `thread_done' function failed: {msg}");
@@ -147,6 +148,7 @@ fn events(
             sh.stats.lagged(at.elapsed().as_secs_f64() * 1e3);
         }
         let t0 = Instant::now();
+        sh.progress.event_start(index(sh, tid));
         let mut restarted = false;
         let outcome = loop {
             let r: Result<(String, Option<String>), _> = run.call(tid);
@@ -167,14 +169,15 @@ fn events(
             }
         };
         let ns = t0.elapsed().as_nanos() as u64;
+        sh.progress.event_end(index(sh, tid), ns, outcome.is_ok());
         match outcome {
-            Ok(s) => {
+            // an event that stops its thread is not counted, as in sysbench (which also
+            // takes no latency for it)
+            Ok(s) if s == "stop" => break,
+            Ok(_) => {
                 sh.stats.event(ns);
                 n += 1;
                 busy += ns as f64 / 1e9;
-                if s == "stop" {
-                    break;
-                }
             }
             Err(msg) => {
                 fatal_once(
@@ -264,26 +267,28 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
     let started_unix_s = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
-    let seconds = watch(lua, sh, &handles, began);
-    let threads: Vec<ThreadResult> = handles
-        .into_iter()
-        .map(|h| h.ok().and_then(|h| h.join().ok()).unwrap_or_else(idle))
-        .collect();
+    let ended = ending::watch(lua, sh, &handles, began);
     let elapsed = began.elapsed().as_secs_f64();
+    let threads = ending::threads(sh, handles, ended.cut.is_some());
     let per_thread = threads.iter().map(|t| (t.events, t.busy_s)).collect();
+    let forced = ended.cut == Some(Cut::Forced);
     if let Ok(mut f) = sh.stats.finished.lock() {
         *f = Some(Finished {
             elapsed_s: elapsed,
             started_unix_s,
-            seconds,
-            threads,
+            seconds: ended.seconds,
+            threads: threads.clone(),
             fatal: sh.fatal.load(Relaxed),
             interrupted: sh.interrupted.load(Relaxed),
             options: script_options(lua),
+            forced,
         });
     }
     if sh.fatal.load(Relaxed) {
         return 1;
+    }
+    if ended.cut.is_some() {
+        return ending::cut_report(lua, sh, elapsed, &threads, forced);
     }
     let fig = Figures::of(sh, elapsed, per_thread);
     report::cumulative(lua, sh, &fig);
@@ -345,68 +350,6 @@ pub fn dedup(lines: &[String]) -> String {
         i += n;
     }
     out
-}
-
-/// The main thread while the workers run: interval reports, the per-second counts (returned),
-/// the time limit, and the forced end of an event that does not return.
-fn watch(
-    lua: &Lua,
-    sh: &Shared,
-    handles: &[std::io::Result<thread::JoinHandle<ThreadResult>>],
-    began: Instant,
-) -> Vec<SecondCounts> {
-    let limit = (sh.inv.time > 0).then(|| Duration::from_secs(sh.inv.time));
-    let interval = u64::from(sh.inv.report_interval);
-    let mut next_report = interval;
-    let mut seconds = Vec::new();
-    let mut errors_before = 0;
-    let running = || {
-        handles
-            .iter()
-            .filter(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
-            .count()
-    };
-    loop {
-        let n = running();
-        if n == 0 {
-            // the last, partial second (no thread running): told to live metrics and a
-            // segment's interval rows, not part of the series
-            sh.stats
-                .take_second(seconds.len() as u64 + 1, errors_before, 0);
-            return seconds;
-        }
-        let now = began.elapsed();
-        while now.as_secs() > seconds.len() as u64 {
-            let s = sh
-                .stats
-                .take_second(seconds.len() as u64 + 1, errors_before, n as u32);
-            errors_before += s.errors;
-            seconds.push(s);
-        }
-        if interval > 0 && now.as_secs() >= next_report {
-            let span = (next_report - interval) as usize..next_report as usize;
-            let period = (next_report as f64, interval as f64, n as u32);
-            report::intermediate(lua, sh, period, seconds.get(span).unwrap_or_default());
-            next_report += interval;
-        }
-        if sh.interrupt.as_ref().is_some_and(|s| s.requested()) && !sh.stop.load(Relaxed) {
-            sh.interrupted.store(true, Relaxed);
-            sh.stop.store(true, Relaxed);
-        }
-        if let Some(l) = limit {
-            if now >= l {
-                sh.stop.store(true, Relaxed);
-            }
-            if now >= l + GRACE {
-                println!(
-                    "FATAL: the --time limit ({} s) has passed and event() has not returned: forcing shutdown",
-                    l.as_secs()
-                );
-                std::process::exit(1);
-            }
-        }
-        thread::sleep(Duration::from_millis(10));
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Table, Value};
-use pgrig_workloads::sysbench::rand::{Rng, Unique};
+use pgrig_workloads::sysbench::rand::Unique;
+use pgrig_workloads::sysbench::seeding::{self, Stream};
 
 use crate::ffi::ConOwner;
 use crate::invocation::{Invocation, OptValue};
@@ -42,9 +43,29 @@ pub struct Shared {
     pub interrupted: AtomicBool,
     /// this run is one segment of a run spread over several hosts
     pub segment: Option<crate::segment::SegmentPart>,
+    /// each worker thread's progress, by its index in this run (its id less the first's)
+    pub progress: crate::progress::Progress,
 }
 
 impl Shared {
+    /// `run`'s worker `tid`'s random stream, as sysbench seeds it: `srandom(--rand-seed)`
+    /// (the clock's seconds when 0), the background threads' seeds, then the workers'.
+    pub fn run_stream(&self, tid: u32) -> Stream {
+        let inv = &self.inv;
+        let checkpoints = inv.general.iter().any(|(n, v)| {
+            n == "report_checkpoints" && matches!(v, OptValue::Str(s) if !s.trim().is_empty())
+        });
+        Stream::Run {
+            seed: self.seed as u32,
+            background: seeding::background_threads(
+                inv.report_interval > 0,
+                inv.rate > 0,
+                checkpoints,
+            ),
+            thread: tid,
+        }
+    }
+
     /// Whether thread `tid` reports the run's fatal error: the first thread to fail does,
     /// and only it.
     pub fn claim_fatal(&self, tid: u32) -> bool {
@@ -109,7 +130,7 @@ fn print_fn(lua: &Lua) -> mlua::Result<Function> {
 }
 
 /// The `__pgrig` table: the state's facts and the Rust functions the prelude wraps.
-fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
+fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32, stream: Stream) -> mlua::Result<Table> {
     let inv = &sh.inv;
     let r = lua.create_table()?;
     r.set("version", crate::SYSBENCH_VERSION)?;
@@ -122,6 +143,9 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
     r.set("argv", argv)?;
     r.set("script_path", inv.script.to_string_lossy().into_owned())?;
     r.set("command", inv.command.clone())?;
+    // sysbench draws from the thread's stream where these happen (`prelude.lua`)
+    r.set("ps_disable", inv.ps_mode_disable)?;
+    r.set("percentile", inv.percentile)?;
     let args = lua.create_table()?;
     for (name, value, raw) in &inv.script_args {
         let t = lua.create_table()?;
@@ -174,7 +198,7 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
     )?;
     let ffi = lua.create_table()?;
     crate::ffi::connection_table(lua, &ffi)?;
-    let rng = Rng::new(sh.seed, u64::from(tid));
+    let rng = stream.rng();
     r.set(
         "rand",
         rand::table(lua, &sh.rand, rng, sh.unique.clone(), &ffi)?,
@@ -186,12 +210,13 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32) -> mlua::Result<Table> {
 
 /// A state for thread `tid` with the prelude and the script loaded; the error is the message
 /// for `FATAL: `.
-pub fn new_state(sh: &Arc<Shared>, tid: u32) -> Result<Lua, String> {
+pub fn new_state(sh: &Arc<Shared>, tid: u32, stream: Stream) -> Result<Lua, String> {
     // SAFETY: the script is the user's own, run with the user's rights as sysbench runs it;
     // it gets LuaJIT's `ffi` and `debug` like sysbench's scripts.
     let lua = unsafe { Lua::unsafe_new() };
     let setup = || -> mlua::Result<()> {
-        lua.globals().set("__pgrig", natives(&lua, sh, tid)?)?;
+        lua.globals()
+            .set("__pgrig", natives(&lua, sh, tid, stream)?)?;
         lua.globals().set("print", print_fn(&lua)?)?;
         lua.load(PRELUDE).set_name("=sysbench.lua").exec()
     };

@@ -102,11 +102,14 @@ pub struct SecondCounts {
 
 /// One worker thread at the end of the run: its events, the seconds spent in them, and its
 /// CPU time and run-queue wait over its event loop.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct ThreadEnd {
     pub events: u64,
     pub busy_s: f64,
     pub cpu: pgrig_engine::result::ThreadCpu,
+    /// a run cut short (`--forced-shutdown`): how long the event the thread was still running
+    /// had run, s (not in `events` nor `busy_s`)
+    pub unfinished_s: Option<f64>,
 }
 
 /// A finished `run`: what its document is built from besides the counters.
@@ -123,6 +126,9 @@ pub struct Finished {
     pub interrupted: bool,
     /// the script's own options (`sysbench.cmdline.options`) with the values it ran with
     pub options: Vec<(String, String)>,
+    /// sysbench's `--forced-shutdown` ended the run (the threads' `unfinished_s` say what was
+    /// still running)
+    pub forced: bool,
 }
 
 impl Stats {

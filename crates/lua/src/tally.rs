@@ -49,6 +49,9 @@ pub struct Tally {
     pub interrupted: bool,
     /// the script's own options with the values it ran with
     pub options: Vec<(String, String)>,
+    /// sysbench's `--forced-shutdown` ended the run (`threads[].unfinished_s`: what was still
+    /// running)
+    pub forced: bool,
 }
 
 impl Tally {
@@ -91,6 +94,7 @@ impl Tally {
             fatal: fin.fatal,
             interrupted: fin.interrupted,
             options: fin.options.clone(),
+            forced: fin.forced,
         }
     }
 
@@ -120,8 +124,18 @@ impl Tally {
                 0.0
             },
             sum_ms: self.sum_ms,
-            per_thread: self.threads.iter().map(|t| (t.events, t.busy_s)).collect(),
-            histogram: inv.histogram.then(|| self.slots.render()),
+            per_thread: (self.threads.iter())
+                .map(|t| match t.unfinished_s {
+                    Some(s) => (t.events + 1, t.busy_s + s),
+                    None => (t.events, t.busy_s),
+                })
+                .collect(),
+            histogram: (inv.histogram && !self.forced).then(|| self.slots.render()),
+            unfinished: self.forced.then(|| {
+                (self.threads.iter())
+                    .filter(|t| t.unfinished_s.is_some())
+                    .count() as u64
+            }),
         }
     }
 }

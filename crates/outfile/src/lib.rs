@@ -2,7 +2,7 @@
 //! profiles, `-l` logs): private to the user (0600 files, 0700 directories) and written
 //! without following a link anyone planted at the name, in a directory others may write to.
 //!
-//! - [`write`]: the whole content at once: a new file created with `O_CREAT|O_EXCL|O_NOFOLLOW`
+//! - [`write`](fn@write): the whole content at once: a new file created with `O_CREAT|O_EXCL|O_NOFOLLOW`
 //!   beside the name, then renamed over it (a link at the name is replaced, never followed).
 //! - [`check`]: the same checks before anything is measured, so a bad destination is found first.
 //! - [`create_streaming`]: a file written while a run lasts (`-l` logs, `capture -o`,
@@ -92,7 +92,7 @@ fn create_temp(dir: &OwnedFd, base: &OsStr) -> io::Result<(File, OsString)> {
     }
 }
 
-/// Checks, before a run, that [`write`] could put a file at `path`: what stands there now
+/// Checks, before a run, that [`write`](fn@write) could put a file at `path`: what stands there now
 /// ([`check_existing`]) and that the directory takes a new file (one is created and removed).
 pub fn check(path: &Path) -> io::Result<()> {
     let (dir, name) = open_parent(path)?;

@@ -1,6 +1,9 @@
 //! Links and other users' files planted at an output's name, in a directory both can write to:
 //! never followed, never replaced when they belong to someone else.
 
+#[path = "../../testkit/src/skip.rs"]
+mod skip;
+
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
@@ -109,7 +112,7 @@ fn a_linked_directory_is_refused() {
 fn another_users_file_is_refused_even_for_root() {
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIPPED: needs root to give a file to another user");
+        skip::skip("needs root to give a file to another user");
         return;
     }
     let d = tempfile::tempdir().unwrap();
@@ -169,7 +172,7 @@ fn chown_link(link: &Path, user: &str) {
 fn a_directory_link_another_user_owns_is_refused_and_ones_own_is_followed() {
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIPPED: needs root to give a link to another user");
+        skip::skip("needs root to give a link to another user");
         return;
     }
     let d = tempfile::tempdir().unwrap();

@@ -50,7 +50,7 @@ fn real_server_logs_parse_into_pgreplays_replay_file_statistics_and_warnings() {
 fn jsonlog_parses_into_the_same_items_as_the_stderr_log() {
     let rec = recording();
     let Some(json) = &rec.json else {
-        println!("SKIPPED: the server is older than PostgreSQL 15 and writes no jsonlog");
+        pgrig_testkit::skip("the server is older than PostgreSQL 15 and writes no jsonlog");
         return;
     };
     let (from_stderr, _, _) = parse(&rec.stderr, Format::Stderr, ParseOptions::default());

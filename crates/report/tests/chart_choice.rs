@@ -184,6 +184,95 @@ fn a_five_key_study_opens_with_its_main_effects_strongest_first() {
     assert_eq!(ranking.table.headers[1], "scripts");
 }
 
+/// The text of an SVG's `<text>` elements, entities decoded as the page's reader sees them.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            t.split_once('>')
+                .and_then(|(_, r)| r.split("</text>").next())
+        })
+        .map(|t| {
+            t.trim()
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&")
+        })
+        .collect()
+}
+
+#[test]
+fn every_drawn_series_has_its_legend_entry_inside_the_svg() {
+    // eight series whose names each take three legend lines: the entries must all be drawn
+    let m = fixtures::model(vec![fixtures::five_key_study()], vec![]);
+    let s = sections(&m, &metric::METRICS[0]);
+    let mut checked = 0;
+    for c in s.iter().flat_map(|s| &s.charts) {
+        let mut c = c.clone();
+        if c.series.len() < 2 {
+            continue;
+        }
+        for (i, ser) in c.series.iter_mut().enumerate() {
+            ser.name = format!(
+                "alpha{i} beta{i} gamma{i} delta{i} epsilon{i} zeta{i} eta{i} theta{i} iota{i} kappa{i} lambda{i} mu{i}"
+            );
+        }
+        let svg = pgrig_report::chart::render::render(&c).unwrap().svg;
+        let texts = svg_texts(&svg);
+        let labels = pgrig_report::chart::render::legend_labels(&c);
+        assert_eq!(labels.len(), c.series.len(), "{}", c.id);
+        for l in &labels {
+            assert!(
+                l.iter().all(|line| texts.contains(line)),
+                "{}: legend entry {l:?} not drawn in the SVG: {texts:?}",
+                c.id
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "no chart with several series");
+}
+
+#[test]
+fn failures_that_differ_between_points_sit_beside_the_throughput() {
+    let mut s = fixtures::matrix_study();
+    for r in &mut s.runs {
+        if r.point_label().contains("serializable") {
+            r.failed = 25.0;
+            r.retries = 60.0;
+        }
+    }
+    let m = fixtures::model(vec![s], vec![]);
+    let sections = sections(&m, &metric::METRICS[0]);
+    let ids: Vec<&str> = sections[0].charts.iter().map(|c| c.id.as_str()).collect();
+    let at = |id: &str| ids.iter().position(|i| *i == id);
+    let failures = at("isolation-failures-per-point").expect("failures in the study's section");
+    let retries = at("isolation-retries-per-point").expect("retries in the study's section");
+    let tps = at("isolation-tps-by-isolation").expect("the headline chart");
+    let time = at("isolation-tps-over-time").expect("the time chart");
+    assert!(
+        tps < failures && failures < retries && retries < time,
+        "{ids:?}"
+    );
+    // not a second time among the other figures
+    let others: Vec<&str> = (sections.iter())
+        .skip(1)
+        .flat_map(|s| s.charts.iter().map(|c| c.id.as_str()))
+        .collect();
+    assert!(
+        !others
+            .iter()
+            .any(|i| i.contains("failures") || i.contains("retries")),
+        "{others:?}"
+    );
+    // the same study with equal failures everywhere keeps them among the other figures
+    let m = fixtures::model(vec![fixtures::matrix_study()], vec![]);
+    let equal = pgrig_report::choose::sections(&m, &metric::METRICS[0]);
+    assert!(!equal[0].charts.iter().any(|c| c.id.contains("retries")));
+}
+
 #[test]
 fn no_chart_draws_more_than_eight_series_and_no_two_legend_entries_read_alike() {
     let m = fixtures::model(vec![fixtures::five_key_study()], vec![]);

@@ -55,6 +55,52 @@ fn matrix_and_rounds_studies_open_in_a_browser_with_every_chart() {
 }
 
 #[test]
+fn every_axis_label_is_whole_apart_from_the_others_and_unlike_them() {
+    let m = fixtures::model(
+        vec![fixtures::five_key_study(), fixtures::matrix_study()],
+        vec![],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let r = build(&m, &Options::default()).unwrap();
+    let html = dir.path().join("axis-labels.html");
+    write_html(&r, &html).unwrap();
+    let charts = browser::axis_labels(&html);
+    let mut categorical = 0;
+    for (id, labels, overlapping) in &charts {
+        assert!(
+            overlapping.is_empty(),
+            "{id}: labels overlap: {overlapping:?}"
+        );
+        for (i, l) in labels.iter().enumerate() {
+            assert!(!l.contains('…'), "{id}: label {l:?} is cut");
+            assert!(!labels[..i].contains(l), "{id}: two labels read {l:?}");
+        }
+        categorical += labels.iter().any(|l| l.parse::<f64>().is_err()) as usize;
+    }
+    assert!(charts.len() > 5, "{charts:?}");
+    assert!(
+        categorical > 0,
+        "no chart with named categories: {charts:?}"
+    );
+    // the ranking of the five-key study's 32 points numbers them, with the key in its SVG
+    let (_, labels, _) = (charts.iter())
+        .find(|c| c.0 == "five-tps-ranking")
+        .expect("the ranking chart");
+    assert_eq!(labels.first().map(String::as_str), Some("1"), "{labels:?}");
+    let fig = (r.html.split("id=\"five-tps-ranking\"").nth(1))
+        .and_then(|t| t.split("</figure>").next())
+        .expect("the ranking figure");
+    let svg = fig.split("</svg>").next().unwrap_or("");
+    for i in [1, 16, 32] {
+        assert!(
+            svg.contains(&format!(">{i}  ")) || svg.contains(&format!(">\n{i}  ")),
+            "no key line {i} in the SVG: {}",
+            &svg[svg.len().saturating_sub(1200)..]
+        );
+    }
+}
+
+#[test]
 fn query_study_shows_speedup_efficiency_and_plans_in_a_browser() {
     let m = fixtures::model(vec![fixtures::query_study()], vec![]);
     let html = page(

@@ -91,6 +91,11 @@ pub struct RunDocument {
     /// a run merged from segments: which segments the figures cover and which are missing
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub segments: Option<SegmentsDoc>,
+    /// sysbench's `--forced-shutdown` (or, for a Lua script, a Ctrl-C that an event outlasted)
+    /// cut the run short: how many events were still running then (not in `transactions` nor
+    /// the latencies; `duration_s` ends at the cut); absent when the run ended otherwise
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished_events: Option<u64>,
 }
 
 /// The segments of a run spread over several client hosts.
@@ -135,6 +140,10 @@ pub struct ClientDoc {
     pub transactions: u64,
     /// latency of its successful transactions, summed
     pub busy_s: f64,
+    /// a run ended by sysbench's `--forced-shutdown`: the event this client was still running
+    /// then, and how long it had run (s); absent otherwise
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished_s: Option<f64>,
 }
 
 /// The options the run was made with (never a password or a connection string).

@@ -1,5 +1,6 @@
 //! `pgrig results export --format csv`: one flat row per stored run — ids, the point's values
-//! (a column per matrix key), the fixed figures, the client's CPU figures and relation sizes
+//! (a column per matrix key), a steps study's `step_index` (the step's 0-based position, so
+//! sorting by it keeps the study's order), the fixed figures, the client's CPU figures and relation sizes
 //! (`TABLE.heap|indexes|total`). Cells are the stored values as written (JSON numbers as
 //! stored), quoted where CSV needs it.
 
@@ -65,8 +66,12 @@ pub fn csv(docs: &[Value]) -> String {
             }
         }
     }
+    let steps = docs.iter().any(|d| d["step_index"].is_u64());
     let mut header: Vec<String> = vec!["run_id".into(), "study".into(), "target".into()];
     header.extend(point_keys.iter().cloned());
+    if steps {
+        header.push("step_index".into());
+    }
     header.extend(FIXED.iter().map(|(n, _)| n.to_string()));
     header.extend(["client_cpu_time".into(), "client_run_queue_wait".into()]);
     for t in &tables {
@@ -83,6 +88,9 @@ pub fn csv(docs: &[Value]) -> String {
     for d in docs {
         let mut row = vec![cell(&d["run_id"]), cell(&d["study"]), cell(&d["target"])];
         row.extend(point_keys.iter().map(|k| cell(&d["point"][k])));
+        if steps {
+            row.push(cell(&d["step_index"]));
+        }
         for (_, path) in FIXED {
             let mut v = d;
             for p in *path {
@@ -100,4 +108,26 @@ pub fn csv(docs: &[Value]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_steps_study_exports_each_runs_step_index_beside_its_step() {
+        let doc = |step: &str, i: u64| {
+            json!({"run_id": i + 1, "study": "s", "target": "local",
+                "point": {"step": step}, "step": step, "step_index": i})
+        };
+        let out = csv(&[doc("z-first", 0), doc("a-second", 1)]);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].starts_with("run_id,study,target,step,step_index,repetition"));
+        assert!(lines[1].starts_with("1,s,local,z-first,0,"), "{out}");
+        assert!(lines[2].starts_with("2,s,local,a-second,1,"), "{out}");
+        // no steps: no column
+        let plain = csv(&[json!({"run_id": 1, "point": {"clients": 1}})]);
+        assert!(!plain.contains("step_index"), "{plain}");
+    }
 }

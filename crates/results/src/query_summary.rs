@@ -2,7 +2,8 @@
 //! query with the derived figures — speedup (the median client time of the point with
 //! `parallel_workers = 0` and otherwise the same values, over this point's) and efficiency
 //! (speedup over the ideal: the degree plus the leader, which takes part in the scan unless
-//! `parallel_leader_participation` is off) — and the flags (io-bound, failures, timeouts,
+//! `parallel_leader_participation` is off, at most the machine's cores when the run documents
+//! name them — the one definition the table and the report's charts share) — and the flags (io-bound, failures, timeouts,
 //! fewer workers than asked, high spread). Pure functions over stored result documents.
 
 use std::fmt::Write;
@@ -81,6 +82,8 @@ struct Row<'a> {
     query: String,
     degree: Option<u64>,
     leader: bool,
+    /// the fewest CPUs any of the row's runs had (`provenance.host.cpus`), when known
+    cores: Option<u64>,
     runs: usize,
     queries: Vec<&'a Value>,
 }
@@ -138,6 +141,11 @@ fn rows(docs: &[Value]) -> Vec<Row<'_>> {
                     });
                     rows.len() - 1
                 }
+            };
+            let cpus = d["provenance"]["host"]["cpus"].as_u64().filter(|&c| c > 0);
+            rows[i].cores = match (rows[i].cores, cpus) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
             };
             rows[i].runs += 1;
             rows[i].queries.push(q);
@@ -214,7 +222,8 @@ pub struct Figures {
     pub degree: Option<u64>,
     pub median_ms: Option<f64>,
     pub speedup: Option<f64>,
-    /// the speedup a perfect scaling would give: the processes scanning (degree + the leader)
+    /// the speedup a perfect scaling would give: the processes scanning (degree + the
+    /// leader), at most the machine's cores
     pub ideal: Option<f64>,
     pub efficiency: Option<f64>,
 }
@@ -242,10 +251,13 @@ pub fn figures(docs: &[Value]) -> Vec<Figures> {
 }
 
 impl Row<'_> {
-    /// Speedup at perfect scaling: the degree plus the leader when it takes part.
+    /// Speedup at perfect scaling: the degree plus the leader when it takes part, capped at
+    /// the machine's cores (more processes than cores cannot scan faster).
     fn ideal(&self) -> Option<f64> {
-        self.degree
-            .map(|d| (d + u64::from(self.leader)).max(1) as f64)
+        self.degree.map(|d| {
+            let procs = (d + u64::from(self.leader)).max(1);
+            self.cores.map_or(procs, |c| procs.min(c)) as f64
+        })
     }
 
     fn median_ms(&self) -> Option<f64> {
@@ -333,5 +345,23 @@ parallel_workers=4  query     1      1       0       40.0       39.0     2.50   
             (f[1].efficiency, f[1].rest.as_str()),
             (Some(0.5), "(single point)")
         );
+    }
+
+    #[test]
+    fn the_ideal_is_capped_at_the_machines_cores_in_table_and_figures() {
+        let on = |d: u64, ms: f64| {
+            let mut v = doc(d, ms, d, 0);
+            v["provenance"] = json!({"host": {"cpus": 2}});
+            v
+        };
+        let docs = [on(0, 100.0), on(1, 55.0), on(4, 70.0)];
+        let f = figures(&docs);
+        // degree 1: 2 processes = the 2 cores; degree 4: 5 processes, capped at 2
+        assert_eq!((f[1].ideal, f[2].ideal), (Some(2.0), Some(2.0)));
+        let eff = f[2].efficiency.unwrap_or(0.0);
+        assert!((eff - 100.0 / 70.0 / 2.0).abs() < 1e-9, "{eff}");
+        let t = table(&docs);
+        let row = t.lines().find(|l| l.starts_with("parallel_workers=4"));
+        assert!(row.is_some_and(|l| l.contains("1.43    0.71")), "{t}");
     }
 }

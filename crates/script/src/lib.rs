@@ -1,7 +1,7 @@
 //! pgbench's script language, exactly: splitting scripts into commands, parsing meta-commands and
 //! expressions, typed variables, evaluation, and pg_prng-compatible randomness.
 //!
-//! Pure: no sockets, no threads, no printing; the one I/O is reading a script file ([`file`]). Scripts are compiled once ([`parse::parse_script`]) into
+//! Pure: no sockets, no threads, no printing; the one I/O is reading a script file ([`file`](mod@file)). Scripts are compiled once ([`parse::parse_script`]) into
 //! [`command::Script`]s whose variables are resolved to slots ([`vars::VarId`]) so the runner executes
 //! them without string lookups.
 

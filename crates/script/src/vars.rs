@@ -76,7 +76,7 @@ struct Slot {
 /// One client's variable values, indexed by [`VarId`].
 ///
 /// Values are typed, or strings converted lazily on first use in an expression (pgbench's
-/// rules, see [`convert`]). Reads and writes never allocate once a slot's string has grown to
+/// rules, see [`convert`](mod@convert)). Reads and writes never allocate once a slot's string has grown to
 /// its steady-state size.
 #[derive(Clone, Debug, Default)]
 pub struct Vars {
@@ -159,7 +159,7 @@ impl Vars {
     }
 
     /// The typed value for expression evaluation, converting (and caching) a string value.
-    /// Errors: `undefined variable "NAME"` and the conversion errors of [`convert`].
+    /// Errors: `undefined variable "NAME"` and the conversion errors of [`convert`](mod@convert).
     #[inline]
     pub fn get(&mut self, id: VarId, names: &VarTable) -> Result<Value, EvalError> {
         let i = id.0 as usize;

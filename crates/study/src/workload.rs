@@ -404,9 +404,36 @@ pub fn effective(
             }
         }
     }
+    builtin_as_workload(&mut t, point.iter().any(|(k, _)| k == "workload"))?;
     toml::Value::Table(t)
         .try_into::<WorkloadSpec>()
         .map_err(|e| e.message().trim_end().to_string())
+}
+
+/// `workload = "tpcb-like"` (a pgbench builtin, not a native workload) reads as
+/// `builtin = "tpcb-like"`, so that one `workload` matrix key can sweep pgbench's builtins and
+/// native workloads together (`workload = ["tpcb-like", "oltp_write_only"]`). When the point's
+/// own value made it a builtin (`from_point`), the `options` meant for the native points are
+/// left out; given in `[workload]` itself, they stay and are refused as before.
+fn builtin_as_workload(t: &mut toml::Table, from_point: bool) -> Result<(), String> {
+    let Some(toml::Value::String(name)) = t.get("workload") else {
+        return Ok(());
+    };
+    if pgrig_workloads::is_native(name) || pgrig_script::builtin::lookup(name).is_err() {
+        return Ok(());
+    }
+    let name = name.clone();
+    if t.contains_key("builtin") {
+        return Err(format!(
+            "workload \"{name}\" is pgbench's builtin; give it as workload or builtin, not both"
+        ));
+    }
+    t.remove("workload");
+    t.insert("builtin".into(), toml::Value::String(name));
+    if from_point {
+        t.remove("options");
+    }
+    Ok(())
 }
 
 #[path = "workload_native.rs"]
@@ -430,6 +457,27 @@ pub fn read_script_file(path: &Path) -> std::io::Result<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_pgbench_builtin_named_as_workload_is_the_builtin() {
+        let point = |v: &str| vec![("workload".to_string(), toml::Value::String(v.into()))];
+        let mut base = toml::Table::new();
+        base.insert("options".into(), toml::Value::Table(toml::Table::new()));
+        let w = effective(&base, &point("tpcb-like")).unwrap();
+        assert_eq!(
+            (w.builtin.as_deref(), w.workload.as_deref()),
+            (Some("tpcb-like"), None)
+        );
+        assert!(w.options.is_empty());
+        w.validate().unwrap();
+        let w = effective(&base, &point("oltp_write_only")).unwrap();
+        assert_eq!(w.workload.as_deref(), Some("oltp_write_only"));
+        // both given: refused by name
+        base.insert("builtin".into(), toml::Value::String("select-only".into()));
+        assert!(effective(&base, &point("tpcb-like"))
+            .unwrap_err()
+            .contains("not both"));
+    }
+
     use super::*;
 
     fn table(s: &str) -> toml::Table {

@@ -152,6 +152,7 @@ impl WorkloadSpec {
             threads,
             events,
             time,
+            forced_shutdown: None,
             rate,
             report_interval: 0,
             rand_seed: seed,

@@ -8,6 +8,7 @@
 //! - [`TestPki`]: a test-made CA and `localhost` server certificate for TLS clusters.
 //! - [`pgbench_oracle()`], [`TestDb::command()`], [`run()`]: run external programs (the installed
 //!   pgbench for differential tests, our own binaries) against a test database.
+//! - [`skip()`]: a test that cannot run here says so (`./test` lists it) or, in CI, fails.
 //!
 //! ```no_run
 //! let db = pgrig_testkit::fresh_db("accounts");
@@ -19,6 +20,7 @@ mod cmd;
 mod db;
 mod pki;
 mod shared;
+mod skip;
 pub mod snapshot;
 
 pub use cmd::{pgbench_oracle, pgbench_path, run, sysbench_oracle, CmdOutput};
@@ -26,3 +28,4 @@ pub use db::{fresh_db, fresh_db_on, TestDb};
 pub use pgrig_lab::{LabError, Server, ServerOptions, TlsFiles};
 pub use pki::{unrelated_ca_pem, TestPki};
 pub use shared::{cluster, custom_cluster, try_cluster};
+pub use skip::skip;

@@ -54,7 +54,7 @@ fn special_sends_rand_spec_res_percent_to_the_middle_rand_spec_pct() {
             let sum: f64 = (0..12).map(|_| r.double()).sum();
             (f64::from(a) + sum * t / 12.0).floor() as u32
         } else {
-            a + (rnd * (t * 0.01 + 1.0) + t / 2.0 - t * 0.005).floor() as u32
+            a + (rnd * (t * 0.01 + 1.0) + (t / 2.0 - t * 0.005)).floor() as u32
         }
     });
 }
@@ -169,7 +169,7 @@ fn digit_templates_give_uniform_digits_in_sysbenchs_groups() {
 
 #[test]
 fn unique_numbers_never_repeat() {
-    let u = Unique::new(5);
+    let u = Unique::seeded(5, 6);
     let mut seen = HashSet::new();
     for _ in 0..200_000 {
         assert!(seen.insert(u.next()));

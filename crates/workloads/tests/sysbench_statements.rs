@@ -370,6 +370,6 @@ fn options_are_checked_as_sysbench_checks_them() {
         .iter()
         .map(|o| o.name)
         .collect();
-    assert_eq!(names.len(), 18 + 10);
+    assert_eq!(names.len(), 18 + 14);
     assert!(names.starts_with(&["auto_inc", "create_secondary", "delete_inserts"]));
 }

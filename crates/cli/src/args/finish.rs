@@ -197,5 +197,6 @@ fn bench_config(st: &State) -> BenchConfig {
         native: None,
         segment: None,
         total_transactions: None,
+        forced_end_s: None,
     }
 }

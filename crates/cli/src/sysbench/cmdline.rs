@@ -2,9 +2,13 @@
 //! test name, then the command (a third one is an error); options are `--name` or
 //! `--name=value` only (no separate value argument; `-` and `_` in names alike); an option that
 //! is not a general one (or a general boolean with a bad value) is left for the test, which
-//! rejects what it does not know with `invalid option: ARG`.
+//! rejects what it does not know with `invalid option: ARG`. pgrig's own options that take a
+//! value (`--json FILE`, `--store PATH`, ...) also take it as the next argument. A third bare
+//! argument is sysbench's error, followed by a line naming the option whose value it was
+//! probably meant to be.
 
-use super::options::{self, find};
+use super::options::{self, find, Section};
+use super::seam::OptKind;
 
 /// What the command line says, before the test is known.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -27,23 +31,32 @@ impl CmdLine {
     /// Parses `args` (without the program name).
     pub fn parse(args: &[String]) -> Result<CmdLine, Unrecognized> {
         let mut c = CmdLine::default();
-        for a in args {
+        let mut args = args.iter().peekable();
+        // the last option given without a value, if the bare argument after it
+        let mut bare_after: Option<&str> = None;
+        while let Some(a) = args.next() {
             let Some(body) = a.strip_prefix("--") else {
                 if c.test.is_none() {
                     c.test = Some(a.clone());
                 } else if c.command.is_none() {
                     c.command = Some(a.clone());
                 } else {
-                    return Err(Unrecognized(format!(
-                        "Unrecognized command line argument: {a}"
-                    )));
+                    return Err(unrecognized(a, bare_after, &c));
                 }
                 continue;
             };
-            let (name, value) = match body.split_once('=') {
+            bare_after = None;
+            let (name, mut value) = match body.split_once('=') {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (body, None),
             };
+            if value.is_none() {
+                if takes_separate_value(name) {
+                    value = args.next_if(|v| !v.starts_with("--")).cloned();
+                } else if args.peek().is_some_and(|v| !v.starts_with("--")) {
+                    bare_after = Some(body);
+                }
+            }
             if name == "test" {
                 c.deprecated_test = true;
                 c.test = value;
@@ -89,6 +102,26 @@ impl CmdLine {
     }
 }
 
+/// pgrig's own options that take a value: the next argument is their value when none follows
+/// `=` (`--json FILE`, as pgrig's other commands write it).
+fn takes_separate_value(name: &str) -> bool {
+    find(name).is_some_and(|o| o.section == Section::Pgrig && o.kind != OptKind::Bool)
+}
+
+/// sysbench's error for a third bare argument `a` and, when an option without a value came
+/// right before a bare argument, a line naming it (`--tables 2 run`: `2` was read as the
+/// command).
+fn unrecognized(a: &str, bare_after: Option<&str>, c: &CmdLine) -> Unrecognized {
+    let mut msg = format!("Unrecognized command line argument: {a}");
+    if let Some(opt) = bare_after {
+        let taken = c.command.as_deref().unwrap_or("");
+        msg += &format!(
+            "\npgrig: --{opt} takes its value after '=' (--{opt}={taken}); '{taken}' was read as the command"
+        );
+    }
+    Unrecognized(msg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,7 +142,26 @@ mod tests {
     #[test]
     fn a_separate_value_is_an_argument_not_a_value() {
         let e = CmdLine::parse(&args("oltp_read_write --tables 2 run")).unwrap_err();
-        assert_eq!(e.0, "Unrecognized command line argument: run");
+        assert_eq!(
+            e.0,
+            "Unrecognized command line argument: run\n\
+             pgrig: --tables takes its value after '=' (--tables=2); '2' was read as the command"
+        );
+        let e = CmdLine::parse(&args("a b c")).unwrap_err();
+        assert_eq!(e.0, "Unrecognized command line argument: c");
+    }
+
+    #[test]
+    fn pgrigs_own_options_take_a_separate_value() {
+        let c = CmdLine::parse(&args("s.lua --json out.json --store st run")).unwrap();
+        assert_eq!(c.given("json"), Some(Some("out.json")));
+        assert_eq!(c.given("store"), Some(Some("st")));
+        assert_eq!(c.command.as_deref(), Some("run"));
+        let c = CmdLine::parse(&args("s.lua run --json=o.json")).unwrap();
+        assert_eq!(c.given("json"), Some(Some("o.json")));
+        // the next option is no value
+        let c = CmdLine::parse(&args("s.lua --json --threads=2 run")).unwrap();
+        assert_eq!(c.given("json"), Some(None));
     }
 
     #[test]

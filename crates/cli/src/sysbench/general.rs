@@ -20,6 +20,9 @@ pub struct General {
     pub threads: u32,
     pub events: u64,
     pub time: u64,
+    /// `--forced-shutdown`: the second of the run (from its threads' start) at which sysbench's
+    /// alarm ends it ([`forced_shutdown`]); `None`: off, or no `--time` limit
+    pub forced_shutdown: Option<u32>,
     pub rate: u64,
     pub report_interval: u32,
     pub rand_seed: u32,
@@ -109,6 +112,7 @@ impl General {
         }
         let events = aliased(c, "max-requests", "events", 0)?;
         let time = aliased(c, "max-time", "time", 0)?;
+        let forced_shutdown = forced_shutdown(c, time)?;
         let rand_type = c.value("rand-type").unwrap_or("special");
         // zipfian: sysbench 1.1's, a pgrig extension here
         if !["uniform", "gaussian", "special", "pareto", "zipfian"].contains(&rand_type) {
@@ -135,6 +139,7 @@ impl General {
             threads: threads as u32,
             events: events.max(0) as u64,
             time: time.max(0) as u64,
+            forced_shutdown,
             rate: rate.max(0) as u64,
             report_interval: report_interval.max(0) as u32,
             rand_seed: rand_seed as u32,
@@ -144,6 +149,58 @@ impl General {
             notices: int(c, "verbosity")? >= 3,
         })
     }
+}
+
+/// `--forced-shutdown` as sysbench 1.0.20 reads it, with a `--time` limit of `time` seconds (none:
+/// the option is not read): `off` (the default, any case) turns it off; no value or an empty
+/// one waits `time / 20` seconds after the limit; `N` waits N seconds, `N%` N percent of `time`
+/// (C's `strtol` and unsigned arithmetic: `-1` wraps around). Returns the second of the run at
+/// which the run is ended (`time` plus the wait, wrapping as sysbench's `unsigned` does; 0 sets
+/// no alarm). Anything else: `FATAL: Invalid value for --forced-shutdown: 'V'`, status 1.
+pub fn forced_shutdown(c: &super::cmdline::CmdLine, time: i64) -> Result<Option<u32>, Exit> {
+    if time <= 0 {
+        return Ok(None);
+    }
+    let time_s = time as u32;
+    let wait = match c.given("forced-shutdown") {
+        None => return Ok(None),
+        Some(None) | Some(Some("")) => time_s / 20,
+        Some(Some(v)) if v.eq_ignore_ascii_case("off") => return Ok(None),
+        Some(Some(v)) => {
+            let (n, rest) = strtol(v);
+            let n = n as u32;
+            if rest.starts_with('%') {
+                (f64::from(n) * f64::from(time_s) / 100.0) as u32
+            } else if !rest.is_empty() {
+                return Err(Exit::fatal(format!(
+                    "Invalid value for --forced-shutdown: '{v}'"
+                )));
+            } else {
+                n
+            }
+        }
+    };
+    Ok(Some(time_s.wrapping_add(wait)))
+}
+
+/// C's `strtol(s, &end, 10)`: the number (clamped to a `long`) and what follows it; no digits:
+/// 0 and the whole text.
+fn strtol(s: &str) -> (i64, &str) {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (neg, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return (0, s);
+    }
+    let mut n: i64 = 0;
+    for b in body[..digits].bytes() {
+        n = n.saturating_mul(10).saturating_add(i64::from(b - b'0'));
+    }
+    (if neg { n.saturating_neg() } else { n }, &body[digits..])
 }
 
 /// Where a database failure happens, which sysbench's messages name: the command's Lua

@@ -120,6 +120,7 @@ pub fn invocation(
         threads: general.threads,
         events: general.events,
         time: general.time,
+        forced_shutdown: general.forced_shutdown,
         rate: general.rate,
         report_interval: general.report_interval,
         rand_seed: general.rand_seed,

@@ -120,9 +120,12 @@ fn dispatch(args: &[String]) -> Result<i32, Exit> {
             return Ok(lua::run((&c, args), (&arg, &file, None), &general, &pg));
         }
         Script::Missing => {
-            return Err(hinted(Exit::fatal(format!(
+            let mut e = Exit::fatal(format!(
                 "Cannot find benchmark '{arg}': no such built-in test, file or module"
-            ))));
+            ));
+            let legacy = legacy::hint(&c, &arg).is_some();
+            e.stdout += &script::missing_note(&arg, legacy, lua_path.as_deref());
+            return Err(hinted(e));
         }
     };
     bundled((&c, args), &general, &test, &arg)

@@ -23,7 +23,9 @@ pub struct Outputs {
 impl Outputs {
     /// `--json` and `--store`, checked before anything is measured.
     pub fn read(c: &CmdLine) -> Result<Outputs, Exit> {
-        let json = match c.value("json") {
+        // given without a value (`--json` last on the line) is no file either
+        let given = |name| c.given(name).map(|v| v.unwrap_or(""));
+        let json = match given("json") {
             None => None,
             Some("-") => {
                 return Err(Exit::fatal(
@@ -33,7 +35,7 @@ impl Outputs {
             Some("") => return Err(Exit::fatal("--json needs a file name")),
             Some(path) => Some(JsonOut::open(path).map_err(|e| Exit::fatal(format!("--json: {e}")))?),
         };
-        let store = match c.value("store") {
+        let store = match given("store") {
             None => None,
             Some("") => return Err(Exit::fatal("--store needs a path or a postgresql:// URL")),
             Some(s) => {

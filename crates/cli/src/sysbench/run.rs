@@ -2,7 +2,9 @@
 //! `PQprepare() failed` lines), the run on pgrig's engine with `--threads` clients, the
 //! `--report-interval` lines as the run goes, and the final report from the run document. A
 //! statement's error that ends a client is printed as sysbench's driver prints it and ends the
-//! run without a report, status 1, as sysbench's fatal errors do.
+//! run without a report, status 1, as sysbench's fatal errors do. `--forced-shutdown` cuts the
+//! clients still running at its second (`BenchConfig::forced_end_s`): sysbench's FATAL line,
+//! the report with the unfinished transactions, status 2; the document is written either way.
 
 use std::sync::{Arc, Mutex};
 
@@ -38,6 +40,7 @@ pub fn run(
                 rate: general.rate,
                 report_interval: general.report_interval,
                 rand_seed: general.rand_seed,
+                forced_shutdown: general.forced_shutdown,
             })
         );
     }
@@ -94,11 +97,20 @@ pub fn run(
         // sysbench ends at a thread's fatal error, without a report
         return Ok(1);
     }
+    let forced = doc.unfinished_events.is_some();
+    if forced {
+        print!("{}", report::FORCED_SHUTDOWN);
+    }
     if general.notices {
         let summary = Summary::of(&doc, general.percentile, general.histogram);
         print!("{}", report::summary(&summary));
     }
-    Ok(if doc.interrupted { 130 } else { written })
+    // sysbench's forced shutdown exits 2
+    Ok(match () {
+        _ if forced => 2,
+        _ if doc.interrupted => 130,
+        _ => written,
+    })
 }
 
 /// sysbench prepares every statement of the test before its threads start; a statement that
@@ -163,6 +175,8 @@ fn config(g: &General, pg: &Pg, native: &Native) -> BenchConfig {
         }),
         native: Some(NativeWorkload(native.workload.clone())),
         total_transactions: (g.events > 0).then_some(g.events),
+        // sysbench's alarm of 0 never goes off
+        forced_end_s: (g.forced_shutdown).filter(|&s| s > 0).map(u64::from),
         ..BenchConfig::default()
     }
 }

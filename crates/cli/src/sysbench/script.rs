@@ -65,6 +65,39 @@ pub fn resolve(
         .map_or(Script::Missing, Script::Custom)
 }
 
+/// The files `resolve` looked at for `arg` (for the error when none answered): the argument
+/// itself, and for a bare name each template with the name put in.
+pub fn searched(arg: &str, lua_path: Option<&str>) -> Vec<String> {
+    let mut out = vec![arg.to_string()];
+    if !arg.contains('/') {
+        out.extend(templates(lua_path).iter().map(|t| t.replace('?', arg)));
+    }
+    out.dedup();
+    out
+}
+
+/// What a missing script's error adds after sysbench's `FATAL: Cannot find benchmark` line
+/// when the command line is a sysbench 0.5 one (`legacy`: its options, or a 0.5 script's
+/// name; it already gets a hint) or names `oltp_legacy/`: the places searched, and where
+/// sysbench 0.5's scripts come from. Any other command line keeps sysbench's output alone,
+/// byte for byte (scripts and sysbench's own tests compare it).
+pub fn missing_note(arg: &str, legacy: bool, lua_path: Option<&str>) -> String {
+    if !legacy && !arg.contains("oltp_legacy") {
+        return String::new();
+    }
+    format!(
+        "NOTE: no file answered at: {}\n{LEGACY_NOTE}",
+        searched(arg, lua_path).join(", ")
+    )
+}
+
+/// Where sysbench 0.5's scripts are: not in Debian's `sysbench` package, but in sysbench
+/// 1.0.20's source tree.
+const LEGACY_NOTE: &str = "NOTE: sysbench 0.5's scripts (oltp_legacy/) are not installed by \
+Debian's sysbench package; they are in sysbench 1.0.20's source tree, tests/include/oltp_legacy/ \
+(https://github.com/akopytov/sysbench/tree/1.0.20/tests/include/oltp_legacy): give their path, \
+e.g. --test=./oltp_legacy/oltp.lua\n";
+
 /// Whether `path` is a file (a directory is not a script).
 pub fn is_file(path: &str) -> bool {
     Path::new(path).is_file()
@@ -73,6 +106,18 @@ pub fn is_file(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_0_5_script_names_the_places_searched_and_others_keep_sysbenchs_line() {
+        assert_eq!(missing_note("run", false, None), "");
+        assert_eq!(missing_note("/nowhere/x.lua", false, None), "");
+        assert!(missing_note("oltp.lua", true, Some("/opt/?.lua")).starts_with(
+            "NOTE: no file answered at: oltp.lua, /opt/oltp.lua.lua, ./oltp.lua.lua, /usr/share/sysbench/oltp.lua.lua\n"
+        ));
+        let legacy = missing_note("oltp_legacy/oltp.lua", false, None);
+        assert!(legacy.starts_with("NOTE: no file answered at: oltp_legacy/oltp.lua\n"));
+        assert!(legacy.contains("tests/include/oltp_legacy"), "{legacy}");
+    }
 
     fn bundled(n: &str) -> bool {
         ["oltp_read_only", "oltp_point_select"].contains(&n)

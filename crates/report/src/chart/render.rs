@@ -205,13 +205,17 @@ fn percent_label(nines: f64) -> String {
 /// Draws `c` into an SVG string.
 pub fn render(c: &Chart) -> Result<Rendered, Err> {
     let mut svg = String::new();
+    let key = category_key(c);
+    let key_h = key.len() as u32 * KEY_LINE_PX + if key.is_empty() { 0 } else { 16 };
     let frame = {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT + key_h)).into_drawing_area();
         root.fill(&WHITE).map_err(e)?;
+        let (top, bottom) = root.split_vertically(HEIGHT);
         let legend_w = legend_width(c);
-        let (plot, legend) = root.split_horizontally(WIDTH - legend_w);
+        let (plot, legend) = top.split_horizontally(WIDTH - legend_w);
         let frame = draw_plot(c, &plot)?;
         draw_legend(c, &legend)?;
+        draw_key(&key, &bottom)?;
         root.present().map_err(e)?;
         frame
     };
@@ -223,10 +227,39 @@ const LEGEND_CHARS: usize = 34;
 /// Lines a legend entry may take.
 const LEGEND_LINES: usize = 3;
 
-/// Each series' legend entry as lines: the words every series' name shares are left out (the
-/// chart's title and axes say them), the rest wrapped at [`LEGEND_CHARS`]; entries that would
-/// still read alike get their position appended, so no two are the same text.
+/// Where the legend's first entry starts, and its pixels per line and between entries.
+const LEGEND_TOP: i32 = 40;
+const LEGEND_LINE_PX: i32 = 16;
+const LEGEND_GAP_PX: i32 = 4;
+/// Pixels the "flagged" key takes below the entries.
+const LEGEND_FLAG_PX: i32 = 26;
+
+/// Each series' legend entry as lines, every entry drawn: at most [`LEGEND_LINES`] lines an
+/// entry, fewer when that many would not all fit in the chart's height (the page's own legend
+/// under the chart has the full names).
 pub fn legend_labels(c: &Chart) -> Vec<Vec<String>> {
+    let flagged = c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged);
+    let room = HEIGHT as i32 - 10 - LEGEND_TOP - if flagged { LEGEND_FLAG_PX } else { 0 };
+    let height = |labels: &[Vec<String>]| -> i32 {
+        (labels.iter())
+            .map(|l| l.len() as i32 * LEGEND_LINE_PX + LEGEND_GAP_PX)
+            .sum()
+    };
+    let mut max_lines = LEGEND_LINES;
+    loop {
+        let labels = legend_labels_in(c, max_lines);
+        if max_lines == 1 || height(&labels) <= room {
+            return labels;
+        }
+        max_lines -= 1;
+    }
+}
+
+/// Each series' legend entry in at most `max_lines` lines: the words every series' name shares
+/// are left out (the chart's title and axes say them), the rest wrapped at [`LEGEND_CHARS`];
+/// entries that would still read alike get their position appended, so no two are the same
+/// text.
+fn legend_labels_in(c: &Chart, max_lines: usize) -> Vec<Vec<String>> {
     let words: Vec<Vec<&str>> = c
         .series
         .iter()
@@ -245,10 +278,10 @@ pub fn legend_labels(c: &Chart) -> Vec<Vec<String>> {
                 own.join(" ")
             };
             let mut lines = wrap(&text, LEGEND_CHARS);
-            if lines.len() > LEGEND_LINES {
-                lines.truncate(LEGEND_LINES);
-                let last = format!("{}…", lines[LEGEND_LINES - 1]);
-                lines[LEGEND_LINES - 1] = truncate(&last, LEGEND_CHARS);
+            if lines.len() > max_lines {
+                lines.truncate(max_lines);
+                let last = format!("{}…", lines[max_lines - 1]);
+                lines[max_lines - 1] = truncate(&last, LEGEND_CHARS);
             }
             lines
         })
@@ -291,7 +324,7 @@ fn draw_legend(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), E
     if c.series.len() <= 1 && !c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged) {
         return Ok(());
     }
-    let mut y = 40;
+    let mut y = LEGEND_TOP;
     let font = ("sans-serif", 14).into_font();
     for (i, lines) in legend_labels(c).iter().enumerate() {
         area.draw(&Rectangle::new(
@@ -302,12 +335,9 @@ fn draw_legend(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), E
         for l in lines {
             area.draw(&Text::new(l.clone(), (22, y), font.clone()))
                 .map_err(e)?;
-            y += 16;
+            y += LEGEND_LINE_PX;
         }
-        y += 4;
-        if y > HEIGHT as i32 - 40 {
-            break;
-        }
+        y += LEGEND_GAP_PX;
     }
     if c.series.iter().flat_map(|s| &s.points).any(|p| p.flagged) {
         y += 6;
@@ -406,6 +436,30 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
         }
     };
     manual_ticks(area, &mut cc, c, &xt, &yt, (x0, x1, y0, y1))?;
+    draw_bands(area, &mut cc, c, (x0, x1, y0, y1))?;
+    match c.kind {
+        Kind::Lines => draw_lines(&mut cc, c, &fx, &fy, x1 - x0)?,
+        Kind::Bars => draw_bars(&mut cc, c, &fy)?,
+        Kind::Stacked => draw_stacked(&mut cc, c)?,
+    }
+    Ok(frame)
+}
+
+/// Pixels a character of a band's label takes (13 px sans-serif, generously).
+const BAND_CHAR_PX: i32 = 7;
+
+/// Shades each band; labels one only where its text fits between the previous label and the
+/// plot's right edge, so that many bands (checkpoints every few seconds) never overprint each
+/// other or run into the legend; the bands left unlabelled are shaded alike, and the chart's
+/// table names every one.
+fn draw_bands(
+    area: &DrawingArea<SVGBackend, Shift>,
+    cc: &mut Cc,
+    c: &Chart,
+    (x0, x1, y0, y1): (f64, f64, f64, f64),
+) -> Result<(), Err> {
+    let right = cc.backend_coord(&(x1, y1)).0;
+    let mut free_from = i32::MIN;
     for b in &c.bands {
         cc.draw_series(std::iter::once(Rectangle::new(
             [(b.x0.max(x0), y0), (b.x1.min(x1), y1)],
@@ -413,19 +467,19 @@ fn draw_plot(c: &Chart, area: &DrawingArea<SVGBackend, Shift>) -> Result<Frame, 
         )))
         .map_err(e)?;
         let p = cc.backend_coord(&(b.x0.max(x0), y1));
+        let width = b.label.chars().count() as i32 * BAND_CHAR_PX;
+        if p.0 + 3 < free_from || p.0 + 3 + width > right {
+            continue;
+        }
         area.draw(&Text::new(
             b.label.clone(),
             (p.0 + 3, p.1 + 3),
             ("sans-serif", 13),
         ))
         .map_err(e)?;
+        free_from = p.0 + 3 + width + 6;
     }
-    match c.kind {
-        Kind::Lines => draw_lines(&mut cc, c, &fx, &fy, x1 - x0)?,
-        Kind::Bars => draw_bars(&mut cc, c, &fy)?,
-        Kind::Stacked => draw_stacked(&mut cc, c)?,
-    }
-    Ok(frame)
+    Ok(())
 }
 
 type Cc<'a, 'b> = ChartContext<
@@ -455,22 +509,16 @@ fn manual_ticks(
         ))
         .map_err(e)
     };
-    let mut xl = Vec::new();
+    let mut xl: Vec<((i32, i32), Vec<String>)> = Vec::new();
     for (x, t) in xt {
-        xl.push((cc.backend_coord(&(*x, y0)), t.clone()));
+        xl.push((cc.backend_coord(&(*x, y0)), axis_lines(t, 25)));
     }
-    for (i, cat) in c.x.categories.iter().enumerate() {
-        xl.push((cc.backend_coord(&(i as f64, y0)), cat.clone()));
+    let cats = category_labels(c);
+    for (i, lines) in cats.iter().enumerate() {
+        xl.push((cc.backend_coord(&(i as f64, y0)), lines.clone()));
     }
-    let per = if c.x.categories.is_empty() {
-        200
-    } else {
-        ((cc.backend_coord(&(x1, y0)).0 - cc.backend_coord(&(x0, y0)).0)
-            / c.x.categories.len() as i32)
-            .max(20)
-    };
-    for (p, t) in xl {
-        for (k, line) in axis_lines(&t, (per as usize / 8).max(3)).iter().enumerate() {
+    for (p, lines) in xl {
+        for (k, line) in lines.iter().enumerate() {
             label(
                 (p.0, p.1 + 6 + 14 * k as i32),
                 line,
@@ -492,6 +540,86 @@ fn manual_ticks(
             vec![(*x, y0), (*x, y1)],
             grid,
         )))
+        .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// Pixels a line of the category key takes.
+const KEY_LINE_PX: u32 = 16;
+/// Characters a key line holds (the SVG's width at the key's font).
+const KEY_CHARS: usize = 112;
+
+/// Characters a category's label may use per line: its share of the plot's width (the plot
+/// is the chart's width less the legend, the y labels and the margins).
+fn category_chars(c: &Chart) -> usize {
+    let plot_px = WIDTH.saturating_sub(legend_width(c) + 64 + 24) as usize;
+    (plot_px / c.x.categories.len().max(1) / 8).max(3)
+}
+
+/// Whether the categories are drawn as numbers with a key: when a name would not fit its
+/// slot in three lines (it would be cut), a word of it would be broken other than after `_`,
+/// `.`, `-`, `/` or `=` (`serializabl e`), or two names would read alike once wrapped.
+fn numbered(c: &Chart) -> bool {
+    let n = category_chars(c);
+    let broken = |t: &String| {
+        t.split(' ')
+            .flat_map(|w| w.split_inclusive(['_', '.', '-', '/', '=']))
+            .any(|piece| piece.chars().count() > n)
+    };
+    let drawn: Vec<Vec<String>> = c.x.categories.iter().map(|t| axis_lines(t, n)).collect();
+    let cut = drawn.iter().flatten().any(|l| l.ends_with('…'));
+    let alike = (1..drawn.len()).any(|i| drawn[..i].contains(&drawn[i]));
+    cut || alike || c.x.categories.iter().any(broken)
+}
+
+/// The categories' axis labels as lines: their names, wrapped to their slot; or, when those
+/// would be cut or read alike ([`numbered`]), their numbers `1`, `2`, … which the key under
+/// the plot spells out.
+pub fn category_labels(c: &Chart) -> Vec<Vec<String>> {
+    if numbered(c) {
+        return (1..=c.x.categories.len())
+            .map(|i| vec![i.to_string()])
+            .collect();
+    }
+    let n = category_chars(c);
+    c.x.categories.iter().map(|t| axis_lines(t, n)).collect()
+}
+
+/// The key of numbered categories, one line per category (`1  name`), longer names wrapped
+/// onto indented lines; empty when the categories carry their names.
+pub fn category_key(c: &Chart) -> Vec<String> {
+    if c.x.categories.is_empty() || !numbered(c) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (i, name) in c.x.categories.iter().enumerate() {
+        let head = format!("{}  ", i + 1);
+        let body = wrap(name, KEY_CHARS - head.len());
+        for (k, line) in body.into_iter().enumerate() {
+            let lead = if k == 0 {
+                head.clone()
+            } else {
+                " ".repeat(head.len() + 2)
+            };
+            out.push(format!("{lead}{line}"));
+        }
+    }
+    out
+}
+
+/// Draws the category key under the plot.
+fn draw_key(key: &[String], area: &DrawingArea<SVGBackend, Shift>) -> Result<(), Err> {
+    let font = ("sans-serif", 13).into_font();
+    for (i, line) in key.iter().enumerate() {
+        let y = 4 + i as i32 * KEY_LINE_PX as i32;
+        // a continuation line (indented with spaces, which SVG text collapses) is moved right
+        let x = if line.starts_with(' ') { 64 } else { 24 };
+        area.draw(&Text::new(
+            line.trim_start().to_string(),
+            (x, y),
+            font.clone(),
+        ))
         .map_err(e)?;
     }
     Ok(())

@@ -22,11 +22,40 @@ const OTHERS: &[&str] = &[
     "checkpoints",
 ];
 
-/// One chart per other figure the runs hold (none for a single point).
+/// The figures that are a study's answer when its points differ in them: drawn next to the
+/// headline (see [`failures_differ`]) instead of among the other figures.
+const FAILURES: &[&str] = &["failures", "retries"];
+
+/// One chart per other figure the runs hold (none for a single point); failures and retries
+/// are left out when [`failures_differ`] (the study's section draws them beside the headline).
 pub fn charts(id: &str, runs: &[Run], swept: &[String], headline: &Metric) -> Vec<Chart> {
+    let promoted = failures_differ(runs);
     OTHERS
         .iter()
         .filter(|&&k| k != headline.key)
+        .filter(|k| !(promoted && FAILURES.contains(k)))
+        .filter_map(|k| metric::find(k).ok())
+        .filter_map(|m| per_point(id, runs, swept, &m))
+        .collect()
+}
+
+/// Whether the points differ in failures (their medians are not all the same): an isolation
+/// study whose answer is who fails, and how often they retry.
+pub fn failures_differ(runs: &[Run]) -> bool {
+    let Ok(m) = metric::find("failures") else {
+        return false;
+    };
+    let medians: Vec<f64> = point_figures(runs, &m).iter().map(|p| p.median).collect();
+    medians.len() > 1 && medians.iter().any(|v| *v != medians[0])
+}
+
+/// Failures and retries per point, for the study's own section when [`failures_differ`].
+pub fn failure_charts(id: &str, runs: &[Run], swept: &[String]) -> Vec<Chart> {
+    if !failures_differ(runs) {
+        return Vec::new();
+    }
+    FAILURES
+        .iter()
         .filter_map(|k| metric::find(k).ok())
         .filter_map(|m| per_point(id, runs, swept, &m))
         .collect()

@@ -241,6 +241,9 @@ fn study(s: &Study, metric: &Metric) -> Section {
     if covered.is_empty() || !unstepped.is_empty() {
         charts.extend(matrix::charts(&id, &s.runs, &unstepped, metric));
     }
+    // points that differ in failures: failures and retries are the study's answer, beside
+    // the throughput (not among the other figures at the bottom)
+    charts.extend(figures::failure_charts(&id, &s.runs, &swept));
     if rounds > 1 {
         charts.extend(rounds::charts(&id, &s.runs, metric));
     }

@@ -1,7 +1,8 @@
 //! Runs over time: TPS and latency per second, with the seconds in which the server counted a
 //! checkpoint shaded (for overlaid runs, named by run). For one run the ramp-up (leading seconds below 90 %
 //! of the median) and the tail (the trailing seconds that end after the run's known end — its
-//! measured duration — never a dip in the figures: a stall inside the run is part of it) are
+//! measured duration — never a dip in the figures: a stall inside the run is part of it; a
+//! stored run document's partial last second never gets here, `input::doc` leaves it out) are
 //! shaded, and the steady window's TPS is given beside the whole run's when they differ by more
 //! than 10 %. Several runs are overlaid on one time axis.
 
@@ -359,7 +360,44 @@ fn overlay_charts(id: &str, runs: &[(String, &Run)], note: Option<String>) -> Ve
     b.notes.extend(note);
     a.bands = overlay_checkpoints(&runs);
     b.bands = a.bands.clone();
-    vec![a, b]
+    a.notes.extend(checkpoint_note(&runs));
+    let mut charts = vec![a, b];
+    charts.extend(server_multiples(id, &runs));
+    charts
+}
+
+/// Small multiples of the server per second: one chart per overlaid run that carries the
+/// server's series (a study over two targets gets each target's WAL, CPU and checkpoints on a
+/// chart of its own), at most [`MAX_SERVER_MULTIPLES`].
+fn server_multiples(id: &str, runs: &[&(String, &Run)]) -> Vec<Chart> {
+    runs.iter()
+        .filter_map(|(label, r)| {
+            let mut c = server(&format!("{id}-{}", super::slug(label)), r)?;
+            c.title = format!("Server per second: {label}");
+            c.table.caption = format!("{label}: server per second");
+            Some(c)
+        })
+        .take(MAX_SERVER_MULTIPLES)
+        .collect()
+}
+
+/// Server charts drawn beside an overlay at most (one per run shown).
+const MAX_SERVER_MULTIPLES: usize = 8;
+
+/// Which run counted a checkpoint in which seconds (the shading of an overlay names its runs,
+/// but labels are left out where they would overprint).
+fn checkpoint_note(runs: &[&(String, &Run)]) -> Option<String> {
+    let parts: Vec<String> = runs
+        .iter()
+        .filter_map(|(label, r)| {
+            let at: Vec<String> = (r.series.iter())
+                .filter(|s| s.checkpoints > 0.0)
+                .map(|s| fmt(s.t))
+                .collect();
+            (!at.is_empty()).then(|| format!("{label} in second(s) {}", at.join(", ")))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("checkpoints (shaded): {}", parts.join("; ")))
 }
 
 /// The seconds in which an overlaid run's server counted a checkpoint, each named by its runs.
@@ -444,5 +482,88 @@ mod tests {
         );
         // the same figures from a log whose last second ran past the end (14.3 s measured)
         assert_eq!(steady(&s, 14.3).map(|w| w.1), Some(14));
+    }
+
+    /// A run of 60 seconds with the server's series and a checkpoint every `every` seconds.
+    fn server_run(id: &str, every: usize) -> Run {
+        let series = (1..=60)
+            .map(|t| Second {
+                t: t as f64,
+                tps: 1000.0,
+                wal_bytes: Some(2e6),
+                server_cpu: Some(1.5),
+                checkpoints: if t % every == 0 { 1.0 } else { 0.0 },
+                ..Second::default()
+            })
+            .collect();
+        Run {
+            id: id.into(),
+            duration_s: 60.0,
+            series,
+            ..Run::default()
+        }
+    }
+
+    #[test]
+    fn two_targets_get_a_server_chart_each_and_checkpoints_named_by_target() {
+        let (small, roomy) = (server_run("small", 2), server_run("roomy", 7));
+        let runs = [
+            ("target=small".to_string(), &small),
+            ("target=roomy".to_string(), &roomy),
+        ];
+        let charts = overlay_charts("two", &runs, None);
+        let servers: Vec<&Chart> = charts.iter().filter(|c| c.id.contains("server")).collect();
+        let titles: Vec<&str> = servers.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Server per second: target=small",
+                "Server per second: target=roomy"
+            ]
+        );
+        assert_eq!(servers[0].bands.len(), 30);
+        assert_eq!(servers[1].bands.len(), 8);
+        // the overlay's shading names the target of each checkpoint, and a note lists them
+        let tps = &charts[0];
+        assert!(tps.bands.iter().all(|b| b.label.contains("target=")));
+        let note = tps.notes.iter().find(|n| n.starts_with("checkpoints"));
+        let note = note.expect("a checkpoint note");
+        assert!(note.contains("target=small in second(s) 2, 4, 6"), "{note}");
+        assert!(note.contains("target=roomy in second(s) 7, 14"), "{note}");
+        // drawn, the band labels never overprint each other nor leave the plot
+        for c in servers.iter().copied().chain([tps]) {
+            let svg = crate::chart::render::render(c).unwrap();
+            let mut xs: Vec<(i32, usize)> = svg
+                .svg
+                .split("<text")
+                .skip(1)
+                .filter_map(|t| {
+                    let (attrs, rest) = t.split_once('>')?;
+                    let text = rest.split("</text>").next()?.trim();
+                    if !text.starts_with("checkpoint") {
+                        return None;
+                    }
+                    let x = attrs
+                        .split("x=\"")
+                        .nth(1)?
+                        .split('"')
+                        .next()?
+                        .parse()
+                        .ok()?;
+                    Some((x, text.chars().count()))
+                })
+                .collect();
+            xs.sort();
+            assert!(!xs.is_empty(), "{}: no band label drawn", c.id);
+            for w in xs.windows(2) {
+                assert!(w[0].0 + 7 * w[0].1 as i32 <= w[1].0, "{}: {xs:?}", c.id);
+            }
+            let last = xs.last().unwrap();
+            assert!(
+                last.0 + 7 * last.1 as i32 <= svg.frame.px1 + 1,
+                "{}: {xs:?}",
+                c.id
+            );
+        }
     }
 }

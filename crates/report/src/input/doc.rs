@@ -59,7 +59,15 @@ fn summary_curve(l: &Latency) -> Vec<(f64, f64)> {
     .collect()
 }
 
-fn series(v: &[SecondView]) -> Vec<Second> {
+/// How far past the run's measured end a second may reach and still count as whole.
+const WHOLE_SECOND_GRACE_S: f64 = 0.05;
+
+/// The run's seconds, whole seconds only: a last interval that reaches past the measured
+/// duration (`duration_s`, when the document has it) by more than [`WHOLE_SECOND_GRACE_S`]
+/// is the run's partial last second — a few transactions in a fraction of a second, which
+/// drawn as a rate would look like a collapse — and is left out of every per-second chart.
+fn series(v: &[SecondView], duration_s: Option<f64>) -> Vec<Second> {
+    let whole = |t: f64| duration_s.is_none_or(|d| !d.is_finite() || t <= d + WHOLE_SECOND_GRACE_S);
     let all = v
         .iter()
         .enumerate()
@@ -76,6 +84,7 @@ fn series(v: &[SecondView]) -> Vec<Second> {
             wal_bytes: s.wal_bytes,
             server_cpu: s.server_cpu,
         })
+        .filter(|s| whole(s.t))
         .collect();
     crate::bound::series(all)
 }
@@ -244,7 +253,7 @@ pub fn from_view(id: String, v: &RunView) -> Run {
         relation_sizes: sizes(&v.relation_sizes),
         relation_parts: parts(&v.relation_sizes),
         statements: statements(v),
-        series: series(&v.series),
+        series: series(&v.series, v.duration_s),
         distributions: distributions(v, &lat),
         latency: lat,
         provenance,
@@ -315,5 +324,21 @@ mod tests {
         assert!(r
             .provenance
             .contains(&("options.clients".into(), "2".into())));
+    }
+
+    #[test]
+    fn a_partial_last_second_is_left_out_of_the_series() {
+        let second = |t: u64, tps: u64| json!({"second": t, "tps": tps});
+        let v = json!({"duration_s": 20.004,
+            "series": (1..=21).map(|t| second(t, if t == 21 { 400 } else { 1700 })).collect::<Vec<_>>()});
+        let r = run("run 1".into(), &v);
+        assert_eq!(r.series.len(), 20);
+        assert!(r.series.iter().all(|s| s.tps == 1700.0));
+        // a last second that ends within the grace of the duration stays
+        let v = json!({"duration_s": 2.97, "series": [second(1, 5), second(2, 5), second(3, 5)]});
+        assert_eq!(run("run 2".into(), &v).series.len(), 3);
+        // no duration: every point stays
+        let v = json!({"series": [second(1, 5), second(2, 1)]});
+        assert_eq!(run("run 3".into(), &v).series.len(), 2);
     }
 }

@@ -4,7 +4,8 @@
 //! all (errors, CSP violations), no resource fetched (the Resource Timing list the page's script
 //! copies into `data-resources`), the script ran, each expected chart has a drawn series and a
 //! table, the page is the same without JavaScript, and a screenshot is kept and is not blank.
-//! Also used by the CLI tests (`#[path]`), so it needs nothing but std, roxmltree and png.
+//! Also used by the CLI tests (`#[path]`), so it needs nothing but std, roxmltree, png and
+//! serde_json.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -349,4 +350,78 @@ pub fn compare_rows(html: &Path) -> usize {
                 .count()
         })
         .sum()
+}
+
+/// The x-axis labels of every chart on the page as the browser lays them out: per chart, the
+/// labels (the text elements just under the plot frame, the lines of one label joined) and the
+/// pairs of labels whose boxes overlap. Returns (chart id, labels, overlapping pairs).
+pub fn axis_labels(html: &Path) -> Vec<(String, Vec<String>, Vec<String>)> {
+    let probe = r#"<script>
+(function () {
+  var out = [];
+  document.querySelectorAll("figure.chart").forEach(function (fig) {
+    var f = (fig.dataset.frame || "").split(" ").map(Number);
+    var svg = fig.querySelector(".plot svg");
+    if (!svg || f.length < 4) return;
+    var px0 = f[0], px1 = f[1], py1 = f[3];
+    var byX = {};
+    var boxes = [];
+    svg.querySelectorAll("text").forEach(function (t) {
+      var x = parseFloat(t.getAttribute("x")), y = parseFloat(t.getAttribute("y"));
+      if (!(y > py1 && y < py1 + 52 && x >= px0 - 30 && x <= px1 + 30)) return;
+      var k = String(Math.round(x));
+      byX[k] = (byX[k] ? byX[k] + " " : "") + t.textContent.trim();
+      var b = t.getBBox();
+      boxes.push({k: k, x0: b.x, x1: b.x + b.width, y0: b.y, y1: b.y + b.height, s: t.textContent.trim()});
+    });
+    var over = [];
+    for (var i = 0; i < boxes.length; i++) for (var j = i + 1; j < boxes.length; j++) {
+      var a = boxes[i], b = boxes[j];
+      if (a.k === b.k) continue;
+      if (a.x0 < b.x1 - 0.5 && b.x0 < a.x1 - 0.5 && a.y0 < b.y1 - 0.5 && b.y0 < a.y1 - 0.5) over.push(a.s + " / " + b.s);
+    }
+    var labels = Object.keys(byX).sort(function (a, b) { return a - b; }).map(function (k) { return byX[k]; });
+    out.push({id: fig.id, labels: labels, over: over});
+  });
+  var pre = document.createElement("pre");
+  pre.id = "axis-probe";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+}());
+</script>"#;
+    let profile = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(html).unwrap();
+    let page = profile.path().join("axis.html");
+    std::fs::write(&page, text.replace("</body>", &format!("{probe}</body>"))).unwrap();
+    let (dom, _) = run_chromium(
+        profile.path(),
+        &["--window-size=1400,1200".into(), "--dump-dom".into()],
+        &format!("file://{}", page.display()),
+    );
+    let start = dom.find("<pre id=\"axis-probe\">").expect("the probe ran") + 21;
+    let end = dom[start..].find("</pre>").expect("probe end") + start;
+    let json = dom[start..end]
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let v: Vec<serde_json::Value> = serde_json::from_str(&json).expect("probe JSON");
+    let strs = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    v.iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap_or("").to_string(),
+                strs(&c["labels"]),
+                strs(&c["over"]),
+            )
+        })
+        .collect()
 }

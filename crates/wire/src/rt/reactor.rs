@@ -1,6 +1,6 @@
 //! The thread's readiness source: one edge-triggered epoll instance, a slot per registered
 //! socket holding its cached readiness and the wakers of the task waiting on it, and the
-//! thread's timers. [`turn`] waits for events (or the next timer) and wakes whoever they concern.
+//! thread's timers. [`Reactor::turn`] waits for events (or the next timer) and wakes whoever they concern.
 //!
 //! Timers further away than [`alarm::NEAR`] (the ticker's next second) are left to a timerfd
 //! in the epoll set ([`alarm`]), so the wait itself has no timeout: a timeout costs a kernel

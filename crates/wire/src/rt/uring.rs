@@ -7,7 +7,7 @@
 //! Buffers belong to the ring's slot, never to a caller's future: a send copies the bytes into
 //! the slot (one send in flight per socket keeps them in order; bytes written meanwhile wait
 //! in a second buffer), a receive lands in the slot's buffer and is copied out by
-//! [`read`]. A dropped connection cancels what it has in flight, and its slot (buffers
+//! [`Io::read`]. A dropped connection cancels what it has in flight, and its slot (buffers
 //! included) is reused only after the last completion came back, so the kernel never writes
 //! into freed memory. TLS streams stay on the epoll [`super::reactor`]; when a thread has any,
 //! the epoll descriptor itself is polled through the ring.

@@ -3,12 +3,13 @@
 //! options and defaults, random numbers, dataset and ignorable errors.
 //!
 //! * [`options`]: the option table (names, defaults, help) and [`Settings`].
-//! * [`rand`]: the PRNG and `--rand-type` distributions.
+//! * [`rand`]: the PRNG and `--rand-type` distributions; [`seeding`]: sysbench's seeds per
+//!   thread (so a `--rand-seed` gives sysbench's numbers).
 //! * [`sql`]: the statement texts and sysbench's read/write/other classes.
 //! * [`workload`]: the catalogue and the clients' programs ([`shared`]: what they share);
 //!   [`oltp`], [`special`] and [`bulk`]: the programs (bulk_insert: an event is a row, sent
 //!   in sysbench's multi-row INSERTs).
-//! * [`dataset`]: `prepare` (a `LoadPlan`) and `cleanup`; [`test`]: the test names.
+//! * [`dataset`]: `prepare` (a `LoadPlan`) and `cleanup`; [`test`](mod@test): the test names.
 //! * [`report`], [`histogram`]: sysbench's run output from plain figures (the command
 //!   line in pgrig-cli and the Lua scripts of pgrig-lua print it).
 //!
@@ -22,6 +23,7 @@ pub mod oltp;
 pub mod options;
 pub mod rand;
 pub mod report;
+pub mod seeding;
 pub mod shared;
 pub mod special;
 pub mod sql;

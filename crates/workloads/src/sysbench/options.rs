@@ -29,6 +29,8 @@ pub enum OptionGroup {
     Rand,
     /// "General database options:" (`sysbench --help`).
     Db,
+    /// "General options:" (`sysbench --help`).
+    General,
 }
 
 /// One option as sysbench knows it.
@@ -122,7 +124,7 @@ const fn general(
 }
 
 /// The general options the workloads read (random numbers, prepared statements, threads).
-pub const GENERAL_OPTIONS: [OptionSpec; 10] = [
+pub const GENERAL_OPTIONS: [OptionSpec; 14] = [
     general("rand-type", "special", "random numbers distribution {uniform,gaussian,special,pareto} [zipfian: pgrig, as sysbench 1.1]", Str, OptionGroup::Rand, false),
     general("rand-spec-iter", "12", "number of iterations used for numbers generation", Int, OptionGroup::Rand, false),
     general("rand-spec-pct", "1", "percentage of values to be treated as 'special' (for special distribution)", Int, OptionGroup::Rand, false),
@@ -133,6 +135,12 @@ pub const GENERAL_OPTIONS: [OptionSpec; 10] = [
     general("db-ps-mode", "auto", "prepared statements usage mode {auto, disable}", Str, OptionGroup::Db, false),
     general("analyze", "off", "pgrig: ANALYZE the tables at the end of prepare (off: leave them to autovacuum, as sysbench does)", Bool, OptionGroup::Db, true),
     general("threads", "1", "number of threads to use (bulk_insert's tables, select_random_*'s slices)", Int, OptionGroup::Db, false),
+    // their threads take their random seeds before the workers' (`seeding`)
+    general("report-interval", "0", "periodically report intermediate statistics with a specified interval in seconds. 0 disables intermediate reports", Int, OptionGroup::General, false),
+    general("rate", "0", "average transactions rate. 0 for unlimited rate", Int, OptionGroup::General, false),
+    // each event's latency goes into sysbench's histogram, which draws from the thread's stream
+    general("percentile", "95", "percentile to calculate in latency statistics (1-100). Use the special value of 0 to disable percentile calculations", Int, OptionGroup::General, false),
+    general("report-checkpoints", "", "dump full statistics and reset all counters at specified points in time", Str, OptionGroup::General, false),
 ];
 
 /// Every option `test` reads: its own (as `sysbench TEST help` lists them) then the general ones.
@@ -183,8 +191,13 @@ pub struct Settings {
     /// pgrig's `analyze` (default off, sysbench's end state): ANALYZE the tables at the end
     /// of `prepare`.
     pub analyze: bool,
-    /// `--rand-seed` (0 = the run's seed, or the clock for `prepare`).
+    /// `--rand-seed` (0 = the run's seed; `prepare` does not use it, as in sysbench).
     pub rand_seed: u64,
+    /// sysbench's background threads of `run` (`--report-interval`, `--rate`,
+    /// `--report-checkpoints`), which take their random seeds before the workers.
+    pub background: u32,
+    /// `--percentile` (0: sysbench keeps no latency histogram, so draws nothing per event)
+    pub percentile: u32,
 }
 
 impl Settings {
@@ -251,6 +264,14 @@ impl Settings {
             dist,
             analyze: options.bool("analyze", false)?,
             rand_seed: options.u64("rand-seed", 0)?,
+            background: super::seeding::background_threads(
+                options.u64("report-interval", 0)? > 0,
+                options.u64("rate", 0)? > 0,
+                options
+                    .get("report-checkpoints")
+                    .is_some_and(|v| !v.trim().is_empty()),
+            ),
+            percentile: int("percentile", 95)?,
         };
         if test == Test::OltpPointSelect {
             // oltp_point_select runs one point select per event whatever --point_selects says

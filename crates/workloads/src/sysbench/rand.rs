@@ -1,7 +1,8 @@
-//! sysbench 1.0's random numbers: a xoroshiro128+ stream per client (derived from the run seed
-//! and the client number, or per row for the dataset), doubles in [0, 1) built from the top 52
-//! bits, and `--rand-type`'s distributions with sysbench's formulas and its C conversions
-//! (`uint32_t` arithmetic wraps, doubles truncate): uniform, gaussian (`--rand-spec-iter`
+//! sysbench 1.0's random numbers: a xoroshiro128+ stream per thread (the original 2016
+//! xoroshiro128+, rotations 55/14/36, as sysbench 1.0.20 has it; seeded as sysbench seeds it:
+//! `seeding`), doubles in [0, 1) built from the top 52 bits, and `--rand-type`'s distributions with sysbench's formulas and its C conversions
+//! (`uint32_t` arithmetic wraps, doubles convert to `uint32_t` as x86-64 C does: through a
+//! 64-bit integer, modulo 2^32): uniform, gaussian (`--rand-spec-iter`
 //! averaged uniforms), special (`--rand-spec-pct`/`--rand-spec-res`: 75% of the values in the
 //! middle 1% of the range, the rest gaussian), pareto (`--rand-pareto-h`), and zipfian
 //! (`--rand-zipfian-exp`, rejection-inversion sampling as in sysbench 1.1; 1.0.20 rejects the
@@ -52,7 +53,13 @@ pub fn splitmix64(x: &mut u64) -> u64 {
 }
 
 impl Rng {
-    /// A stream from `seed` and a stream number (client id, or table and row).
+    /// A stream with state `s` (not all zero).
+    pub fn from_state(s: [u64; 2]) -> Rng {
+        Rng { s }
+    }
+
+    /// An arbitrary stream from `seed` and a stream number (not one of sysbench's: those
+    /// come from `seeding::Stream`).
     pub fn new(seed: u64, stream: u64) -> Rng {
         let mut x = seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03);
         let mut s = [splitmix64(&mut x), splitmix64(&mut x)];
@@ -68,8 +75,8 @@ impl Rng {
         let [s0, mut s1] = self.s;
         let result = s0.wrapping_add(s1);
         s1 ^= s0;
-        self.s[0] = s0.rotate_left(24) ^ s1 ^ (s1 << 16);
-        self.s[1] = s1.rotate_left(37);
+        self.s[0] = s0.rotate_left(55) ^ s1 ^ (s1 << 14);
+        self.s[1] = s1.rotate_left(36);
         result
     }
 
@@ -101,8 +108,16 @@ impl Rng {
 }
 
 /// The uniform formula at a given double `u` in [0, 1).
+#[inline]
 pub fn uniform_at(u: f64, a: u32, b: u32) -> u32 {
-    (f64::from(a) + u * f64::from(b.wrapping_sub(a).wrapping_add(1))) as u32
+    c_u32(f64::from(a) + u * f64::from(b.wrapping_sub(a).wrapping_add(1)))
+}
+
+/// C's `(uint32_t) x` on x86-64 (truncation through a 64-bit integer: values past the range
+/// wrap where Rust's `as u32` would saturate).
+#[inline]
+pub fn c_u32(x: f64) -> u32 {
+    x as i64 as u32
 }
 
 /// A distribution's parameters, with sysbench's precomputed constants.
@@ -162,10 +177,9 @@ impl Dist {
             RandType::Uniform => rng.uniform(a, b),
             RandType::Gaussian => self.gaussian(rng, a, b),
             RandType::Special => self.special(rng, a, b),
-            RandType::Pareto => a.wrapping_add(
-                (f64::from(b.wrapping_sub(a).wrapping_add(1))
-                    * rng.double().powf(self.pareto_power)) as u32,
-            ),
+            RandType::Pareto => a.wrapping_add(c_u32(
+                f64::from(b.wrapping_sub(a).wrapping_add(1)) * rng.double().powf(self.pareto_power),
+            )),
             RandType::Zipfian => a
                 .wrapping_add(self.zipfian(rng, b.wrapping_sub(a).wrapping_add(1)))
                 .wrapping_sub(1),
@@ -178,7 +192,7 @@ impl Dist {
         for _ in 0..self.iter {
             sum += rng.double() * t;
         }
-        a.wrapping_add((sum * self.iter_mult) as u32)
+        a.wrapping_add(c_u32(sum * self.iter_mult))
     }
 
     fn special(&self, rng: &mut Rng, a: u32, b: u32) -> u32 {
@@ -189,7 +203,7 @@ impl Dist {
             for _ in 0..self.iter {
                 sum += rng.double();
             }
-            return (f64::from(a) + sum * t * self.iter_mult) as u32;
+            return c_u32(f64::from(a) + sum * t * self.iter_mult);
         }
         self.special_hot(rnd, a, b)
     }
@@ -199,8 +213,9 @@ impl Dist {
     pub fn special_hot(&self, rnd: f64, a: u32, b: u32) -> u32 {
         let t = f64::from(b.wrapping_sub(a));
         let d = t * self.pct_mult;
-        let res = rnd * (d + 1.0) + t / 2.0 - t * self.pct_2_mult;
-        a.wrapping_add(res as u32)
+        // sysbench adds the offset as one term: `res += t / 2 - t * pct_2_mult`
+        let res = rnd * (d + 1.0) + (t / 2.0 - t * self.pct_2_mult);
+        a.wrapping_add(c_u32(res))
     }
 
     /// Zipf-distributed value in `[1, n]` (rejection-inversion, Hörmann & Derflinger).
@@ -279,12 +294,11 @@ pub fn permute(x: u32) -> u32 {
 }
 
 impl Unique {
-    pub fn new(seed: u64) -> Unique {
-        let mut x = seed;
-        let (a, b) = (splitmix64(&mut x) as u32, splitmix64(&mut x) as u32);
+    /// The sequence from the two seed words (sysbench's come from `seeding::unique`).
+    pub fn seeded(index: u32, offset: u32) -> Unique {
         Unique {
-            index: AtomicU32::new(permute(permute(a).wrapping_add(0x682f_0161))),
-            offset: permute(permute(b).wrapping_add(0x4679_0905)),
+            index: AtomicU32::new(permute(permute(index).wrapping_add(0x682f_0161))),
+            offset: permute(permute(offset).wrapping_add(0x4679_0905)),
         }
     }
 

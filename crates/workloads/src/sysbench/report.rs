@@ -17,6 +17,8 @@ pub struct Header {
     pub report_interval: u32,
     /// `--rand-seed` (0: from the time)
     pub rand_seed: u32,
+    /// `--forced-shutdown`: the second at which the run is ended (`--time` plus the wait)
+    pub forced_shutdown: Option<u32>,
 }
 
 /// The lines from "Running the test with following options:" to "Initializing worker
@@ -40,6 +42,9 @@ pub fn header(h: &Header) -> String {
         );
     } else {
         s += "Initializing random number generator from current time\n\n";
+    }
+    if let Some(at) = h.forced_shutdown {
+        s += &format!("Forcing shutdown in {at} seconds\n");
     }
     s += "\nInitializing worker threads...\n\n";
     s
@@ -152,6 +157,10 @@ pub struct Summary {
     pub per_thread: Vec<(u64, f64)>,
     /// `--histogram`'s table, when asked for
     pub histogram: Option<String>,
+    /// a run ended by `--forced-shutdown`: the events still running then (sysbench's "Number
+    /// of unfinished transactions on forced shutdown", printed when above 0; `per_thread`
+    /// counts them as events that ended then, as sysbench's threads fairness does)
+    pub unfinished: Option<u64>,
 }
 
 impl Summary {
@@ -159,6 +168,8 @@ impl Summary {
     /// ([`counted_classes`]; a document without them: each statement by its nominal class),
     /// events = successful transactions, ignored errors = retried errors, threads = clients.
     pub fn of(doc: &RunDocument, percentile: u32, histogram: bool) -> Self {
+        // a forced shutdown: no histogram, the unfinished events in threads fairness
+        let histogram = histogram && doc.unfinished_events.is_none();
         let (reads, writes, other) = counted_classes(doc).unwrap_or_else(|| nominal_classes(doc));
         let events = doc.transactions.ok;
         let slots = Slots::from_us_buckets(&doc.latency_histogram.buckets);
@@ -181,25 +192,40 @@ impl Summary {
                 0.0
             },
             sum_ms: avg * events as f64,
-            per_thread: doc
-                .clients
-                .iter()
-                .map(|c| (c.transactions, c.busy_s))
+            per_thread: (doc.clients.iter())
+                .map(|c| match c.unfinished_s {
+                    Some(s) => (c.transactions + 1, c.busy_s + s),
+                    None => (c.transactions, c.busy_s),
+                })
                 .collect(),
             histogram: histogram.then(|| slots.render()),
+            unfinished: doc.unfinished_events,
         }
     }
 }
 
 /// The final report, from "SQL statistics:" (or the histogram) to the end.
 pub fn summary(s: &Summary) -> String {
-    histogram(s) + &sql_statistics(s) + &general(s)
+    histogram(s) + &sql_statistics(s) + &unfinished(s) + &general(s)
 }
 
 /// The final report of a run that used no database (a Lua script's): no SQL statistics.
 pub fn general_statistics(s: &Summary) -> String {
-    histogram(s) + &general(s)
+    histogram(s) + &unfinished(s) + &general(s)
 }
+
+/// sysbench's line at a forced shutdown with events still running.
+fn unfinished(s: &Summary) -> String {
+    match s.unfinished {
+        Some(n) if n > 0 => {
+            format!("\nNumber of unfinished transactions on forced shutdown: {n}\n")
+        }
+        _ => String::new(),
+    }
+}
+
+/// The line sysbench prints when its `--forced-shutdown` alarm goes off, before the report.
+pub const FORCED_SHUTDOWN: &str = "FATAL: The --max-time limit has expired, forcing shutdown...\n";
 
 fn histogram(s: &Summary) -> String {
     let mut o = String::new();

@@ -65,6 +65,7 @@ pub fn client(sh: Arc<Shared>, rng: Rng, seed: ClientSeed) -> Box<dyn TxProgram>
         rng,
         slice,
         sent: false,
+        started: false,
     })
 }
 
@@ -75,6 +76,8 @@ struct Single {
     /// select_random_*: this client's `[rmin, rmax]`
     slice: (u32, u32),
     sent: bool,
+    /// an event has run (`oltp::end_of_event_draw`)
+    started: bool,
 }
 
 impl Single {
@@ -114,7 +117,11 @@ impl Single {
 }
 
 impl TxProgram for Single {
-    fn begin(&mut self, _tx: usize, _retry: bool) {
+    fn begin(&mut self, _tx: usize, retry: bool) {
+        if !retry {
+            let p = self.sh.settings.percentile;
+            super::oltp::end_of_event_draw(&mut self.started, &mut self.rng, p);
+        }
         self.sent = false;
     }
 

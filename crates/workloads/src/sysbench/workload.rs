@@ -10,7 +10,7 @@ use pgrig_engine::workload::{
 };
 
 use super::options::Settings;
-use super::rand::{Rng, Unique};
+use super::seeding::Stream;
 use super::shared::{Group, Shared};
 use super::sql::{self, Kind};
 use super::test::Test;
@@ -24,6 +24,23 @@ pub struct SysbenchWorkload {
 }
 
 /// The statement groups of each OLTP test's event, in sysbench's order.
+/// The statements sysbench's script for the test prepares in `thread_init` (every group's
+/// statement on every table, even a group of no statements; a delete-insert's two).
+fn prepared_statements(s: &Settings, plan: &[Group]) -> u32 {
+    match s.test {
+        Test::SelectRandomPoints | Test::SelectRandomRanges => 1,
+        Test::OltpInsert | Test::BulkInsert => 0,
+        _ => plan
+            .iter()
+            .map(|g| match g {
+                Group::Begin | Group::Commit => 1,
+                Group::Repeat(Kind::Delete, _) if s.test != Test::OltpDelete => 2 * s.tables,
+                Group::Repeat(..) => s.tables,
+            })
+            .sum(),
+    }
+}
+
 fn plan(s: &Settings) -> Vec<Group> {
     use Group::Repeat;
     let ranges = |v: &mut Vec<Group>| {
@@ -145,7 +162,7 @@ impl SysbenchWorkload {
         });
         let shared = Shared {
             plan: plan(&settings),
-            unique: Unique::new(settings.rand_seed),
+            unique: super::seeding::unique(),
             settings,
             begin,
             commit,
@@ -174,12 +191,26 @@ impl Workload for SysbenchWorkload {
 
     fn client(&self, seed: ClientSeed) -> Box<dyn TxProgram> {
         let s = &self.shared.settings;
+        // sysbench's worker stream: `srandom(--rand-seed)`, the background threads' seeds, then
+        // the workers' in thread order (a run without `--rand-seed` takes the engine's seed)
         let run_seed = if s.rand_seed != 0 {
-            s.rand_seed
+            s.rand_seed as u32
         } else {
-            seed.seed
+            seed.seed as u32
         };
-        let rng = Rng::new(run_seed, u64::from(seed.id) + 1);
+        let rng = Stream::Run {
+            seed: run_seed,
+            background: s.background,
+            thread: seed.id,
+        }
+        .rng();
+        // thread_init's prepared statements: sysbench's driver names each with two draws
+        let mut rng = rng;
+        if !s.ps_disabled {
+            for _ in 0..2 * prepared_statements(s, &self.shared.plan) {
+                rng.next_u64();
+            }
+        }
         match s.test {
             Test::BulkInsert => {
                 let table = seed.id % s.threads.max(1) + 1;
