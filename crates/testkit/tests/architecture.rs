@@ -263,12 +263,24 @@ fn crate_graph_block_is_cargo_metadata_graph() {
 fn every_repository_path_and_crate_named_exists() {
     let doc = doc();
     let roots = ["crates/", "docs/", "bench/", ".ci/", "examples/"];
+    let crates = crate_dirs();
     let mut missing: Vec<String> = Vec::new();
     for span in backticked(&doc) {
         let path = span.split([' ', ':']).next().unwrap_or_default();
-        let repository_path = roots.iter().any(|r| path.starts_with(r)) && !path.contains('*');
-        if repository_path && !root().join(path).exists() {
+        if path.contains('*') {
+            continue;
+        }
+        if roots.iter().any(|r| path.starts_with(r)) && !root().join(path).exists() {
             missing.push(format!("path `{path}`"));
+        }
+        // `NAME/src/…`, `NAME/tests/…`: a path inside `crates/NAME`
+        let in_crate = crates.iter().any(|c| {
+            ["src/", "tests/", "benches/", "examples/"]
+                .iter()
+                .any(|d| path.starts_with(&format!("{c}/{d}")))
+        });
+        if in_crate && !root().join("crates").join(path).exists() {
+            missing.push(format!("path `{path}` (under crates/)"));
         }
     }
     let members: BTreeSet<String> = workspace_graph().into_keys().collect();
