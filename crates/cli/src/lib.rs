@@ -3,7 +3,6 @@
 //! `html_report` (`pgrig report`): the subcommands; `report`, `json`, `sink`, `interrupt`,
 //! `prompt`: their output, signal plumbing and the password prompt; `own_args`: how pgrig's own
 //! commands parse their arguments (clap).
-//! `server_xacts`: `pg_stat_database`'s transactions over a TPC-C run's steady window.
 
 // First: its macros take the place of std's print macros in every module below.
 #[macro_use]
@@ -38,7 +37,6 @@ pub mod run_segments;
 pub mod segments_progress;
 pub mod segments_store;
 pub mod server;
-pub mod server_xacts;
 pub mod sink;
 pub mod sysbench;
 pub mod tpcc;

@@ -186,14 +186,7 @@ fn measure(
                 return 1;
             }
         };
-    let sampler = tpcc_sampler(a, native_name.as_deref(), &cfg.conn);
-    let engine_sink: Arc<dyn Sink> = match &sampler {
-        Some(s) => Arc::new(pgrig_engine::sink::Tapped {
-            inner: engine_sink,
-            tap: crate::server_xacts::SampleFirst(s.clone()),
-        }),
-        None => engine_sink,
-    };
+    let rampup = tpcc_rampup(a, native_name.as_deref());
     let seconds = ServerSeconds::connect(&cfg.conn);
     let engine_sink = SecondsSink::around(engine_sink, seconds.as_ref());
     let (r, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, stop);
@@ -213,9 +206,9 @@ fn measure(
     let mut doc = pgrig_engine::document::of(&r);
     if let Some(readings) = &readings {
         readings.fill(&mut doc);
-    }
-    if let Some(s) = &sampler {
-        doc.server_xacts = s.finish(doc.started_at_unix_s);
+        if let (Some(from), Some(start)) = (rampup, doc.started_at_unix_s) {
+            doc.server_xacts = readings.server_xacts(from, start);
+        }
     }
     annotate(&mut doc, a);
     let code = report(&doc, &native_options(a), json, sink);
@@ -396,22 +389,15 @@ fn initialise(
     Err(130)
 }
 
-/// TPC-C: the sampler of `pg_stat_database` for HammerDB's headline, its first sample when
-/// the ramp-up ends (option `rampup`, else a tenth of the run).
-fn tpcc_sampler(
-    a: &RunArgs,
-    workload: Option<&str>,
-    conn: &ConnArgs,
-) -> Option<Arc<crate::server_xacts::Sampler>> {
+/// TPC-C: the second whose server reading starts PostgreSQL TPM's window (the end of the
+/// ramp-up: option `rampup`, else a tenth of the run), when the run goes on after it.
+fn tpcc_rampup(a: &RunArgs, workload: Option<&str>) -> Option<u64> {
     if workload != Some("tpcc") {
         return None;
     }
     let cfg = pgrig_workloads::tpcc::Config::from_options(&native_options(a)).ok()?;
-    let rampup = cfg.rampup_s.unwrap_or(a.duration / 10);
-    if rampup >= a.duration {
-        return None;
-    }
-    crate::server_xacts::Sampler::connect(conn, rampup)
+    let rampup = pgrig_workloads::tpcc::metrics::rampup_s(&cfg, a.duration as f64);
+    (rampup < a.duration).then_some(rampup)
 }
 
 /// A native run's document with its `-o` options and its family's own figures (TPC-C's

@@ -25,6 +25,7 @@ const MANY: usize = 100;
 const MAX_KB_PER_THREAD: i64 = 450;
 
 /// Runs `c` to its end and returns (exit code, peak resident set in kB).
+#[allow(clippy::zombie_processes)] // the child is reaped by wait4, which also gives its rusage
 fn peak_rss(mut c: Command) -> (Option<i32>, i64) {
     c.stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());

@@ -2,7 +2,8 @@
 //! servers: a session with typed parameters (`$1 + $2` over int4) replays from the capture to
 //! the recorded table contents while pgreplay, the oracle, fails on the same session recorded
 //! as a stderr log; pgbench's TPC-B-like script through the proxy replays to the recorded
-//! sums; the capture file is private and holds no password; a listener path that is a
+//! sums; sysbench's `oltp_read_write` with 2 threads through the proxy replays to the recorded
+//! contents and error count; the capture file is private and holds no password; a listener path that is a
 //! symbolic link is refused; a cancel request through a TCP listener is recorded and replayed,
 //! and another user's process is not served by it.
 
@@ -799,4 +800,94 @@ fn the_owner_connects_through_a_flood_every_time() {
     for l in connects {
         assert!(l.starts_with("connect: exit 0 "), "{}", out.stdout);
     }
+}
+
+/// The table sysbench's `oltp_read_write` changes, as a digest.
+fn sbtest_digest(server: &Server, db: &str) -> String {
+    psql(
+        server,
+        db,
+        "SELECT md5(string_agg(concat_ws(':', id, k, c, pad), ',' ORDER BY id)) FROM sbtest1",
+    )
+}
+
+#[test]
+fn a_concurrent_sysbench_capture_replays_to_the_recorded_end_state_and_errors() {
+    let server = pgrig_testkit::cluster();
+    let db = format!("sb_cap_{}", std::process::id());
+    psql(server, "postgres", &format!("CREATE DATABASE {db}"));
+    let sysbench = pgrig_testkit::sysbench_oracle();
+    let sb = |host: &Path, port: u16, args: &[&str]| {
+        let mut cmd = Command::new(&sysbench);
+        cmd.arg("--db-driver=pgsql")
+            .arg(format!("--pgsql-host={}", host.display()))
+            .arg(format!("--pgsql-port={port}"))
+            .arg(format!("--pgsql-user={}", server.user()))
+            .arg(format!("--pgsql-db={db}"))
+            .args(["oltp_read_write", "--tables=1", "--table-size=10000"])
+            .args(args)
+            .env_remove("PGPASSWORD");
+        let out = run(cmd);
+        assert!(out.success(), "sysbench {args:?}: {}", out.stderr);
+        out.stdout
+    };
+    sb(server.socket_dir(), server.port(), &["prepare"]);
+    psql(
+        server,
+        "postgres",
+        &format!("CREATE DATABASE {db}_start TEMPLATE {db}"),
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("sb.cap");
+    let upstream = format!(
+        "host={} port={}",
+        server.socket_dir().display(),
+        server.port()
+    );
+    let proxy = start_proxy(&tmp.path().join("sock"), 6435, &upstream, &cap);
+    let report = sb(
+        &proxy.dir,
+        proxy.port,
+        &["--threads=2", "--events=500", "--time=0", "run"],
+    );
+    proxy.stop();
+    let errors: u64 = report
+        .lines()
+        .find(|l| l.contains("ignored errors:"))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no ignored errors in {report}"));
+    let recorded = sbtest_digest(server, &db);
+    assert_ne!(
+        sbtest_digest(server, &format!("{db}_start")),
+        recorded,
+        "the workload changed nothing"
+    );
+    for round in 0..2 {
+        psql(
+            server,
+            "postgres",
+            &format!("DROP DATABASE {db} WITH (FORCE)"),
+        );
+        psql(
+            server,
+            "postgres",
+            &format!("CREATE DATABASE {db} TEMPLATE {db}_start"),
+        );
+        let out = pgrig_replay(server, &cap);
+        assert!(out.success(), "pgrig replay: {}", out.stderr);
+        assert_eq!(sbtest_digest(server, &db), recorded, "round {round}");
+        assert_eq!(
+            error_count(&out.stdout),
+            errors,
+            "round {round}: {}",
+            out.stdout
+        );
+    }
+    psql(
+        server,
+        "postgres",
+        &format!("DROP DATABASE {db} WITH (FORCE)"),
+    );
+    psql(server, "postgres", &format!("DROP DATABASE {db}_start"));
 }

@@ -299,6 +299,18 @@ fn compare_without_durations_in_the_log_is_a_clear_error() {
             &["replay", "-f", "--store", "s.db", "a.log"][..],
             "-f does not replay",
         ),
+        (
+            &["replay", "--replayed-log", "a.log", "a.log"][..],
+            "--replayed-log is the replayed side of --compare",
+        ),
+        (
+            &["replay", "--compare", "--replayed-log", "gone.log", "a.log"][..],
+            "Error: --replayed-log: cannot open gone.log",
+        ),
+        (
+            &["replay", "--order", "fifo", "a.log"][..],
+            "Error: option --order takes strict, log or sessions, not \"fifo\"",
+        ),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_pgrig"))
             .args(args)
@@ -309,4 +321,141 @@ fn compare_without_durations_in_the_log_is_a_clear_error() {
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
+}
+
+/// A pgbench TPC-B-like recording (`log_min_duration_statement = 0`, 2 clients × 300
+/// transactions, simple protocol) and a replay server logging its own durations with pgreplay's
+/// prefix, holding the same starting data in `{db}_start`.
+struct Tpcb {
+    log: PathBuf,
+    target: &'static Server,
+    db: String,
+}
+
+fn tpcb() -> &'static Tpcb {
+    static REC: OnceLock<Tpcb> = OnceLock::new();
+    REC.get_or_init(|| {
+        let logging = || {
+            ServerOptions::default()
+                .setting("logging_collector", "on")
+                .setting("log_directory", "log")
+                .setting("log_filename", "rec.log")
+                .setting("log_line_prefix", "%m|%u|%d|%c|")
+                .setting("lc_messages", "C")
+                .setting("log_min_messages", "warning")
+        };
+        let rec: &'static Server = Box::leak(Box::new(pgrig_testkit::custom_cluster(logging())));
+        let target: &'static Server = Box::leak(Box::new(pgrig_testkit::custom_cluster(logging())));
+        let db = format!("tpcb_cmp_{}", std::process::id());
+        let pgbench = |s: &Server, args: &[&str]| {
+            let mut cmd = Command::new(pgrig_testkit::pgbench_oracle());
+            cmd.envs(s.env(&db)).args(args).arg(&db);
+            let out = pgrig_testkit::run(cmd);
+            assert!(out.success(), "pgbench {args:?}: {}", out.stderr);
+        };
+        for s in [rec, target] {
+            psql(s, "postgres", &format!("CREATE DATABASE {db}"));
+            pgbench(s, &["-i", "-q", "-s", "1"]);
+        }
+        psql(
+            target,
+            "postgres",
+            &format!("CREATE DATABASE {db}_start TEMPLATE {db}"),
+        );
+        psql(
+            rec,
+            "postgres",
+            &format!("ALTER DATABASE {db} SET log_min_duration_statement = 0"),
+        );
+        pgbench(rec, &["-n", "-M", "simple", "-c", "2", "-t", "300"]);
+        psql(rec, &db, "SELECT 'recording done'");
+        let log = rec.data_dir().join("log").join("rec.log");
+        wait_for_log(&log, "SELECT 'recording done'");
+        let copy = target.root_dir().join("tpcb.log");
+        std::fs::copy(&log, &copy).unwrap();
+        Tpcb {
+            log: copy,
+            target,
+            db,
+        }
+    })
+}
+
+/// `pgrig replay --compare --replayed-log` of the TPC-B-like recording onto a fresh copy of the
+/// starting data after `change`; the output and the document.
+fn tpcb_replay(dir: &Path, change: &str) -> (String, ReplayDocument) {
+    let t = tpcb();
+    let db = &t.db;
+    psql(
+        t.target,
+        "postgres",
+        &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+    );
+    psql(
+        t.target,
+        "postgres",
+        &format!("CREATE DATABASE {db} TEMPLATE {db}_start"),
+    );
+    psql(
+        t.target,
+        "postgres",
+        &format!("ALTER DATABASE {db} SET log_min_duration_statement = 0"),
+    );
+    psql(t.target, db, change);
+    let json = dir.join("replay.json");
+    let served = t.target.data_dir().join("log").join("rec.log");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pgrig"));
+    cmd.envs(t.target.env(db))
+        .args(["replay", "--compare", "--json"])
+        .arg(&json)
+        .arg("--replayed-log")
+        .arg(&served)
+        .arg(&t.log)
+        .current_dir(dir);
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    let doc = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (stdout, doc)
+}
+
+#[test]
+fn replays_onto_an_identical_copy_compare_server_durations_and_stay_quiet() {
+    let _turn = common::alone();
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..3 {
+        let (out, doc) = tpcb_replay(dir.path(), "SELECT 1");
+        assert!(
+            out.contains("replayed: the replay server's logged durations"),
+            "{out}"
+        );
+        let all = &doc.replay.statements;
+        // pgbench's seven statements, each run 600 times on both sides
+        let frequent: Vec<_> = all.iter().filter(|s| s.recorded.count == 600).collect();
+        assert_eq!(frequent.len(), 7, "round {round}: {out}");
+        for s in &frequent {
+            assert_eq!(s.replayed.count, 600, "round {round}: {out}");
+        }
+        let flagged = all.iter().filter(|s| s.verdict == "+" || s.verdict == "-");
+        assert!(
+            flagged.count() * 20 <= all.len(),
+            "round {round}: more than 5 % of the statements flagged\n{out}"
+        );
+    }
+}
+
+#[test]
+fn a_dropped_primary_key_ranks_its_statements_first_on_server_durations() {
+    // (the other statements may show `+` too: the scans slow the whole server down)
+    let _turn = common::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let (out, doc) = tpcb_replay(
+        dir.path(),
+        "ALTER TABLE pgbench_accounts DROP CONSTRAINT pgbench_accounts_pkey",
+    );
+    let first = &doc.replay.statements[0];
+    assert_eq!(first.verdict, "+", "{out}");
+    assert!(first.statement.contains("pgbench_accounts"), "{out}");
 }

@@ -6,6 +6,10 @@
 //! onto an identical copy of the starting database (a `CREATE DATABASE … TEMPLATE` taken before
 //! the run) leaves the recorded server's contents — by pgrig from every format, and by pgreplay
 //! from the formats it reads. One client each, so the contents are determined by the order.
+//! Then concurrent logs with hot rows (sysbench `oltp_read_write` with 2 threads, pgbench
+//! TPC-B-like with 8 clients on one branch, TPC-C with 4 terminals on one warehouse): pgrig's replays at the recorded pace, from every
+//! format, leave the recorded contents with the recorded count of failed statements, and never
+//! hang (docs/replay.md, "The order of statements").
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -388,9 +392,159 @@ fn a_tpcc_log_replays_to_the_recorded_contents_as_pgreplay_does() {
             );
             assert!(out.success(), "tpcc run: {out:?}");
         },
-        // what the transactions change, without the times they write (o_entry_d, h_date, ...)
+        &tpcc_contents,
+    );
+}
+
+/// The statements the recorded server logged as failed (`|ERROR:` entries of the stderr log).
+fn recorded_errors(log: &Log) -> usize {
+    std::fs::read_to_string(&log.stderr)
+        .unwrap()
+        .lines()
+        .filter(|l| l.split('|').nth(4).is_some_and(|m| m.starts_with("ERROR:")))
+        .count()
+}
+
+/// Records a concurrent `workload` and replays its log from every format with pgrig (without
+/// `-j`: the recorded timing) onto a copy of the starting database, `rounds` times from the
+/// stderr log: each leaves the recorded contents with the recorded count of failed statements.
+fn concurrent(
+    hint: &str,
+    load: impl FnOnce(&TestDb),
+    workload: impl FnOnce(&TestDb),
+    contents: &dyn Fn(&TestDb) -> String,
+    rounds: usize,
+) {
+    let server = logging_server();
+    let db = fresh_db_on(server, hint);
+    load(&db);
+    let dir = tempfile::tempdir().unwrap();
+    let (log, start) = record(&db, workload, dir.path());
+    let recorded = contents(&db);
+    let errors = recorded_errors(&log);
+    // PGRIG_KEEP_LOG=DIR keeps the recorded stderr log there, to look at a failure
+    if let Ok(d) = std::env::var("PGRIG_KEEP_LOG") {
+        std::fs::copy(&log.stderr, format!("{d}/{hint}.log")).unwrap();
+    }
+    restore(&db, &start);
+    assert_ne!(contents(&db), recorded, "the workload changed nothing");
+    let mut formats = vec![(&log.stderr, false); rounds];
+    formats.push((&log.csv, true));
+    if let Some(j) = &log.json {
+        formats.push((j, false));
+    }
+    for (path, csv) in formats {
+        let (ours, our_errors) = replayed_in_time(&db, &start, path, csv, contents);
+        assert_eq!(ours, recorded, "pgrig's replay of {}", path.display());
+        assert_eq!(
+            our_errors,
+            errors.to_string(),
+            "failed statements replaying {} (recorded: {errors})",
+            path.display()
+        );
+    }
+    let _ = server.psql(
+        "postgres",
+        &format!("DROP DATABASE IF EXISTS {start} WITH (FORCE)"),
+    );
+}
+
+/// [`replayed_contents`] by pgrig at the recorded pace (no `-j`), bounded in time.
+fn replayed_in_time(
+    db: &TestDb,
+    start: &str,
+    log: &Path,
+    csv: bool,
+    contents: &dyn Fn(&TestDb) -> String,
+) -> (String, String) {
+    restore(db, start);
+    let server = db.server();
+    let (host, port) = (
+        server.socket_dir().display().to_string(),
+        server.port().to_string(),
+    );
+    let l = log.display().to_string();
+    let mut args = vec!["replay", "-h", &host, "-p", &port];
+    if csv {
+        args.push("-c");
+    }
+    args.push(&l);
+    let mut c = db.command("timeout");
+    c.arg("300").arg(env!("CARGO_BIN_EXE_pgrig")).args(&args);
+    let out = run(c);
+    assert!(
+        out.success(),
+        "replay of {l} (status 124: it hung): {out:?}"
+    );
+    let errors = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("completed with error"))
+        .and_then(|l| l.trim().trim_start_matches('(').split(" or ").next())
+        .unwrap_or_else(|| panic!("no error count in:\n{}", out.stdout))
+        .trim()
+        .to_string();
+    (contents(db), errors)
+}
+
+#[test]
+fn a_concurrent_sysbench_log_on_hot_rows_replays_to_the_recorded_end_state_and_errors() {
+    let sysbench = pgrig_testkit::sysbench_oracle();
+    let sb = |db: &TestDb, args: &[&str]| {
+        let out = run(db.sysbench_command(&sysbench, args));
+        assert!(out.success(), "sysbench {args:?}: {out:?}");
+    };
+    let table = ["oltp_read_write", "--tables=1", "--table-size=10000"];
+    concurrent(
+        "replay_sb_hot",
+        |db| sb(db, &[&table[..], &["prepare"]].concat()),
+        |db| {
+            let run = ["--threads=2", "--events=500", "--time=0", "run"];
+            sb(db, &[&table[..], &run].concat())
+        },
+        &|db| {
+            db.psql("SELECT md5(string_agg(concat_ws(':', id, k, c, pad), ',' ORDER BY id)) FROM sbtest1")
+        },
+        2,
+    );
+}
+
+#[test]
+fn a_pgbench_tpcb_log_of_8_clients_at_scale_1_replays_to_the_recorded_end_state() {
+    concurrent(
+        "replay_tpcb_hot",
+        |db| {
+            let out = run({
+                let mut c = db.pgbench();
+                c.args(["-i", "-s", "1", "-q"]);
+                c
+            });
+            assert!(out.success(), "pgbench -i: {out:?}");
+        },
+        |db| {
+            let out = run({
+                let mut c = db.pgbench();
+                c.args(["-c", "8", "-t", "60", "-n"]);
+                c
+            });
+            assert!(out.success(), "pgbench: {out:?}");
+        },
+        // the balances, and history without its times (mtime is the replay's own)
         &|db| {
             db.psql(
+                "SELECT (SELECT md5(string_agg(aid || ':' || abalance, ',' ORDER BY aid)) FROM pgbench_accounts), \
+                        (SELECT string_agg(tid || ':' || tbalance, ',' ORDER BY tid) FROM pgbench_tellers), \
+                        (SELECT string_agg(bid || ':' || bbalance, ',' ORDER BY bid) FROM pgbench_branches), \
+                        (SELECT md5(string_agg(concat_ws(':', tid, bid, aid, delta), ',' ORDER BY tid, bid, aid, delta)) FROM pgbench_history)",
+            )
+        },
+        1,
+    );
+}
+
+/// What TPC-C's transactions change, without the times they write (o_entry_d, h_date, ...).
+fn tpcc_contents(db: &TestDb) -> String {
+    db.psql(
                 "SELECT (SELECT sum(w_ytd) FROM warehouse), \
                         (SELECT string_agg(d_id || ':' || d_next_o_id || ':' || d_ytd, ',' ORDER BY d_id) FROM district), \
                         (SELECT md5(string_agg(concat_ws(':', c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt), ',' ORDER BY c_w_id, c_d_id, c_id)) FROM customer), \
@@ -399,6 +553,97 @@ fn a_tpcc_log_replays_to_the_recorded_contents_as_pgreplay_does() {
                         (SELECT count(*) FROM new_order), (SELECT count(*) FROM history), \
                         (SELECT md5(string_agg(concat_ws(':', ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_quantity, ol_amount), ',' ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number)) FROM order_line)",
             )
+}
+
+#[test]
+fn a_tpcc_log_of_4_terminals_replays_to_the_recorded_end_state_and_errors() {
+    concurrent(
+        "replay_tpcc_hot",
+        |db| {
+            let out = pgrig(db, &["tpcc", "load", "--warehouses", "1"]);
+            assert!(out.success(), "tpcc load: {out:?}");
         },
+        |db| {
+            let target = db.conninfo();
+            let args = [
+                "run",
+                "--target",
+                &target,
+                "-w",
+                "tpcc",
+                "-o",
+                "warehouses=1",
+            ];
+            let out = pgrig(db, &[&args[..], &["-c", "4", "-T", "3s"]].concat());
+            assert!(out.success(), "tpcc run: {out:?}");
+        },
+        &tpcc_contents,
+        1,
     );
+}
+
+/// A log whose strict order would wait for ever on the replay server: A's `UPDATE` sleeps 2 s
+/// before it locks its row, so after the order's 1 s B's `UPDATE` (logged after it) is sent
+/// and takes the row first; A then waits for B's lock, and A's `COMMIT`, the next item, cannot
+/// be sent until A is answered. pgrig lets B's `COMMIT` go first (the end state shows B's
+/// update under A's); pgreplay waits for ever.
+#[test]
+fn a_lock_taken_in_another_order_than_logged_does_not_hang_the_replay() {
+    let db = fresh_db_on(logging_server(), "replay_flip");
+    db.psql("CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t VALUES (1, 1)");
+    let (u, d) = (db.server().user().to_string(), db.name.clone());
+    let line = |ms: u32, s: &str, m: &str| {
+        format!(
+            "2026-01-01 10:00:{:02}.{:03} UTC|{u}|{d}|6b0a0000.{s}|LOG:  {m}\n",
+            ms / 1000,
+            ms % 1000
+        )
+    };
+    let log: String = [
+        line(0, "a", "connection authorized: user=x"),
+        line(1, "a", "statement: BEGIN"),
+        line(
+            10,
+            "a",
+            "statement: UPDATE t SET v = v + 1 WHERE id = 1 AND pg_sleep(2) IS NOT NULL",
+        ),
+        line(20, "b", "connection authorized: user=x"),
+        line(21, "b", "statement: BEGIN"),
+        line(30, "b", "statement: UPDATE t SET v = v * 10 WHERE id = 1"),
+        line(2040, "a", "statement: COMMIT"),
+        line(2050, "b", "statement: COMMIT"),
+        line(2060, "a", "disconnection: session time: 0:00:02.060"),
+        line(2070, "b", "disconnection: session time: 0:00:02.050"),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flip.log");
+    std::fs::write(&path, log).unwrap();
+    let server = db.server();
+    let (host, port) = (
+        server.socket_dir().display().to_string(),
+        server.port().to_string(),
+    );
+    let p = path.display().to_string();
+    let args = ["-h", host.as_str(), "-p", port.as_str(), p.as_str()];
+    let mut c = db.command("timeout");
+    c.arg("60")
+        .arg(env!("CARGO_BIN_EXE_pgrig"))
+        .arg("replay")
+        .args(args);
+    let out = run(c);
+    assert!(out.success(), "pgrig replay (124: it hung): {out:?}");
+    assert!(
+        out.stdout
+            .contains("(0 or 0.000% of these completed with error)"),
+        "{out:?}"
+    );
+    // B's update, then A's on top of it
+    assert_eq!(db.psql("SELECT v FROM t"), "11");
+    db.psql("UPDATE t SET v = 1");
+    let mut c = db.command("timeout");
+    c.arg("15").arg(pgreplay()).args(args);
+    let out = run(c);
+    assert_eq!(out.code, Some(124), "pgreplay did not hang: {out:?}");
+    db.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
 }

@@ -10,23 +10,10 @@ use crate::sysbench_common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use pgrig_results::document::RunDocument;
-use pgrig_testkit::{fresh_db_on, run, CmdOutput, Server, ServerOptions, TestDb};
-use sysbench_common::{command, link, oracle};
-
-/// This binary's cluster with `pg_stat_statements` loaded.
-fn statements_cluster() -> &'static Server {
-    static SERVER: OnceLock<Server> = OnceLock::new();
-    SERVER.get_or_init(|| {
-        pgrig_testkit::custom_cluster(
-            ServerOptions::default()
-                .setting("shared_preload_libraries", "pg_stat_statements")
-                .setting("pg_stat_statements.track_utility", "on"),
-        )
-    })
-}
+use pgrig_testkit::{fresh_db_on, run, CmdOutput, TestDb};
+use sysbench_common::{command, link, oracle, reset_statements, statements_cluster};
 
 /// Per event: BEGIN, one UPDATE (prepared), one SELECT (a query), COMMIT — deterministic.
 const LEDGER: &str = r#"
@@ -132,7 +119,7 @@ fn a_scripts_run_document_has_the_reports_figures_and_the_servers_counts() {
     let db = prepared_db("sb_lua_doc", &dir);
     let json = dir.join("run.json");
     let store = dir.join("runs.sqlite");
-    db.psql("SELECT pg_stat_statements_reset()");
+    reset_statements(&db);
     let before = commits(&db);
     let json_arg = format!("--json={}", json.display());
     let store_arg = format!("--store={}", store.display());
@@ -294,7 +281,8 @@ fn sysbench_and_pgrig_send_the_same_statements_for_a_scripts_events() {
         "--time=0",
         "run",
     ];
-    ours.psql("SELECT pg_stat_statements_reset()");
+    reset_statements(&ours);
+    reset_statements(&theirs);
     let mut with_json = args.to_vec();
     with_json.insert(4, &json_arg);
     let a = run_in(link(), &ours, &dir, &with_json);
@@ -303,7 +291,6 @@ fn sysbench_and_pgrig_send_the_same_statements_for_a_scripts_events() {
     let b = run_in(&oracle(), &theirs, &dir, &args);
     assert_eq!(b.code, Some(0), "sysbench: {}{}", b.stdout, b.stderr);
     let theirs_calls = calls(&theirs);
-    // the other database's calls were counted too (the reset was before both runs)
     assert_eq!(ours_calls, theirs_calls);
     assert_eq!(number(&a.stdout, "total number of events:"), 200.0);
     assert_eq!(number(&b.stdout, "total number of events:"), 200.0);

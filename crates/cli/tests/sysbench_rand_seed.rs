@@ -172,7 +172,9 @@ fn rand_type_options_shape_default_as_in_sysbench() {
 fn main_thread_command_and_unique_streams_are_sysbenchs() {
     let s = script();
     let env = [("SEQ_TOP", "1"), ("SEQ_UNIQUE", "1")];
-    let main = ["body", "init", "done"];
+    // (the workers' "body" lines follow --rand-seed: left out; init and done follow the main
+    // state's body)
+    let main = ["init", "done"];
     // --rand-seed plays no part in the main thread's stream
     for seed in ["--rand-seed=7", "--rand-seed=0"] {
         same_lines(Tool::SysbenchIsolated, &env, &[seed, &s, "run"], &main);
@@ -197,4 +199,87 @@ fn main_thread_command_and_unique_streams_are_sysbenchs() {
         &["--rand-seed=5", "--threads=3", &s, "pp"],
         &["body", "pp"],
     );
+}
+
+/// A digest of every `sbtest*` table's rows.
+fn digest(db: &TestDb) -> String {
+    db.psql(
+        "select string_agg(t || ':' || d, ' ' order by t) from (
+           select 1 t, md5(string_agg(id || '/' || k || '/' || c || '/' || pad, ',' order by id)) d from sbtest1
+           union all
+           select 2, md5(string_agg(id || '/' || k || '/' || c || '/' || pad, ',' order by id)) from sbtest2
+         ) q",
+    )
+}
+
+/// `tool` runs `args` on `db`, successfully.
+fn on(tool: Tool, db: &TestDb, args: &[&str]) {
+    let out = run(command(tool, Some(db), args));
+    assert!(out.success(), "{args:?}: {}{}", out.stdout, out.stderr);
+}
+
+const OLTP: &str = "/usr/share/sysbench/oltp_read_write.lua";
+
+#[test]
+fn prepare_makes_sysbenchs_tables_on_the_lua_and_native_paths() {
+    for threads in ["--threads=1", "--threads=2"] {
+        let args = [threads, "--tables=2", "--table-size=700"];
+        let theirs = fresh_db("rand_prepare_sysbench");
+        on(
+            Tool::SysbenchIsolated,
+            &theirs,
+            &[&args[..], &[OLTP, "prepare"]].concat(),
+        );
+        let native = fresh_db("rand_prepare_native");
+        on(
+            Tool::Pgrig,
+            &native,
+            &[&args[..], &["oltp_read_write", "prepare"]].concat(),
+        );
+        let lua = fresh_db("rand_prepare_lua");
+        on(Tool::Pgrig, &lua, &[&args[..], &[OLTP, "prepare"]].concat());
+        let expected = digest(&theirs);
+        assert_eq!(digest(&native), expected, "{threads}: native prepare");
+        assert_eq!(digest(&lua), expected, "{threads}: Lua prepare");
+    }
+}
+
+#[test]
+fn a_seeded_run_leaves_sysbenchs_rows_on_the_lua_and_native_paths() {
+    for (test, extra) in [
+        ("oltp_read_write", &["--percentile=95"][..]),
+        ("oltp_write_only", &["--db-ps-mode=disable"][..]),
+        (
+            "oltp_update_non_index",
+            &["--percentile=0", "--report-interval=1"][..],
+        ),
+    ] {
+        let script = format!("/usr/share/sysbench/{test}.lua");
+        let prep = ["--tables=2", "--table-size=300", test, "prepare"];
+        let mut args = vec![
+            "--tables=2",
+            "--table-size=300",
+            "--threads=1",
+            "--events=40",
+            "--rand-seed=7",
+        ];
+        args.extend_from_slice(extra);
+        let digests: Vec<(&str, String)> = [
+            ("sysbench", Tool::Sysbench, script.as_str()),
+            ("native", Tool::Pgrig, test),
+            ("lua", Tool::Pgrig, script.as_str()),
+        ]
+        .into_iter()
+        .map(|(label, tool, what)| {
+            let db = fresh_db(&format!("rand_run_{label}"));
+            on(Tool::Pgrig, &db, &prep);
+            let before = digest(&db);
+            on(tool, &db, &[&args[..], &[what, "run"]].concat());
+            assert_ne!(digest(&db), before, "{label} {test}: the run wrote nothing");
+            (label, digest(&db))
+        })
+        .collect();
+        assert_eq!(digests[1].1, digests[0].1, "{test}: native run");
+        assert_eq!(digests[2].1, digests[0].1, "{test}: Lua run");
+    }
 }

@@ -29,6 +29,7 @@
 
 mod bench_error_handling;
 mod bench_faults;
+mod bench_log_formats;
 mod bench_memory;
 mod bench_option_families;
 mod bench_options;
@@ -97,10 +98,13 @@ mod sysbench_bulk_insert;
 mod sysbench_compat;
 mod sysbench_corpus;
 mod sysbench_errors;
+mod sysbench_failed_statements;
+mod sysbench_ffi;
 mod sysbench_live_metrics;
 mod sysbench_lua;
 mod sysbench_lua_calls;
 mod sysbench_lua_document;
+mod sysbench_lua_limits;
 mod sysbench_outputs;
 mod sysbench_query_classes;
 mod sysbench_rand_seed;

@@ -422,3 +422,107 @@ fn a_run_json_carries_the_tpcc_figures_and_hammerdb_s_headline() {
         out.stderr
     );
 }
+
+/// The run database's `xact_commit + xact_rollback` once it stops moving, and the reads taken.
+/// Each read is a psql session: its start (one transaction, reported as it goes idle) is in the
+/// value it reads, its query is in the next read's, so a quiet database moves by 2 a read.
+fn settled_xacts(db: &TestDb) -> (i64, i64) {
+    let read = || -> i64 {
+        let sql = "select xact_commit + xact_rollback from pg_stat_database \
+                   where datname = current_database()";
+        db.psql(sql).trim().parse().unwrap()
+    };
+    let mut last = read();
+    for reads in 2..40 {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let next = read();
+        if next == last + 2 {
+            return (next, reads);
+        }
+        last = next;
+    }
+    panic!("pg_stat_database did not settle")
+}
+
+#[test]
+fn postgresql_tpm_counts_the_workload_only_not_pgrig_s_own_readings() {
+    // a cluster without autovacuum: its workers' visits to the database are transactions of
+    // the database too (any other session's are), and would make the count differ by a visit
+    static QUIET: std::sync::OnceLock<pgrig_testkit::Server> = std::sync::OnceLock::new();
+    let server = QUIET.get_or_init(|| {
+        pgrig_testkit::custom_cluster(pgrig_testkit::ServerOptions {
+            settings: vec![("autovacuum".into(), "off".into())],
+            ..Default::default()
+        })
+    });
+    let db = pgrig_testkit::fresh_db_on(server, "tpcc_cli_tpm");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let out = pgrig(&db, &["tpcc", "load", "--warehouses", "1"]);
+    assert!(out.success(), "{out:?}");
+    let (before, _) = settled_xacts(&db);
+    // (the last read's session reports its query as it exits: before the run)
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    // no ramp-up: the window opens before the clients connect
+    let args = [
+        "run",
+        "--target",
+        &db.conninfo(),
+        "-w",
+        "tpcc",
+        "-o",
+        "warehouses=1",
+        "-o",
+        "rampup=0",
+        "-c",
+        "4",
+        "-T",
+        "4s",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let out = pgrig(&db, &args);
+    assert!(out.success(), "{out:?}");
+    let (after, reads) = settled_xacts(&db);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let x = &doc["server_xacts"];
+    let (workload, counted, readings) = (
+        x["transactions"].as_i64().unwrap(),
+        x["server_counted"].as_i64().unwrap(),
+        x["pgrig_readings"].as_i64().unwrap(),
+    );
+    // pgrig's per-second readings ran on the database: one a second and at least one after
+    assert!(readings >= 5, "{x}");
+    assert_eq!(workload, counted - readings, "{x}");
+    // the server's count of the workload is the clients' own: every database transaction
+    // (completed, retried or failed) and each client's connection (one transaction at start)
+    let t = &doc["transactions"];
+    let client =
+        t["ok"].as_i64().unwrap() + t["retries"].as_i64().unwrap() + t["failed"].as_i64().unwrap();
+    assert_eq!(workload, client + 4, "{x} against {t}");
+    // the test's own readings around the command: the window is inside, and outside it pgrig
+    // made only its few set-up transactions (connections, the dataset's seed, the sampler's
+    // first and last readings)
+    // (the test's own: the last read's query before, 2 a read after)
+    let whole = after - before - 2 * reads;
+    assert!(
+        (counted..=counted + 12).contains(&whole),
+        "{whole} by the test's readings, {x}"
+    );
+    // the headline and the line say the figure over the window's minutes
+    let minutes = (x["to_s"].as_f64().unwrap() - x["from_s"].as_f64().unwrap()) / 60.0;
+    let tpm = workload as f64 / minutes;
+    let f = &doc["workload_figures"];
+    assert_eq!(
+        f["headline"].as_str().unwrap(),
+        format!(
+            "System achieved {:.0} NOPM from {tpm:.0} PostgreSQL TPM",
+            f["nopm"].as_f64().unwrap()
+        )
+    );
+    let line = format!(
+        "PostgreSQL TPM (the run database's commits + rollbacks in pg_stat_database, less pgrig's own {readings} readings): {tpm:.1}"
+    );
+    assert!(out.stdout.contains(&line), "{line} in {}", out.stdout);
+}

@@ -2,8 +2,8 @@
 //! the statistics `pgrig compare` uses — medians ([`crate::median_ci::median`]) and the
 //! Mann–Whitney test ([`crate::mann_whitney`]) at [`crate::ALPHA`]. The verdict: `+` (slower)
 //! or `-` (faster) when the test rejects *and* the medians differ by at least
-//! [`MIN_CHANGE_PCT`] (with thousands of executions a test rejects for differences nobody would
-//! act on, such as the replay's round trip, which the log's durations do not include); `~`
+//! [`MIN_CHANGE_PCT`] and [`MIN_CHANGE_MS`] (with thousands of executions a test rejects for
+//! differences nobody would act on); `~`
 //! otherwise; `?` when the executions are too few for any outcome to reach the level.
 
 use pgrig_results::replay_doc::{ErrorChange, SideFigures, StatementChange};
@@ -14,6 +14,12 @@ use crate::ALPHA;
 
 /// The smallest change of the median, in %, shown as `+` or `-`.
 pub const MIN_CHANGE_PCT: f64 = 20.0;
+
+/// The smallest change of the median, in ms, shown as `+` or `-`: statements under a
+/// millisecond move by more than 20 % between two runs of the same workload on the same server
+/// (pgbench's `UPDATE pgbench_accounts`, 1 000 executions, recorded twice five minutes apart
+/// on a shared 2-core machine: medians 0.071 and 0.101 ms).
+pub const MIN_CHANGE_MS: f64 = 0.1;
 
 /// One side of a statement, as plain numbers.
 #[derive(Debug, Clone, Default)]
@@ -37,16 +43,20 @@ fn figures(s: &Side) -> SideFigures {
 }
 
 /// The verdict and p-value of recorded `a` against replayed `b`.
-fn verdict(a: &[f64], b: &[f64], change_pct: Option<f64>) -> (&'static str, Option<f64>) {
+fn verdict(a: &[f64], b: &[f64], change: Option<(f64, f64)>) -> (&'static str, Option<f64>) {
     let Some(t) = mann_whitney::test(a, b) else {
         return ("?", None);
     };
     if mann_whitney::min_p(a.len(), b.len()) >= ALPHA {
         return ("?", Some(t.p));
     }
-    match change_pct {
-        Some(c) if t.p < ALPHA && c >= MIN_CHANGE_PCT => ("+", Some(t.p)),
-        Some(c) if t.p < ALPHA && c <= -MIN_CHANGE_PCT => ("-", Some(t.p)),
+    match change {
+        Some((c, d)) if t.p < ALPHA && c >= MIN_CHANGE_PCT && d >= MIN_CHANGE_MS => {
+            ("+", Some(t.p))
+        }
+        Some((c, d)) if t.p < ALPHA && c <= -MIN_CHANGE_PCT && d <= -MIN_CHANGE_MS => {
+            ("-", Some(t.p))
+        }
         _ => ("~", Some(t.p)),
     }
 }
@@ -89,7 +99,15 @@ pub fn compare(statement: &str, recorded: &Side, replayed: &Side) -> StatementCh
         (Some(a), Some(b)) if a > 0.0 => Some(100.0 * (b - a) / a),
         _ => None,
     };
-    let (v, p) = verdict(&recorded.latencies_ms, &replayed.latencies_ms, change_pct);
+    let delta = match (ra.median_ms, rb.median_ms) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    let (v, p) = verdict(
+        &recorded.latencies_ms,
+        &replayed.latencies_ms,
+        change_pct.zip(delta),
+    );
     StatementChange {
         statement: statement.to_string(),
         recorded: ra,
@@ -147,6 +165,23 @@ mod tests {
         assert_eq!(compare("s", &side(&a), &side(&a)).verdict, "~");
         assert_eq!(compare("s", &side(&[1.0, 2.0]), &side(&[9.0])).verdict, "?");
         assert_eq!(compare("s", &side(&[]), &side(&a)).verdict, "?");
+    }
+
+    #[test]
+    fn a_change_under_the_smallest_shown_in_ms_is_not_a_sign() {
+        // 0.03 ms to 0.06 ms: +100 %, significant, but 0.03 ms
+        let a: Vec<f64> = (0..200)
+            .map(|i| 0.03 + f64::from(i % 10) * 0.0001)
+            .collect();
+        let b: Vec<f64> = a.iter().map(|x| x * 2.0).collect();
+        let c = compare("begin", &side(&a), &side(&b));
+        assert!(c.change_pct.unwrap() > 90.0);
+        assert_eq!(c.verdict, "~");
+        // 0.3 ms to 0.6 ms is shown
+        let a10: Vec<f64> = a.iter().map(|x| x * 10.0).collect();
+        let b10: Vec<f64> = b.iter().map(|x| x * 10.0).collect();
+        assert_eq!(compare("s", &side(&a10), &side(&b10)).verdict, "+");
+        assert_eq!(compare("s", &side(&b10), &side(&a10)).verdict, "-");
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! `-l` transaction logs: one file per worker thread (`PREFIX.PID[.TID]`), per-transaction lines or
-//! `--aggregate-interval` lines, in pgbench's formats. What the format depends on is taken from
-//! the run's configuration when the file is opened.
+//! `--aggregate-interval` lines, in pgbench's formats: pgbench 15-18's (the aggregated line's
+//! fifteen columns), pgbench 19's sixteenth column (other failures) only with
+//! `--continue-on-error`, the pgbench 19 option that gives it a meaning. What the format depends
+//! on is taken from the run's configuration when the file is opened.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -172,13 +174,15 @@ impl TxLog {
         let _ = self.out.write_all(b"\n");
     }
 
+    /// One aggregated line: pgbench 15-18's fifteen columns, and pgbench 19's sixteenth (other
+    /// failures) only with `--continue-on-error`, the pgbench 19 option that gives it a meaning.
     fn write_agg(out: &mut BufWriter<File>, format: &Format, agg: &mut Aggregate) {
         let k = &agg.counts;
         let (l, g) = (&agg.latency, &agg.lag);
         let detailed = format.failures_detailed;
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "{} {} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {} {} {} {} {} {}",
+            "{} {} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {} {} {} {} {}",
             (format.epoch_base_us + agg.start_us) / 1_000_000,
             k.ok,
             l.sum,
@@ -198,12 +202,12 @@ impl TxLog {
                 0
             },
             if detailed { k.deadlock_failures } else { 0 },
-            if detailed && format.continue_on_error {
-                k.other_failures
-            } else {
-                0
-            },
         );
+        if format.continue_on_error {
+            let other = if detailed { k.other_failures } else { 0 };
+            let _ = write!(out, " {other}");
+        }
+        let _ = out.write_all(b"\n");
         agg.start_us += agg.interval_us;
         agg.latency = Moments::default();
         agg.lag = Moments::default();

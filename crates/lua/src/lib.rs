@@ -6,7 +6,7 @@
 //!
 //! * [`invocation`]: what the command line hands over; [`state`]: one Lua state (the Rust
 //!   natives, `prelude.lua` — the Lua half of the API — and the script).
-//! * [`commands`]: the script's command; [`run`]: `run`'s threads and limits ([`pace`]:
+//! * [`commands`]: the script's command; [`run`](mod@run): `run`'s threads and limits ([`pace`]:
 //!   `--rate`; [`ending`]: how it ends, `--time` and `--forced-shutdown`; [`progress`]: each
 //!   thread's, read when a run is cut short);
 //!   [`report`]: its
@@ -17,7 +17,10 @@
 //!   ([`run_segment`]: global thread ids, a share of `--rate`, a shared start).
 //! * [`sql`]: connections and statements ([`rows`]: their result sets, [`placeholders`]: `?`);
 //!   [`ffi`]: the hot calls from Lua, through LuaJIT's FFI; [`rand`]: `sysbench.rand`;
-//!   [`histogram`]: `sysbench.histogram`.
+//!   [`histogram`]: `sysbench.histogram`; [`exports`]: sysbench's C symbols (`sb_counter_inc`,
+//!   `sb_event_*`, `sb_rand_*`, `sb_histogram_*`, …) that scripts reach through `ffi.C`;
+//!   [`watchdog`]: deadlines on what cannot be interrupted (the script's body, `init()`,
+//!   `thread_init()`); each state's memory is limited ([`state::memory_limit`]).
 
 #[macro_use]
 mod print;
@@ -25,6 +28,7 @@ pub mod commands;
 pub mod counter;
 pub mod document;
 pub mod ending;
+pub mod exports;
 pub mod ffi;
 pub mod histogram;
 pub mod invocation;
@@ -40,6 +44,7 @@ pub mod sql;
 pub mod state;
 pub mod stats;
 pub mod tally;
+pub mod watchdog;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -87,7 +92,7 @@ pub fn run(inv: Invocation) -> i32 {
     run_measured(inv).code
 }
 
-/// [`run`], keeping what the run measured for its document.
+/// [`run`](fn@run), keeping what the run measured for its document.
 pub fn run_measured(inv: Invocation) -> Outcome {
     run_watched(inv, None)
 }
@@ -234,6 +239,11 @@ fn run_with(
 }
 
 fn main_state(sh: &Arc<state::Shared>) -> i32 {
+    // a `run` whose script body never returns ends at its --time limit
+    let body = match sh.inv.command.as_deref() {
+        Some("run") => watchdog::time_limit(sh.inv.time, "body"),
+        _ => watchdog::Watchdog::none(),
+    };
     let lua = match state::new_state(sh, 0, Stream::Main) {
         Ok(l) => l,
         Err(msg) => {
@@ -252,5 +262,6 @@ fn main_state(sh: &Arc<state::Shared>) -> i32 {
             return 1;
         }
     }
+    drop(body);
     commands::dispatch(&lua, sh)
 }

@@ -82,6 +82,40 @@ pub struct RandState {
     buf: Vec<u8>,
 }
 
+impl RandState {
+    /// sysbench's `sb_rand_<kind>(a, b)` for FFI kind `kind` (0: `default`, then `uniform`,
+    /// `gaussian`, `special`, `pareto`, `zipfian`).
+    pub fn value(&mut self, kind: usize, a: u32, b: u32) -> u32 {
+        let d = &self.dists[kind.min(KINDS.len() - 1)];
+        d.default_value(&mut self.rng, a, b)
+    }
+
+    /// `tmpl` with its `#`/`@` filled in, into `out`.
+    pub fn string_into(&mut self, tmpl: &[u8], out: &mut Vec<u8>) {
+        self.rng.string_into(tmpl, out)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+
+    pub fn double(&mut self) -> f64 {
+        self.rng.double()
+    }
+}
+
+thread_local! {
+    /// The stream of the state this thread made last (a thread runs one state at a time), for
+    /// sysbench's exported `sb_rand_*` symbols (`exports.rs`).
+    static CURRENT: std::cell::RefCell<Option<Rc<Shared>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` on this thread's stream; `None` on a thread without a Lua state.
+pub fn with_current<T>(f: impl FnOnce(&mut RandState) -> T) -> Option<T> {
+    let r = CURRENT.with(|c| c.borrow().clone())?;
+    Some(f(r.get()))
+}
+
 /// The state shared by the mlua natives and the FFI calls (which get its address). Lua is
 /// single-threaded and neither kind of call re-enters the other, so accesses never overlap.
 struct Shared(UnsafeCell<RandState>);
@@ -149,6 +183,7 @@ pub fn table(
         dists,
         buf: Vec::with_capacity(256),
     })));
+    CURRENT.with(|c| *c.borrow_mut() = Some(shared.clone()));
     let t = lua.create_table()?;
     type Ptr = *const std::ffi::c_void;
     crate::ffi::add(

@@ -67,17 +67,24 @@ fn worker(
     sh.progress.began(index(&sh, tid), cpu0, origin);
     // a script's own thread body replaces the event loop
     let (events, busy_s) = match state::global_fn(&lua, "thread_run") {
-        Some(f) => match state::call(&lua, &f, tid) {
-            None => (0, 0.0),
-            Some(msg) => {
+        Some(f) => {
+            // its loop reaches the limits through `sb_more_events` and counts its events
+            // through `sb_event_start/stop`, as sysbench's own `thread_run`
+            let (sh2, issued2, pace2) = (sh.clone(), issued.clone(), pace.clone());
+            crate::exports::start_loop(Box::new(move || {
+                more_events(&sh2, &issued2, pace2.as_ref().as_ref())
+            }));
+            let failed = state::call(&lua, &f, tid);
+            let counts = crate::exports::end_loop();
+            if let Some(msg) = failed {
                 fatal_once(
                     &sh,
                     tid,
                     &format!("FATAL: `thread_run' function failed: {msg}"),
                 );
-                (0, 0.0)
             }
-        },
+            counts
+        }
         None => events(&lua, &sh, tid, (&issued, pace.as_ref().as_ref())),
     };
     let res = ThreadEnd {
@@ -115,6 +122,26 @@ fn hook(lua: &Lua, name: &str, tid: u32) -> Result<(), String> {
     }
 }
 
+/// Whether the thread runs another event (`sb_more_events`): the run goes on, `--events` has
+/// one left (taken), and under `--rate` its scheduled time came (waited for).
+fn more_events(sh: &Shared, issued: &AtomicU64, pace: Option<&Pace>) -> bool {
+    if sh.stop.load(Relaxed) {
+        return false;
+    }
+    let limit = sh.inv.events;
+    if limit > 0 && issued.fetch_add(1, Relaxed) >= limit {
+        return false;
+    }
+    if let Some(p) = pace {
+        let at = p.next();
+        if !pace::wait_until(at, &sh.stop) {
+            return false;
+        }
+        sh.stats.lagged(at.elapsed().as_secs_f64() * 1e3);
+    }
+    true
+}
+
 /// The event loop of one thread.
 fn events(
     lua: &Lua,
@@ -135,26 +162,15 @@ fn events(
         }
     };
     let (mut n, mut busy) = (0u64, 0.0f64);
-    let limit = sh.inv.events;
-    while !sh.stop.load(Relaxed) {
-        if limit > 0 && issued.fetch_add(1, Relaxed) >= limit {
-            break;
-        }
-        if let Some(p) = pace {
-            let at = p.next();
-            if !pace::wait_until(at, &sh.stop) {
-                break;
-            }
-            sh.stats.lagged(at.elapsed().as_secs_f64() * 1e3);
-        }
+    while more_events(sh, issued, pace) {
         let t0 = Instant::now();
         sh.progress.event_start(index(sh, tid));
         let mut restarted = false;
         let outcome = loop {
             let r: Result<(String, Option<String>), _> = run.call(tid);
             match r {
+                // the failed statement counted its error (sql.rs), as sysbench's driver does
                 Ok((s, _)) if s == "restart" => {
-                    sh.stats.errors.add(1);
                     if !restarted {
                         restarted = true;
                         sh.stats.restarted.add(1);
@@ -238,6 +254,7 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
         return 1;
     }
     if let Some(f) = state::global_fn(lua, "init") {
+        let _deadline = crate::watchdog::time_limit(sh.inv.time, "init()");
         if let Some(msg) = state::call(lua, &f, ()) {
             println!("FATAL: `init' function failed: {msg}");
             return 1;
@@ -248,8 +265,18 @@ pub fn run(lua: &Lua, sh: &Arc<Shared>) -> i32 {
         print!("{}", report::header(inv));
     }
     let start = Arc::new(Barrier::new(inv.threads.max(1) as usize + 1));
+    // sysbench's limit on the threads' initialisation (a `thread_init()` that never returns)
+    let init_deadline = crate::watchdog::Watchdog::arm(
+        crate::watchdog::THREAD_INIT_TIMEOUT,
+        format!(
+            "FATAL: Worker threads failed to initialize within {} seconds!",
+            crate::watchdog::THREAD_INIT_TIMEOUT.as_secs()
+        ),
+        2,
+    );
     let handles = spawn_workers(sh, &start);
     start.wait();
+    drop(init_deadline);
     let init_errors = sh.init_errors.lock().map(|v| v.clone()).unwrap_or_default();
     if !init_errors.is_empty() {
         sh.stop.store(true, Relaxed);

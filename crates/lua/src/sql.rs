@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use pgrig_wire::{Backend, Config, Connection, DbError, Error, TransactionStatus};
-use pgrig_workloads::sysbench::{nominal_class, QueryClass};
+use pgrig_workloads::sysbench::QueryClass;
 
 use crate::placeholders::{inline, numbered};
 use crate::rows::Rows;
@@ -52,12 +52,11 @@ pub struct SqlContext {
     pub ps_disable: bool,
 }
 
-/// A prepared statement: its server-side name (empty: inlined client-side), text, query
-/// class, and column count (`None`: it returns no rows).
+/// A prepared statement: its server-side name (empty: inlined client-side), text, and column
+/// count (`None`: it returns no rows).
 struct Stmt {
     name: String,
     sql: String,
-    class: QueryClass,
     ncols: Option<usize>,
 }
 
@@ -108,11 +107,18 @@ fn result_class(returns_rows: bool, affected: bool) -> QueryClass {
     }
 }
 
-fn count(stats: &Stats, class: QueryClass) {
-    match class {
-        QueryClass::Read => stats.reads.add(1),
-        QueryClass::Write => stats.writes.add(1),
-        QueryClass::Other => stats.other.add(1),
+/// Counts a statement that reached the server as sysbench 1.0.20's driver does: a completed
+/// one by its result's class; a failed one (ignorable or not, even one a hook or the script
+/// catches) as an error only — in no query class (its `rs->counter` is `SB_CNT_ERROR`).
+fn count(stats: &Stats, r: &Result<Option<DbError>, Error>, returns_rows: bool, affected: bool) {
+    if r.as_ref().is_ok_and(Option::is_none) {
+        match result_class(returns_rows, affected) {
+            QueryClass::Read => stats.reads.add(1),
+            QueryClass::Write => stats.writes.add(1),
+            QueryClass::Other => stats.other.add(1),
+        }
+    } else {
+        stats.errors.add(1);
     }
 }
 
@@ -215,7 +221,7 @@ impl LuaCon {
         let text = String::from_utf8_lossy(sql);
         self.clear_params();
         let Some(c) = self.conn.as_mut() else {
-            count(&self.ctx.stats, nominal_class(&text));
+            // sysbench's db_query on a closed connection counts nothing
             return self.lost(Error::Closed, &text);
         };
         c.query(sql);
@@ -224,20 +230,15 @@ impl LuaCon {
             c.send().await?;
             reply(c, rows, true, &mut affected).await
         });
-        let class = match r {
-            Ok(None) => result_class(self.rows.ncols().is_some(), affected),
-            _ => nominal_class(&text),
-        };
-        count(&self.ctx.stats, class);
+        count(&self.ctx.stats, &r, self.rows.ncols().is_some(), affected);
         self.finish(r, &text, true)
     }
 
     /// `con:prepare(sql)`: the statement's number, or `None` (printed) when it does not
     /// prepare.
     pub fn prepare(&mut self, sql: &str) -> Option<usize> {
-        let class = nominal_class(sql);
         if self.ctx.ps_disable {
-            return Some(self.add(String::new(), sql, class, None));
+            return Some(self.add(String::new(), sql, None));
         }
         let name = format!("sbstmt{}", self.stmts.len() + 1);
         let (text, n) = numbered(sql);
@@ -254,7 +255,7 @@ impl LuaCon {
         let ncols = self.rows.ncols();
         self.rows.reset(None);
         match r {
-            Ok(None) => Some(self.add(name, sql, class, ncols)),
+            Ok(None) => Some(self.add(name, sql, ncols)),
             Ok(Some(e)) => {
                 println!("FATAL: PQprepare() failed: {}", e.with_query(text));
                 None
@@ -266,11 +267,10 @@ impl LuaCon {
         }
     }
 
-    fn add(&mut self, name: String, sql: &str, class: QueryClass, ncols: Option<usize>) -> usize {
+    fn add(&mut self, name: String, sql: &str, ncols: Option<usize>) -> usize {
         self.stmts.push(Stmt {
             name,
             sql: sql.to_string(),
-            class,
             ncols,
         });
         self.stmts.len() - 1
@@ -293,7 +293,7 @@ impl LuaCon {
             self.clear_params();
             return self.lost(Error::Closed, &sql);
         }
-        let (nominal, returns_rows) = (s.class, s.ncols.is_some());
+        let returns_rows = s.ncols.is_some();
         let mut affected = false;
         self.rows.reset(s.ncols);
         let (params, lens, rows) = (&self.params, &self.param_lens, &mut self.rows);
@@ -319,11 +319,7 @@ impl LuaCon {
             }
             None => Err(Error::Closed),
         };
-        let class = match r {
-            Ok(None) => result_class(returns_rows, affected),
-            _ => nominal,
-        };
-        count(&self.ctx.stats, class);
+        count(&self.ctx.stats, &r, returns_rows, affected);
         self.clear_params();
         match r {
             Ok(None) if self.rows.ncols().is_some() => ROWS,

@@ -85,6 +85,9 @@ pub fn message(e: &mlua::Error) -> String {
     let text = match e {
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::RuntimeError(m) => m.clone(),
+        // LuaJIT's own words when an allocation fails (sysbench's LuaJIT runs out of its
+        // address space; here the state's limit, [`memory_limit`])
+        mlua::Error::MemoryError(m) => m.clone(),
         mlua::Error::CallbackError { cause, .. } => return message(cause),
         other => other.to_string(),
     };
@@ -205,6 +208,13 @@ fn natives(lua: &Lua, sh: &Arc<Shared>, tid: u32, stream: Stream) -> mlua::Resul
     )?;
     r.set("ffi", ffi)?;
     r.set("histogram_new", crate::histogram::constructor(lua)?)?;
+    r.set(
+        "set_test_options",
+        lua.create_function(|_, text: String| {
+            crate::exports::set_test_options(text);
+            Ok(())
+        })?,
+    )?;
     Ok(r)
 }
 
@@ -214,6 +224,12 @@ pub fn new_state(sh: &Arc<Shared>, tid: u32, stream: Stream) -> Result<Lua, Stri
     // SAFETY: the script is the user's own, run with the user's rights as sysbench runs it;
     // it gets LuaJIT's `ffi` and `debug` like sysbench's scripts.
     let lua = unsafe { Lua::unsafe_new() };
+    // the thread's `ffi.C.sb_*` symbols act on this run's counters; taking their addresses
+    // keeps them in the binary
+    crate::exports::enter(sh.stats.clone(), sh.unique.clone());
+    std::hint::black_box(crate::exports::addresses());
+    lua.set_memory_limit(memory_limit(sh.inv.threads))
+        .map_err(|e| format!("cannot limit the script's memory: {e}"))?;
     let setup = || -> mlua::Result<()> {
         lua.globals()
             .set("__pgrig", natives(&lua, sh, tid, stream)?)?;
@@ -226,6 +242,21 @@ pub fn new_state(sh: &Arc<Shared>, tid: u32, stream: Stream) -> Result<Lua, Stri
         .exec()
         .map_err(|e| message(&e))?;
     Ok(lua)
+}
+
+/// The memory all of a run's Lua states may take together: sysbench 1.0.20's LuaJIT (without
+/// 64-bit GC references) keeps every state's objects in the lowest 2 GiB of the address space,
+/// and an allocation beyond fails with `not enough memory`.
+pub const MEMORY_BUDGET: usize = 2 << 30;
+
+/// The smallest limit of one state, however many threads share [`MEMORY_BUDGET`].
+pub const MEMORY_FLOOR: usize = 32 << 20;
+
+/// One state's memory limit in a run of `threads` threads (and the main state): an even share
+/// of [`MEMORY_BUDGET`], at least [`MEMORY_FLOOR`]. A script that allocates beyond it gets
+/// LuaJIT's `not enough memory` error, as under sysbench (its `FATAL:` line, status 1).
+pub fn memory_limit(threads: u32) -> usize {
+    (MEMORY_BUDGET / (threads as usize + 1)).max(MEMORY_FLOOR)
 }
 
 /// Runs `sysbench.cmdline.read_cmdline_options`: `Ok(Some(arg))` names an argument that no

@@ -141,6 +141,15 @@ impl Stats {
         }
     }
 
+    /// Counts one event without a latency: a script's `sb_counter_inc(tid, SB_CNT_TRX)`, which
+    /// moves sysbench's event counter alone.
+    pub fn count_event(&self) {
+        self.events.add(1);
+        if let Ok(mut l) = self.latency.lock() {
+            l.second_events += 1;
+        }
+    }
+
     /// Counts one finished event that took `ns`.
     pub fn event(&self, ns: u64) {
         self.events.add(1);

@@ -2,7 +2,7 @@
 //! latency slots and the HDR histogram, the schedule lag, the per-second series and every
 //! thread's share and CPU. The run document is built from it (`crate::document`); a segment of
 //! a multi-host run hands it to the coordinator (serialised by `pgrig_fleet::lua_codec`), which
-//! adds the segments' tallies into the whole run's and prints its report from it ([`report`]).
+//! adds the segments' tallies into the whole run's and prints its report from it ([`report_body`]).
 
 use hdrhistogram::Histogram;
 use pgrig_workloads::sysbench::histogram::Slots;

@@ -291,7 +291,7 @@ fn startup_params(body: &[u8]) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
     }
     let rest = rest.strip_suffix(b"\0")?;
     let parts: Vec<&[u8]> = rest.split(|&b| b == 0).collect();
-    if parts.len() % 2 != 0 {
+    if !parts.len().is_multiple_of(2) {
         return None;
     }
     Some(

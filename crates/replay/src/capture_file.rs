@@ -133,7 +133,7 @@ fn connect_params(p: &[u8]) -> Result<Vec<Param<'_>>, String> {
         return Err("startup parameters without their terminating NUL".into());
     }
     let parts: Vec<&[u8]> = p[..p.len() - 1].split(|&b| b == 0).collect();
-    if parts.len() % 2 != 0 {
+    if !parts.len().is_multiple_of(2) {
         return Err("a startup parameter without its value".into());
     }
     Ok(parts.chunks(2).map(|c| (c[0], c[1])).collect())

@@ -27,6 +27,7 @@ pub mod reader;
 pub mod recorded;
 pub mod replayer;
 pub mod replayfile;
+pub mod served;
 pub mod stats;
 pub mod tally;
 pub mod time;

@@ -56,7 +56,7 @@ impl<R: BufRead> EntryReader<R> {
                     break;
                 }
                 quotes += entry[start..].iter().filter(|&&b| b == b'"').count();
-                if quotes % 2 == 0 {
+                if quotes.is_multiple_of(2) {
                     break;
                 }
             }

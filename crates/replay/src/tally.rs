@@ -77,6 +77,14 @@ impl Tallies {
         self.by_key.iter()
     }
 
+    pub fn get_mut(&mut self, key: u64) -> Option<&mut Tally> {
+        self.by_key.get_mut(&key)
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&u64, &mut Tally)> {
+        self.by_key.iter_mut()
+    }
+
     pub fn get(&self, key: u64) -> Option<&Tally> {
         self.by_key.get(&key)
     }

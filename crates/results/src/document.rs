@@ -109,16 +109,24 @@ pub struct SegmentsDoc {
     pub missing: Vec<u32>,
 }
 
-/// `sum(xact_commit + xact_rollback)` of `pg_stat_database` (every database, as HammerDB
-/// reads it) between two samples taken during the run.
+/// The run database's `xact_commit + xact_rollback` (`pg_stat_database`) between two readings
+/// taken during the run, less pgrig's own readings in between: the workload's transactions as
+/// the server counted them (HammerDB sums every database and counts its own samples).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ServerXacts {
     /// when the first sample was taken, seconds after the run's start
     pub from_s: f64,
-    /// when the second was taken (after the clients disconnected, so their counts are flushed)
+    /// when the run ended (the count is read once the clients' backends have exited, so their
+    /// counts are flushed)
     pub to_s: f64,
-    /// the difference
+    /// the counter's move less pgrig's own readings (older documents: every database's move)
     pub transactions: u64,
+    /// the counter's move between the two readings
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_counted: Option<u64>,
+    /// pgrig's own readings (one transaction each) inside the window
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pgrig_readings: Option<u64>,
 }
 
 /// One transaction type's completions per whole second (the seconds of `series`).

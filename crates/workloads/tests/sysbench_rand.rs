@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use pgrig_workloads::sysbench::rand::{permute, Dist, RandType, Rng, Unique};
+use pgrig_workloads::sysbench::seeding::Stream;
 use pgrig_workloads::sysbench::sql::{C_TEMPLATE, PAD_TEMPLATE};
 
 fn dist(kind: RandType) -> Dist {
@@ -183,12 +184,26 @@ fn unique_numbers_never_repeat() {
 }
 
 #[test]
-fn streams_differ_by_client_and_repeat_by_seed() {
-    let draw = |seed, stream| {
-        let mut r = Rng::new(seed, stream);
+fn streams_differ_by_thread_and_repeat_by_seed() {
+    let draw = |seed, thread| {
+        let mut r = Stream::Run {
+            seed,
+            background: 0,
+            thread,
+        }
+        .rng();
         (0..4).map(|_| r.next_u64()).collect::<Vec<_>>()
     };
     assert_eq!(draw(1, 1), draw(1, 1));
     assert_ne!(draw(1, 1), draw(1, 2));
     assert_ne!(draw(1, 1), draw(2, 1));
+    // a background thread takes the first worker's seed
+    let after_one = Stream::Run {
+        seed: 1,
+        background: 1,
+        thread: 0,
+    }
+    .rng()
+    .next_u64();
+    assert_eq!(after_one, draw(1, 1)[0]);
 }

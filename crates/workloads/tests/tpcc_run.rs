@@ -333,3 +333,84 @@ fn the_deck_ceiling_is_what_the_terminals_own_delays_give() {
     assert!((per_warehouse / 12.86 - 1.0).abs() > 0.015);
     assert!((metrics::committed_ceiling_per_warehouse() - ceiling * 0.99).abs() < 1e-12);
 }
+
+/// `doc` reshaped as a terminal run of `seconds` on one warehouse whose committed New-Orders
+/// complete in the given seconds (1 = the first), `n` in each.
+fn new_orders_in(doc: &mut pgrig_engine::document::RunDocument, seconds: u64, at: &[(u64, u64)]) {
+    doc.duration_s = seconds as f64;
+    doc.options.clients = 10;
+    doc.series = (1..=seconds)
+        .map(|second| pgrig_engine::document::Second {
+            second,
+            ..Default::default()
+        })
+        .collect();
+    let mut ok = vec![0; seconds as usize];
+    for &(second, n) in at {
+        ok[(second - 1) as usize] = n;
+        doc.series[(second - 1) as usize].tps = n;
+    }
+    doc.type_series = vec![pgrig_engine::document::TypeSeries {
+        desc: "new_order".into(),
+        rollbacks: vec![0; ok.len()],
+        ok,
+    }];
+}
+
+#[test]
+fn an_efficiency_above_the_ceiling_says_why_and_a_short_ramp_up_is_warned() {
+    let db = Db::loaded(1);
+    let mut doc = run(&db, &[], 1, Duration::Transactions(1), QueryMode::Prepared);
+    let terminals = |rampup: &str| {
+        cfg(&[
+            ("mode", "terminals"),
+            ("warehouses", "1"),
+            ("rampup", rampup),
+        ])
+    };
+    // by default a terminal run leaves out its first cycle (18 s keying + 12 s think) when it
+    // goes on after it, else a tenth of it
+    let default = cfg(&[("mode", "terminals")]);
+    assert_eq!(metrics::first_cycle_s(&default), Some(30.0));
+    assert_eq!(metrics::rampup_s(&default, 40.0), 30);
+    assert_eq!(metrics::rampup_s(&default, 400.0), 40);
+    assert_eq!(metrics::rampup_s(&default, 20.0), 2);
+    assert_eq!(metrics::rampup_s(&cfg(&[]), 40.0), 4);
+    assert_eq!(metrics::first_cycle_s(&cfg(&[])), None);
+
+    // the run: 40 s, a 10 s ramp-up, every terminal's New-Order in second 19
+    new_orders_in(&mut doc, 40, &[(19, 10)]);
+    let f = metrics::figures_steady(&doc, &terminals("10"), 10);
+    assert!(f.efficiency.unwrap() > 1.0, "{f:?}");
+    let lines = report::render(&f);
+    let said = |what: &str| lines.iter().any(|l| l.contains(what));
+    assert!(
+        said("warning: the steady window starts at second 11, inside the terminals' first cycle (30 s: a New-Order's 18 s keying and 12 s mean think time)")
+            && said("use -o rampup=30 or more"),
+        "{lines:?}"
+    );
+    assert!(
+        said("above the ceiling (160.3 %) because the window starts inside the terminals' first cycle (see the warning): it holds 10 committed New-Orders where the ceiling allows 6.2"),
+        "{lines:?}"
+    );
+
+    // after the first cycle: 3 New-Orders in 10 s where 2.1 are the most on average is chance
+    new_orders_in(&mut doc, 40, &[(19, 10), (35, 3)]);
+    let f = metrics::figures_steady(&doc, &terminals("30"), 30);
+    assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+    let note = f.efficiency_note.clone().expect("a note");
+    assert!(
+        note.starts_with("above the ceiling (144.2 %) by chance: 3 committed New-Orders in the window where the ceiling allows 2.1 on average"),
+        "{note}"
+    );
+    // 20 where 2.1 are allowed is not
+    new_orders_in(&mut doc, 40, &[(35, 20)]);
+    let f = metrics::figures_steady(&doc, &terminals("30"), 30);
+    let note = f.efficiency_note.clone().expect("a note");
+    assert!(note.contains("by more than chance explains"), "{note}");
+    // at or below the ceiling: no note
+    new_orders_in(&mut doc, 40, &[(35, 2)]);
+    let f = metrics::figures_steady(&doc, &terminals("30"), 30);
+    assert!(f.efficiency.unwrap() <= 1.0);
+    assert_eq!(f.efficiency_note, None);
+}

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use hdrhistogram::Histogram;
-use pgrig_compare::statements::{self, Side, MIN_CHANGE_PCT};
+use pgrig_compare::statements::{self, Side, MIN_CHANGE_MS, MIN_CHANGE_PCT};
 use pgrig_replay::tally::{Tallies, Tally};
 use pgrig_results::replay_doc::StatementChange;
 
@@ -51,6 +51,25 @@ fn side(t: Option<&Tally>) -> Side {
     }
 }
 
+/// The replayed latencies taken from the replay server's own log (`served`) instead of the
+/// client's; the errors stay the client's (they carry the SQLSTATE).
+pub fn use_served(measured: &mut Tallies, served: Tallies) {
+    for (_, t) in measured.iter_mut() {
+        t.latency_us.reset();
+    }
+    for (k, t) in served.iter() {
+        measured.entry(*k, || t.text.clone()).latency_us = t.latency_us.clone();
+    }
+}
+
+/// What the replayed side measured, for the table's legend.
+pub enum Replayed {
+    /// the replay server's logged durations, from this file
+    Served(String),
+    /// send to ReadyForQuery less the connections' round trip (median, µs)
+    Client(Option<u64>),
+}
+
 /// Every statement either side ran (or failed), compared and ranked slowest-getting first.
 pub fn build(recorded: &Tallies, replayed: &Tallies) -> Vec<StatementChange> {
     let mut keys: Vec<u64> = recorded
@@ -92,7 +111,7 @@ fn shown(text: &str) -> String {
 }
 
 /// The "What changed" table.
-pub fn table(changes: &[StatementChange]) -> String {
+pub fn table(changes: &[StatementChange], replayed: &Replayed) -> String {
     let mut s = String::new();
     let title = "What changed: recorded against replayed latency (pgrig)";
     let _ = write!(s, "\n{title}\n{}\n\n", "=".repeat(title.len()));
@@ -107,10 +126,18 @@ pub fn table(changes: &[StatementChange]) -> String {
         count("~"),
         count("?")
     );
+    let side = match replayed {
+        Replayed::Served(f) => format!("the replay server's logged durations ({f})"),
+        Replayed::Client(rtt) => format!(
+            "send to completion less the connection's round trip ({} ms, median of the \
+             connections' least of 5 empty round trips)",
+            ms(rtt.map(|us| us as f64 / 1000.0))
+        ),
+    };
     let _ = writeln!(
         s,
-        "(+/-: Mann-Whitney p < 0.05 and the median changed by {MIN_CHANGE_PCT:.0} % or more; \
-         recorded: the log's durations, replayed: send to completion)"
+        "(+/-: Mann-Whitney p < 0.05, the median changed by {MIN_CHANGE_PCT:.0} % or more and \
+         by {MIN_CHANGE_MS} ms or more; recorded: the log's durations, replayed: {side})"
     );
     let _ = writeln!(
         s,

@@ -39,6 +39,10 @@ pub struct PgrigOpts {
     pub json: Option<String>,
     /// the results store (SQLite file or `postgresql://` URL) the replay is kept in
     pub store: Option<String>,
+    /// `--compare`'s replayed side from the replay server's own log (its durations)
+    pub replayed_log: Option<String>,
+    /// `--order strict|log|sessions`
+    pub order: pgrig_replay::replayer::OrderMode,
 }
 
 /// Takes `--compare`, `--json FILE` and `--store PATH|URL` (also `--json=FILE`) out of `args`
@@ -57,6 +61,24 @@ fn long_options(args: &[String]) -> Result<(PgrigOpts, Vec<String>), String> {
             o.compare = true;
             continue;
         }
+        if let Some(v) = a
+            .strip_prefix("--order=")
+            .map(str::to_string)
+            .or_else(|| (a == "--order").then(|| it.next().cloned().unwrap_or_default()))
+        {
+            use pgrig_replay::replayer::OrderMode;
+            o.order = match v.as_str() {
+                "strict" => OrderMode::Strict,
+                "log" => OrderMode::Log,
+                "sessions" => OrderMode::Sessions,
+                _ => {
+                    return Err(format!(
+                        "Error: option --order takes strict, log or sessions, not \"{v}\""
+                    ))
+                }
+            };
+            continue;
+        }
         let (name, inline) = match a.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (a.as_str(), None),
@@ -64,6 +86,7 @@ fn long_options(args: &[String]) -> Result<(PgrigOpts, Vec<String>), String> {
         let slot = match name {
             "--json" => &mut o.json,
             "--store" => &mut o.store,
+            "--replayed-log" => &mut o.replayed_log,
             _ if a.starts_with("--") => return Err(format!("Error: unknown option {a}")),
             _ => {
                 rest.push(a.clone());
@@ -74,7 +97,7 @@ fn long_options(args: &[String]) -> Result<(PgrigOpts, Vec<String>), String> {
         if v.is_empty() || v == "-" {
             return Err(format!(
                 "Error: option {name} needs a {}",
-                if name == "--json" {
+                if name == "--json" || name == "--replayed-log" {
                     "file name"
                 } else {
                     "store (a SQLite file or a postgresql:// URL)"
@@ -98,6 +121,11 @@ fn check_pgrig(o: &Opts) -> Result<(), String> {
         return Err(
             "Error: --compare needs the log's statement durations; a replay file (-r) has none"
                 .into(),
+        );
+    }
+    if p.replayed_log.is_some() && !p.compare {
+        return Err(
+            "Error: --replayed-log is the replayed side of --compare: add --compare".into(),
         );
     }
     if p.compare && o.infiles.is_empty() {
@@ -148,6 +176,11 @@ pgrig additions: a jsonlog (PostgreSQL 15+) is recognised by its first character
 `pgrig replay` also takes several log files (one rotated log) and\n\
    --compare           (recorded against replayed latency per statement;\n\
                         the log needs log_min_duration_statement = 0)\n\
+   --replayed-log <file>  (--compare's replayed side: the replay server's own log\n\
+                        with log_min_duration_statement = 0, read after the replay)\n\
+   --order <mode>      (strict: earlier statements finish or wait for a lock first,\n\
+                        the default; log: log order only, as pgreplay; sessions:\n\
+                        each session on its own)\n\
    --json <file>       (the replay document)\n\
    --store <path|url>  (keep the replay in a results store, for pgrig report)\n"
     )

@@ -10,6 +10,7 @@ mod store;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
+use std::path::Path;
 
 use pgrig_replay::entry::Format;
 use pgrig_replay::parser::{LogParser, ParseOptions};
@@ -229,6 +230,14 @@ fn preflight(o: &Opts) -> Result<(), String> {
     if let Some(store) = &o.pgrig.store {
         pgrig_results::Store::check(store).map_err(|e| format!("Error: {e}"))?;
     }
+    if let Some(f) = &o.pgrig.replayed_log {
+        File::open(f).map_err(|e| {
+            format!(
+                "Error: --replayed-log: cannot open {f}: {}",
+                pgrig_wire::strerror(&e)
+            )
+        })?;
+    }
     if !o.pgrig.compare {
         return Ok(());
     }
@@ -396,6 +405,7 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> Replayed {
         speed: o.speed,
         jump: o.jump,
         measure: o.pgrig.compare,
+        order: o.pgrig.order,
     };
     let debug = o.debug;
     let mut next = || source.next(debug);
@@ -434,15 +444,30 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> Replayed {
         return (true, Some(report), outcome.interrupted, None);
     }
     report.push_str(&outcome.stats.lag_report(LAG_LINES));
+    let mut measured = outcome.measured.unwrap_or_default();
+    let replayed = match &o.pgrig.replayed_log {
+        Some(f) => {
+            let since = outcome.started;
+            match pgrig_replay::served::durations(Path::new(f), &outcome.backends, since) {
+                Ok(t) => {
+                    changes::use_served(&mut measured, t);
+                    changes::Replayed::Served(f.clone())
+                }
+                Err(e) => {
+                    // the replay's own figures are kept: its measured side is shown instead
+                    eline(&format!("{}; the replayed side is the client's", e.0));
+                    changes::Replayed::Client(outcome.round_trip_us)
+                }
+            }
+        }
+        None => changes::Replayed::Client(outcome.round_trip_us),
+    };
     let statements = o.pgrig.compare.then(|| {
         let recorded = source.take_recorded();
-        changes::build(
-            &recorded,
-            outcome.measured.as_ref().unwrap_or(&Tallies::default()),
-        )
+        changes::build(&recorded, &measured)
     });
     if let Some(s) = &statements {
-        report.push_str(&changes::table(s));
+        report.push_str(&changes::table(s, &replayed));
     }
     let parse = match source {
         Source::Log(p, _) => Some(p.stats()),

@@ -293,3 +293,40 @@ impl Pg {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--forced-shutdown` with `arg` (`None`: not given) and `--time=time`.
+    fn at(arg: Option<&str>, time: i64) -> Result<Option<u32>, String> {
+        let args: Vec<String> = arg.map(String::from).into_iter().collect();
+        let c = super::super::cmdline::CmdLine::parse(&args).unwrap();
+        forced_shutdown(&c, time).map_err(|e| e.stdout)
+    }
+
+    #[test]
+    fn forced_shutdown_is_read_as_sysbench_reads_it() {
+        assert_eq!(at(None, 30), Ok(None));
+        assert_eq!(at(Some("--forced-shutdown=Off"), 30), Ok(None));
+        assert_eq!(at(Some("--forced-shutdown=5"), 30), Ok(Some(35)));
+        // a percentage of --time, truncated; no value or an empty one: 5 %
+        assert_eq!(at(Some("--forced-shutdown=5%"), 30), Ok(Some(31)));
+        assert_eq!(at(Some("--forced-shutdown=50%x"), 2), Ok(Some(3)));
+        assert_eq!(at(Some("--forced-shutdown"), 100), Ok(Some(105)));
+        assert_eq!(at(Some("--forced-shutdown="), 2), Ok(Some(2)));
+        // C's unsigned arithmetic: -1 wraps around to --time - 1; a bare % is 0 %
+        assert_eq!(at(Some("--forced-shutdown=-1"), 2), Ok(Some(1)));
+        assert_eq!(at(Some("--forced-shutdown=%"), 2), Ok(Some(2)));
+        // not read without a time limit
+        assert_eq!(at(Some("--forced-shutdown=abc"), 0), Ok(None));
+        for bad in ["abc", "1x", "on"] {
+            assert_eq!(
+                at(Some(&format!("--forced-shutdown={bad}")), 2),
+                Err(format!(
+                    "FATAL: Invalid value for --forced-shutdown: '{bad}'\n"
+                ))
+            );
+        }
+    }
+}

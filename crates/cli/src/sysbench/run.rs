@@ -168,11 +168,11 @@ fn config(g: &General, pg: &Pg, native: &Native) -> BenchConfig {
         // sysbench retries ignorable errors without limit; any other error ends the run
         max_tries: 0,
         exit_on_abort: true,
-        random_seed: Some(if g.rand_seed != 0 {
-            SeedOption::Value(u64::from(g.rand_seed))
-        } else {
-            SeedOption::Time
-        }),
+        // sysbench's `srandom` seed: `--rand-seed`, else the clock's seconds (so the recorded
+        // seed, given as `--rand-seed`, repeats the run's numbers)
+        random_seed: Some(SeedOption::Value(u64::from(
+            pgrig_workloads::sysbench::seeding::run_seed(g.rand_seed),
+        ))),
         native: Some(NativeWorkload(native.workload.clone())),
         total_transactions: (g.events > 0).then_some(g.events),
         // sysbench's alarm of 0 never goes off

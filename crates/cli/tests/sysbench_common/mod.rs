@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use pgrig_testkit::{run, CmdOutput, TestDb};
+use pgrig_testkit::{run, CmdOutput, Server, ServerOptions, TestDb};
 
 /// The installed sysbench; a missing oracle fails the test.
 pub use pgrig_testkit::sysbench_oracle as oracle;
@@ -126,4 +126,26 @@ pub fn line_set(s: &str) -> Vec<String> {
     v.sort();
     v.dedup();
     v
+}
+
+/// The test binary's cluster with `pg_stat_statements` loaded (utility statements tracked), for
+/// tests that check the figures against the server's own count of the statements it ran.
+pub fn statements_cluster() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        pgrig_testkit::custom_cluster(
+            ServerOptions::default()
+                .setting("shared_preload_libraries", "pg_stat_statements")
+                .setting("pg_stat_statements.track_utility", "on"),
+        )
+    })
+}
+
+/// Empties `db`'s own `pg_stat_statements` entries, not those of the other tests' databases
+/// (the reset's own call is then its first entry).
+pub fn reset_statements(db: &TestDb) {
+    db.psql(
+        "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database \
+         WHERE datname = current_database()), 0)",
+    );
 }

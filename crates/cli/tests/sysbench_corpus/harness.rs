@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::sysbench_common::{link, oracle};
+use crate::sysbench_common::{link, normalise, oracle};
 use pgrig_testkit::{fresh_db, run, CmdOutput, TestDb};
 
 /// Where a corpus script lives on this machine.
@@ -66,8 +66,11 @@ pub struct Case {
     pub events: u32,
     pub classes: Classes,
     pub tables: Tables,
-    /// Lines of a custom command's output compared as a sorted set (e.g. "PASSED").
+    /// Lines of a command's output compared as a sorted set (e.g. "PASSED").
     pub line_markers: &'static [&'static str],
+    /// `run` prints sysbench's own report (its events and classes are compared); false where
+    /// the script's `report_cumulative` hook replaces it (its `line_markers` are compared).
+    pub standard_report: bool,
 }
 
 /// The first `lines` lines of what a run printed (stderr first), for a divergence message.
@@ -247,7 +250,18 @@ fn compare(case: &Case, command: &str, ours: &CmdOutput, theirs: &CmdOutput) -> 
         out.push(at("exit status", &ours.code, &theirs.code));
         return out;
     }
-    if command == "run" && theirs.code == Some(0) {
+    if command == "help" {
+        for (what, a, b) in [
+            ("stdout", &ours.stdout, &theirs.stdout),
+            ("stderr", &ours.stderr, &theirs.stderr),
+        ] {
+            let (a, b) = (normalise(a), normalise(b));
+            if let Some((x, y)) = first_difference(&a, &b) {
+                out.push(at(&format!("help {what}, first differing line"), &x, &y));
+            }
+        }
+    }
+    if command == "run" && theirs.code == Some(0) && case.standard_report {
         let mut labels = vec!["total number of events:", "transactions:"];
         let all = case.classes == Classes::All || same_rand();
         if all {
@@ -279,57 +293,95 @@ fn compare(case: &Case, command: &str, ours: &CmdOutput, theirs: &CmdOutput) -> 
     out
 }
 
-/// Runs `case` under both tools and panics listing every divergence.
-pub fn check(case: &Case) {
-    if let Some(why) = missing(&case.origin) {
-        println!("SKIPPED: {}: not on this machine: {why}", case.name);
-        return;
+/// The first line where `a` and `b` differ (a missing line is empty).
+fn first_difference(a: &str, b: &str) -> Option<(String, String)> {
+    let (mut la, mut lb) = (a.lines(), b.lines());
+    loop {
+        match (la.next(), lb.next()) {
+            (None, None) => return None,
+            (x, y) if x == y => continue,
+            (x, y) => return Some((x.unwrap_or("").into(), y.unwrap_or("").into())),
+        }
     }
-    let scratch =
-        std::env::temp_dir().join(format!("pgrig-corpus-{}-{}", std::process::id(), case.name));
+}
+
+/// Runs `case`'s commands under both tools and panics listing every divergence.
+pub fn check(case: &Case) {
+    let found = divergences(case, case.commands);
+    assert!(
+        found.is_empty(),
+        "{}: pgrig diverges from sysbench 1.0.20 ({} divergences, first first):\n{}",
+        case.name,
+        found.len(),
+        found.join("\n")
+    );
+}
+
+/// Runs `SCRIPT help` of every case under both tools: the same output (normalised) and exit
+/// status; panics listing the divergences of every case.
+pub fn check_help(cases: &[&Case]) {
+    let found: Vec<String> = cases
+        .iter()
+        .flat_map(|c| {
+            divergences(c, &["help"])
+                .into_iter()
+                .map(move |d| format!("{}: {d}", c.name))
+        })
+        .collect();
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// The divergences of `commands` of `case`, run in order under both tools on two fresh
+/// databases (none when the case's source is not on this machine: [`pgrig_testkit::skip`] says
+/// so, or fails the test in CI).
+fn divergences(case: &Case, commands: &[&str]) -> Vec<String> {
+    if let Some(why) = missing(&case.origin) {
+        pgrig_testkit::skip(&format!("{}: not on this machine: {why}", case.name));
+        return Vec::new();
+    }
+    let scratch = std::env::temp_dir().join(format!(
+        "pgrig-corpus-{}-{}-{}",
+        std::process::id(),
+        case.name,
+        commands.join("-")
+    ));
     std::fs::create_dir_all(&scratch).expect("scratch dir");
     let dir = materialise(case, &scratch);
     let (db_ours, db_theirs) = (
         fresh_db(&format!("c_{}_p", case.name)),
         fresh_db(&format!("c_{}_s", case.name)),
     );
-    let mut divergences = Vec::new();
-    for command in case.commands {
+    let mut found = Vec::new();
+    for command in commands {
         let args = arguments(case, &dir, command);
         let (ours, theirs) = std::thread::scope(|s| {
             let ours = s.spawn(|| tool(link(), &db_ours, &dir, &args));
             let theirs = tool(&oracle(), &db_theirs, &dir, &args);
             (ours.join().expect("pgrig's side"), theirs)
         });
-        let found = compare(case, command, &ours, &theirs);
+        let here = compare(case, command, &ours, &theirs);
         println!(
             "{} {command}: exit pgrig {:?} sysbench {:?}{}",
             case.name,
             ours.code,
             theirs.code,
-            if found.is_empty() { "" } else { " DIVERGES" }
+            if here.is_empty() { "" } else { " DIVERGES" }
         );
-        divergences.extend(found);
-        if *command != "cleanup" {
+        found.extend(here);
+        if *command != "cleanup" && *command != "help" {
             let (a, b) = (
                 table_view(case, command, &tables(&db_ours)),
                 table_view(case, command, &tables(&db_theirs)),
             );
             if a != b {
-                divergences.push(format!(
+                found.push(format!(
                     "after {command}: tables: pgrig [{a}], sysbench [{b}]"
                 ));
             }
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    assert!(
-        divergences.is_empty(),
-        "{}: pgrig diverges from sysbench 1.0.20 ({} divergences, first first):\n{}",
-        case.name,
-        divergences.len(),
-        divergences.join("\n")
-    );
+    found
 }
 
 /// The command line of `command`: the case's options (`{dir}` replaced), `run`'s fixed

@@ -1,11 +1,13 @@
 //! `--compare`'s replayed side: each statement sent is keyed by its normalised form
 //! ([`crate::normalize::fingerprint`]; an execution of a prepared statement by the statement its
-//! session prepared under that name) and its latency (send to ReadyForQuery) or its error is
-//! counted in the replay's [`crate::tally::Tallies`]. Nothing is allocated per statement: the
+//! session prepared under that name) and its latency (send to ReadyForQuery, less the
+//! connection's round trip: [`round_trip`]) or its error is counted in the replay's [`crate::tally::Tallies`]. Nothing is allocated per statement: the
 //! normalised text is made once per distinct statement, names once per session.
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use pgrig_wire::{Backend, Connection};
 
 use super::shared::Shared;
 use crate::item::ItemKind;
@@ -54,4 +56,30 @@ pub fn done(shared: &Shared, key: u64, took: Duration, error: Option<&(String, S
         None => m.record(key, took.as_micros().min(u128::from(u64::MAX)) as u64),
         Some((code, message)) => m.error(key, code, message),
     }
+}
+
+/// Empty round trips timed on a new connection ([`round_trip`]).
+const ROUND_TRIPS: usize = 5;
+
+/// The connection's round trip: the least of [`ROUND_TRIPS`] empty ones (a Sync answered by
+/// ReadyForQuery), what a statement's latency holds besides the server's own time. Zero if the
+/// connection fails (the replay finds out with its first statement).
+pub async fn round_trip(conn: &mut Connection) -> Duration {
+    let mut least = Duration::MAX;
+    for _ in 0..ROUND_TRIPS {
+        conn.sync();
+        let t = Instant::now();
+        if conn.send().await.is_err() {
+            return Duration::ZERO;
+        }
+        loop {
+            match conn.recv().await {
+                Ok(Backend::ReadyForQuery(_)) => break,
+                Ok(_) => {}
+                Err(_) => return Duration::ZERO,
+            }
+        }
+        least = least.min(t.elapsed());
+    }
+    least
 }

@@ -11,12 +11,16 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::capture;
 use super::measure::{self, Measure};
-use super::shared::{Msg, Shared};
+use super::shared::{Msg, Shared, Slot};
 use crate::error::Error;
 use crate::item::ItemKind;
 
 /// The connection parameters of one session (`-h -p -W -E` and the recorded user/database).
-fn config(shared: &Shared, user: &[u8], database: &[u8]) -> Result<Config, pgrig_wire::Error> {
+pub(super) fn config(
+    shared: &Shared,
+    user: &[u8],
+    database: &[u8],
+) -> Result<Config, pgrig_wire::Error> {
     let o = &shared.opts;
     let args = ConnArgs {
         host: o.host.clone(),
@@ -47,9 +51,23 @@ pub async fn run(
     id: u64,
     user: Vec<u8>,
     db: Vec<u8>,
+    slot: Rc<Slot>,
     mut rx: UnboundedReceiver<Msg>,
 ) {
     let mut state = connect(&shared, id, &user, &db).await;
+    let mut rtt = Duration::ZERO;
+    if let Some(State::Open(c, _)) = &mut state {
+        slot.pid.set(c.backend_pid());
+        shared.backends.borrow_mut().push(c.backend_pid());
+        if shared.opts.measure {
+            rtt = measure::round_trip(c).await;
+            shared
+                .round_trips
+                .borrow_mut()
+                .push(rtt.as_micros().min(u128::from(u64::MAX)) as u64);
+        }
+    }
+    answered(&shared, &slot, None);
     shared.done();
     let Some(st) = state.as_mut() else { return };
     let mut pending: VecDeque<Msg> = VecDeque::new();
@@ -67,7 +85,7 @@ pub async fn run(
         if shared.stopping() {
             return;
         }
-        shared.consume(msg.due, msg.due_at, free_at);
+        shared.consume(msg.due, msg.due_at, free_at.max(msg.ready_at));
         match &msg.item.kind {
             ItemKind::Disconnect => {
                 if let State::Open(conn, since) =
@@ -107,13 +125,27 @@ pub async fn run(
         } else {
             None
         };
-        if let Err(e) = statement(&shared, conn, kind, key, &mut rx, &mut pending).await {
+        if let Err(e) = statement(&shared, conn, (kind, key, rtt), &mut rx, &mut pending).await {
             shared.fail(e);
             return;
         }
         free_at = Instant::now();
+        answered(&shared, &slot, Some(conn));
         shared.done();
     }
+}
+
+/// The session is free again (connected, or its statement answered): the dispatcher may
+/// send its next item.
+fn answered(shared: &Shared, slot: &Slot, conn: Option<&Connection>) {
+    slot.busy.set(false);
+    slot.running.set(None);
+    slot.lock_wait.set(false);
+    if let Some(c) = conn {
+        slot.in_tx
+            .set(c.transaction_status() != pgrig_wire::TransactionStatus::Idle);
+    }
+    shared.changed.notify_one();
 }
 
 async fn connect(shared: &Shared, id: u64, user: &[u8], db: &[u8]) -> Option<State> {
@@ -147,8 +179,7 @@ async fn connect(shared: &Shared, id: u64, user: &[u8], db: &[u8]) -> Option<Sta
 async fn statement(
     shared: &Shared,
     conn: &mut Connection,
-    kind: &ItemKind,
-    key: Option<u64>,
+    (kind, key, rtt): (&ItemKind, Option<u64>, Duration),
     rx: &mut UnboundedReceiver<Msg>,
     pending: &mut VecDeque<Msg>,
 ) -> Result<(), Error> {
@@ -212,7 +243,7 @@ async fn statement(
     let (n, errors) = outcome.map_err(|e| Error(format!("Error reading from database: {e}")))?;
     let took = started.elapsed();
     if let Some(k) = key {
-        measure::done(shared, k, took, error.as_ref());
+        measure::done(shared, k, took.saturating_sub(rtt), error.as_ref());
     }
     let mut s = shared.stats.borrow_mut();
     s.results += n;

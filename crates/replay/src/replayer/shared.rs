@@ -1,6 +1,6 @@
 //! The replay options, and the state the dispatcher and the session tasks share on the
-//! replay's one thread: statistics, the count of sessions with work, the first failure, and
-//! the behind-schedule announcer.
+//! replay's one thread: statistics, the count of sessions with work, each session's state as
+//! the dispatcher orders by it, the first failure, and the behind-schedule announcer.
 
 use std::cell::{Cell, RefCell};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -27,6 +27,21 @@ pub struct ReplayOptions {
     pub jump: bool,
     /// `--compare`: measure each statement's latency and errors per normalised statement
     pub measure: bool,
+    /// `--order`: how statements of different sessions are ordered
+    pub order: OrderMode,
+}
+
+/// How the dispatcher orders statements of different sessions (docs/replay.md, "The order of
+/// statements").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OrderMode {
+    /// log order, and earlier statements finish (or wait for a lock) first
+    #[default]
+    Strict,
+    /// log order only, as pgreplay dispatches (a statement may overtake an earlier one)
+    Log,
+    /// each session on its own: its items at their times, whatever the others do
+    Sessions,
 }
 
 /// An item handed to its session, with the wall-clock time it was due.
@@ -35,6 +50,31 @@ pub struct Msg {
     pub due: SystemTime,
     /// The same on the monotonic clock (after `-j` skipping: when it was handed over).
     pub due_at: Instant,
+    /// When the order let it go (lag before this is waiting for the server's answers).
+    pub ready_at: Instant,
+}
+
+/// A statement on its way: its recorded time and when it was sent.
+#[derive(Debug, Clone, Copy)]
+pub struct Running {
+    /// recorded time, µs since 2000-01-01
+    pub recorded: i64,
+    pub sent: Instant,
+}
+
+/// What the dispatcher knows of one session (see [`super::order`]).
+#[derive(Debug, Default)]
+pub struct Slot {
+    /// connecting, or a statement sent and not yet answered
+    pub busy: Cell<bool>,
+    /// the statement being answered
+    pub running: Cell<Option<Running>>,
+    /// the server backend's process id (0 before the connection or without one)
+    pub pid: Cell<i32>,
+    /// the running statement waits for a lock (as of the latest look at `pg_locks`)
+    pub lock_wait: Cell<bool>,
+    /// inside a transaction block (the latest ReadyForQuery said so)
+    pub in_tx: Cell<bool>,
 }
 
 /// Prints one line on standard output.
@@ -57,6 +97,13 @@ pub struct Shared {
     pub say: RefCell<Say>,
     /// how late the latest item consumed was (the progress bar's lag)
     pub last_late: Cell<std::time::Duration>,
+    /// a session finished connecting or got its answer (wakes the dispatcher)
+    pub changed: Notify,
+    /// the server process ids of the replay's connections (the replayed side in the replay
+    /// server's own log)
+    pub backends: RefCell<Vec<i32>>,
+    /// `--compare`: each connection's round trip (the least of a few empty ones), µs
+    pub round_trips: RefCell<Vec<u64>>,
 }
 
 fn whole_secs(t: SystemTime) -> i64 {

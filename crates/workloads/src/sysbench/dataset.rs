@@ -4,60 +4,63 @@
 //! `c`/`pad` digit groups) through binary COPY, then the keys: the primary key (dropped while
 //! the rows load) rebuilt as a unique index alongside `k_N` (and ANALYZE with pgrig's `analyze=on`;
 //! by default statistics are left to autovacuum, as sysbench leaves them), all concurrently, then made the
-//! primary key; the SERIAL sequence is moved past the loaded ids. Each row's values
-//! come from its own stream (seed, table, row), so any row range loads on any connection.
+//! primary key; the SERIAL sequence is moved past the loaded ids. The rows are sysbench's own,
+//! drawn from the streams its `prepare` draws them from (`prepare_streams`), so both tools
+//! make the same tables; any row range still loads on any connection.
 //! bulk_insert's `prepare` creates one empty table per thread.
+
+use std::sync::Arc;
 
 use pgrig_init::dataset::{CopyFormat, RowSource};
 use pgrig_init::generic::LoadPlan;
 
 use super::options::Settings;
-use super::rand::{Dist, Rng};
-use super::sql::{self, C_TEMPLATE, PAD_TEMPLATE};
+use super::prepare_streams::{Cursors, PrepareStream, RowValues};
+use super::seeding::Stream;
+use super::sql;
 use super::test::Test;
 
 /// The rows of `sbtest<table>`.
 #[derive(Debug)]
 pub struct SbRows {
     name: String,
-    table: u32,
     rows: u32,
-    /// `k` is drawn from `1..=table_size`
-    table_size: u32,
-    seed: u64,
-    dist: Dist,
+    /// the stream the table's rows come from, and the table's place among its tables
+    stream: Arc<PrepareStream>,
+    index: usize,
+    cursors: Cursors,
 }
 
 /// Binary COPY columns: id, k, c, pad.
 const BINARY: [&str; 4] = ["key", "integer", "character", "character"];
 
 impl SbRows {
-    pub fn new(table: u32, rows: u32, table_size: u32, seed: u64, dist: Dist) -> SbRows {
+    pub fn new(table: u32, rows: u32, stream: Arc<PrepareStream>, index: usize) -> SbRows {
         SbRows {
             name: format!("sbtest{table}"),
-            table,
             rows,
-            table_size,
-            seed,
-            dist,
+            stream,
+            index,
+            cursors: Cursors::default(),
         }
     }
 
-    /// Row `row`'s stream and `(id, k)`; `c` then `pad` are the stream's next draws.
-    fn start(&self, row: i64) -> (Rng, i32, i32) {
-        let mut rng = Rng::new(self.seed, (u64::from(self.table) << 40) ^ row as u64);
-        let k = self.dist.default_value(&mut rng, 1, self.table_size);
-        (rng, row as i32 + 1, k as i32)
+    /// Row `row`'s values (the stream's state after it is kept for the next row).
+    fn draw(&self, row: i64) -> RowValues {
+        let mut rng =
+            (self.cursors.take(row)).unwrap_or_else(|| self.stream.rng_at(self.index, row));
+        let v = self.stream.row(&mut rng);
+        if row + 1 < i64::from(self.rows) {
+            self.cursors.put(row + 1, rng);
+        }
+        v
     }
 
     /// Row `row`'s values: id, k, c, pad.
     pub fn values(&self, row: i64) -> (i32, i32, String, String) {
-        let (mut rng, id, k) = self.start(row);
-        let (mut c, mut pad) = (Vec::new(), Vec::new());
-        rng.string_into(C_TEMPLATE, &mut c);
-        rng.string_into(PAD_TEMPLATE, &mut pad);
-        let text = |v: Vec<u8>| String::from_utf8(v).unwrap_or_default();
-        (id, k, text(c), text(pad))
+        let v = self.draw(row);
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (row as i32 + 1, v.k as i32, text(&v.c), text(&v.pad))
     }
 }
 
@@ -71,14 +74,15 @@ impl RowSource for SbRows {
     }
 
     fn push_row(&self, buf: &mut Vec<u8>, row: i64, format: CopyFormat) {
-        let (mut rng, id, k) = self.start(row);
+        let v = self.draw(row);
+        let (id, k) = (row as i32 + 1, v.k as i32);
         match format {
             CopyFormat::Text => {
                 use std::io::Write;
                 let _ = write!(buf, "{id}\t{k}\t");
-                rng.string_into(C_TEMPLATE, buf);
+                buf.extend_from_slice(&v.c);
                 buf.push(b'\t');
-                rng.string_into(PAD_TEMPLATE, buf);
+                buf.extend_from_slice(&v.pad);
                 buf.push(b'\n');
             }
             CopyFormat::Binary { wide_key } => {
@@ -92,9 +96,9 @@ impl RowSource for SbRows {
                 }
                 buf.extend_from_slice(&4i32.to_be_bytes());
                 buf.extend_from_slice(&k.to_be_bytes());
-                for template in [C_TEMPLATE, PAD_TEMPLATE] {
-                    buf.extend_from_slice(&(template.len() as i32).to_be_bytes());
-                    rng.string_into(template, buf);
+                for text in [&v.c[..], &v.pad[..]] {
+                    buf.extend_from_slice(&(text.len() as i32).to_be_bytes());
+                    buf.extend_from_slice(text);
                 }
             }
         }
@@ -105,14 +109,35 @@ impl RowSource for SbRows {
     }
 }
 
-/// The seed `prepare` draws rows from: `--rand-seed`, or the clock when it is 0 (as sysbench).
-fn load_seed(s: &Settings) -> u64 {
-    if s.rand_seed != 0 {
-        return s.rand_seed;
+/// The row sources of `s`'s tables, each on the stream sysbench's `prepare` fills it from
+/// (`prepare_streams`).
+fn sources(s: &Settings) -> Vec<SbRows> {
+    let rows = s.rows_per_table();
+    if rows == 0 {
+        return Vec::new();
     }
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(1, |d| d.as_nanos() as u64)
+    let threads = s.threads.max(1);
+    let mut out: Vec<(u32, SbRows)> = Vec::new();
+    for tid in 0..threads.min(s.tables) {
+        let tables: Vec<u32> = (tid + 1..=s.tables).step_by(threads as usize).collect();
+        let stream = if threads == 1 {
+            Stream::Main
+        } else {
+            Stream::Command(tid)
+        };
+        let counts = vec![i64::from(rows); tables.len()];
+        let stream = Arc::new(PrepareStream::new(
+            stream,
+            counts,
+            s.table_size,
+            s.dist.clone(),
+        ));
+        for (i, &t) in tables.iter().enumerate() {
+            out.push((t, SbRows::new(t, rows, stream.clone(), i)));
+        }
+    }
+    out.sort_by_key(|(t, _)| *t);
+    out.into_iter().map(|(_, r)| r).collect()
 }
 
 /// `prepare`'s plan for `s`.
@@ -122,8 +147,8 @@ pub fn load_plan(s: &Settings) -> LoadPlan {
         plan.create = (1..=s.threads).map(sql::create_bulk_table).collect();
         return plan;
     }
-    let seed = load_seed(s);
     let rows = s.rows_per_table();
+    let mut sources = sources(s).into_iter();
     let (mut indexes, mut analyze) = (Vec::new(), Vec::new());
     for t in 1..=s.tables {
         plan.create
@@ -145,13 +170,9 @@ pub fn load_plan(s: &Settings) -> LoadPlan {
             indexes.push(format!("CREATE INDEX k_{t} ON sbtest{t}(k)"));
         }
         if rows > 0 {
-            plan.sources.push(Box::new(SbRows::new(
-                t,
-                rows,
-                s.table_size,
-                seed,
-                s.dist.clone(),
-            )));
+            if let Some(src) = sources.next() {
+                plan.sources.push(Box::new(src));
+            }
             if s.auto_inc {
                 plan.after
                     .push(format!("SELECT setval('sbtest{t}_id_seq', {rows})"));

@@ -9,7 +9,8 @@
 //! * [`workload`]: the catalogue and the clients' programs ([`shared`]: what they share);
 //!   [`oltp`], [`special`] and [`bulk`]: the programs (bulk_insert: an event is a row, sent
 //!   in sysbench's multi-row INSERTs).
-//! * [`dataset`]: `prepare` (a `LoadPlan`) and `cleanup`; [`test`](mod@test): the test names.
+//! * [`dataset`]: `prepare` (a `LoadPlan`; [`prepare_streams`]: its rows' random streams,
+//!   sysbench's) and `cleanup`; [`test`](mod@test): the test names.
 //! * [`report`], [`histogram`]: sysbench's run output from plain figures (the command
 //!   line in pgrig-cli and the Lua scripts of pgrig-lua print it).
 //!
@@ -21,6 +22,7 @@ pub mod dataset;
 pub mod histogram;
 pub mod oltp;
 pub mod options;
+pub mod prepare_streams;
 pub mod rand;
 pub mod report;
 pub mod seeding;

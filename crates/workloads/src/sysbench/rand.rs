@@ -58,6 +58,11 @@ impl Rng {
         Rng { s }
     }
 
+    /// The state.
+    pub fn state(&self) -> [u64; 2] {
+        self.s
+    }
+
     /// An arbitrary stream from `seed` and a stream number (not one of sysbench's: those
     /// come from `seeding::Stream`).
     pub fn new(seed: u64, stream: u64) -> Rng {
@@ -103,6 +108,20 @@ impl Rng {
                 b'@' => self.uniform(u32::from(b'a'), u32::from(b'z')) as u8,
                 other => other,
             });
+        }
+    }
+}
+
+impl Rng {
+    /// `string_into` into `out` (as long as `template`).
+    #[inline]
+    pub fn string_fill(&mut self, template: &[u8], out: &mut [u8]) {
+        for (o, &t) in out.iter_mut().zip(template) {
+            *o = match t {
+                b'#' => self.uniform(u32::from(b'0'), u32::from(b'9')) as u8,
+                b'@' => self.uniform(u32::from(b'a'), u32::from(b'z')) as u8,
+                other => other,
+            };
         }
     }
 }

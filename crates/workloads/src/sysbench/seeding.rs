@@ -50,7 +50,7 @@ impl LibcRandom {
     }
 
     /// The next value, in `[0, 2^31)`.
-    pub fn next(&mut self) -> u32 {
+    pub fn random(&mut self) -> u32 {
         let v = self.r[self.front].wrapping_add(self.r[self.rear]);
         self.r[self.front] = v;
         self.front = if self.front == 30 { 0 } else { self.front + 1 };
@@ -61,13 +61,13 @@ impl LibcRandom {
     /// Discards `n` values.
     pub fn skip(&mut self, n: u64) {
         for _ in 0..n {
-            self.next();
+            self.random();
         }
     }
 
     /// A thread's xoroshiro128+ state from the next four values.
     pub fn rng(&mut self) -> Rng {
-        let mut word = || (u64::from(self.next()) << 32) | u64::from(self.next());
+        let mut word = || (u64::from(self.random()) << 32) | u64::from(self.random());
         let s0 = word();
         let s1 = word();
         Rng::from_state([s0, s1])
@@ -111,8 +111,8 @@ impl Stream {
 pub fn unique() -> Unique {
     let mut g = LibcRandom::new(1);
     g.skip(4);
-    let offset = g.next();
-    let index = g.next();
+    let offset = g.random();
+    let index = g.random();
     Unique::seeded(index, offset)
 }
 
@@ -138,9 +138,9 @@ mod tests {
     #[test]
     fn unseeded_random_is_glibcs() {
         let mut g = LibcRandom::new(1);
-        let v: Vec<u32> = (0..3).map(|_| g.next()).collect();
+        let v: Vec<u32> = (0..3).map(|_| g.random()).collect();
         assert_eq!(v, [1_804_289_383, 846_930_886, 1_681_692_777]);
-        assert_eq!(LibcRandom::new(0).next(), 1_804_289_383);
+        assert_eq!(LibcRandom::new(0).random(), 1_804_289_383);
     }
 
     #[test]

@@ -39,6 +39,31 @@ pub fn ceiling_per_warehouse() -> f64 {
     60.0 * f64::from(DECK[NEW_ORDER]) / deck_s * TERMINALS_PER_WAREHOUSE as f64
 }
 
+/// A terminal's first cycle in seconds: the longest keying time plus its mean think time (a
+/// New-Order's 18 + 12 s), × `think_scale`. Every terminal starts keying at the run's start, so
+/// no New-Order completes before second 19, and then those of every New-Order terminal at once; the
+/// terminals' phases spread only after this. `None` in no-wait mode.
+pub fn first_cycle_s(cfg: &Config) -> Option<f64> {
+    (cfg.mode == Mode::Terminals).then(|| {
+        let longest = (0..KEYING_S.len())
+            .max_by(|&a, &b| KEYING_S[a].total_cmp(&KEYING_S[b]))
+            .unwrap_or(0);
+        (KEYING_S[longest] + THINK_S[longest]) * cfg.think_scale
+    })
+}
+
+/// The ramp-up left out of the headline: option `rampup`; else a tenth of a run of
+/// `duration_s`, and in terminal mode at least the terminals' first cycle ([`first_cycle_s`])
+/// when the run goes on after it.
+pub fn rampup_s(cfg: &Config, duration_s: f64) -> u64 {
+    let tenth = (duration_s / 10.0).floor() as u64;
+    match (cfg.rampup_s, first_cycle_s(cfg)) {
+        (Some(r), _) => r,
+        (None, Some(cycle)) if cycle.ceil() < duration_s => tenth.max(cycle.ceil() as u64),
+        _ => tenth,
+    }
+}
+
 /// [`ceiling_per_warehouse`] for committed New-Orders (what NOPM counts): less the 1 % that roll
 /// back (≈ 12.48).
 pub fn committed_ceiling_per_warehouse() -> f64 {
@@ -86,6 +111,8 @@ pub struct Figures {
     /// terminal mode with the specification's times: the headline / (committed ceiling ×
     /// warehouses); `None` otherwise
     pub efficiency: Option<f64>,
+    /// why the efficiency is above 100 %, when it is
+    pub efficiency_note: Option<String>,
     /// the steady-state window after the ramp-up, when the run has one
     pub steady: Option<Steady>,
     /// `pg_stat_database`'s transactions per minute, when the front end sampled them
@@ -107,12 +134,15 @@ pub struct Steady {
     pub estimated: bool,
 }
 
-/// `pg_stat_database`'s commits + rollbacks per minute between two samples.
+/// The run database's commits + rollbacks (`pg_stat_database`) per minute between two
+/// readings, less pgrig's own readings in between.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ServerTpm {
     pub from_s: f64,
     pub to_s: f64,
     pub tpm: f64,
+    /// pgrig's own readings taken out (`None`: an older document, every database's count)
+    pub pgrig_readings: Option<u64>,
 }
 
 impl Figures {
@@ -129,10 +159,12 @@ impl Figures {
 /// the whole run's.
 pub fn figures_steady(doc: &RunDocument, cfg: &Config, rampup_s: u64) -> Figures {
     let mut f = figures(doc, cfg);
+    f.warnings.extend(first_cycle_warning(cfg, rampup_s));
     let window: Vec<usize> = (0..doc.series.len())
         .filter(|&i| doc.series[i].second > rampup_s)
         .collect();
     let (Some(&first), Some(&last)) = (window.first(), window.last()) else {
+        f.efficiency_note = efficiency_note(&f, cfg, rampup_s, f.minutes);
         return f;
     };
     let minutes = window.len() as f64 / 60.0;
@@ -174,7 +206,50 @@ pub fn figures_steady(doc: &RunDocument, cfg: &Config, rampup_s: u64) -> Figures
         estimated,
     });
     f.efficiency = efficiency(&f);
+    f.efficiency_note = efficiency_note(&f, cfg, rampup_s, minutes);
     f
+}
+
+/// Terminal mode with a ramp-up shorter than the terminals' first cycle: the window holds the
+/// New-Orders every terminal keyed at once.
+fn first_cycle_warning(cfg: &Config, rampup_s: u64) -> Option<String> {
+    let cycle = first_cycle_s(cfg)?;
+    ((rampup_s as f64) < cycle).then(|| {
+        let keying = KEYING_S[NEW_ORDER] * cfg.think_scale;
+        format!(
+            "the steady window starts at second {}, inside the terminals' first cycle ({:.0} s: a New-Order's {:.0} s keying and {:.0} s mean think time): every terminal starts keying at once, so the first New-Orders arrive together after {keying:.0} s and the window's rate is not the steady one; use -o rampup={} or more",
+            rampup_s + 1,
+            cycle,
+            keying,
+            THINK_S[NEW_ORDER] * cfg.think_scale,
+            cycle.ceil() as u64
+        )
+    })
+}
+
+/// Why an efficiency is above 100 %: a window inside the terminals' first cycle, or a count
+/// small enough for chance (within 3 standard deviations of a Poisson count at the ceiling),
+/// or neither (then a defect to report). `minutes`: the headline's window.
+fn efficiency_note(f: &Figures, cfg: &Config, rampup_s: u64, minutes: f64) -> Option<String> {
+    let e = f.efficiency.filter(|e| *e > 1.0)?;
+    let ceiling = committed_ceiling_per_warehouse() * f.warehouses as f64 * minutes;
+    let counted = f.headline() * minutes;
+    let pct = 100.0 * e;
+    if first_cycle_s(cfg).is_some_and(|c| (rampup_s as f64) < c) {
+        return Some(format!(
+            "above the ceiling ({pct:.1} %) because the window starts inside the terminals' first cycle (see the warning): it holds {counted:.0} committed New-Orders where the ceiling allows {ceiling:.1}"
+        ));
+    }
+    let sd = ceiling.sqrt();
+    Some(if counted - ceiling <= 3.0 * sd {
+        format!(
+            "above the ceiling ({pct:.1} %) by chance: {counted:.0} committed New-Orders in the window where the ceiling allows {ceiling:.1} on average, and a count this small varies by about ±{sd:.1} (a longer run narrows it)"
+        )
+    } else {
+        format!(
+            "above the ceiling ({pct:.1} %) by more than chance explains: {counted:.0} committed New-Orders in the window where the ceiling allows {ceiling:.1} ± {sd:.1}; the terminals ran faster than the specification's keying and think times allow (a defect: please report it)"
+        )
+    })
 }
 
 /// The figures of `doc`, a run of TPC-C with `cfg`, over the whole run.
@@ -209,6 +284,7 @@ pub fn figures(doc: &RunDocument, cfg: &Config) -> Figures {
         failed: doc.transactions.failed,
         skipped_districts: doc.workload_counters.get(SKIPPED_DISTRICTS).copied(),
         efficiency: None,
+        efficiency_note: None,
         steady: None,
         server_tpm: doc.server_xacts.and_then(|x| {
             let m = (x.to_s - x.from_s) / 60.0;
@@ -216,6 +292,7 @@ pub fn figures(doc: &RunDocument, cfg: &Config) -> Figures {
                 from_s: x.from_s,
                 to_s: x.to_s,
                 tpm: x.transactions as f64 / m,
+                pgrig_readings: x.pgrig_readings,
             })
         }),
         warnings: warnings(doc, cfg),

@@ -7,6 +7,7 @@
 use pgrig_engine::document::RunDocument;
 use serde_json::{json, Value};
 
+use super::metrics::rampup_s as default_rampup_s;
 use super::metrics::{
     ceiling_per_warehouse, committed_ceiling_per_warehouse, figures_steady, Figures,
 };
@@ -23,10 +24,9 @@ pub fn figures_for(doc: &RunDocument, options: &Options) -> Option<(Config, Figu
     Some((cfg, f))
 }
 
-/// The ramp-up left out of the headline: option `rampup`, else a tenth of the run.
+/// The ramp-up left out of the headline ([`super::metrics::rampup_s`]).
 pub fn rampup_s(doc: &RunDocument, cfg: &Config) -> u64 {
-    cfg.rampup_s
-        .unwrap_or_else(|| (doc.duration_s / 10.0).floor() as u64)
+    default_rampup_s(cfg, doc.duration_s)
 }
 
 /// The report lines of a TPC-C run, for `pgrig run`.
@@ -97,12 +97,17 @@ pub fn render(f: &Figures) -> Vec<String> {
         }
     }
     if let Some(s) = f.server_tpm {
+        let what = match s.pgrig_readings {
+            Some(n) => format!("the run database's commits + rollbacks in pg_stat_database, less pgrig's own {n} readings"),
+            None => "pg_stat_database commits + rollbacks, all databases".to_string(),
+        };
         out.push(format!(
-            "PostgreSQL TPM (pg_stat_database commits + rollbacks, all databases): {:.1} from {:.1} s to {:.1} s",
+            "PostgreSQL TPM ({what}): {:.1} from {:.1} s to {:.1} s",
             s.tpm, s.from_s, s.to_s
         ));
     }
     out.extend(efficiency_line(f));
+    out.extend(f.efficiency_note.clone());
     out.push(format!(
         "{:<17} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9}  90th-percentile limit",
         "transaction", "count", "%", "p50 ms", "p90 ms", "p99 ms", "max ms"
@@ -154,7 +159,7 @@ pub fn json_for(doc: &RunDocument, options: &Options) -> Option<Value> {
     });
     let server = f
         .server_tpm
-        .map(|s| json!({"from_s": s.from_s, "to_s": s.to_s, "tpm": s.tpm}));
+        .map(|s| json!({"from_s": s.from_s, "to_s": s.to_s, "tpm": s.tpm, "pgrig_readings": s.pgrig_readings}));
     Some(json!({
         "warehouses": f.warehouses,
         "mode": f.mode.name(),
@@ -173,6 +178,7 @@ pub fn json_for(doc: &RunDocument, options: &Options) -> Option<Value> {
         "server_tpm": server,
         "headline": headline(&f),
         "efficiency": f.efficiency,
+        "efficiency_note": f.efficiency_note,
         "ceiling_per_warehouse": committed_ceiling_per_warehouse(),
         "types": types,
         "rollbacks": f.rollbacks,
