@@ -345,7 +345,6 @@ const TPCC_KIT: Case = Case {
 };
 
 #[test]
-#[ignore = "issue 35 part 1: sysbench's ffi.cdef declarations (`sb_counter_type`) and C symbols"]
 fn percona_sysbench_tpcc_prepare_run_check_cleanup_as_under_sysbench() {
     check(&TPCC_KIT);
 }
@@ -765,7 +764,6 @@ fn legacy_scripts_help_as_under_sysbench() {
 }
 
 #[test]
-#[ignore = "issue 35 part 1: sysbench's ffi.cdef declarations (`sb_counter_type`) and C symbols"]
 fn percona_sysbench_tpcc_help_as_under_sysbench() {
     help_of("tpcc_");
 }
