@@ -267,7 +267,6 @@ const LEGACY_SELECT_RANDOM_POINTS: Case = case(
 );
 
 #[test]
-#[ignore = "issue 35: the sysbench 0.5 global `num_threads` is not set (select_random_points.lua:50)"]
 fn legacy_select_random_points_lua_runs_as_under_sysbench() {
     check(&LEGACY_SELECT_RANDOM_POINTS);
 }
@@ -285,7 +284,6 @@ const LEGACY_SELECT_RANDOM_RANGES: Case = case(
 );
 
 #[test]
-#[ignore = "issue 35: the sysbench 0.5 global `num_threads` is not set (select_random_ranges.lua:51)"]
 fn legacy_select_random_ranges_lua_runs_as_under_sysbench() {
     check(&LEGACY_SELECT_RANDOM_RANGES);
 }
@@ -303,7 +301,6 @@ const LEGACY_BULK_INSERT: Case = case(
 );
 
 #[test]
-#[ignore = "issue 35: the sysbench 0.5 global `num_threads` is not set (bulk_insert.lua:12)"]
 fn legacy_bulk_insert_lua_runs_as_under_sysbench() {
     check(&LEGACY_BULK_INSERT);
 }
@@ -325,7 +322,6 @@ const LEGACY_PARALLEL_PREPARE: Case = Case {
 };
 
 #[test]
-#[ignore = "issue 35: the sysbench 0.5 global `num_threads` is not set (parallel_prepare.lua:26)"]
 fn legacy_parallel_prepare_lua_runs_as_under_sysbench() {
     check(&LEGACY_PARALLEL_PREPARE);
 }

@@ -90,8 +90,13 @@ end
 -- the first argument no declaration accepts, if any
 function cmdline.read_cmdline_options()
   if cmdline.options == nil then
-    -- a script without declarations (sysbench 0.5's): its options are globals, as text
-    for _, o in ipairs(R.script_args) do _G[o[1]] = o[2] or "on" end
+    -- a script without declarations (sysbench 0.5's): every option is also a global (the
+    -- general ones typed, the script's as text: `num_threads`, `oltp_table_size`), except
+    -- where the script has a function of that name
+    for _, o in ipairs(R.script_args) do sysbench.opt[o[1]] = o[2] or "on" end
+    for name, v in pairs(sysbench.opt) do
+      if type(_G[name]) ~= "function" then _G[name] = v end
+    end
     return nil
   end
   local decls = cmdline.options
