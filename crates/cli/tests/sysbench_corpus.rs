@@ -755,7 +755,6 @@ fn help_of(origin_name: &str) {
 }
 
 #[test]
-#[ignore = "issue 35: `help` of a script without it names the script by its path, sysbench by its file name"]
 fn legacy_scripts_help_as_under_sysbench() {
     help_of("legacy_");
 }
@@ -777,7 +776,6 @@ fn yugabyte_scripts_help_as_under_sysbench() {
 }
 
 #[test]
-#[ignore = "issue 35: `help` of a script without it names the script by its path, sysbench by its file name"]
 fn digoal_scripts_help_as_under_sysbench() {
     help_of("digoal_");
 }
