@@ -669,7 +669,6 @@ const DIGOAL_OLTP_PG_SIMPLE: Case = case(
 );
 
 #[test]
-#[ignore = "issue 35: `sb_rand` takes a string number where sysbench's FFI refuses it (exit 1)"]
 fn digoal_oltp_pg_simple_lua_fails_as_under_sysbench() {
     check(&DIGOAL_OLTP_PG_SIMPLE);
 }
@@ -687,7 +686,6 @@ const DIGOAL_OLTP_PG: Case = case(
 );
 
 #[test]
-#[ignore = "issue 35: `sb_rand` takes a string number where sysbench's FFI refuses it (exit 1)"]
 fn digoal_oltp_pg_lua_fails_as_under_sysbench() {
     check(&DIGOAL_OLTP_PG);
 }

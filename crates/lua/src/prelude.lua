@@ -366,15 +366,29 @@ sysbench.rand = R.rand
 do
   local value, str, u64 = C.rand_value, C.rand_string, C.rand_u64
   local state = ffi.cast("void *", R.ffi.rand_state)
+  -- sysbench hands the bounds to C as uint32_t through LuaJIT's FFI: a number, a boolean or a
+  -- numeric cdata converts; anything else (a string too) fails as LuaJIT's conversion does,
+  -- naming the function as the script called it (`bad argument #2 to 'sb_rand' (...)`)
+  local getinfo, format = debug.getinfo, string.format -- (a 0.5 script's `debug` is an option)
+  local function u32(v, i)
+    local t = type(v)
+    if t == "number" then return v end
+    if t == "boolean" then return v and 1 or 0 end
+    if t == "cdata" and tonumber(v) ~= nil then return tonumber(v) end
+    local info = getinfo(2, "n")
+    error(format("bad argument #%d to '%s' (cannot convert '%s' to 'unsigned int')",
+                        i, info and info.name or "?", t), 3)
+  end
   -- in the order of rand.rs's KINDS
   for i, name in ipairs({ "default", "uniform", "gaussian", "special", "pareto", "zipfian" }) do
     local kind = i - 1
-    sysbench.rand[name] = function(a, b) return value(state, kind, tonumber(a), tonumber(b)) end
+    sysbench.rand[name] = function(a, b) return value(state, kind, u32(a, 1), u32(b, 2)) end
   end
   sysbench.rand.uniform_uint64 = function() return u64(state) end
-  sysbench.rand.string = function(t)
-    t = tostring(t)
-    return ffi.string(str(state, t, #t), #t)
+  -- a template that is no string fails on its length, as in sysbench
+  sysbench.rand.string = function(fmt)
+    local n = #fmt
+    return ffi.string(str(state, fmt, n), n)
   end
 end
 
