@@ -717,7 +717,6 @@ const EMPTY_TEST: Case = Case {
 };
 
 #[test]
-#[ignore = "issue 35: report_cumulative's statistics lack latency_avg/max/min/sum"]
 fn sysbench_empty_test_lua_report_hook_as_under_sysbench() {
     check(&EMPTY_TEST);
 }
@@ -737,7 +736,6 @@ const PRIME_TEST: Case = Case {
 };
 
 #[test]
-#[ignore = "issue 35: report_cumulative's statistics lack latency_avg/max/min/sum"]
 fn sysbench_prime_test_lua_report_hook_as_under_sysbench() {
     check(&PRIME_TEST);
 }

@@ -445,7 +445,7 @@ function sysbench.report_json(stat)
     "reconnects": %4.2f
   }]], stat.time_total, stat.threads_running, tps, qps, r, w, o,
     stat.latency_pct * 1000, err, rec)
-  if stat.cumulative then
+  if stat.latency_min ~= nil then -- (only the cumulative report has it)
     if json_open then print("\n]") json_open = false end
     print("[\n" .. obj .. "\n]")
   elseif json_open then
