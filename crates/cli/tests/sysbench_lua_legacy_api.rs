@@ -13,10 +13,8 @@ use sysbench_common::{pgrig, same, sysbench};
 
 /// `body` written as `NAME` in a fresh scratch folder; the script's path.
 fn script(name: &str, body: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "pgrig-sb-legacy-api-{}-{name}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("pgrig-sb-legacy-api-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let path = dir.join(name);
     std::fs::write(&path, body).expect("script written");
@@ -58,7 +56,11 @@ function event() end
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("threads\tnumber\t2\n"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("threads\tnumber\t2\n"),
+        "{}",
+        out.stdout
+    );
     assert!(
         out.stdout.contains("oltp_table_size\tstring\t50\n"),
         "{}",
@@ -90,7 +92,10 @@ fn rand_bounds_convert_as_sysbench_ffi_uint32_does() {
         ("sysbench.rand.default(1, nil)", 1),
         ("sysbench.rand.gaussian(1, {})", 1),
         ("sb_rand_special(1, \"2\")", 1),
-        ("(function() local f = sysbench.rand.uniform; return f(1, \"x\") end)()", 1),
+        (
+            "(function() local f = sysbench.rand.uniform; return f(1, \"x\") end)()",
+            1,
+        ),
         ("pcall(sb_rand, 1, \"2\")", 0),
         ("sysbench.rand.special(1, 2.5)", 0),
         ("sysbench.rand.pareto(1, true)", 0),
