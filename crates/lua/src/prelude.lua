@@ -4,6 +4,8 @@
 -- behaviour sysbench documents.
 local R = __pgrig
 __pgrig = nil
+-- (a sysbench 0.5 script's options become globals, `--debug` as `debug`: keep the library)
+local debug = debug
 
 ffi = require("ffi")
 local ffi = ffi
@@ -369,7 +371,7 @@ do
   -- sysbench hands the bounds to C as uint32_t through LuaJIT's FFI: a number, a boolean or a
   -- numeric cdata converts; anything else (a string too) fails as LuaJIT's conversion does,
   -- naming the function as the script called it (`bad argument #2 to 'sb_rand' (...)`)
-  local getinfo, format = debug.getinfo, string.format -- (a 0.5 script's `debug` is an option)
+  local getinfo, format = debug.getinfo, string.format
   local function u32(v, i)
     local t = type(v)
     if t == "number" then return v end
