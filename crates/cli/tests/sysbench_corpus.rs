@@ -267,7 +267,6 @@ const LEGACY_SELECT_RANDOM_POINTS: Case = case(
 );
 
 #[test]
-#[ignore = "issue 35: the sysbench 0.5 global `num_threads` is not set (select_random_points.lua:50)"]
 fn legacy_select_random_points_lua_runs_as_under_sysbench() {
     check(&LEGACY_SELECT_RANDOM_POINTS);
 }
@@ -285,7 +284,6 @@ const LEGACY_SELECT_RANDOM_RANGES: Case = case(
 );
 
 #[test]
-#[ignore = "issue 35: the sysbench 0.5 global `num_threads` is not set (select_random_ranges.lua:51)"]
 fn legacy_select_random_ranges_lua_runs_as_under_sysbench() {
     check(&LEGACY_SELECT_RANDOM_RANGES);
 }
@@ -303,7 +301,6 @@ const LEGACY_BULK_INSERT: Case = case(
 );
 
 #[test]
-#[ignore = "issue 35: the sysbench 0.5 global `num_threads` is not set (bulk_insert.lua:12)"]
 fn legacy_bulk_insert_lua_runs_as_under_sysbench() {
     check(&LEGACY_BULK_INSERT);
 }
@@ -325,7 +322,6 @@ const LEGACY_PARALLEL_PREPARE: Case = Case {
 };
 
 #[test]
-#[ignore = "issue 35: the sysbench 0.5 global `num_threads` is not set (parallel_prepare.lua:26)"]
 fn legacy_parallel_prepare_lua_runs_as_under_sysbench() {
     check(&LEGACY_PARALLEL_PREPARE);
 }
@@ -672,7 +668,6 @@ const DIGOAL_OLTP_PG_SIMPLE: Case = case(
 );
 
 #[test]
-#[ignore = "issue 35: `sb_rand` takes a string number where sysbench's FFI refuses it (exit 1)"]
 fn digoal_oltp_pg_simple_lua_fails_as_under_sysbench() {
     check(&DIGOAL_OLTP_PG_SIMPLE);
 }
@@ -690,7 +685,6 @@ const DIGOAL_OLTP_PG: Case = case(
 );
 
 #[test]
-#[ignore = "issue 35: `sb_rand` takes a string number where sysbench's FFI refuses it (exit 1)"]
 fn digoal_oltp_pg_lua_fails_as_under_sysbench() {
     check(&DIGOAL_OLTP_PG);
 }
@@ -722,7 +716,6 @@ const EMPTY_TEST: Case = Case {
 };
 
 #[test]
-#[ignore = "issue 35: report_cumulative's statistics lack latency_avg/max/min/sum"]
 fn sysbench_empty_test_lua_report_hook_as_under_sysbench() {
     check(&EMPTY_TEST);
 }
@@ -742,7 +735,6 @@ const PRIME_TEST: Case = Case {
 };
 
 #[test]
-#[ignore = "issue 35: report_cumulative's statistics lack latency_avg/max/min/sum"]
 fn sysbench_prime_test_lua_report_hook_as_under_sysbench() {
     check(&PRIME_TEST);
 }
@@ -758,7 +750,6 @@ fn help_of(origin_name: &str) {
 }
 
 #[test]
-#[ignore = "issue 35: `help` of a script without it names the script by its path, sysbench by its file name"]
 fn legacy_scripts_help_as_under_sysbench() {
     help_of("legacy_");
 }
@@ -779,7 +770,6 @@ fn yugabyte_scripts_help_as_under_sysbench() {
 }
 
 #[test]
-#[ignore = "issue 35: `help` of a script without it names the script by its path, sysbench by its file name"]
 fn digoal_scripts_help_as_under_sysbench() {
     help_of("digoal_");
 }

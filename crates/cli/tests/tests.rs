@@ -105,6 +105,7 @@ mod sysbench_lua;
 mod sysbench_lua_calls;
 mod sysbench_lua_document;
 mod sysbench_lua_limits;
+mod sysbench_lua_legacy_api;
 mod sysbench_outputs;
 mod sysbench_query_classes;
 mod sysbench_rand_seed;

@@ -15,12 +15,12 @@ use pgrig_workloads::sysbench::seeding::Stream;
 /// The commands sysbench knows whether or not a script implements them.
 const BUILT_IN: [&str; 5] = ["prepare", "prewarm", "run", "cleanup", "help"];
 
-/// `'NAME' test does not implement the 'CMD' command.`, status 1.
+/// `'NAME' test does not implement the 'CMD' command.`, status 1; NAME is the test argument's
+/// last path component, as sysbench names a script (`oltp.lua` for `--test=DIR/oltp.lua`).
 fn not_implemented(sh: &Shared, cmd: &str) -> i32 {
-    eprintln!(
-        "'{}' test does not implement the '{cmd}' command.",
-        sh.inv.name
-    );
+    let arg = sh.inv.name.as_str();
+    let name = arg.rsplit('/').find(|c| !c.is_empty()).unwrap_or(arg);
+    eprintln!("'{name}' test does not implement the '{cmd}' command.");
     1
 }
 

@@ -4,6 +4,8 @@
 -- behaviour sysbench documents.
 local R = __pgrig
 __pgrig = nil
+-- (a sysbench 0.5 script's options become globals, `--debug` as `debug`: keep the library)
+local debug = debug
 
 ffi = require("ffi")
 local ffi = ffi
@@ -174,8 +176,13 @@ local test_options_text -- below
 -- the first argument no declaration accepts, if any
 function cmdline.read_cmdline_options()
   if cmdline.options == nil then
-    -- a script without declarations (sysbench 0.5's): its options are globals, as text
-    for _, o in ipairs(R.script_args) do _G[o[1]] = o[2] or "on" end
+    -- a script without declarations (sysbench 0.5's): every option is also a global (the
+    -- general ones typed, the script's as text: `num_threads`, `oltp_table_size`), except
+    -- where the script has a function of that name
+    for _, o in ipairs(R.script_args) do sysbench.opt[o[1]] = o[2] or "on" end
+    for name, v in pairs(sysbench.opt) do
+      if type(_G[name]) ~= "function" then _G[name] = v end
+    end
     return nil
   end
   local decls = cmdline.options
@@ -452,15 +459,29 @@ sysbench.rand = R.rand
 do
   local value, str, u64 = C.rand_value, C.rand_string, C.rand_u64
   local state = ffi.cast("void *", R.ffi.rand_state)
+  -- sysbench hands the bounds to C as uint32_t through LuaJIT's FFI: a number, a boolean or a
+  -- numeric cdata converts; anything else (a string too) fails as LuaJIT's conversion does,
+  -- naming the function as the script called it (`bad argument #2 to 'sb_rand' (...)`)
+  local getinfo, format = debug.getinfo, string.format
+  local function u32(v, i)
+    local t = type(v)
+    if t == "number" then return v end
+    if t == "boolean" then return v and 1 or 0 end
+    if t == "cdata" and tonumber(v) ~= nil then return tonumber(v) end
+    local info = getinfo(2, "n")
+    error(format("bad argument #%d to '%s' (cannot convert '%s' to 'unsigned int')",
+                        i, info and info.name or "?", t), 3)
+  end
   -- in the order of rand.rs's KINDS
   for i, name in ipairs({ "default", "uniform", "gaussian", "special", "pareto", "zipfian" }) do
     local kind = i - 1
-    sysbench.rand[name] = function(a, b) return value(state, kind, tonumber(a), tonumber(b)) end
+    sysbench.rand[name] = function(a, b) return value(state, kind, u32(a, 1), u32(b, 2)) end
   end
   sysbench.rand.uniform_uint64 = function() return u64(state) end
-  sysbench.rand.string = function(t)
-    t = tostring(t)
-    return ffi.string(str(state, t, #t), #t)
+  -- a template that is no string fails on its length, as in sysbench
+  sysbench.rand.string = function(fmt)
+    local n = #fmt
+    return ffi.string(str(state, fmt, n), n)
   end
 end
 
@@ -517,7 +538,7 @@ function sysbench.report_json(stat)
     "reconnects": %4.2f
   }]], stat.time_total, stat.threads_running, tps, qps, r, w, o,
     stat.latency_pct * 1000, err, rec)
-  if stat.cumulative then
+  if stat.latency_min ~= nil then -- (only the cumulative report has it)
     if json_open then print("\n]") json_open = false end
     print("[\n" .. obj .. "\n]")
   elseif json_open then

@@ -114,9 +114,19 @@ fn stat_table(lua: &Lua, f: &Figures, cumulative: bool) -> mlua::Result<Table> {
     t.set("errors", f.errors as f64)?;
     t.set("reconnects", f.reconnects as f64)?;
     t.set("latency_pct", f.latency_pct_ms / 1000.0)?;
-    t.set("queue_length", 0)?;
-    t.set("concurrency", 0)?;
-    t.set("cumulative", cumulative)?;
+    if cumulative {
+        // only the cumulative report has the run's latency figures, in seconds
+        let s = f.summary.as_ref();
+        let sec = |ms: Option<f64>| ms.unwrap_or(0.0) / 1000.0;
+        t.set("latency_min", sec(s.map(|s| s.min_ms)))?;
+        t.set("latency_max", sec(s.map(|s| s.max_ms)))?;
+        t.set("latency_avg", sec(s.map(|s| s.avg_ms)))?;
+        t.set("latency_sum", sec(s.map(|s| s.sum_ms)))?;
+    } else {
+        // the --rate queue figures, intermediate reports only
+        t.set("queue_length", 0)?;
+        t.set("concurrency", 0)?;
+    }
     Ok(t)
 }
 
