@@ -268,16 +268,20 @@ fn k8s_lua_manifest_commands_run_sysbenchs_oltp_read_write_with_its_module() {
         let n = db.psql(&format!("SELECT count(*) FROM {t}"));
         assert_eq!(n.trim(), "500", "{t}");
     }
-    // per event: 2 updates, a delete and an insert (sysbench's oltp_read_write defaults); an
-    // event that hit a deadlock or a duplicate key (an ignored error) is rolled back and
-    // restarted, and its writes so far count too
+    // per event 20 statements (sysbench's oltp_read_write defaults: 14 reads, 2 updates, a
+    // delete and an insert, BEGIN and COMMIT); an event that hit a deadlock or a duplicate key
+    // (an ignored error) is rolled back and restarted: the statements it completed count, the
+    // failed one only as an error (as in sysbench). A write that changed no row (a delete of
+    // an id another thread deleted) counts as other, as sysbench's pgsql driver counts it, so
+    // the classes' total is what holds
     let (writes, ignored) = (
         figure(&c.stdout, "write:"),
         figure(&c.stdout, "ignored errors:"),
     );
+    let total = figure(&c.stdout, "read:") + writes + figure(&c.stdout, "other:");
     assert!(
-        (400 * 4..=400 * 4 + 4 * ignored).contains(&writes),
-        "{writes} writes, {ignored} ignored errors:\n{}",
+        (400 * 20..400 * 20 + 20 * ignored + 1).contains(&total) && writes <= 400 * 4 + 4 * ignored,
+        "{total} statements, {writes} writes, {ignored} ignored errors:\n{}",
         c.stdout
     );
 }
