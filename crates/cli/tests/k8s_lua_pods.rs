@@ -199,7 +199,7 @@ fn k8s_lua_manifest_commands_run_the_script_over_two_segments() {
     );
     let mut args = target(&db);
     args.extend(["--lua-module", module.to_str().unwrap(), "--"].map(String::from));
-    args.extend(["--threads=3", "--events=301", "--rows=7"].map(String::from));
+    args.extend(["--threads=3", "--events=301", "--time=0", "--rows=7"].map(String::from));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let docs = ok(&manifest(2, &file, &args));
     assert_eq!(docs[0]["data"]["seen_rows.lua"], MODULE);
@@ -254,7 +254,9 @@ fn k8s_lua_manifest_commands_run_sysbenchs_oltp_read_write_with_its_module() {
     );
     let mut args = target(&db);
     args.extend(["--lua-module", module.to_str().unwrap(), "--"].map(String::from));
-    args.extend(["--threads=4", "--events=400", size[0], size[1]].map(String::from));
+    // --time=0: the events alone end the run (sysbench's default 10 s would cut it on a loaded
+    // machine)
+    args.extend(["--threads=4", "--events=400", "--time=0", size[0], size[1]].map(String::from));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = manifest(2, &file, &args);
     assert!(
