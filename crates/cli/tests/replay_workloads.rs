@@ -418,6 +418,8 @@ fn concurrent(
     contents: &dyn Fn(&TestDb) -> String,
     rounds: usize,
 ) {
+    // the order a replay keeps depends on timing: not beside the suite's heaviest loads
+    let _turn = crate::common::alone();
     let server = logging_server();
     let db = fresh_db_on(server, hint);
     load(&db);
