@@ -3,8 +3,9 @@
 //! `--max-tries`, `--aggregate-interval` with each of these) every line has as many fields as
 //! pgbench 15's under the same options, the same fields carry figures (the lag columns with
 //! `-R`, the retries column with `--max-tries`), and the parsers written for that format read
-//! both tools' logs: pgbench-tools' own `log-to-csv`/`log-to-csv_rates` (third-party, copied
-//! unmodified in `bench_log_formats/pgbench-tools`) for per-transaction logs, and a parser of the
+//! both tools' logs: pgbench-tools' own `log-to-csv`/`log-to-csv_rates` (third-party: never
+//! copied here; read unmodified from the fetched repository, `PGRIG_PGBENCH_TOOLS_MIRROR` or
+//! `/work/.mirror/gregs1104+pgbench-tools/repo`, at commit 50aaeff) for per-transaction logs, and a parser of the
 //! aggregated line as PostgreSQL 15's documentation gives it (fifteen named fields, unpacked
 //! exactly). The sixteenth aggregated column, pgbench 19's other failures, appears only with
 //! pgbench 19's `--continue-on-error`.
@@ -90,20 +91,49 @@ fn parse_with(script: &[&str], lines: &[String]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn tools_script(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/bench_log_formats/pgbench-tools")
-        .join(name)
+/// The pgbench-tools commit whose parsers the tests run (BSD-3-Clause; fetched code is read
+/// where it lives, never committed).
+const PGBENCH_TOOLS_COMMIT: &str = "50aaeff3441e6b52b9df07fe8857cdcb49a2de6c";
+
+/// pgbench-tools' script `name`, written unchanged into a scratch directory from the fetched
+/// repository; `None` (reported by `pgrig_testkit::skip`) where this machine has no copy.
+fn tools_script(name: &str, scratch: &Path) -> Option<PathBuf> {
+    let git = std::env::var_os("PGRIG_PGBENCH_TOOLS_MIRROR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/work/.mirror/gregs1104+pgbench-tools/repo".into());
+    let out = std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(&git)
+        .args(["show", &format!("{PGBENCH_TOOLS_COMMIT}:{name}")])
+        .output();
+    match out {
+        Ok(o) if o.status.success() => {
+            let path = scratch.join(name);
+            std::fs::write(&path, o.stdout).unwrap();
+            Some(path)
+        }
+        _ => {
+            pgrig_testkit::skip(&format!(
+                "pgbench-tools is not fetched at {} (fetch github:gregs1104/pgbench-tools)",
+                git.display()
+            ));
+            None
+        }
+    }
 }
 
 /// pgbench-tools' parser of per-transaction logs (`log-to-csv_rates` when the run had `-R`):
 /// one CSV row per line.
 fn assert_pgbench_tools_reads(lines: &[String], rates: bool, what: &str) {
-    let script = tools_script(if rates {
+    let scratch = tempfile::tempdir().unwrap();
+    let name = if rates {
         "log-to-csv_rates"
     } else {
         "log-to-csv"
-    });
+    };
+    let Some(script) = tools_script(name, scratch.path()) else {
+        return;
+    };
     let csv = parse_with(&[script.to_str().unwrap(), "1", "pgrig-test"], lines);
     assert_eq!(csv.lines().count(), lines.len(), "{what}: {csv}");
 }

@@ -608,7 +608,7 @@ fn a_cancel_through_a_tcp_listener_is_recorded_and_replayed_and_other_users_are_
         );
         true
     } else {
-        println!("SKIPPED (part): not root, so no other user to connect as");
+        pgrig_testkit::skip("(part of the test) not root, so no other user to connect as");
         false
     };
     proxy.stop();
@@ -665,7 +665,7 @@ async fn round_trips(conn: &mut pgrig_wire::Connection, n: usize) -> Vec<u128> {
 #[test]
 fn a_connection_flood_from_another_user_slows_no_session() {
     if !nix::unistd::geteuid().is_root() {
-        println!("SKIPPED: not root, so no other user to flood from");
+        pgrig_testkit::skip("not root, so no other user to flood from");
         return;
     }
     let _turn = crate::common::alone();
@@ -776,7 +776,7 @@ fn a_connection_flood_from_another_user_slows_no_session() {
 #[test]
 fn the_owner_connects_through_a_flood_every_time() {
     if !nix::unistd::geteuid().is_root() {
-        println!("SKIPPED: not root, so no other user to flood from");
+        pgrig_testkit::skip("not root, so no other user to flood from");
         return;
     }
     let _turn = crate::common::alone();
