@@ -706,7 +706,9 @@ fn an_undeclared_scripts_options_travel_as_globals_but_never_replace_one() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("legacy.lua");
     std::fs::write(&file, LEGACY).unwrap();
-    let args = ["--threads=3", "--events=30", "--legacy-n=5"];
+    // 300 events (and no time limit): enough that each of the 3 threads gets some however the
+    // machine's load shares them out (with 30, a loaded run once left thread 1 without any)
+    let args = ["--threads=3", "--events=300", "--time=0", "--legacy-n=5"];
     let coord = coordinator(&db, &file, 2, &args);
     let ws: Vec<Child> = (0..2)
         .map(|i| worker(&db, i, 2, &file, &["--wait", "60"]))
@@ -719,7 +721,7 @@ fn an_undeclared_scripts_options_travel_as_globals_but_never_replace_one() {
     let seen = db.psql("SELECT string_agg(DISTINCT tid::text, ',') || ' ' || min(n) || ' ' || max(n) || ' ' || count(*) FROM seen");
     assert_eq!(
         seen.trim(),
-        "0,1,2 5 5 30",
+        "0,1,2 5 5 300",
         "thread_id is global, --legacy-n a global"
     );
     let run = forged_run(&db, &file, &["--threads=1", "--time=1", "--event=boom"]);
