@@ -880,7 +880,15 @@ fn a_concurrent_sysbench_capture_replays_to_the_recorded_end_state_and_errors() 
         let out = pgrig_replay(server, &cap);
         assert!(out.success(), "pgrig replay: {}", out.stderr);
         let digest = sbtest_digest(server, &db);
-        if digest == recorded && error_count(&out.stdout) == errors {
+        // the end state is what a replay must reproduce; an error the recording hit by a race
+        // (a deadlock, a duplicate key) may not recur when the replay keeps the order, but a
+        // replay never fails more statements than the recording did
+        let replay_errors = error_count(&out.stdout);
+        assert!(
+            replay_errors <= errors,
+            "round {round}: {replay_errors} errors, recorded {errors}"
+        );
+        if digest == recorded {
             matched += 1;
         } else {
             missed.push(format!(
@@ -892,8 +900,8 @@ fn a_concurrent_sysbench_capture_replays_to_the_recorded_end_state_and_errors() 
     }
     // the capture cannot settle every order (a statement is relayed before it takes its snapshot
     // and locks; docs/replay.md), so a loaded machine may make a replay differ: one of three
-    // must reproduce the recording, contents and error count (a replay out of the recorded order
-    // missed every time), as for the logs in replay_workloads
+    // must reproduce the recorded contents (a replay out of the recorded order missed every
+    // time)
     assert!(
         matched >= 1,
         "{matched} of 3 replays reproduced the recording: {missed:?}"
