@@ -13,7 +13,8 @@
 //! A run of a sysbench Lua script is a run of kind `lua` (`lua_script`: the schema names the
 //! script by file name and SHA-256, never its text; a worker runs its own copy): its segments
 //! hand in `pgrig_lua::tally::Tally`s (`lua_codec`), checked (`lua_check`) and added
-//! (`lua_merge`).
+//! (`lua_merge`); those three modules need pgrig-lua (LuaJIT) and are built with the `lua`
+//! feature only (the cli turns it on), so a pgbench-only build of the fleet compiles no Lua.
 
 pub mod bounds;
 pub mod check;
@@ -21,8 +22,11 @@ pub mod clock;
 pub mod codec;
 pub mod db;
 mod json_read;
+#[cfg(feature = "lua")]
 pub mod lua_check;
+#[cfg(feature = "lua")]
 pub mod lua_codec;
+#[cfg(feature = "lua")]
 pub mod lua_merge;
 pub mod lua_script;
 pub mod merge;
