@@ -153,7 +153,12 @@ fn worker_streams_are_sysbenchs_for_a_seed() {
     let s = script();
     for seed in ["--rand-seed=7", "--rand-seed=424242"] {
         for threads in ["--threads=1", "--threads=2"] {
-            same_lines(Tool::SysbenchIsolated, &[], &[seed, threads, &s, "run"], &WORKER);
+            same_lines(
+                Tool::SysbenchIsolated,
+                &[],
+                &[seed, threads, &s, "run"],
+                &WORKER,
+            );
         }
     }
 }
