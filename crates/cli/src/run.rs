@@ -173,19 +173,15 @@ fn measure(
     };
     let metrics_opts = a
         .metrics_addr
-        .clone()
-        .map(|addr| crate::args::MetricsOptions {
-            addr,
-            linger_s: a.metrics_linger,
-        });
-    let (metrics, engine_sink) =
-        match crate::metrics::Metrics::around(metrics_opts.as_ref(), sink.clone()) {
-            Ok(m) => m,
-            Err(e) => {
-                eprintln!("pgrig: error: {e}");
-                return 1;
-            }
-        };
+        .as_deref()
+        .map(|addr| (addr, a.metrics_linger));
+    let (metrics, engine_sink) = match crate::metrics::Metrics::around(metrics_opts, sink.clone()) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("pgrig: error: {e}");
+            return 1;
+        }
+    };
     let rampup = tpcc_rampup(a, native_name.as_deref());
     let seconds = ServerSeconds::connect(&cfg.conn);
     let engine_sink = SecondsSink::around(engine_sink, seconds.as_ref());
