@@ -2,9 +2,7 @@
 //! (`-f`: into a replay file), replays a log or (`-r`) a replay file, and prints pgreplay's
 //! statistics; the work is in the pgrig-replay crate.
 
-mod changes;
 mod cmdline;
-mod document;
 mod progress;
 mod store;
 
@@ -16,7 +14,7 @@ use pgrig_replay::entry::Format;
 use pgrig_replay::parser::{LogParser, ParseOptions};
 use pgrig_replay::replayer::{replay_with_progress, ReplayOptions};
 use pgrig_replay::tally::Tallies;
-use pgrig_replay::{capture_file, replayfile, Error, Item};
+use pgrig_replay::{capture_file, changes, document, replayfile, Error, Item};
 use pgrig_results::replay_doc::ReplayDocument;
 
 use cmdline::{parse, Opts, Parsed};
