@@ -9,6 +9,7 @@
 //! * `--compare`: [`recorded`] (the log's durations and errors) and the replayer's measured
 //!   latency, per normalised statement ([`normalize`], [`tally`]), compared and tabled
 //!   ([`changes`]).
+//! * [`source`]: the input opened as pgreplay opens it (a log, a replay file or a capture file).
 //! * [`document`]: the replay document of one `pgrig replay` (`--json`, `--store`).
 
 pub mod bind;
@@ -32,6 +33,7 @@ pub mod recorded;
 pub mod replayer;
 pub mod replayfile;
 pub mod served;
+pub mod source;
 pub mod stats;
 pub mod tally;
 pub mod time;
