@@ -18,6 +18,7 @@ mod capture_diag;
 pub mod capture_file;
 pub mod capture_msg;
 pub mod capture_peer;
+pub mod capture_setup;
 pub mod changes;
 pub mod csv_variant;
 pub mod document;
