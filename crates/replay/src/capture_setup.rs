@@ -126,12 +126,10 @@ mod tests {
 
     #[test]
     fn an_upstream_with_a_password_or_tls_is_refused() {
-        let e = upstream("postgresql://u:secret@h/db")
-            .err()
-            .expect("refused");
+        let e = upstream("postgresql://u:secret@h/db").expect_err("refused");
         assert!(e.0.starts_with("--upstream: holds a password"), "{e}");
         assert!(!e.0.contains("secret"));
-        let e = upstream("host=h sslmode=require").err().expect("refused");
+        let e = upstream("host=h sslmode=require").expect_err("refused");
         assert!(
             e.0.contains("TLS to the upstream server is not supported"),
             "{e}"
