@@ -23,8 +23,6 @@ pub mod k8s_lua;
 pub mod k8s_lua_files;
 pub mod k8s_yaml;
 pub mod load;
-pub mod metrics;
-pub mod metrics_http;
 pub mod own_args;
 pub mod profile;
 pub mod prompt;
@@ -43,3 +41,6 @@ pub mod tpcc;
 pub mod worker;
 pub mod worker_join;
 pub mod worker_lua;
+
+/// The live OpenMetrics endpoint (`--metrics-addr`), in its own crate.
+pub use pgrig_metrics as metrics;

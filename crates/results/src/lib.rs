@@ -11,6 +11,8 @@ pub mod plans;
 pub mod profiles;
 pub mod query_summary;
 pub mod replay_doc;
+pub mod run_summary;
+pub mod single_run;
 mod sqlite_store;
 pub mod store;
 mod store_lock;
