@@ -254,13 +254,14 @@ fn counter(o: &mut String, name: &str, help: &str, v: u64) {
 
 /// This process's CPU time (user + system), seconds.
 pub fn process_cpu_seconds() -> f64 {
-    // SAFETY: getrusage fills the struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
-        return 0.0;
+    use nix::sys::resource::{getrusage, UsageWho};
+    match getrusage(UsageWho::RUSAGE_SELF) {
+        Ok(ru) => {
+            let tv = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+            tv(ru.user_time()) + tv(ru.system_time())
+        }
+        Err(_) => 0.0,
     }
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 /// This host's name (`/proc/sys/kernel/hostname`), `localhost` when unknown.
