@@ -470,6 +470,9 @@ fn report(
     for w in &doc.self_check.warnings {
         sink.message(Level::Warning, w);
     }
+    for f in &doc.findings {
+        eprintln!("{}", f.line());
+    }
     let mut code = 0;
     if let Some(json) = json {
         if let Err(e) = json.write(doc) {

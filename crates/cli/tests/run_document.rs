@@ -340,6 +340,21 @@ fn documented_fields_are_exactly_the_produced_ones() {
         (s.queries_read, s.queries_write, s.queries_other) = (Some(10), Some(4), Some(2));
         s.reconnects = Some(0);
     }
+    // a steady window and a finding with evidence, as a long run has them
+    doc.steady = Some(pgrig_results::document::SteadyWindow {
+        from_s: 10.0,
+        to_s: 120.0,
+        tps: 1000.0,
+        tps_ci95: 5.0,
+        drift_pct: 0.5,
+    });
+    doc.findings = vec![pgrig_verdict::Finding::new(
+        "warm_up",
+        pgrig_verdict::Severity::Warning,
+        "the first 10 s were warm-up".into(),
+        "quote the steady window",
+    )
+    .with("warm-up", 10.0, "s", "per-second series, MSER-5")];
     paths(&serde_json::to_value(&doc).unwrap(), "", &mut produced);
     let documented = documented_fields();
     let undocumented: Vec<_> = produced.difference(&documented).collect();

@@ -74,6 +74,7 @@ mod report_cli;
 mod report_figures;
 mod run_and_server;
 mod run_document;
+mod run_verdict;
 mod scale_hostile_rows;
 mod scale_k8s_manifest;
 mod scale_netns;

@@ -96,6 +96,27 @@ pub struct RunDocument {
     /// the latencies; `duration_s` ends at the cut); absent when the run ended otherwise
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unfinished_events: Option<u64>,
+    /// the steady part of the run (absent when the run is too short to tell, or unsettled)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyWindow>,
+    /// the verdict's findings (`pgrig-verdict`; empty: nothing found)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<crate::finding::Finding>,
+}
+
+/// The steady part of a run: the per-second throughput after its warm-up, found by MSER-5
+/// (`pgrig-verdict`'s `steady`), and the throughput over it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SteadyWindow {
+    /// where the window starts (the warm-up before it), seconds after the run's start
+    pub from_s: f64,
+    pub to_s: f64,
+    /// successful transactions per second over the window
+    pub tps: f64,
+    /// half-width of its 95 % confidence interval (from 5-second batch means)
+    pub tps_ci95: f64,
+    /// the fitted change across the window, % of `tps`
+    pub drift_pct: f64,
 }
 
 /// The segments of a run spread over several client hosts.

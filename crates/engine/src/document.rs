@@ -13,6 +13,13 @@ use crate::stats::{Counts, Moments, ScriptStats, Snapshot};
 
 /// The document of a finished run.
 pub fn of(r: &RunResult) -> RunDocument {
+    let mut doc = plain(r);
+    pgrig_verdict::judge(&mut doc);
+    doc
+}
+
+/// The document's figures, before the verdict.
+fn plain(r: &RunResult) -> RunDocument {
     let total = r.stats.total();
     let histogram = r.stats.histogram();
     RunDocument {
@@ -77,6 +84,8 @@ pub fn of(r: &RunResult) -> RunDocument {
                 .filter(|c| c.unfinished_s.is_some())
                 .count() as u64
         }),
+        steady: None,
+        findings: Vec::new(),
     }
 }
 

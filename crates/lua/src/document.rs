@@ -42,7 +42,7 @@ pub fn of(inv: &Invocation, t: &Tally, server_version: &str) -> RunDocument {
         (WRITES.to_string(), t.writes),
         (OTHER.to_string(), t.other),
     ]);
-    RunDocument {
+    let mut doc = RunDocument {
         schema_version: SCHEMA_VERSION,
         pgrig_version: env!("CARGO_PKG_VERSION").into(),
         server_version: server_version.into(),
@@ -95,7 +95,11 @@ pub fn of(inv: &Invocation, t: &Tally, server_version: &str) -> RunDocument {
                     .count() as u64
             },
         ),
-    }
+        steady: None,
+        findings: Vec::new(),
+    };
+    pgrig_verdict::judge(&mut doc);
+    doc
 }
 
 /// The general options as the document's `options` (never a password).

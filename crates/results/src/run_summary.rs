@@ -1,5 +1,6 @@
 //! `pgrig run`'s human-readable summary of a run document: workload, server, clients, outcomes,
-//! throughput, latency percentiles and the client's CPU time and run-queue wait. Its snapshot
+//! throughput (and over the steady window), latency percentiles, the client's CPU time and
+//! run-queue wait, and the verdict's line. Its snapshot
 //! test is the cli's `run_document` (`pgrig_cli::run::summary` re-exports it).
 
 use std::fmt::Write;
@@ -45,13 +46,50 @@ pub fn summary(r: &RunDocument) -> String {
         k.ok, k.failed, k.retried, k.retries
     );
     let _ = writeln!(s, "throughput:   {:.1} tps", r.tps);
+    if let Some(w) = &r.steady {
+        let _ = writeln!(
+            s,
+            "steady:       {:.1} tps (± {:.1}) from {:.0} s to {:.0} s",
+            w.tps, w.tps_ci95, w.from_s, w.to_s
+        );
+    }
     let _ = writeln!(
         s,
         "latency ms:   mean {:.3}  p50 {:.3}  p90 {:.3}  p99 {:.3}  p99.9 {:.3}  max {:.3}",
         l.mean, l.p50, l.p90, l.p99, l.p99_9, l.max
     );
     client_cpu_lines(&mut s, r);
+    let _ = writeln!(s, "verdict:      {}", verdict(r));
     s
+}
+
+/// One line: `valid`, or the worst severity with the checks that found something (each one's
+/// sentence and advice follow on standard error).
+pub fn verdict(r: &RunDocument) -> String {
+    use pgrig_document::finding::{worst, Severity};
+    let Some(sev) = worst(&r.findings) else {
+        return "valid: no check found anything".into();
+    };
+    let names = |s: Severity| -> Vec<&str> {
+        r.findings
+            .iter()
+            .filter(|f| f.severity == s)
+            .map(|f| f.check.as_str())
+            .collect()
+    };
+    let mut parts = Vec::new();
+    for s in [Severity::Invalid, Severity::Warning, Severity::Info] {
+        let n = names(s);
+        if !n.is_empty() {
+            parts.push(format!("{} {}", s.as_str(), n.join(", ")));
+        }
+    }
+    let head = match sev {
+        Severity::Invalid => "INVALID",
+        Severity::Warning => "valid with warnings",
+        Severity::Info => "valid",
+    };
+    format!("{head} ({})", parts.join("; "))
 }
 
 /// The client's two CPU figures: CPU time (seconds, the busiest thread's share of the run, per

@@ -10,14 +10,16 @@
 //! - [`checks`]: did it happen (client against server counters), errors;
 //! - [`background`]: background work covered (checkpoints, autovacuum), the schedule under a
 //!   rate;
-//! - [`config`]: pre-flight (connections, branch rows, where the dataset lives, durability).
+//! - [`config`]: pre-flight (connections, branch rows, where the dataset lives, durability);
+//! - [`judge`]: the checks a run document's own figures support, written into it.
 
 pub mod background;
 pub mod checks;
 pub mod config;
-pub mod finding;
+pub mod judge;
 pub mod steady;
 pub mod tquantile;
 pub mod window;
 
-pub use finding::{Evidence, Finding, Severity};
+pub use judge::judge;
+pub use pgrig_document::finding::{self, worst, Evidence, Finding, Severity};

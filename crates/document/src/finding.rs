@@ -1,6 +1,6 @@
 //! What a check found: [`Finding`] (a named check, a [`Severity`], a one-line summary, the
 //! [`Evidence`] with each figure's source, and what to do), serialised as the run document's
-//! `findings` entries.
+//! `findings` entries (the checks themselves are `pgrig-verdict`'s).
 
 use serde::{Deserialize, Serialize};
 
