@@ -8,10 +8,10 @@
 //! outlives the pods. Every object's name carries the run's id (`--run-id`, default: made up
 //! from the clock), workers join only a run with these options (`--options-digest`), both Jobs
 //! end by `activeDeadlineSeconds` and are deleted `ttlSecondsAfterFinished` later. Everything is
-//! checked before anything is printed (`crate::k8s_check`). With `--lua-script FILE` the run is
+//! checked before anything is printed (`pgrig_fleet::k8s_check`). With `--lua-script FILE` the run is
 //! a sysbench Lua script's (`crate::k8s_lua`): a ConfigMap holding the script comes first,
 //! mounted read-only in every pod; the workers run `pgrig worker --lua-script`, the coordinator
-//! `pgrig sysbench SCRIPT --segments=N ... run`. The YAML text: `crate::k8s_yaml`.
+//! `pgrig sysbench SCRIPT --segments=N ... run`. The YAML text: `pgrig_fleet::k8s_yaml`.
 
 use clap::Parser;
 use serde_json::{json, Value};
@@ -138,7 +138,7 @@ pub fn manifest(a: &ManifestArgs) -> Result<String, String> {
     docs.extend([workers_job(a, &run), coordinator_job(a, &run)]);
     Ok(docs
         .iter()
-        .map(|d| format!("---\n{}", crate::k8s_yaml::yaml(d, 0)))
+        .map(|d| format!("---\n{}", pgrig_fleet::k8s_yaml::yaml(d, 0)))
         .collect())
 }
 
@@ -151,9 +151,9 @@ struct Run {
     lua: Option<crate::k8s_lua::LuaRun>,
 }
 
-/// Every option checked ([`crate::k8s_check`]); the run's particulars.
+/// Every option checked ([`pgrig_fleet::k8s_check`]); the run's particulars.
 fn check(a: &ManifestArgs) -> Result<Run, String> {
-    use crate::k8s_check as k;
+    use pgrig_fleet::k8s_check as k;
     k::label("--name", &a.name, 40)?;
     if let Some(ns) = &a.namespace {
         k::label("--namespace", ns, 63)?;
@@ -361,7 +361,7 @@ fn coordinator_job(a: &ManifestArgs, run: &Run) -> Value {
     let store = a
         .store
         .as_deref()
-        .map_or(STORE.to_string(), crate::k8s_check::escape_dollars);
+        .map_or(STORE.to_string(), pgrig_fleet::k8s_check::escape_dollars);
     if let Some(l) = &run.lua {
         let args = l.coordinator_args(a.segments, COORDINATOR, &store);
         let mut c = coordinator_container(a, args);
@@ -380,7 +380,11 @@ fn coordinator_job(a: &ManifestArgs, run: &Run) -> Value {
         store,
     ];
     // Kubernetes expands $(VAR) in args: the options reach pgrig as written
-    args.extend(a.bench.iter().map(|o| crate::k8s_check::escape_dollars(o)));
+    args.extend(
+        a.bench
+            .iter()
+            .map(|o| pgrig_fleet::k8s_check::escape_dollars(o)),
+    );
     let pod = json!({"restartPolicy": "Never", "containers": [coordinator_container(a, args)]});
     job(a, run, "coordinator", json!({}), pod)
 }

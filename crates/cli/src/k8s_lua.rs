@@ -124,7 +124,7 @@ impl LuaRun {
         args.extend(
             self.options
                 .iter()
-                .map(|o| crate::k8s_check::escape_dollars(o)),
+                .map(|o| pgrig_fleet::k8s_check::escape_dollars(o)),
         );
         args.push("run".into());
         args

@@ -64,7 +64,7 @@ fn read_one(option: &str, file: &Path) -> Result<LuaFile, String> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    crate::k8s_check::config_map_key(option, &key)?;
+    pgrig_fleet::k8s_check::config_map_key(option, &key)?;
     let bytes =
         std::fs::read(file).map_err(|e| format!("{option} {shown}: cannot read it: {e}"))?;
     if bytes.len() as u64 > CONFIG_MAP_MAX {

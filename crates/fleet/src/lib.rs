@@ -13,7 +13,8 @@
 //! A run of a sysbench Lua script is a run of kind `lua` (`lua_script`: the schema names the
 //! script by file name and SHA-256, never its text; a worker runs its own copy): its segments
 //! hand in `pgrig_lua::tally::Tally`s (`lua_codec`), checked (`lua_check`) and added
-//! (`lua_merge`).
+//! (`lua_merge`). For Kubernetes (`pgrig k8s manifest`): the checks of every name, quantity and
+//! option before anything is printed (`k8s_check`) and the manifest's YAML text (`k8s_yaml`).
 
 pub mod bounds;
 pub mod check;
@@ -21,6 +22,8 @@ pub mod clock;
 pub mod codec;
 pub mod db;
 mod json_read;
+pub mod k8s_check;
+pub mod k8s_yaml;
 pub mod lua_check;
 pub mod lua_codec;
 pub mod lua_merge;
