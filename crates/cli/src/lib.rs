@@ -19,7 +19,6 @@ pub mod interrupt;
 pub mod json;
 pub mod k8s;
 pub mod k8s_lua;
-pub mod k8s_lua_files;
 pub mod load;
 pub mod metrics;
 pub mod metrics_http;

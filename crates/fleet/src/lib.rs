@@ -14,7 +14,8 @@
 //! script by file name and SHA-256, never its text; a worker runs its own copy): its segments
 //! hand in `pgrig_lua::tally::Tally`s (`lua_codec`), checked (`lua_check`) and added
 //! (`lua_merge`). For Kubernetes (`pgrig k8s manifest`): the checks of every name, quantity and
-//! option before anything is printed (`k8s_check`) and the manifest's YAML text (`k8s_yaml`).
+//! option before anything is printed (`k8s_check`), the manifest's YAML text (`k8s_yaml`) and a
+//! Lua run's ConfigMap files (`k8s_lua_files`).
 
 pub mod bounds;
 pub mod check;
@@ -23,6 +24,7 @@ pub mod codec;
 pub mod db;
 mod json_read;
 pub mod k8s_check;
+pub mod k8s_lua_files;
 pub mod k8s_yaml;
 pub mod lua_check;
 pub mod lua_codec;
