@@ -15,6 +15,7 @@ use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_fleet::check::MAX_COUNT;
 use pgrig_fleet::db::Db;
+use pgrig_fleet::follower::Follower;
 use pgrig_fleet::protocol::{self, WorkerRow};
 use pgrig_fleet::ScaleError;
 
@@ -165,19 +166,6 @@ pub(crate) enum Outcome {
     Ended(Vec<WorkerRow>),
     /// Ctrl-C before the start
     StoppedEarly,
-}
-
-/// Told what the coordinator reads while it follows a run (a Lua script run's merged interval
-/// lines, `crate::sysbench::segment_lines`).
-pub(crate) trait Follower {
-    /// A new interval row (`id`), passed by `pgrig_fleet::check::interval`, before the live
-    /// figures take it; an error (a refused row) fails the run.
-    fn row(&mut self, id: i64, i: &protocol::Interval) -> Result<(), ScaleError>;
-    /// After each look at the workers (every row written so far read): their rows and the
-    /// segments marked silent.
-    fn round(&mut self, ws: &[WorkerRow], silent: &BTreeMap<u32, f64>);
-    /// The run has ended and every row written has been read.
-    fn finish(&mut self);
 }
 
 pub(crate) struct Coordinator<'a> {
