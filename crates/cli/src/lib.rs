@@ -38,5 +38,5 @@ pub mod sink;
 pub mod sysbench;
 pub mod tpcc;
 pub mod worker;
-pub mod worker_join;
+pub mod worker_args;
 pub mod worker_lua;

@@ -7,7 +7,8 @@
 //! offset; or as failed, with the reason it refused the run), waits for the shared start
 //! instant, runs its share of the clients, reports every interval and hands its statistics in
 //! for the exact merge. With `--lua-script FILE` it runs a sysbench Lua script's run instead
-//! (`crate::worker_lua`); what both do is `crate::worker_join`'s.
+//! (`crate::worker_lua`); what both do is `pgrig_fleet::join`'s, their
+//! command line `crate::worker_args`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Sender};
@@ -22,7 +23,8 @@ use pgrig_fleet::share::SegmentId;
 use pgrig_fleet::ScaleError;
 
 use crate::sink::StderrSink;
-use crate::worker_join::{self, WorkerArgs};
+use crate::worker_args::{self, WorkerArgs};
+use pgrig_fleet::join;
 
 pub fn main(args: &[String]) -> i32 {
     let a: WorkerArgs = match crate::own_args::parse(args) {
@@ -45,12 +47,13 @@ pub fn main(args: &[String]) -> i32 {
 
 fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     let seg = a.segment;
-    worker_join::check_args(a)?;
+    worker_args::check_args(a)?;
+    let j = a.joining();
     let mut db = Db::connect(&a.coordinator)?;
-    let run = worker_join::wait_for_run(&mut db, a, "pgbench")?;
+    let run = join::wait_for_run(&mut db, &j, "pgbench")?;
     let cfg = match segment_config(&run, a) {
         Ok(c) => c,
-        Err(e) => return Err(worker_join::refuse(&mut db, &run, seg, e)),
+        Err(e) => return Err(join::refuse(&mut db, &run, &j, e)),
     };
     for (i, s) in cfg.0.scripts.iter().enumerate() {
         if let pgrig_engine::config::ScriptSource::File { path, text, .. } = s {
@@ -67,7 +70,7 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     }
     let cfg = cfg.0;
     let target = pgrig_fleet::target::fingerprint(&cfg.conn).map(|t| t.to_string());
-    let offset = worker_join::register(&mut db, &run, a, target)?;
+    let offset = join::register(&mut db, &run, &j, target)?;
     let (first, total) = pgrig_engine::config::segment_clients(&cfg);
     eprintln!(
         "pgrig: segment {}/{} of run {}: clients {first}..{} of {total}, clock offset {:+.3} ms (± {:.3} ms)",
@@ -78,7 +81,7 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
         offset.offset_ms,
         offset.error_ms
     );
-    if !worker_join::wait_for_start(&mut db, &run, offset.offset_ms, a.wait)? {
+    if !join::wait_for_start(&mut db, &run, offset.offset_ms, a.wait)? {
         eprintln!(
             "pgrig: the coordinator stopped run {} before it started",
             run.id
@@ -159,7 +162,8 @@ fn run_segment(db: Db, run: &RunRow, seg: SegmentId, cfg: BenchConfig) -> Result
     let reporter = {
         let (stop, done, run_id, ms) = (stop.clone(), done.clone(), run.id, run.interval_ms);
         std::thread::spawn(move || {
-            worker_join::report_loop(db, run_id, seg.index, ms, rx, &stop, &done)
+            let say = |l: &str| eprintln!("{l}");
+            join::report_loop(db, (run_id, seg.index, ms), rx, &stop, &done, &say)
         })
     };
     let result = pgrig_engine::run_bench(cfg, sink, &stop);

@@ -26,7 +26,8 @@ use pgrig_lua::{Invocation, ScriptOptions};
 
 use crate::sysbench::cmdline::CmdLine;
 use crate::sysbench::general::General;
-use crate::worker_join::{self, WorkerArgs};
+use crate::worker_args::{self, WorkerArgs};
+use pgrig_fleet::join;
 
 /// The local `--lua-script` files (a directory: its `*.lua` files) with their SHA-256.
 fn local_scripts(given: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ScaleError> {
@@ -183,17 +184,18 @@ fn target(conn: &pgrig_wire::ConnArgs) -> Result<(String, String), ScaleError> {
 /// The Lua worker; its exit status.
 pub fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     let seg = a.segment;
-    worker_join::check_args(a)?;
+    worker_args::check_args(a)?;
+    let j = a.joining();
     let local = local_scripts(&a.lua_script)?;
     let mut db = Db::connect(&a.coordinator)?;
-    let run = worker_join::wait_for_run(&mut db, a, lua_script::KIND)?;
+    let run = join::wait_for_run(&mut db, &j, lua_script::KIND)?;
     let ready = ScriptRef::decode(&run.scripts)
         .map_err(|e| ScaleError::new(format!("run {}: refused: {e}", run.id)))
         .and_then(|s| Ok((matching(&run, &s, &local)?, s)))
         .and_then(|(f, s)| Ok((plan(&run, a, &f)?, f, s)));
     let (plan, file, script) = match ready {
         Ok(p) => p,
-        Err(e) => return Err(worker_join::refuse(&mut db, &run, seg, e)),
+        Err(e) => return Err(join::refuse(&mut db, &run, &j, e)),
     };
     eprintln!(
         "pgrig: run {}: script {} (sha256 {}) is {}",
@@ -204,7 +206,7 @@ pub fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     );
     let measured = target(&plan.inv.conn);
     let version = measured.as_ref().map(|m| m.1.clone()).unwrap_or_default();
-    let offset = worker_join::register(&mut db, &run, a, measured.map(|m| m.0))?;
+    let offset = join::register(&mut db, &run, &j, measured.map(|m| m.0))?;
     eprintln!(
         "pgrig: segment {}/{} of run {}: threads {}..{} of {}, clock offset {:+.3} ms (± {:.3} ms)",
         seg.index,
@@ -216,7 +218,7 @@ pub fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
         offset.offset_ms,
         offset.error_ms
     );
-    let Some(at) = worker_join::start_instant(&mut db, &run, offset.offset_ms, a.wait)? else {
+    let Some(at) = join::start_instant(&mut db, &run, offset.offset_ms, a.wait)? else {
         eprintln!(
             "pgrig: the coordinator stopped run {} before it started",
             run.id
@@ -273,7 +275,10 @@ fn run_segment(
     let done = Arc::new(AtomicBool::new(false));
     let reporter = {
         let (stop, done, run_id, ms) = (stop.clone(), done.clone(), run.id, run.interval_ms);
-        std::thread::spawn(move || worker_join::report_loop(db, run_id, seg, ms, rx, &stop, &done))
+        std::thread::spawn(move || {
+            let say = |l: &str| eprintln!("{l}");
+            join::report_loop(db, (run_id, seg, ms), rx, &stop, &done, &say)
+        })
     };
     let outcome = pgrig_lua::run_segment(inv, part, Some(hook));
     done.store(true, Ordering::SeqCst);

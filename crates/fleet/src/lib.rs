@@ -15,7 +15,9 @@
 //! hand in `pgrig_lua::tally::Tally`s (`lua_codec`), checked (`lua_check`) and added
 //! (`lua_merge`). For Kubernetes (`pgrig k8s manifest`): the checks of every name, quantity and
 //! option before anything is printed (`k8s_check`), the manifest's YAML text (`k8s_yaml`) and a
-//! Lua run's ConfigMap files (`k8s_lua_files`).
+//! Lua run's ConfigMap files (`k8s_lua_files`). What every worker does to join a run and report
+//! (`join`); what a coordinator tells whoever follows the run with it (`follower`), such as a Lua
+//! run's merged interval lines (`segment_lines`).
 
 pub mod bounds;
 pub mod check;
@@ -23,6 +25,7 @@ pub mod clock;
 pub mod codec;
 pub mod db;
 pub mod follower;
+pub mod join;
 mod json_read;
 pub mod k8s_check;
 pub mod k8s_lua_files;
