@@ -21,7 +21,7 @@ use crate::sysbench::script::SCRIPT_DIR;
 use pgrig_fleet::k8s_lua_files::{self as files, LuaFile};
 
 /// Where the script's ConfigMap is mounted (read-only) in every pod.
-pub const MOUNT: &str = "/etc/pgrig/lua";
+pub use pgrig_fleet::k8s_objects::MOUNT;
 
 /// Client-side `kubectl apply` keeps a copy of the object in an annotation; annotations are
 /// limited to 256 KiB in all.

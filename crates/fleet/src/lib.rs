@@ -15,7 +15,7 @@
 //! hand in `pgrig_lua::tally::Tally`s (`lua_codec`), checked (`lua_check`) and added
 //! (`lua_merge`). For Kubernetes (`pgrig k8s manifest`): the checks of every name, quantity and
 //! option before anything is printed (`k8s_check`), the manifest's YAML text (`k8s_yaml`) and a
-//! Lua run's ConfigMap files (`k8s_lua_files`). What every worker does to join a run and report
+//! Lua run's ConfigMap files (`k8s_lua_files`), and the objects themselves (`k8s_objects`). What every worker does to join a run and report
 //! (`join`); what a coordinator tells whoever follows the run with it (`follower`), such as a Lua
 //! run's merged interval lines (`segment_lines`).
 
@@ -29,6 +29,7 @@ pub mod join;
 mod json_read;
 pub mod k8s_check;
 pub mod k8s_lua_files;
+pub mod k8s_objects;
 pub mod k8s_yaml;
 pub mod lua_check;
 pub mod lua_codec;
