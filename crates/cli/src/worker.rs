@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex};
 
-use pgrig_engine::config::{BenchConfig, SeedOption};
+use pgrig_engine::config::BenchConfig;
 use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_fleet::db::Db;
@@ -51,7 +51,13 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     let j = a.joining();
     let mut db = Db::connect(&a.coordinator)?;
     let run = join::wait_for_run(&mut db, &j, "pgbench")?;
-    let cfg = match segment_config(&run, a) {
+    let own = pgrig_fleet::worker_run::Own {
+        segment: a.segment,
+        target: a.target.clone(),
+        log_dir: a.log_dir.as_deref(),
+    };
+    let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
+    let cfg = match pgrig_fleet::worker_run::bench_config(&run, &own, &env) {
         Ok(c) => c,
         Err(e) => return Err(join::refuse(&mut db, &run, &j, e)),
     };
@@ -101,49 +107,6 @@ fn pre_run_vacuum(cfg: &BenchConfig) -> Result<(), ScaleError> {
     }
     eprintln!("end.");
     Ok(())
-}
-
-/// The whole run's configuration from the run options the schema holds (checked: run options
-/// only), its scripts (checked, as text), this worker's own target and log directory, cut to
-/// this segment; and whether the run asked for no vacuum (`-n`).
-fn segment_config(run: &RunRow, a: &WorkerArgs) -> Result<(BenchConfig, bool), ScaleError> {
-    let refused = |why: String| ScaleError::new(format!("run {}: refused: {why}", run.id));
-    crate::args::run_options::check_stored(&run.args).map_err(refused)?;
-    if !(100..=60_000).contains(&run.interval_ms) {
-        return Err(refused(format!(
-            "its interval of {} ms is not within 100 to 60000 ms",
-            run.interval_ms
-        )));
-    }
-    let scripts = pgrig_fleet::scripts::decode(&run.scripts).map_err(|e| refused(e.0))?;
-    let mut argv = vec!["pgrig worker".to_string()];
-    argv.extend(run.args.iter().cloned());
-    let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
-    let parsed = crate::args::parse_pgbench_args("pgrig", &argv, &env)
-        .map_err(|e| refused(format!("its options: {}", e.lines.join("; "))))?;
-    let crate::args::Action::Bench(mut cfg) = parsed.action else {
-        return Err(refused("its options are not a benchmark".into()));
-    };
-    cfg.scripts = scripts;
-    cfg.conn = pgrig_engine::config::ConnArgs {
-        dbname: a.target.clone(),
-        ..Default::default()
-    };
-    if cfg.log {
-        let Some(dir) = &a.log_dir else {
-            return Err(refused(
-                "it asks for -l transaction logs: give this worker --log-dir DIR".into(),
-            ));
-        };
-        let prefix = cfg.log_prefix.as_deref().unwrap_or("pgbench_log");
-        cfg.log_prefix = Some(dir.join(prefix).to_string_lossy().into_owned());
-    }
-    cfg.random_seed = Some(SeedOption::Value(run.seed));
-    let (_, share) = pgrig_fleet::share::clients_of(a.segment, cfg.clients);
-    pgrig_fleet::bounds::bench(&cfg, share).map_err(refused)?;
-    let no_vacuum = cfg.no_vacuum;
-    let cfg = pgrig_fleet::share::segment_config(cfg, a.segment)?;
-    Ok((cfg, no_vacuum))
 }
 
 /// Runs the segment with a reporter thread writing intervals and heartbeats; hands the result

@@ -14,10 +14,12 @@
 //! script by file name and SHA-256, never its text; a worker runs its own copy): its segments
 //! hand in `pgrig_lua::tally::Tally`s (`lua_codec`), checked (`lua_check`) and added
 //! (`lua_merge`). For Kubernetes (`pgrig k8s manifest`): the checks of every name, quantity and
-//! option before anything is printed (`k8s_check`), the manifest's YAML text (`k8s_yaml`) and a
-//! Lua run's ConfigMap files (`k8s_lua_files`), and the objects themselves (`k8s_objects`). What every worker does to join a run and report
-//! (`join`); what a coordinator tells whoever follows the run with it (`follower`), such as a Lua
-//! run's merged interval lines (`segment_lines`).
+//! option before anything is printed (`k8s_check`), a Lua run's ConfigMap files
+//! (`k8s_lua_files`), the objects (`k8s_objects`) and their YAML text (`k8s_yaml`). What every
+//! worker does to join a run and report (`join`) and what it takes from the run (`worker_run`);
+//! what a coordinator tells whoever follows the run with it (`follower`), such as a Lua run's
+//! merged interval lines (`segment_lines`). Nothing here prints: messages come back as values or
+//! go through an output the caller gives.
 
 pub mod bounds;
 pub mod check;
@@ -43,6 +45,7 @@ pub mod segment_lines;
 pub mod share;
 pub mod target;
 pub mod vacuum;
+pub mod worker_run;
 
 /// What went wrong, said for the user (connection strings masked).
 #[derive(Debug, Clone, PartialEq, Eq)]
