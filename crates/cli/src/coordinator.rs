@@ -16,6 +16,7 @@ use pgrig_engine::StopHandle;
 use pgrig_fleet::check::MAX_COUNT;
 use pgrig_fleet::db::Db;
 use pgrig_fleet::follower::Follower;
+use pgrig_fleet::handed_in;
 use pgrig_fleet::protocol::{self, WorkerRow};
 use pgrig_fleet::ScaleError;
 
@@ -296,7 +297,7 @@ impl Coordinator<'_> {
             let ws = protocol::workers(&mut self.db, self.run)?;
             pgrig_fleet::check::workers(self.run, &ws, self.count)?;
             if let Some(w) = ws.iter().find(|w| w.state == "failed") {
-                return Err(ScaleError::new(failure(w)));
+                return Err(ScaleError::new(handed_in::failure(w)));
             }
             self.same_target(&ws)?;
             if self.stop.requested() {
@@ -350,7 +351,7 @@ impl Coordinator<'_> {
     fn check(&mut self, ws: &[WorkerRow], grace: bool) -> Result<(), ScaleError> {
         for w in ws.iter().filter(|w| w.state == "failed") {
             if self.failed.insert(w.segment) {
-                self.sink.message(Level::Error, &failure(w));
+                self.sink.message(Level::Error, &handed_in::failure(w));
             }
         }
         let limit = 2.0 * INTERVAL_MS as f64 / 1000.0 + 0.5;
@@ -440,7 +441,7 @@ impl Coordinator<'_> {
                 return Err(e);
             }
         };
-        let (merged, missing, cpu) = match self.merged(&ws, cfg) {
+        let (merged, missing, cpu) = match handed_in::merged((self.run, self.count), &ws, cfg) {
             Ok(m) => m,
             Err(e) => {
                 let _ = protocol::set_state(&mut self.db, self.run, "failed", None);
@@ -501,47 +502,6 @@ impl Coordinator<'_> {
         }
     }
 
-    /// The results handed in, checked and merged; the segments without one; each host's CPU.
-    #[allow(clippy::type_complexity)]
-    fn merged(
-        &self,
-        ws: &[WorkerRow],
-        cfg: BenchConfig,
-    ) -> Result<(RunResult, Vec<u32>, BTreeMap<u32, String>), ScaleError> {
-        let mut parts = Vec::new();
-        let mut missing = Vec::new();
-        let mut cpu = BTreeMap::new();
-        for w in ws {
-            match w.result.as_deref().filter(|_| w.state == "done") {
-                Some(text) => {
-                    let r = self.result_of(w, text, cfg.clients)?;
-                    cpu.insert(w.segment, host_cpu(&r.threads_cpu));
-                    parts.push((w.segment, r));
-                }
-                None => missing.push(w.segment),
-            }
-        }
-        let merged = pgrig_fleet::merge::merge(cfg, parts)
-            .map_err(|e| ScaleError::new(format!("run {}: {e}", self.run)))?;
-        Ok((merged, missing, cpu))
-    }
-
-    /// The result worker `w` handed in, decoded and checked.
-    fn result_of(&self, w: &WorkerRow, text: &str, clients: u32) -> Result<RunResult, ScaleError> {
-        let r = pgrig_fleet::codec::decode(text).map_err(|e| {
-            ScaleError::new(format!(
-                "run {}: refused the result of segment {} (host {:?}): {e}",
-                self.run, w.segment, w.host
-            ))
-        })?;
-        let seg = pgrig_fleet::share::SegmentId {
-            index: w.segment,
-            count: self.count,
-        };
-        pgrig_fleet::check::result(self.run, seg, &w.host, &r, clients)?;
-        Ok(r)
-    }
-
     fn report(
         &self,
         merged: &RunResult,
@@ -579,36 +539,6 @@ impl Coordinator<'_> {
     }
 }
 
-/// One host's client CPU under the run document's two names: its threads' CPU time and
-/// run-queue wait (seconds, and the busiest thread's share), flagged by the self-check's rules.
-pub(crate) fn host_cpu(threads: &[pgrig_engine::result::ThreadCpu]) -> String {
-    let max =
-        |f: fn(&pgrig_engine::result::ThreadCpu) -> f64| threads.iter().map(f).fold(0.0, f64::max);
-    let cpu: f64 = threads.iter().map(|t| t.cpu_time_s()).sum();
-    let wait: f64 = threads.iter().map(|t| t.wait_s).sum();
-    let mut flags = String::new();
-    if threads.iter().any(|t| t.saturated()) {
-        flags.push_str(" — client-saturated");
-    }
-    if threads.iter().any(|t| t.contended()) {
-        flags.push_str(" — host-contended");
-    }
-    format!(
-        "client CPU time {cpu:.2} s (busiest thread {:.0}%), run-queue wait {wait:.2} s (longest {:.0}%){flags}",
-        100.0 * max(|t| t.cpu_time()),
-        100.0 * max(|t| t.run_queue_wait()),
-    )
-}
-
-/// `segment I on HOST failed: WHY`.
-pub(crate) fn failure(w: &WorkerRow) -> String {
-    // the worker's own words, but read from the schema: no control characters but newlines
-    let why: String = (w.error.as_deref().unwrap_or("").chars())
-        .map(|c| if c.is_control() && c != '\n' { '?' } else { c })
-        .collect();
-    format!("segment {} on {} failed: {why}", w.segment, w.host)
-}
-
 fn live_state(r: &RunResult, incomplete: bool) -> RunState {
     if incomplete || r.aborted_clients > 0 {
         RunState::Incomplete
@@ -639,27 +569,4 @@ fn add_interval(f: &mut crate::metrics::Figures, i: &protocol::Interval) -> Resu
         f.add_histogram(&h);
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use pgrig_engine::result::ThreadCpu;
-
-    /// A host whose thread waited for a CPU is host-contended, not client-saturated.
-    #[test]
-    fn a_host_line_names_cpu_time_and_run_queue_wait() {
-        let t = |user_s, wait_s| ThreadCpu {
-            user_s,
-            sys_s: 0.0,
-            wait_s,
-            wall_s: 5.0,
-        };
-        let line = super::host_cpu(&[t(0.79, 3.4), t(0.5, 0.0)]);
-        assert_eq!(
-            line,
-            "client CPU time 1.29 s (busiest thread 16%), run-queue wait 3.40 s (longest 68%) — host-contended"
-        );
-        let busy = super::host_cpu(&[t(4.8, 0.1)]);
-        assert!(busy.ends_with("— client-saturated"), "{busy}");
-    }
 }

@@ -18,7 +18,8 @@
 //! (`k8s_lua_files`), the objects (`k8s_objects`) and their YAML text (`k8s_yaml`). What every
 //! worker does to join a run and report (`join`) and what it takes from the run (`worker_run`);
 //! what a coordinator tells whoever follows the run with it (`follower`), such as a Lua run's
-//! merged interval lines (`segment_lines`). Nothing here prints: messages come back as values or
+//! merged interval lines (`segment_lines`), and what a pgbench run's workers hand in, checked and
+//! merged (`handed_in`). Nothing here prints: messages come back as values or
 //! go through an output the caller gives.
 
 pub mod bounds;
@@ -27,6 +28,7 @@ pub mod clock;
 pub mod codec;
 pub mod db;
 pub mod follower;
+pub mod handed_in;
 pub mod join;
 mod json_read;
 pub mod k8s_check;

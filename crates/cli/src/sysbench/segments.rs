@@ -305,7 +305,7 @@ impl Run<'_> {
             pgrig_fleet::lua_check::tally(id, seg, &w.host, &t, self.inv.threads)?;
             version = v;
             let threads: Vec<_> = t.threads.iter().map(|c| c.cpu).collect();
-            cpu.insert(w.segment, crate::coordinator::host_cpu(&threads));
+            cpu.insert(w.segment, pgrig_fleet::handed_in::host_cpu(&threads));
             parts.push((w.segment, t));
         }
         let tally = pgrig_fleet::lua_merge::merge(parts)
@@ -352,7 +352,7 @@ impl Run<'_> {
             );
             if w.state == "failed" {
                 self.sink
-                    .message(Level::Error, &crate::coordinator::failure(w));
+                    .message(Level::Error, &pgrig_fleet::handed_in::failure(w));
             }
         }
         let mut doc = pgrig_lua::document::of(self.inv, t, &m.version);
