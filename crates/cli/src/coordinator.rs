@@ -7,9 +7,9 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use pgrig_engine::config::{BenchConfig, SeedOption};
+use pgrig_engine::config::BenchConfig;
 use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
@@ -17,6 +17,7 @@ use pgrig_fleet::check::MAX_COUNT;
 use pgrig_fleet::db::Db;
 use pgrig_fleet::follower::Follower;
 use pgrig_fleet::handed_in;
+use pgrig_fleet::open_run::{self, INTERVAL_MS};
 use pgrig_fleet::protocol::{self, WorkerRow};
 use pgrig_fleet::ScaleError;
 
@@ -24,8 +25,6 @@ use crate::args::{OutputOptions, SegmentsOptions};
 use crate::metrics::{Live, RunState};
 use crate::sink::StderrSink;
 
-/// Seconds between a worker's reports.
-const INTERVAL_MS: u32 = 1000;
 /// From all registered to the start: time for every worker to see the start instant.
 const LEAD_MS: u32 = 2000;
 
@@ -42,21 +41,6 @@ pub fn main(prefix: &str, args: &[String], cfg: BenchConfig, output: OutputOptio
             1
         }
     }
-}
-
-/// The run options the workers get ([`crate::args::run_options::for_workers`]: no connection
-/// option, target, local path or pgrig option); refused when one holds a password (it would be
-/// stored in the schema).
-fn worker_args(args: &[String]) -> Result<Vec<String>, ScaleError> {
-    let rest = args.get(1..).unwrap_or(&[]);
-    let out = crate::args::run_options::for_workers(rest).map_err(ScaleError::new)?;
-    if out.iter().any(|a| pgrig_wire::mask_passwords(a) != *a) {
-        return Err(ScaleError::new(
-            "a password on the command line of a segmented run would be stored in the \
-             coordination schema: give it to every host in PGPASSWORD or a password file",
-        ));
-    }
-    Ok(out)
 }
 
 fn coordinate(
@@ -86,8 +70,8 @@ fn coordinate(
         Ok(j) => j,
         Err(e) => return Err(ScaleError::new(e)),
     };
-    let stored = worker_args(args)?;
-    let (db, run) = create_run(sink, &mut cfg, seg, &stored)?;
+    let stored = open_run::worker_args(args)?;
+    let (db, run) = open_run::create_run(sink, &mut cfg, seg, &stored)?;
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
     let mut c = Coordinator::new(db, run, (seg.count, seg.wait_s), sink, stop);
@@ -100,48 +84,6 @@ fn coordinate(
         s.finish(Duration::from_secs(linger as u64));
     }
     code
-}
-
-/// Writes the run into the coordination schema (its seed fixed now, so every segment draws
-/// from it) and says how workers join it; cancels runs whose coordinator went silent.
-fn create_run(
-    sink: &StderrSink,
-    cfg: &mut BenchConfig,
-    seg: &SegmentsOptions,
-    stored: &[String],
-) -> Result<(Db, i64), ScaleError> {
-    let seed = match cfg.random_seed {
-        Some(SeedOption::Value(v)) => v,
-        _ => SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_micros() as u64),
-    };
-    cfg.random_seed = Some(SeedOption::Value(seed));
-    let mut db = Db::connect(&seg.coordinator)?;
-    let scripts = pgrig_fleet::scripts::encode(&cfg.scripts);
-    let (run, stale) =
-        protocol::create_run(&mut db, seg.count, stored, &scripts, seed, INTERVAL_MS)?;
-    for id in stale {
-        sink.message(
-            Level::Warning,
-            &format!(
-                "cancelled run {id}: its coordinator has not been seen for over {} s",
-                protocol::COORDINATOR_SILENCE_S
-            ),
-        );
-    }
-    let digest = protocol::options_digest(seg.count, stored, &scripts);
-    sink.message(
-        Level::Info,
-        &format!(
-            "run {run} (options digest {}) waits for {n} workers: pgrig worker --segment I/{n} \
-             --coordinator \"{}\" --run {run} [--target URL] [--log-dir DIR]",
-            &digest[..16],
-            db.shown,
-            n = seg.count
-        ),
-    );
-    Ok((db, run))
 }
 
 /// `--metrics-addr`: the merged run's live metrics, served while the run lasts.

@@ -18,9 +18,9 @@
 //! (`k8s_lua_files`), the objects (`k8s_objects`) and their YAML text (`k8s_yaml`). What every
 //! worker does to join a run and report (`join`) and what it takes from the run (`worker_run`);
 //! what a coordinator tells whoever follows the run with it (`follower`), such as a Lua run's
-//! merged interval lines (`segment_lines`), and what a pgbench run's workers hand in, checked and
-//! merged (`handed_in`). Nothing here prints: messages come back as values or
-//! go through an output the caller gives.
+//! merged interval lines (`segment_lines`); a pgbench run's coordinator opening the run
+//! (`open_run`) and what its workers hand in, checked and merged (`handed_in`). Nothing here
+//! prints: messages come back as values or go through a sink or output the caller gives.
 
 pub mod bounds;
 pub mod check;
@@ -40,6 +40,7 @@ pub mod lua_codec;
 pub mod lua_merge;
 pub mod lua_script;
 pub mod merge;
+pub mod open_run;
 pub mod protocol;
 pub mod schema;
 pub mod scripts;
