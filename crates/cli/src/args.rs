@@ -4,9 +4,6 @@
 
 pub use pgrig_pgbench_args::*;
 
-// The parser's `--metrics-linger` default is the live metrics' own.
-const _: () = assert!(DEFAULT_LINGER_S == crate::metrics::DEFAULT_LINGER_S);
-
 /// [`parse_pgbench_args`] with the process environment, as the commands call it: errors and
 /// notices go to stderr; an error is returned as pgbench's exit status.
 pub fn parse_or_report(prog: &str, args: &[String]) -> Result<Parsed, i32> {

@@ -40,3 +40,7 @@ pub mod tpcc;
 pub mod worker;
 pub mod worker_args;
 pub mod worker_lua;
+
+// The parser's `--metrics-linger` default is the live metrics' own (checked here, where both
+// modules are named, so neither file imports the other).
+const _: () = assert!(args::DEFAULT_LINGER_S == metrics::DEFAULT_LINGER_S);
