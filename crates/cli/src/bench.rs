@@ -100,14 +100,19 @@ fn run_bench(prefix: &str, cfg: BenchConfig, output: OutputOptions) -> i32 {
             return 1;
         }
     };
-    let (metrics, engine_sink) =
-        match crate::metrics::Metrics::around(output.metrics.as_ref(), sink.clone()) {
-            Ok(m) => m,
-            Err(e) => {
-                sink.message(Level::Error, &e);
-                return 1;
-            }
-        };
+    let (metrics, engine_sink) = match crate::metrics::Metrics::around(
+        output
+            .metrics
+            .as_ref()
+            .map(|m| (m.addr.as_str(), m.linger_s)),
+        sink.clone(),
+    ) {
+        Ok(m) => m,
+        Err(e) => {
+            sink.message(Level::Error, &e);
+            return 1;
+        }
+    };
     let (result, profiled) = crate::profile::run_bench_profiled(profiler, engine_sink, cfg, &stop);
     let result = match result {
         Ok(r) => r,

@@ -20,8 +20,6 @@ pub mod json;
 pub mod k8s;
 pub mod k8s_lua;
 pub mod load;
-pub mod metrics;
-pub mod metrics_http;
 pub mod own_args;
 pub mod profile;
 pub mod prompt;
@@ -40,6 +38,9 @@ pub mod tpcc;
 pub mod worker;
 pub mod worker_args;
 pub mod worker_lua;
+
+/// The live OpenMetrics endpoint (`--metrics-addr`), in its own crate.
+pub use pgrig_metrics as metrics;
 
 // The parser's `--metrics-linger` default is the live metrics' own (checked here, where both
 // modules are named, so neither file imports the other).

@@ -29,13 +29,9 @@ fn clock_ticks() -> f64 {
 
 /// The first CPU the test may run on.
 fn a_cpu() -> usize {
-    // SAFETY: sched_getaffinity writes into the zeroed set of the size passed.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    let rc =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    assert_eq!(rc, 0);
-    (0..libc::CPU_SETSIZE as usize)
-        .find(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+    let set = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).expect("affinity");
+    (0..nix::sched::CpuSet::count())
+        .find(|&c| set.is_set(c).unwrap_or(false))
         .expect("a usable CPU")
 }
 

@@ -281,7 +281,7 @@ fn unwritable_output_path_is_refused_before_anything_is_read() {
         std::fs::Permissions::from_mode(0o400),
     )
     .unwrap();
-    if unsafe { libc::geteuid() } != 0 {
+    if !nix::unistd::geteuid().is_root() {
         fails_with(
             &pgrig(dir.path(), &["report", "--store", &db, "-o", "ro/r.html"]),
             "could not write \"ro/r.html\"",

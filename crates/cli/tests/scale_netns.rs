@@ -169,7 +169,7 @@ fn logged(dir: &std::path::Path, prefix: &str) -> Vec<(u64, u64)> {
 
 #[test]
 fn segments_in_network_namespaces_one_far_away_start_together_and_merge_exactly() {
-    if unsafe { libc::geteuid() } != 0 {
+    if !nix::unistd::geteuid().is_root() {
         pgrig_testkit::skip("network namespaces need root (ip netns); run the suite as root");
         return;
     }

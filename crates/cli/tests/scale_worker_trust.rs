@@ -435,10 +435,8 @@ fn a_pgbench_row_past_a_bound_is_refused_by_name() {
         rlim_max: 0,
     };
     // SAFETY: getrlimit writes the struct it is given.
-    assert_eq!(
-        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut files) },
-        0
-    );
+    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut files) };
+    assert_eq!(rc, 0);
     // below 5004 open files pgbench's own check refuses -c 5001 first (also by name)
     let clients_refusal = if files.rlim_cur >= 5004 {
         "--client=5001"

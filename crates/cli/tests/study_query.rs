@@ -208,7 +208,7 @@ query = "SELECT count(*) FROM pgbench_accounts"
 executions = 2
 cache = "cold"
 "#;
-    if unsafe { libc::geteuid() } != 0 {
+    if !nix::unistd::geteuid().is_root() {
         let (out, _) = study(dir.path(), text);
         assert_eq!(out.code, Some(1));
         assert!(

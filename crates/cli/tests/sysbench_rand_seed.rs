@@ -5,7 +5,9 @@
 //! `--report-interval`/`--rate`/`--report-checkpoints`, for each `--rand-type`, and through
 //! sysbench's C functions and event loop reached by `ffi.C` (`ffi.lua`); and, with the
 //! oracle's LuaJIT kept off the C library's `random()` (`isolate.c`: the installed OpenResty
-//! LuaJIT draws from it when it loads, which moves sysbench's unseeded streams from run to run),
+//! LuaJIT draws from it when it loads, which moves sysbench's unseeded streams from run to run)
+//! and its threads taking their seeds in the order sysbench creates them (they race for them,
+//! and on a loaded machine lost that race four times in a row),
 //! in the script's body, `init`, `done`, a one-thread command, a parallel command and the unique
 //! sequence. With a database: oltp's `prepare` makes sysbench's tables byte for byte, on the Lua
 //! path and the native one, and a `run` with a seed leaves sysbench's rows.
@@ -48,7 +50,8 @@ fn isolate() -> &'static Path {
 #[derive(Clone, Copy, PartialEq)]
 enum Tool {
     Sysbench,
-    /// the oracle with its LuaJIT off `random()`
+    /// the oracle with its LuaJIT off `random()` and its threads taking their seeds in the
+    /// order they are created (`isolate.c`)
     SysbenchIsolated,
     Pgrig,
 }
@@ -150,7 +153,12 @@ fn worker_streams_are_sysbenchs_for_a_seed() {
     let s = script();
     for seed in ["--rand-seed=7", "--rand-seed=424242"] {
         for threads in ["--threads=1", "--threads=2"] {
-            same_lines(Tool::Sysbench, &[], &[seed, threads, &s, "run"], &WORKER);
+            same_lines(
+                Tool::SysbenchIsolated,
+                &[],
+                &[seed, threads, &s, "run"],
+                &WORKER,
+            );
         }
     }
 }
@@ -180,7 +188,7 @@ fn background_threads_take_their_seeds_before_the_workers() {
         let mut args = vec!["--rand-seed=11", "--threads=2"];
         args.extend_from_slice(extra);
         args.extend([s.as_str(), "run"]);
-        same_lines(Tool::Sysbench, &[], &args, &WORKER);
+        same_lines(Tool::SysbenchIsolated, &[], &args, &WORKER);
     }
 }
 
@@ -200,7 +208,7 @@ fn rand_type_options_shape_default_as_in_sysbench() {
         let mut args = vec!["--rand-seed=3"];
         args.extend_from_slice(opts);
         args.extend([s.as_str(), "run"]);
-        same_lines(Tool::Sysbench, &[], &args, &WORKER);
+        same_lines(Tool::SysbenchIsolated, &[], &args, &WORKER);
     }
 }
 
@@ -258,8 +266,8 @@ const OLTP: &str = "/usr/share/sysbench/oltp_read_write.lua";
 
 /// The digest `make` leaves on a fresh database, from the oracle: run again (up to 4 times)
 /// until it is `want`, as sysbench's threads race for their seeds (a parallel `prepare`'s
-/// threads, a run's report thread and worker start together and almost always take their
-/// seeds in order).
+/// threads, a run's report thread and worker start together; `isolate.c` makes them take
+/// their seeds in order, and a thread slower than its 5 s could still lose).
 fn oracle_digest(want: &str, make: impl Fn(&TestDb)) -> String {
     let mut got = String::new();
     for attempt in 0..4 {
@@ -329,7 +337,7 @@ fn a_seeded_run_leaves_sysbenchs_rows_on_the_lua_and_native_paths() {
         let lua = fresh_db("rand_run_lua");
         after(&lua, Tool::Pgrig, &script);
         let ours = digest(&native);
-        let theirs = oracle_digest(&ours, |db| after(db, Tool::Sysbench, &script));
+        let theirs = oracle_digest(&ours, |db| after(db, Tool::SysbenchIsolated, &script));
         assert_eq!(ours, theirs, "{test}: native run");
         assert_eq!(digest(&lua), theirs, "{test}: Lua run");
     }

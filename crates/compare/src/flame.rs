@@ -12,7 +12,7 @@ use crate::{select, selector, Options};
 pub fn flame(o: &Options, which: &str) -> Result<String, CompareError> {
     let (sa, sb) = (selector::parse("A", &o.a)?, selector::parse("B", &o.b)?);
     let mut store = Store::open_existing(&o.store)?;
-    let shown = pgrig_wire::mask_passwords(&o.store);
+    let shown = pgrig_text::mask_passwords(&o.store);
     let a = side(&mut store, &shown, "A", &o.a, &sa, which)?;
     let b = side(&mut store, &shown, "B", &o.b, &sb, which)?;
     let title = format!("{which} profile: {} → {}", o.a, o.b);

@@ -56,7 +56,7 @@ pub fn run(o: &Options) -> Result<Comparison, CompareError> {
     let metrics = requested(o.metrics.as_deref())?;
     let mut store = Store::open_existing(&o.store)?;
     // a postgresql:// store's password never appears in a message
-    let shown = pgrig_wire::mask_passwords(&o.store);
+    let shown = pgrig_text::mask_passwords(&o.store);
     let a = select::resolve(&mut store, &shown, "A", &o.a, &sa)?;
     let b = select::resolve(&mut store, &shown, "B", &o.b, &sb)?;
     compare_sides(&a, &b, &metrics, o.metrics.is_some(), o.force)

@@ -2,37 +2,35 @@
 //! it was ready to run but waited for a CPU (`/proc/thread-self/schedstat`), and the CPUs a
 //! worker thread may run on (`BenchConfig::client_cpus`).
 
+use nix::sched::{sched_setaffinity, CpuSet};
+use nix::sys::resource::{getrusage, UsageWho};
+use nix::sys::time::TimeVal;
+use nix::unistd::Pid;
+
 use crate::result::ThreadCpu;
 
 /// Lets the calling thread run only on `cpus`.
 pub fn pin_thread(cpus: &[usize]) -> Result<(), String> {
     let fail = |why: String| format!("could not set the client's CPU affinity: {why}");
-    // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET writes inside it (index checked).
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let mut set = CpuSet::new();
     for &c in cpus {
-        if c >= libc::CPU_SETSIZE as usize {
-            return Err(fail(format!("CPU {c} is out of range")));
-        }
-        unsafe { libc::CPU_SET(c, &mut set) };
+        set.set(c)
+            .map_err(|_| fail(format!("CPU {c} is out of range")))?;
     }
-    // SAFETY: the set is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
-    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if rc != 0 {
-        return Err(fail(pgrig_wire::strerror(&std::io::Error::last_os_error())));
-    }
-    Ok(())
+    // pid 0 is the calling thread
+    sched_setaffinity(Pid::from_raw(0), &set)
+        .map_err(|e| fail(pgrig_wire::strerror(&std::io::Error::from(e))))
 }
 
 /// (user seconds, system seconds) consumed so far by the calling thread.
 pub fn thread_cpu_seconds() -> (f64, f64) {
-    // SAFETY: getrusage only writes into the zeroed struct we pass.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
-    if rc != 0 {
-        return (0.0, 0.0);
+    match getrusage(UsageWho::RUSAGE_THREAD) {
+        Ok(ru) => {
+            let tv = |t: TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+            (tv(ru.user_time()), tv(ru.system_time()))
+        }
+        Err(_) => (0.0, 0.0),
     }
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    (tv(ru.ru_utime), tv(ru.ru_stime))
 }
 
 /// The calling thread's CPU time and run-queue wait so far, with `wall_s` the time since
@@ -56,8 +54,10 @@ pub fn task_reading(task: i32, origin: std::time::Instant) -> Option<ThreadCpu> 
     // the fields after the command name (which may hold spaces) in parentheses
     let rest = &stat[stat.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let hz = match nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK) {
+        Ok(Some(t)) if t > 0 => t as f64,
+        _ => 100.0,
+    };
     let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok().map(|t| t as f64 / hz);
     // utime and stime are stat's 14th and 15th fields, the 12th and 13th after the name
     let (user_s, sys_s) = (ticks(11)?, ticks(12)?);
@@ -86,12 +86,9 @@ pub fn thread_wait_seconds() -> f64 {
 mod tests {
     /// The CPUs the calling thread may run on.
     fn affinity() -> Vec<usize> {
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        let rc =
-            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-        assert_eq!(rc, 0);
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        let set = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).unwrap();
+        (0..nix::sched::CpuSet::count())
+            .filter(|&c| set.is_set(c).unwrap_or(false))
             .collect()
     }
 
@@ -111,7 +108,7 @@ mod tests {
 
     #[test]
     fn cpus_that_cannot_be_used_are_an_error() {
-        let e = std::thread::spawn(|| super::pin_thread(&[libc::CPU_SETSIZE as usize - 1]))
+        let e = std::thread::spawn(|| super::pin_thread(&[nix::sched::CpuSet::count() - 1]))
             .join()
             .unwrap()
             .unwrap_err();
@@ -149,12 +146,7 @@ mod tests {
     #[test]
     fn waiting_for_the_cpu_is_measured() {
         let spin = || {
-            // SAFETY: a zeroed cpu_set_t with one bit set is a valid affinity mask.
-            unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::CPU_SET(0, &mut set);
-                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-            }
+            super::pin_thread(&[0]).unwrap();
             let w0 = super::thread_wait_seconds();
             let t = std::time::Instant::now();
             let mut x = 0u64;

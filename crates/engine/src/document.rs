@@ -1,11 +1,11 @@
-//! Builds the run document (`pgrig_results::document`, re-exported here) from a finished
+//! Builds the run document (`pgrig_document::document`, re-exported here) from a finished
 //! [`RunResult`]: the engine's statistics summarised as plain numbers.
 
 use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 
-pub use pgrig_results::document::*;
+pub use pgrig_document::document::*;
 
 use crate::config::{Duration, ScriptSource};
 use crate::result::{RunResult, ThreadCpu};

@@ -4,7 +4,7 @@
 use crate::config::BenchConfig;
 use crate::stats::{Snapshot, ThreadStats};
 
-pub use pgrig_results::client_cpu::{
+pub use pgrig_document::client_cpu::{
     CONTENDED_RUN_QUEUE_WAIT, FLAG_MIN_WALL_S, SATURATED_CPU_TIME,
 };
 
@@ -135,7 +135,7 @@ pub struct RunExtras {
     /// clients
     pub counters: std::collections::BTreeMap<String, u64>,
     /// a run merged from segments (`bench --segments N`): which segments the figures cover
-    pub segments: Option<pgrig_results::document::SegmentsDoc>,
+    pub segments: Option<pgrig_document::document::SegmentsDoc>,
     /// `BenchConfig::forced_end_s` cut clients off (`ClientTally::unfinished_s`: the
     /// transactions they were running)
     pub forced_shutdown: bool,

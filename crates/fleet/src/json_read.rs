@@ -45,6 +45,7 @@ pub(crate) fn count(v: &Value, k: &str) -> Result<u64, ScaleError> {
 }
 
 /// Field `k` of `v`: true or false.
+#[cfg(feature = "lua")]
 pub(crate) fn flag(v: &Value, k: &str) -> Result<bool, ScaleError> {
     (v[k].as_bool()).ok_or_else(|| bad(&format!("{k} is not true or false: {}", shown(v.get(k)))))
 }

@@ -13,14 +13,16 @@
 //! A run of a sysbench Lua script is a run of kind `lua` (`lua_script`: the schema names the
 //! script by file name and SHA-256, never its text; a worker runs its own copy): its segments
 //! hand in `pgrig_lua::tally::Tally`s (`lua_codec`), checked (`lua_check`) and added
-//! (`lua_merge`). For Kubernetes (`pgrig k8s manifest`): the checks of every name, quantity and
-//! option before anything is printed (`k8s_check`), a Lua run's ConfigMap files
-//! (`k8s_lua_files`), the objects (`k8s_objects`) and their YAML text (`k8s_yaml`). What every
-//! worker does to join a run and report (`join`) and what it takes from the run (`worker_run`);
-//! what a coordinator tells whoever follows the run with it (`follower`), such as a Lua run's
-//! merged interval lines (`segment_lines`); a pgbench run's coordinator opening the run
-//! (`open_run`) and what its workers hand in, checked and merged (`handed_in`). Nothing here
-//! prints: messages come back as values or go through a sink or output the caller gives.
+//! (`lua_merge`); those three modules need pgrig-lua (LuaJIT) and are built with the `lua`
+//! feature only (the cli turns it on), so a pgbench-only build of the fleet compiles no Lua.
+//! For Kubernetes (`pgrig k8s manifest`): the checks of every name, quantity and option before
+//! anything is printed (`k8s_check`), a Lua run's ConfigMap files (`k8s_lua_files`), the
+//! objects (`k8s_objects`) and their YAML text (`k8s_yaml`). What every worker does to join a
+//! run and report (`join`) and what it takes from the run (`worker_run`); what a coordinator
+//! tells whoever follows the run with it (`follower`), such as a Lua run's merged interval lines
+//! (`segment_lines`, `lua` feature); a pgbench run's coordinator opening the run (`open_run`) and
+//! what its workers hand in, checked and merged (`handed_in`). Nothing here prints: messages
+//! come back as values or go through a sink or output the caller gives.
 
 pub mod bounds;
 pub mod check;
@@ -35,8 +37,11 @@ pub mod k8s_check;
 pub mod k8s_lua_files;
 pub mod k8s_objects;
 pub mod k8s_yaml;
+#[cfg(feature = "lua")]
 pub mod lua_check;
+#[cfg(feature = "lua")]
 pub mod lua_codec;
+#[cfg(feature = "lua")]
 pub mod lua_merge;
 pub mod lua_script;
 pub mod merge;
@@ -44,6 +49,7 @@ pub mod open_run;
 pub mod protocol;
 pub mod schema;
 pub mod scripts;
+#[cfg(feature = "lua")]
 pub mod segment_lines;
 pub mod share;
 pub mod target;

@@ -119,8 +119,10 @@ fn generated_password_is_scram_private_and_never_in_connection_strings() {
 
 const SECRET_HELPER: &str = "PGRIG_LAB_SECRET_HELPER";
 
-/// Not a real test: run with secrets in the environment, prints the server's environment.
+/// Not a test by itself: the process `secrets_in_pgrigs_environment_do_not_reach_the_server`
+/// starts with secrets in its environment; prints the server's environment.
 #[test]
+#[ignore = "a helper process of secrets_in_pgrigs_environment_do_not_reach_the_server"]
 fn secret_env_helper() {
     if std::env::var_os(SECRET_HELPER).is_none() {
         return;
@@ -139,7 +141,7 @@ fn secret_env_helper() {
 #[test]
 fn secrets_in_pgrigs_environment_do_not_reach_the_server() {
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["secret_env_helper", "--exact", "--nocapture"])
+        .args(["secret_env_helper", "--exact", "--ignored", "--nocapture"])
         .env(SECRET_HELPER, "1")
         .env("PGRIG_TEST_SECRET", "hunter2-not-for-the-server")
         .env("PGPASSWORD", "pgpassword-not-for-the-server")

@@ -191,9 +191,11 @@ fn planted_symlinks_at_state_file_names_are_not_followed() {
 
 const OWNER_HELPER: &str = "PGRIG_LAB_SEC_OWNER";
 
-/// Not a real test: starts a server (or a detached one, or only builds a template) under the
-/// base directory it is given, reports, and waits to be killed.
+/// Not a test by itself: the process this file's tests start (`spawn_owner`); starts a server
+/// (or a detached one, or only builds a template) under the base directory it is given,
+/// reports, and waits to be killed.
 #[test]
+#[ignore = "a helper process of this file's tests (spawn_owner)"]
 fn owner_helper() {
     let Ok(spec) = std::env::var(OWNER_HELPER) else {
         return;
@@ -221,7 +223,13 @@ fn owner_helper() {
 #[allow(clippy::zombie_processes)] // the callers kill and wait
 fn spawn_owner(mode: &str, base: &Path) -> Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["owner_helper", "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            "owner_helper",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(OWNER_HELPER, format!("{mode}:{}", base.display()))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

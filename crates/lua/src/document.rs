@@ -1,4 +1,4 @@
-//! The run document (`pgrig_results::document::RunDocument`) of a script's `run`: events as
+//! The run document (`pgrig_document::document::RunDocument`) of a script's `run`: events as
 //! transactions (ignored errors as retries, events restarted as retried), the event latencies
 //! (moments, HDR percentiles and buckets), one entry per whole second (with its queries by
 //! class and reconnects), each thread as a client
@@ -9,8 +9,8 @@
 
 use std::collections::BTreeMap;
 
+use pgrig_document::document::*;
 use pgrig_engine::result::ThreadCpu;
-use pgrig_results::document::*;
 
 use crate::invocation::Invocation;
 use crate::tally::Tally;

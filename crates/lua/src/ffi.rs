@@ -43,35 +43,43 @@ unsafe fn bytes<'a>(p: *const u8, len: usize) -> &'a [u8] {
 }
 
 unsafe extern "C" fn param_text(c: *mut LuaCon, s: *const u8, len: usize) {
+    // SAFETY: only the prelude calls this, with a connection a live [`ConOwner`] handed out; `s` is a Lua string of `len` bytes.
     guard((), || unsafe { con(c).param_text(bytes(s, len)) })
 }
 
 unsafe extern "C" fn param_int(c: *mut LuaCon, v: f64) {
+    // SAFETY: only the prelude calls this, with a connection a live [`ConOwner`] handed out.
     guard((), || unsafe { con(c).param_int(v) })
 }
 
 unsafe extern "C" fn param_null(c: *mut LuaCon) {
+    // SAFETY: only the prelude calls this, with a connection a live [`ConOwner`] handed out.
     guard((), || unsafe { con(c).param_null() })
 }
 
 unsafe extern "C" fn execute(c: *mut LuaCon, stmt: i32) -> i32 {
+    // SAFETY: only the prelude calls this, with a connection a live [`ConOwner`] handed out.
     guard(PANICKED, || unsafe { con(c).execute(stmt.max(0) as usize) })
 }
 
 unsafe extern "C" fn query(c: *mut LuaCon, s: *const u8, len: usize) -> i32 {
+    // SAFETY: only the prelude calls this, with a connection a live [`ConOwner`] handed out; `s` is a Lua string of `len` bytes.
     guard(PANICKED, || unsafe { con(c).query(bytes(s, len)) })
 }
 
 unsafe extern "C" fn nrows(c: *mut LuaCon) -> i32 {
+    // SAFETY: only the prelude calls this, with a connection a live [`ConOwner`] handed out.
     guard(0, || unsafe { con(c).rows.nrows() as i32 })
 }
 
 unsafe extern "C" fn nfields(c: *mut LuaCon) -> i32 {
+    // SAFETY: only the prelude calls this, with a connection a live [`ConOwner`] handed out.
     guard(0, || unsafe { con(c).rows.ncols().unwrap_or(0) as i32 })
 }
 
 /// Moves to the next row: its field count, or -1 past the last.
 unsafe extern "C" fn fetch(c: *mut LuaCon) -> i32 {
+    // SAFETY: only the prelude calls this, with a connection a live [`ConOwner`] handed out.
     guard(-1, || unsafe {
         con(c).rows.advance().map_or(-1, |n| n as i32)
     })
@@ -79,6 +87,7 @@ unsafe extern "C" fn fetch(c: *mut LuaCon) -> i32 {
 
 /// Field `col` of the current row: its bytes, the length in `*len` (-1: NULL).
 unsafe extern "C" fn field(c: *mut LuaCon, col: i32, len: *mut i32) -> *const u8 {
+    // SAFETY: only the prelude calls this, with a connection a live [`ConOwner`] handed out.
     let (p, n) = guard((std::ptr::null(), -1), || unsafe {
         match con(c).rows.field(col.max(0) as usize) {
             Some(b) => (b.as_ptr(), b.len() as i32),
@@ -93,6 +102,7 @@ unsafe extern "C" fn field(c: *mut LuaCon, col: i32, len: *mut i32) -> *const u8
 }
 
 unsafe extern "C" fn free_rows(c: *mut LuaCon) {
+    // SAFETY: only the prelude calls this, with a connection a live [`ConOwner`] handed out.
     guard((), || unsafe { con(c).rows.free() })
 }
 

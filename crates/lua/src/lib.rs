@@ -67,7 +67,7 @@ pub struct Outcome {
 impl Outcome {
     /// The run document of the `run` (none for another command, or a run that never started
     /// its threads); `server_version` as the server reported it.
-    pub fn document(&self, server_version: &str) -> Option<pgrig_results::document::RunDocument> {
+    pub fn document(&self, server_version: &str) -> Option<pgrig_document::document::RunDocument> {
         Some(document::of(&self.inv, &self.tally()?, server_version))
     }
 

@@ -153,6 +153,9 @@ unsafe extern "C" fn value(r: *mut RandState, kind: i32, a: f64, b: f64) -> f64 
 
 /// `sysbench.rand.uniform_uint64()`: the next 64 bits (a `uint64_t` cdata in Lua, as in
 /// sysbench).
+///
+/// # Safety
+/// Only the prelude calls this, with the address it got from `table`.
 unsafe extern "C" fn next_u64(r: *mut RandState) -> u64 {
     // SAFETY: as in `value`.
     let r = unsafe { &mut *r };
@@ -167,6 +170,7 @@ unsafe extern "C" fn string(r: *mut RandState, tmpl: *const u8, len: usize) -> *
         let t: &[u8] = if tmpl.is_null() || len == 0 {
             &[]
         } else {
+            // SAFETY: the prelude passes a Lua string of `len` bytes.
             unsafe { std::slice::from_raw_parts(tmpl, len) }
         };
         r.buf.clear();

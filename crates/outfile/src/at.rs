@@ -22,8 +22,7 @@ pub(crate) fn refuse(why: impl Into<String>) -> io::Error {
 }
 
 pub(crate) fn euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
+    nix::unistd::geteuid().as_raw()
 }
 
 fn cstr(name: &OsStr) -> io::Result<CString> {

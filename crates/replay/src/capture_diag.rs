@@ -143,8 +143,7 @@ mod tests {
         let server = l.local_addr().unwrap();
         let c = std::net::TcpStream::connect(server).unwrap();
         let client = c.local_addr().unwrap();
-        // SAFETY: geteuid cannot fail.
-        let me = unsafe { libc::geteuid() };
+        let me = nix::unistd::geteuid().as_raw();
         assert_eq!(owner(&client, &server).unwrap(), Some(me));
         let nowhere: SocketAddr = "127.0.0.1:9".parse().unwrap();
         assert_eq!(owner(&nowhere, &server).unwrap(), None);

@@ -57,17 +57,12 @@ pub fn owner_from_table(client: &SocketAddr, server: &SocketAddr) -> Option<u32>
 pub fn is_own_quick(client: &SocketAddr, server: &SocketAddr) -> Option<bool> {
     crate::capture_diag::owner(client, server)
         .ok()
-        .map(|uid| uid == Some(nix_euid()))
+        .map(|uid| uid == Some(nix::unistd::geteuid().as_raw()))
 }
 
 /// Whether the connection's client runs as the effective user of this process.
 pub fn is_own(client: &SocketAddr, server: &SocketAddr) -> bool {
-    owner(client, server) == Some(nix_euid())
-}
-
-fn nix_euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail
-    unsafe { libc::geteuid() }
+    owner(client, server) == Some(nix::unistd::geteuid().as_raw())
 }
 
 #[cfg(test)]
@@ -85,7 +80,10 @@ mod tests {
             crate::capture_diag::owner(&client, &server).unwrap(),
             owner_from_table(&client, &server)
         );
-        assert_eq!(owner_from_table(&client, &server), Some(nix_euid()));
+        assert_eq!(
+            owner_from_table(&client, &server),
+            Some(nix::unistd::geteuid().as_raw())
+        );
         assert_eq!(
             proc_addr(&"127.0.0.1:8080".parse().unwrap()),
             if cfg!(target_endian = "little") {

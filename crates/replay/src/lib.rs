@@ -7,7 +7,10 @@
 //! * [`replayer`]: the items replayed against a server, one connection per recorded session,
 //!   at their recorded offsets scaled by a speed factor, with pgreplay's replay statistics.
 //! * `--compare`: [`recorded`] (the log's durations and errors) and the replayer's measured
-//!   latency, per normalised statement ([`normalize`], [`tally`]).
+//!   latency, per normalised statement ([`normalize`], [`tally`]), compared and tabled
+//!   ([`changes`]).
+//! * [`source`]: the input opened as pgreplay opens it (a log, a replay file or a capture file).
+//! * [`document`]: the replay document of one `pgrig replay` (`--json`, `--store`).
 
 pub mod bind;
 pub mod capture;
@@ -15,7 +18,10 @@ mod capture_diag;
 pub mod capture_file;
 pub mod capture_msg;
 pub mod capture_peer;
+pub mod capture_setup;
+pub mod changes;
 pub mod csv_variant;
+pub mod document;
 pub mod duration;
 pub mod entry;
 pub mod error;
@@ -28,6 +34,7 @@ pub mod recorded;
 pub mod replayer;
 pub mod replayfile;
 pub mod served;
+pub mod source;
 pub mod stats;
 pub mod tally;
 pub mod time;

@@ -22,7 +22,7 @@ pub enum ReportError {
     #[error("{0}")]
     Selection(String),
     /// The report could not be written.
-    #[error("could not write \"{}\": {}", path.display(), pgrig_wire::strerror(source))]
+    #[error("could not write \"{}\": {}", path.display(), pgrig_text::strerror(source))]
     Output {
         path: PathBuf,
         source: std::io::Error,

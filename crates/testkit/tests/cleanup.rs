@@ -6,8 +6,10 @@ use std::time::{Duration, Instant};
 
 const HELPER_ENV: &str = "PGRIG_TESTKIT_CLEANUP_HELPER";
 
-/// Not a real test: uses the shared cluster, reports it, and lets the process exit.
+/// Not a test by itself: the process `shared_cluster_is_removed_after_the_test_binary_exits`
+/// starts; uses the shared cluster, reports it, and lets the process exit.
 #[test]
+#[ignore = "a helper process of shared_cluster_is_removed_after_the_test_binary_exits"]
 fn binary_helper() {
     if std::env::var_os(HELPER_ENV).is_none() {
         return;
@@ -28,6 +30,7 @@ fn shared_cluster_is_removed_after_the_test_binary_exits() {
         .args([
             "binary_helper",
             "--exact",
+            "--ignored",
             "--nocapture",
             "--test-threads=1",
         ])

@@ -131,25 +131,12 @@ impl From<DbError> for Error {
     }
 }
 
-/// An OS error's text the way C's `strerror` prints it (without Rust's ` (os error N)` suffix):
-/// the one such helper of the workspace.
-pub fn strerror(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.rfind(" (os error ") {
-        Some(i) if s.ends_with(')') => s[..i].to_string(),
-        _ => s,
-    }
-}
+/// An OS error's text the way C's `strerror` prints it (`pgrig_text::strerror`, re-exported).
+pub use pgrig_text::strerror;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strerror_drops_rust_suffix() {
-        let e = io::Error::from_raw_os_error(libc::ECONNREFUSED);
-        assert_eq!(strerror(&e), "Connection refused");
-    }
 
     #[test]
     fn closed_reads_like_libpq() {

@@ -27,20 +27,24 @@ fn count(on: bool) {
     COUNTING.with(|c| c.set(on));
 }
 
+// SAFETY: forwards to the system allocator, only counting calls.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if counting() {
             ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         }
+        // SAFETY: the caller upholds GlobalAlloc's contract, which System needs.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller upholds GlobalAlloc's contract, which System needs.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if counting() {
             ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         }
+        // SAFETY: the caller upholds GlobalAlloc's contract, which System needs.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

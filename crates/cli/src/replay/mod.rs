@@ -2,21 +2,17 @@
 //! (`-f`: into a replay file), replays a log or (`-r`) a replay file, and prints pgreplay's
 //! statistics; the work is in the pgrig-replay crate.
 
-mod changes;
 mod cmdline;
-mod document;
 mod progress;
 mod store;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
-use pgrig_replay::entry::Format;
-use pgrig_replay::parser::{LogParser, ParseOptions};
 use pgrig_replay::replayer::{replay_with_progress, ReplayOptions};
-use pgrig_replay::tally::Tallies;
-use pgrig_replay::{capture_file, replayfile, Error, Item};
+use pgrig_replay::source::{count_items, log_parser, open_inputs, Source, SourceOptions};
+use pgrig_replay::{changes, document, replayfile};
 use pgrig_results::replay_doc::ReplayDocument;
 
 use cmdline::{parse, Opts, Parsed};
@@ -53,166 +49,27 @@ fn eline(s: &str) {
     eprint_bytes(format!("{s}\n").as_bytes());
 }
 
-/// Where the items come from.
-enum Source {
-    /// A log (several files: one log in rotated parts, named in error messages).
-    Log(Box<LogParser<Box<dyn BufRead>>>, Vec<String>),
-    File(replayfile::Reader<Box<dyn Read>>),
-    /// A `pgrig capture` file (recognised by its header).
-    Capture(capture_file::Reader<Box<dyn BufRead>>),
-}
-
-impl Source {
-    /// `--compare`: the log's recorded durations and errors (empty for a replay file).
-    fn take_recorded(&mut self) -> Tallies {
-        match self {
-            Source::Log(p, _) => p.take_recorded().unwrap_or_default(),
-            Source::File(_) | Source::Capture(_) => Tallies::default(),
-        }
-    }
-
-    fn next(&mut self, debug: u8) -> Result<Option<Item>, Error> {
-        let r = match self {
-            Source::Log(p, names) => {
-                let r = p.next_item();
-                for n in p.notes.drain(..) {
-                    eline(&n);
-                }
-                match (r, names.get(p.input_index())) {
-                    // pgreplay names the file of a rotated log only; pgrig's own bound on an
-                    // entry's length always does
-                    (Err(e), Some(name))
-                        if names.len() > 1 || e.0.contains(pgrig_replay::reader::TOO_LONG) =>
-                    {
-                        Err(Error(format!("{name}: {e}")))
-                    }
-                    (r, _) => r,
-                }
-            }
-            Source::File(f) => f.next_item(),
-            Source::Capture(c) => c.next_item(),
-        };
-        if let Ok(Some(i)) = &r {
-            if debug >= 1 {
-                eprint_bytes(&i.debug_text());
-            }
-        }
-        r
-    }
-}
-
-/// Opens the input files (none: standard input).
-fn open_inputs(o: &Opts) -> Result<Vec<Box<dyn BufRead>>, ()> {
-    if o.infiles.is_empty() {
-        return Ok(vec![Box::new(BufReader::new(io::stdin()))]);
-    }
-    let mut inputs: Vec<Box<dyn BufRead>> = Vec::new();
-    for path in &o.infiles {
-        match File::open(path) {
-            Ok(f) => inputs.push(Box::new(BufReader::with_capacity(1 << 16, f))),
-            Err(e) => {
-                // pgreplay's perror() prefixes, the replay file's with its doubled colon
-                let prefix = if o.replay_only {
-                    "Error opening input file:"
-                } else {
-                    "Error opening input file"
-                };
-                let named = if o.infiles.len() > 1 {
-                    format!(" {path}")
-                } else {
-                    String::new()
-                };
-                eline(&format!("{prefix}{named}: {}", pgrig_wire::strerror(&e)));
-                return Err(());
-            }
-        }
-    }
-    Ok(inputs)
-}
-
-fn open_source(o: &Opts) -> Result<Source, ()> {
-    let mut inputs = open_inputs(o)?.into_iter();
-    let Some(mut input) = inputs.next() else {
-        return Err(());
-    };
-    if input
-        .fill_buf()
-        .map(capture_file::is_capture)
-        .unwrap_or(false)
-    {
-        return capture_source(o, input, inputs.len());
-    }
-    if o.replay_only {
-        // replay files have no header: several are one file
-        let mut all: Box<dyn Read> = Box::new(input);
-        for more in inputs {
-            all = Box::new(all.chain(more));
-        }
-        return Ok(Source::File(replayfile::Reader::new(all)));
-    }
-    let mut parser = log_parser(o, input, inputs);
-    if o.pgrig.compare {
-        parser.record_durations();
-    }
-    Ok(Source::Log(Box::new(parser), o.infiles.clone()))
-}
-
-/// A parser of the log in `first` and the `rest` of its files, in the format the options and
-/// the first character say.
-fn log_parser(
-    o: &Opts,
-    mut first: Box<dyn BufRead>,
-    rest: impl Iterator<Item = Box<dyn BufRead>>,
-) -> LogParser<Box<dyn BufRead>> {
-    let format = if o.csv {
-        Format::Csv
-    } else if first
-        .fill_buf()
-        .map(|b| b.first() == Some(&b'{'))
-        .unwrap_or(false)
-    {
-        Format::Json
-    } else {
-        Format::Stderr
-    };
-    let opts = ParseOptions {
-        format: Some(format),
+/// The options that choose and read the input.
+fn source_options(o: &Opts) -> SourceOptions {
+    SourceOptions {
+        infiles: o.infiles.clone(),
+        replay_only: o.replay_only,
+        parse_only: o.parse_only,
+        csv: o.csv,
         begin: o.begin.clone(),
         end: o.end.clone(),
         backslash_quote: o.backslash_quote,
-    };
-    let mut parser = LogParser::new(first, &opts);
-    for more in rest {
-        parser.push_input(more);
+        compare: o.pgrig.compare,
     }
-    parser
 }
 
-/// The items a replay of the input files will consume (the progress bar's total): the log
-/// parsed, or the replay file read, once more; `None` for standard input or an input that
-/// fails (the replay reports it).
-fn count_items(o: &Opts) -> Option<u64> {
-    if o.infiles.is_empty() {
-        return None;
-    }
-    let mut source = open_source(o).ok()?;
-    let mut n = 0u64;
-    loop {
-        let r = match &mut source {
-            Source::Log(p, _) => {
-                let r = p.next_item();
-                p.notes.clear();
-                r
-            }
-            Source::File(f) => f.next_item(),
-            Source::Capture(c) => c.next_item(),
-        };
-        match r {
-            Ok(Some(_)) => n += 1,
-            Ok(None) => return Some(n),
-            Err(_) => return None,
+/// Opens the input; a failure's message goes to standard error.
+fn open_source(o: &Opts) -> Result<Source, ()> {
+    Source::open(&source_options(o)).map_err(|e| {
+        if !e.0.is_empty() {
+            eline(&e.0);
         }
-    }
+    })
 }
 
 /// `pgrig replay`'s own options checked before anything is replayed: where `--json` and
@@ -241,11 +98,12 @@ fn preflight(o: &Opts) -> Result<(), String> {
     if !o.pgrig.compare {
         return Ok(());
     }
-    let mut inputs = open_inputs(o).map_err(|()| String::new())?.into_iter();
+    let so = source_options(o);
+    let mut inputs = open_inputs(&so).map_err(|e| e.0)?.into_iter();
     let Some(first) = inputs.next() else {
         return Ok(());
     };
-    let mut p = log_parser(o, first, inputs);
+    let mut p = log_parser(&so, first, inputs);
     p.record_durations();
     while p.durations_seen() == 0 {
         match p.next_item() {
@@ -261,25 +119,6 @@ fn preflight(o: &Opts) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// A capture file: replayed alone, never converted to a pgreplay replay file.
-fn capture_source(o: &Opts, input: Box<dyn BufRead>, more: usize) -> Result<Source, ()> {
-    if o.parse_only {
-        eline("Error: a capture file (pgrig capture) is replayed as it is; it cannot be written as a replay file");
-        return Err(());
-    }
-    if more > 0 {
-        eline("Error: a capture file must be the only input file");
-        return Err(());
-    }
-    match capture_file::Reader::new(input) {
-        Ok(r) => Ok(Source::Capture(r)),
-        Err(e) => {
-            eline(&e.0);
-            Err(())
-        }
-    }
 }
 
 fn run(o: &Opts, pgrig: bool) -> i32 {
@@ -305,8 +144,8 @@ fn run(o: &Opts, pgrig: bool) -> i32 {
         return 1;
     }
     let mut report = String::new();
-    if let Source::Log(p, _) = &source {
-        report.push_str(&p.stats().report());
+    if let Some(p) = source.parse_stats() {
+        report.push_str(&p.report());
     }
     if let Some(r) = replay_report {
         report.push_str(&r);
@@ -370,7 +209,7 @@ fn write_file(o: &Opts, source: &mut Source) -> bool {
     };
     let mut w = replayfile::Writer::new(out);
     loop {
-        match source.next(o.debug) {
+        match source.next(o.debug, &mut eprint_bytes) {
             Ok(Some(item)) => {
                 if let Err(e) = w.write(&item) {
                     eline(&format!("Error writing to output file: {e}"));
@@ -408,13 +247,14 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> Replayed {
         order: o.pgrig.order,
     };
     let debug = o.debug;
-    let mut next = || source.next(debug);
+    let mut next = || source.next(debug, &mut eprint_bytes);
     let say = Box::new(|line: &str| {
         let mut out = io::stdout().lock();
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     });
-    let bar = (pgrig && io::stderr().is_terminal()).then(|| progress::start(count_items(o)));
+    let bar = (pgrig && io::stderr().is_terminal())
+        .then(|| progress::start(count_items(&source_options(o))));
     let (bar, tick) = match bar {
         Some((b, t)) => (Some(b), Some(t)),
         None => (None, None),
@@ -469,10 +309,7 @@ fn replay_items(o: &Opts, source: &mut Source, pgrig: bool) -> Replayed {
     if let Some(s) = &statements {
         report.push_str(&changes::table(s, &replayed));
     }
-    let parse = match source {
-        Source::Log(p, _) => Some(p.stats()),
-        Source::File(_) | Source::Capture(_) => None,
-    };
+    let parse = source.parse_stats();
     let doc = document::of(
         &o.infiles,
         parse.as_ref(),

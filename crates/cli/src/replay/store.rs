@@ -1,13 +1,13 @@
 //! `pgrig replay --store PATH|URL`: the replay kept in the results store (SQLite or
 //! PostgreSQL), so `pgrig report` draws it. Each replay is a study of its own (`replay of LOG at
-//! T`) holding one run: the replay document with the study, target and point the store's
+//! T`, `pgrig_results::single_run`) holding one run: the replay document with the study, target and point the store's
 //! readers expect. The stored command line and target are rebuilt from the options, so a `-W`
 //! password never reaches the store.
 
 use serde_json::{json, Value};
 
 use pgrig_results::replay_doc::ReplayDocument;
-use pgrig_results::store::{RunRecord, Store};
+use pgrig_results::single_run::{self, SingleRun};
 
 use super::cmdline::Opts;
 
@@ -44,42 +44,27 @@ fn target(o: &Opts) -> String {
 
 /// Stores the replay; the stored run's id.
 pub fn save(store: &str, o: &Opts, doc: &ReplayDocument) -> Result<i64, String> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64());
-    let started = now - doc.duration_s;
     let logs = if o.infiles.is_empty() {
         "standard input".to_string()
     } else {
         o.infiles.join(", ")
     };
-    let name = format!("replay of {logs} at {started:.0}");
     let text = command(o) + "\n";
-    let mut s = Store::open(store).map_err(|e| e.to_string())?;
-    let study = s
-        .study_id(&name, "(pgrig replay)", &text)
-        .map_err(|e| e.to_string())?;
-    let point = json!({ "speed": o.speed, "compare": o.pgrig.compare });
     let target = target(o);
-    let mut result = serde_json::to_value(doc).unwrap_or(Value::Null);
-    if let Value::Object(m) = &mut result {
-        m.insert("study".into(), json!(name));
-        m.insert("target".into(), json!(target));
-        m.insert("point".into(), point.clone());
-    }
-    let record = RunRecord {
-        run_index: 0,
-        point,
-        repetition: 1,
-        round: 1,
-        target,
-        started_unix: started,
-        finished_unix: now,
+    let run = SingleRun {
+        name: &format!("replay of {logs}"),
+        file: "(pgrig replay)",
+        text: &text,
+        started_unix: None,
+        duration_s: doc.duration_s,
+        target: &target,
         tps: doc.tps,
-        result,
+        point: json!({ "speed": o.speed, "compare": o.pgrig.compare }),
+        document: serde_json::to_value(doc).unwrap_or(Value::Null),
+        fields: vec![("target", json!(target))],
         provenance: json!({ "command": text.trim_end(), "workload": { "replay": logs } }),
         series: json!([]),
         histogram: Value::Null,
     };
-    s.save_run(study, &record).map_err(|e| e.to_string())
+    single_run::save(store, run).map_err(|e| e.to_string())
 }

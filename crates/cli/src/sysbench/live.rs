@@ -1,6 +1,6 @@
 //! pgrig's `--metrics-addr HOST:PORT` (and `--metrics-linger SECONDS`) of sysbench's command
 //! line (a bundled test's run taps the engine's sink, `run.rs`); for a Lua script's run:
-//! the live OpenMetrics endpoint of `bench` and `run` (`crate::metrics`), fed each second of the
+//! the live OpenMetrics endpoint of `bench` and `run` (`pgrig_metrics`), fed each second of the
 //! script's run (its events, ignored errors and latencies) as the engine feeds it, and
 //! finished when the run ends. The address line goes to standard error, as for `bench`.
 
@@ -56,7 +56,8 @@ impl Live {
         let Some(opts) = options(c)? else {
             return Ok(None);
         };
-        let (metrics, sink) = Metrics::start(&opts, Arc::new(Stderr)).map_err(Exit::fatal)?;
+        let (metrics, sink) =
+            Metrics::start(&opts.addr, opts.linger_s, Arc::new(Stderr)).map_err(Exit::fatal)?;
         Ok(Some(Live { metrics, sink }))
     }
 

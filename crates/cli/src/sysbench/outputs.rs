@@ -7,7 +7,8 @@
 use serde_json::{json, Value};
 
 use pgrig_engine::document::RunDocument;
-use pgrig_study::store::{RunRecord, Store};
+use pgrig_results::single_run::{self, SingleRun};
+use pgrig_results::Store;
 
 use super::cmdline::CmdLine;
 use super::general::Exit;
@@ -91,33 +92,21 @@ fn command_text(args: &[String]) -> String {
 
 /// Stores `doc` as the one run of a study of its own; the stored run's id.
 fn save(store: &str, name: &str, args: &[String], doc: &RunDocument) -> Result<i64, String> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64());
-    let started = doc.started_at_unix_s.unwrap_or(now - doc.duration_s);
-    let study_name = format!("sysbench {name} at {started:.0}");
     let text = command_text(args);
-    let mut s = Store::open(store).map_err(|e| e.to_string())?;
-    let study = (s.study_id(&study_name, "(sysbench)", &text)).map_err(|e| e.to_string())?;
-    let point = json!(doc.workload_options);
-    let mut result = serde_json::to_value(doc).unwrap_or(Value::Null);
-    if let Value::Object(m) = &mut result {
-        m.insert("study".into(), json!(study_name));
-        m.insert("point".into(), point.clone());
-    }
-    let record = RunRecord {
-        run_index: 0,
-        point,
-        repetition: 1,
-        round: 1,
-        target: doc.options.host.clone().unwrap_or_default(),
-        started_unix: started,
-        finished_unix: now,
+    let run = SingleRun {
+        name: &format!("sysbench {name}"),
+        file: "(sysbench)",
+        text: &text,
+        started_unix: doc.started_at_unix_s,
+        duration_s: doc.duration_s,
+        target: doc.options.host.as_deref().unwrap_or_default(),
         tps: doc.tps,
-        result,
+        point: json!(doc.workload_options),
+        document: serde_json::to_value(doc).unwrap_or(Value::Null),
+        fields: Vec::new(),
         provenance: json!({"command": text}),
         series: serde_json::to_value(&doc.series).unwrap_or(Value::Null),
         histogram: serde_json::to_value(&doc.latency_histogram).unwrap_or(Value::Null),
     };
-    s.save_run(study, &record).map_err(|e| e.to_string())
+    single_run::save(store, run).map_err(|e| e.to_string())
 }

@@ -66,9 +66,11 @@ pub fn run(
     });
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
-    let (metrics, engine_sink) =
-        crate::metrics::Metrics::around(metrics_opts.as_ref(), sink.clone())
-            .map_err(Exit::fatal)?;
+    let (metrics, engine_sink) = crate::metrics::Metrics::around(
+        metrics_opts.as_ref().map(|m| (m.addr.as_str(), m.linger_s)),
+        sink.clone(),
+    )
+    .map_err(Exit::fatal)?;
     if let Some(m) = &metrics {
         eprintln!(
             "pgrig: serving OpenMetrics on http://{}/metrics",

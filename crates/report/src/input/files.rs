@@ -28,7 +28,7 @@ pub fn read(path: &Path) -> Result<String, ReportError> {
         file: path.display().to_string(),
         message,
     };
-    let io = |e: std::io::Error| fail(pgrig_wire::strerror(&e));
+    let io = |e: std::io::Error| fail(pgrig_text::strerror(&e));
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)

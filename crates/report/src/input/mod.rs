@@ -84,7 +84,7 @@ pub fn load(store_path: &str, args: &[String]) -> Result<Model, ReportError> {
         let (studies, loose) = store::load(store_path, &picks)?;
         model.studies.extend(studies);
         model.loose.extend(loose);
-        model.sources.push(pgrig_wire::mask_passwords(store_path));
+        model.sources.push(pgrig_text::mask_passwords(store_path));
     }
     Ok(model)
 }

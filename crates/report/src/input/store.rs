@@ -19,7 +19,7 @@ pub enum Pick {
 /// Opens the store and reads the picked studies (or all of them) and runs.
 pub fn load(path: &str, picks: &[Pick]) -> Result<(Vec<Study>, Vec<Run>), ReportError> {
     let mut store = Store::open_existing(path)?;
-    let shown = pgrig_wire::mask_passwords(path);
+    let shown = pgrig_text::mask_passwords(path);
     let rows = store.list(None).map_err(|e| schema(e, &shown))?;
     if rows.is_empty() {
         return Err(ReportError::Selection(format!(

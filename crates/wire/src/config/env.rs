@@ -2,7 +2,6 @@
 //! Injectable so tests never touch the process environment.
 
 use std::collections::HashMap;
-use std::ffi::CStr;
 use std::path::PathBuf;
 
 pub trait Environment {
@@ -40,37 +39,8 @@ impl Environment for ProcessEnv {
 
 /// `(name, home)` of the effective user from the password database.
 fn passwd_entry() -> Option<(String, PathBuf)> {
-    let mut buf = vec![0 as libc::c_char; 4096];
-    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
-    let mut result: *mut libc::passwd = std::ptr::null_mut();
-    // SAFETY: getpwuid_r writes into our buffers; result is null or points to `pwd`, whose
-    // string fields point into `buf`, which outlives their use below.
-    let rc = unsafe {
-        libc::getpwuid_r(
-            libc::geteuid(),
-            &mut pwd,
-            buf.as_mut_ptr(),
-            buf.len(),
-            &mut result,
-        )
-    };
-    if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
-        return None;
-    }
-    // SAFETY: non-null, NUL-terminated strings inside `buf`.
-    let name = unsafe { CStr::from_ptr(pwd.pw_name) }
-        .to_string_lossy()
-        .into_owned();
-    let home = if pwd.pw_dir.is_null() {
-        PathBuf::new()
-    } else {
-        PathBuf::from(
-            unsafe { CStr::from_ptr(pwd.pw_dir) }
-                .to_string_lossy()
-                .into_owned(),
-        )
-    };
-    Some((name, home))
+    let user = nix::unistd::User::from_uid(nix::unistd::geteuid()).ok()??;
+    Some((user.name, user.dir))
 }
 
 /// A fixed environment for tests and embedding.

@@ -80,3 +80,31 @@ proptest! {
         let _ = mask_passwords(&t);
     }
 }
+
+// Fixed cases beside the properties (here, not in pgrig-text, because they need the conninfo
+// parser): every password in a connection string libpq reads is masked whole.
+#[test]
+fn every_password_libpq_reads_is_masked_whole() {
+    // each connection string's password, as libpq parses it, appears nowhere in the mask
+    for cs in [
+        "host=h password=Se\\ CrEt",
+        "password = 'it''s' host=h",
+        "password='a\\' b' user=x",
+        "password=\\'quoted\\' user=x",
+        "sslpassword=k\\ e\\ y dbname=d",
+        "password=\"dq\"x user=x",
+    ] {
+        let masked = mask_passwords(cs);
+        for (k, v) in conninfo::parse(cs).unwrap_or_default() {
+            if k.ends_with("password") && v.len() > 1 {
+                assert!(!masked.contains(&v), "{cs:?} -> {masked:?} shows {v:?}");
+                for part in v.split_whitespace().filter(|p| p.len() > 1) {
+                    assert!(
+                        !masked.contains(part),
+                        "{cs:?} -> {masked:?} shows {part:?}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -8,7 +8,6 @@
 
 mod conninfo;
 mod env;
-mod mask;
 #[cfg(test)]
 mod mask_proptest;
 mod options;
@@ -22,9 +21,9 @@ use std::time::Duration;
 
 pub use conninfo::is_connection_string;
 pub use env::{Environment, MapEnv, ProcessEnv};
-pub use mask::{mask_passwords, MASK};
 pub use options::RawOptions;
 pub use pgpass::{lookup as pgpass_lookup, read_file as read_pgpass_file};
+pub use pgrig_text::{mask_passwords, MASK};
 
 use crate::error::Error;
 

@@ -130,7 +130,7 @@ pub(super) fn resolve(o: &RawOptions, env: &dyn Environment) -> Result<Config, E
         None => env.user_name().ok_or_else(|| {
             Error::config(format!(
                 "could not look up local user ID {}: no password database entry",
-                unsafe { libc::geteuid() }
+                nix::unistd::geteuid()
             ))
         })?,
     };

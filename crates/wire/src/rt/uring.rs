@@ -160,9 +160,14 @@ impl Uring {
 
     /// Queues `e`, making room by submitting what is queued when the ring is full.
     fn push(&mut self, e: squeue::Entry) -> io::Result<()> {
-        // SAFETY (for the callers' entries): every buffer an entry points into is owned by a
-        // slot that is not reused or freed before the entry's completion (see `deregister`).
-        while unsafe { self.ring.submission().push(&e) }.is_err() {
+        loop {
+            // SAFETY: (for the callers' entries) every buffer an entry points into is owned by
+            // a slot that is not reused or freed before the entry's completion (see
+            // `deregister`).
+            let pushed = unsafe { self.ring.submission().push(&e) };
+            if pushed.is_ok() {
+                break;
+            }
             self.ring.submit()?;
         }
         Ok(())

@@ -208,30 +208,4 @@ mod tests {
             "postgresql:///db?password=****&user=u"
         );
     }
-
-    #[test]
-    fn every_password_libpq_reads_is_masked_whole() {
-        // each connection string's password, as libpq parses it, appears nowhere in the mask
-        for cs in [
-            "host=h password=Se\\ CrEt",
-            "password = 'it''s' host=h",
-            "password='a\\' b' user=x",
-            "password=\\'quoted\\' user=x",
-            "sslpassword=k\\ e\\ y dbname=d",
-            "password=\"dq\"x user=x",
-        ] {
-            let masked = mask_passwords(cs);
-            for (k, v) in super::super::conninfo::parse(cs).unwrap_or_default() {
-                if k.ends_with("password") && v.len() > 1 {
-                    assert!(!masked.contains(&v), "{cs:?} -> {masked:?} shows {v:?}");
-                    for part in v.split_whitespace().filter(|p| p.len() > 1) {
-                        assert!(
-                            !masked.contains(part),
-                            "{cs:?} -> {masked:?} shows {part:?}"
-                        );
-                    }
-                }
-            }
-        }
-    }
 }

@@ -7,8 +7,9 @@ use std::fmt::Write;
 
 use hdrhistogram::Histogram;
 use pgrig_compare::statements::{self, Side, MIN_CHANGE_MS, MIN_CHANGE_PCT};
-use pgrig_replay::tally::{Tallies, Tally};
 use pgrig_results::replay_doc::StatementChange;
+
+use crate::tally::{Tallies, Tally};
 
 /// Samples per side handed to the test at most; a larger side is thinned in proportion
 /// (every histogram bucket keeps its share), which keeps the test's cost bounded.
@@ -179,4 +180,70 @@ pub fn table(changes: &[StatementChange], replayed: &Replayed) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tallies(rows: &[(u64, &str, &[u64])]) -> Tallies {
+        let mut t = Tallies::default();
+        for (key, text, us) in rows {
+            t.entry(*key, || text.to_string());
+            for v in *us {
+                t.record(*key, *v);
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn a_statement_four_times_slower_is_ranked_first_and_marked_slower() {
+        let same: Vec<u64> = (0..200).map(|i| 1_000 + i).collect();
+        let slow: Vec<u64> = (0..200).map(|i| 4_000 + i).collect();
+        let recorded = tallies(&[(1, "SELECT 1", &same), (2, "SELECT 2", &same)]);
+        let replayed = tallies(&[(1, "SELECT 1", &same), (2, "SELECT 2", &slow)]);
+        let changes = build(&recorded, &replayed);
+        assert_eq!(changes.len(), 2);
+        assert_eq!(
+            (changes[0].statement.as_str(), changes[0].verdict.as_str()),
+            ("SELECT 2", "+")
+        );
+        assert_eq!(changes[1].verdict, "~");
+        let t = table(&changes, &Replayed::Client(Some(150)));
+        assert!(
+            t.contains("2 statements: 1 slower (+), 0 faster (-), 1 without"),
+            "{t}"
+        );
+        assert!(t.contains("round trip (0.150 ms,"), "{t}");
+    }
+
+    #[test]
+    fn unused_statements_are_left_out_and_long_ones_cut_in_the_table() {
+        let long = format!("SELECT '{}'", "x".repeat(200));
+        let recorded = tallies(&[(1, "SELECT never", &[]), (2, &long, &[900])]);
+        let changes = build(&recorded, &Tallies::default());
+        assert_eq!(changes.len(), 1, "the unused statement is left out");
+        assert_eq!(changes[0].statement, long, "the document keeps it whole");
+        let t = table(&changes, &Replayed::Served("r.log".into()));
+        let row = t.lines().last().expect("a row");
+        assert!(row.ends_with("..."), "{row}");
+        assert_eq!(
+            row.split("  ").last().map(|s| s.trim().chars().count()),
+            Some(100)
+        );
+        assert!(
+            t.contains("the replay server's logged durations (r.log)"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn served_durations_replace_the_clients_latencies() {
+        let mut measured = tallies(&[(1, "a", &[5_000]), (2, "b", &[7_000])]);
+        let served = tallies(&[(1, "a", &[100, 200])]);
+        use_served(&mut measured, served);
+        assert_eq!(measured.get(1).map(|t| t.latency_us.len()), Some(2));
+        assert_eq!(measured.get(2).map(|t| t.latency_us.len()), Some(0));
+    }
 }

@@ -274,3 +274,101 @@ fn response(status: &str, ctype: &str, body: &str) -> Vec<u8> {
     )
     .into_bytes()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU32;
+
+    /// Answers `body` and says the figures are final from the `final_after`th request on.
+    struct Fixed {
+        served: AtomicU32,
+        final_after: u32,
+    }
+
+    impl Exposition for Fixed {
+        fn exposition(&self) -> (String, bool) {
+            let n = self.served.fetch_add(1, Ordering::SeqCst) + 1;
+            ("a 1\n# EOF\n".into(), n >= self.final_after)
+        }
+    }
+
+    fn fixed(final_after: u32) -> Arc<Fixed> {
+        Arc::new(Fixed {
+            served: AtomicU32::new(0),
+            final_after,
+        })
+    }
+
+    fn ask(addr: SocketAddr, request: &str) -> String {
+        let mut s = TcpStream::connect(addr).expect("connect");
+        s.write_all(request.as_bytes()).expect("write");
+        let mut out = String::new();
+        s.read_to_string(&mut out).expect("read");
+        out
+    }
+
+    #[test]
+    fn get_metrics_answers_the_exposition() {
+        let (bytes, last) = answer(b"GET /metrics?x=1 HTTP/1.1\r\n\r\n", fixed(1).as_ref());
+        let text = String::from_utf8(bytes).expect("utf-8");
+        assert_eq!(
+            text,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/openmetrics-text; version=1.0.0; \
+             charset=utf-8\r\nContent-Length: 10\r\nConnection: close\r\n\r\na 1\n# EOF\n"
+        );
+        assert!(last);
+        let (root, _) = answer(b"GET / HTTP/1.0\r\n\r\n", fixed(1).as_ref());
+        assert!(root.starts_with(b"HTTP/1.1 200 OK\r\n"));
+    }
+
+    #[test]
+    fn other_methods_and_paths_are_refused() {
+        let what = fixed(1);
+        let (post, last) = answer(b"POST /metrics HTTP/1.1\r\n\r\n", what.as_ref());
+        assert!(post.starts_with(b"HTTP/1.1 405 Method Not Allowed\r\n"));
+        assert!(!last);
+        let (other, last) = answer(b"GET /other HTTP/1.1\r\n\r\n", what.as_ref());
+        assert!(other.starts_with(b"HTTP/1.1 404 Not Found\r\n"));
+        assert!(!last);
+        let (empty, _) = answer(b"", what.as_ref());
+        assert!(empty.starts_with(b"HTTP/1.1 405 "));
+        assert_eq!(what.served.load(Ordering::SeqCst), 0, "never exposed");
+    }
+
+    #[test]
+    fn a_served_final_answer_is_noticed() {
+        let mut server = HttpServer::start("127.0.0.1:0", fixed(2)).expect("listen");
+        let first = ask(server.addr, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert!(first.ends_with("\r\n\r\na 1\n# EOF\n"), "{first}");
+        assert!(!server.final_served());
+        ask(server.addr, "GET /metrics HTTP/1.1\r\n\r\n");
+        assert!(server.final_served());
+        server.forget_final();
+        assert!(!server.final_served());
+        server.stop();
+        assert!(TcpStream::connect(server.addr).is_err(), "stopped");
+    }
+
+    #[test]
+    fn a_silent_client_gets_408_and_does_not_block_others() {
+        let server = HttpServer::start("127.0.0.1:0", fixed(1)).expect("listen");
+        let mut idle = TcpStream::connect(server.addr).expect("connect");
+        let answered = ask(server.addr, "GET /metrics HTTP/1.1\r\n\r\n");
+        assert!(answered.starts_with("HTTP/1.1 200 OK\r\n"), "{answered}");
+        let mut out = String::new();
+        idle.read_to_string(&mut out).expect("read");
+        assert!(out.starts_with("HTTP/1.1 408 Request Timeout\r\n"), "{out}");
+    }
+
+    #[test]
+    fn an_address_in_use_names_the_option() {
+        let taken = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = taken.local_addr().expect("addr").to_string();
+        let e = HttpServer::start(&addr, fixed(1)).err().expect("refused");
+        assert_eq!(
+            e,
+            format!("--metrics-addr {addr}: could not listen: Address already in use")
+        );
+    }
+}

@@ -2,9 +2,10 @@
 //! and replay statistics, the lag summary and `--compare`'s statements; written by `--json`
 //! (private, never through a link) and kept by `--store`.
 
+use crate::error::Error;
+use crate::replayer::ReplayStats;
+use crate::stats::ParseStats;
 use pgrig_compare::statements::MIN_CHANGE_PCT;
-use pgrig_replay::replayer::ReplayStats;
-use pgrig_replay::stats::ParseStats;
 use pgrig_results::replay_doc::{
     LagSummary, ReplayDoc, ReplayDocument, ReplayFigures, ReplayOutcomes, StatementChange,
     REPLAY_SCHEMA_VERSION,
@@ -85,12 +86,53 @@ pub fn of(
 }
 
 /// Writes the document to `path` (pretty JSON, private).
-pub fn write(path: &str, doc: &ReplayDocument) -> Result<(), String> {
+pub fn write(path: &str, doc: &ReplayDocument) -> Result<(), Error> {
     let text = serde_json::to_string_pretty(doc).unwrap_or_default() + "\n";
     pgrig_outfile::write(std::path::Path::new(path), text.as_bytes()).map_err(|e| {
-        format!(
+        Error(format!(
             "could not write JSON result file \"{path}\": {}",
             pgrig_wire::strerror(&e)
-        )
+        ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn stats() -> ReplayStats {
+        ReplayStats {
+            speed: 2.0,
+            run_time: Duration::from_secs(4),
+            results: 10,
+            prepares: 2,
+            errors: 3,
+            ..ReplayStats::default()
+        }
+    }
+
+    #[test]
+    fn the_document_counts_executions_and_outcomes_as_pgreplay() {
+        let doc = of(&["a.log".into()], None, &stats(), false, None);
+        assert_eq!(doc.tps, 2.5);
+        assert_eq!((doc.transactions.ok, doc.transactions.failed), (7, 3));
+        assert_eq!(doc.replay.figures.statements, 8, "results less prepares");
+        assert_eq!(doc.replay.alpha, None, "no --compare");
+        assert!(doc.replay.parse.is_empty());
+        let compared = of(&[], None, &stats(), true, Some(Vec::new()));
+        assert_eq!(compared.replay.min_change_pct, Some(MIN_CHANGE_PCT));
+        assert!(compared.interrupted);
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_written_is_named() {
+        let doc = of(&[], None, &ReplayStats::default(), false, None);
+        assert_eq!(doc.tps, 0.0, "no run time: no rate");
+        let e = write("/nonexistent-dir/r.json", &doc).expect_err("refused");
+        assert_eq!(
+            e.to_string(),
+            "could not write JSON result file \"/nonexistent-dir/r.json\": No such file or directory"
+        );
+    }
 }

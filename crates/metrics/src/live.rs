@@ -1,22 +1,15 @@
-//! Live OpenMetrics (`--metrics-addr HOST:PORT` of `bench`, `run` and the coordinator of a
-//! segmented run): the run's figures so far ([`Live`]: transactions ok/failed/skipped/retried,
-//! retries, the latency histogram in fixed buckets, client CPU per host, the run's state),
-//! rendered as OpenMetrics text ([`Live::render`]) and served over HTTP ([`Server`], on
-//! `crate::metrics_http`: connections served concurrently, each within a deadline). A
-//! single-host run feeds it from the engine's progress through [`MetricsTap`]; the coordinator
-//! feeds it the merged segments. The final figures come from the run's result, so the last
-//! scrape agrees with the report.
+//! A run's live figures so far ([`Live`]: transactions ok/failed/skipped/retried, retries, the
+//! latency histogram in fixed buckets, client CPU per host, the run's state) and their
+//! OpenMetrics text exposition ([`Live::render`]), served by `crate::serve`. A single-host run
+//! feeds them from the engine's progress (`crate::serve::MetricsTap`); the coordinator feeds
+//! them the merged segments. The final figures come from the run's result, so the last scrape
+//! agrees with the report.
 
 use std::fmt::Write as _;
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
 
 use hdrhistogram::Histogram;
 use pgrig_engine::result::RunResult;
-use pgrig_engine::sink::{Level, SecondReport, Sink, Tap, Tapped};
-
-use crate::metrics_http::{Exposition, HttpServer};
 
 /// Upper bounds of the latency histogram's buckets, seconds (`+Inf` follows).
 pub const BOUNDS_S: [f64; 16] = [
@@ -185,7 +178,7 @@ impl Live {
     }
 }
 
-fn render(f: &Figures) -> String {
+pub(crate) fn render(f: &Figures) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "# TYPE pgrig_run_state stateset");
     let _ = writeln!(o, "# HELP pgrig_run_state Where the run is.");
@@ -261,13 +254,14 @@ fn counter(o: &mut String, name: &str, help: &str, v: u64) {
 
 /// This process's CPU time (user + system), seconds.
 pub fn process_cpu_seconds() -> f64 {
-    // SAFETY: getrusage fills the struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
-        return 0.0;
+    use nix::sys::resource::{getrusage, UsageWho};
+    match getrusage(UsageWho::RUSAGE_SELF) {
+        Ok(ru) => {
+            let tv = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+            tv(ru.user_time()) + tv(ru.system_time())
+        }
+        Err(_) => 0.0,
     }
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 /// This host's name (`/proc/sys/kernel/hostname`), `localhost` when unknown.
@@ -277,132 +271,6 @@ pub fn host_name() -> String {
         .ok()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "localhost".into())
-}
-
-/// The server of `--metrics-addr` (`crate::metrics_http`): `GET /metrics` (or `/`) answers the
-/// figures.
-pub struct Server {
-    pub live: Arc<Live>,
-    pub addr: SocketAddr,
-    http: HttpServer,
-}
-
-impl Exposition for Live {
-    fn exposition(&self) -> (String, bool) {
-        let f = self.snapshot();
-        let ended = !matches!(f.state, RunState::Starting | RunState::Running);
-        (render(&f), ended)
-    }
-}
-
-impl Server {
-    /// Listens on `addr` (`HOST:PORT`; port 0: any free port) and serves `live`.
-    pub fn start(addr: &str, live: Arc<Live>) -> Result<Server, String> {
-        let http = HttpServer::start(addr, live.clone())?;
-        Ok(Server {
-            live,
-            addr: http.addr,
-            http,
-        })
-    }
-
-    /// The run is over: the final figures stay served until one scrape has read them or
-    /// `linger` has passed, then the server stops (without waiting for any client).
-    pub fn finish(mut self, linger: Duration) {
-        let state = self.live.snapshot().state;
-        if matches!(state, RunState::Starting | RunState::Running) {
-            self.live.update(|f| f.state = RunState::Finished);
-        }
-        self.http.forget_final();
-        let until = Instant::now() + linger;
-        while Instant::now() < until && !self.http.final_served() {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        self.http.stop();
-    }
-}
-
-/// Adds each second of the benchmark (its counts and latency histogram, [`Sink::second`]) to
-/// the figures; the tap of the engine's sink when metrics are served.
-pub struct MetricsTap {
-    pub live: Arc<Live>,
-}
-
-impl Tap for MetricsTap {
-    fn second(&self, s: &SecondReport<'_>) {
-        let c = &s.delta.counts;
-        self.live.update(|f| {
-            f.state = RunState::Running;
-            f.ok += c.ok;
-            f.failed += c.failed();
-            f.skipped += c.skipped;
-            f.retried += c.retried;
-            f.retries += c.retries;
-            f.latency_sum_s += s.delta.latency.sum / 1e6;
-            f.add_histogram(s.histogram);
-        });
-    }
-    fn measuring(&self) {
-        self.live.update(|f| f.state = RunState::Running);
-    }
-}
-
-/// `--metrics-addr` around one benchmark: the server, and the sink the engine reports to.
-pub struct Metrics {
-    pub server: Server,
-    pub linger: Duration,
-}
-
-impl Metrics {
-    /// With `opts`: starts serving and returns the sink for the engine (else `inner` as it is).
-    pub fn around(
-        opts: Option<&crate::args::MetricsOptions>,
-        inner: Arc<dyn Sink>,
-    ) -> Result<(Option<Metrics>, Arc<dyn Sink>), String> {
-        match opts {
-            None => Ok((None, inner)),
-            Some(o) => Metrics::start(o, inner).map(|(m, s)| (Some(m), s)),
-        }
-    }
-
-    /// Starts serving at `addr` and says where on stderr.
-    pub fn start(
-        opts: &crate::args::MetricsOptions,
-        inner: Arc<dyn Sink>,
-    ) -> Result<(Metrics, Arc<dyn Sink>), String> {
-        let live = Arc::new(Live::default());
-        let server = Server::start(&opts.addr, live.clone())?;
-        inner.message(
-            Level::Info,
-            &format!("serving OpenMetrics on http://{}/metrics", server.addr),
-        );
-        let sink = Arc::new(Tapped {
-            inner,
-            tap: MetricsTap { live },
-        });
-        let m = Metrics {
-            server,
-            linger: Duration::from_secs(opts.linger_s as u64),
-        };
-        Ok((m, sink))
-    }
-
-    /// The run is over: its final figures from the result, served until scraped or lingered.
-    pub fn finish(self, r: Option<&RunResult>) {
-        if let Some(r) = r {
-            let state = if r.interrupted {
-                RunState::Interrupted
-            } else if r.aborted_clients > 0 {
-                RunState::Incomplete
-            } else {
-                RunState::Finished
-            };
-            let f = Figures::of_result(r, state);
-            self.server.live.update(|g| *g = f);
-        }
-        let linger = self.linger;
-        self.server.finish(linger);
-    }
 }
 
 #[cfg(test)]
@@ -451,5 +319,92 @@ mod tests {
         assert_eq!((f.ok, f.buckets[3], f.latency_sum_s), (34_977, 10, 5.0));
         assert_eq!(f.state, RunState::Incomplete);
         assert!(f.cpu.iter().any(|c| c.host == "a" && c.secs == Some(2.0)));
+    }
+
+    /// The whole exposition of known figures, byte for byte (the cli's tests check it against
+    /// prometheus_client's parser).
+    #[test]
+    fn exposition_of_known_figures() {
+        let mut buckets = [0; BOUNDS_S.len() + 1];
+        buckets[0] = 1;
+        buckets[3] = 2;
+        buckets[16] = 1;
+        let f = Figures {
+            state: RunState::Running,
+            ok: 4,
+            failed: 1,
+            skipped: 2,
+            retried: 1,
+            retries: 3,
+            buckets,
+            latency_sum_s: 12.5,
+            cpu: vec![HostCpu {
+                host: "h\"x".into(),
+                segment: Some(2),
+                secs: Some(1.5),
+            }],
+        };
+        let want = "\
+# TYPE pgrig_run_state stateset
+# HELP pgrig_run_state Where the run is.
+pgrig_run_state{pgrig_run_state=\"starting\"} 0
+pgrig_run_state{pgrig_run_state=\"running\"} 1
+pgrig_run_state{pgrig_run_state=\"finished\"} 0
+pgrig_run_state{pgrig_run_state=\"interrupted\"} 0
+pgrig_run_state{pgrig_run_state=\"incomplete\"} 0
+# TYPE pgrig_transactions counter
+# HELP pgrig_transactions Transactions by outcome.
+pgrig_transactions_total{outcome=\"ok\"} 4
+pgrig_transactions_total{outcome=\"failed\"} 1
+pgrig_transactions_total{outcome=\"skipped\"} 2
+# TYPE pgrig_transactions_retried counter
+# HELP pgrig_transactions_retried Transactions retried at least once.
+pgrig_transactions_retried_total 1
+# TYPE pgrig_retries counter
+# HELP pgrig_retries Retries of transactions.
+pgrig_retries_total 3
+# TYPE pgrig_latency_seconds histogram
+# UNIT pgrig_latency_seconds seconds
+# HELP pgrig_latency_seconds Latency of successful transactions.
+pgrig_latency_seconds_bucket{le=\"0.0001\"} 1
+pgrig_latency_seconds_bucket{le=\"0.00025\"} 1
+pgrig_latency_seconds_bucket{le=\"0.0005\"} 1
+pgrig_latency_seconds_bucket{le=\"0.001\"} 3
+pgrig_latency_seconds_bucket{le=\"0.0025\"} 3
+pgrig_latency_seconds_bucket{le=\"0.005\"} 3
+pgrig_latency_seconds_bucket{le=\"0.01\"} 3
+pgrig_latency_seconds_bucket{le=\"0.025\"} 3
+pgrig_latency_seconds_bucket{le=\"0.05\"} 3
+pgrig_latency_seconds_bucket{le=\"0.1\"} 3
+pgrig_latency_seconds_bucket{le=\"0.25\"} 3
+pgrig_latency_seconds_bucket{le=\"0.5\"} 3
+pgrig_latency_seconds_bucket{le=\"1.0\"} 3
+pgrig_latency_seconds_bucket{le=\"2.5\"} 3
+pgrig_latency_seconds_bucket{le=\"5.0\"} 3
+pgrig_latency_seconds_bucket{le=\"10.0\"} 3
+pgrig_latency_seconds_bucket{le=\"+Inf\"} 4
+pgrig_latency_seconds_count 4
+pgrig_latency_seconds_sum 12.5
+# TYPE pgrig_client_cpu_seconds counter
+# UNIT pgrig_client_cpu_seconds seconds
+# HELP pgrig_client_cpu_seconds Client CPU time (user and system) per client host.
+pgrig_client_cpu_seconds_total{host=\"h\\\"x\",segment=\"2\"} 1.5
+# EOF
+";
+        assert_eq!(Live::new(f).render(), want);
+    }
+
+    /// Latencies land in the first bucket whose edge holds them (µs in, seconds out).
+    #[test]
+    fn histogram_fills_buckets_by_edge() {
+        let mut h = Histogram::<u64>::new(3).expect("histogram");
+        for us in [50, 100, 900, 20_000_000] {
+            h.record(us).expect("record");
+        }
+        let mut f = Figures::default();
+        f.add_histogram(&h);
+        assert_eq!(f.buckets[0], 2, "50 µs and 100 µs: <= 0.0001 s");
+        assert_eq!(f.buckets[3], 1, "900 µs: <= 0.001 s");
+        assert_eq!(f.buckets[16], 1, "20 s: +Inf");
     }
 }
