@@ -7,14 +7,17 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use pgrig_engine::config::{BenchConfig, SeedOption};
+use pgrig_engine::config::BenchConfig;
 use pgrig_engine::result::RunResult;
 use pgrig_engine::sink::{Level, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_fleet::check::MAX_COUNT;
 use pgrig_fleet::db::Db;
+use pgrig_fleet::follower::Follower;
+use pgrig_fleet::handed_in;
+use pgrig_fleet::open_run::{self, INTERVAL_MS};
 use pgrig_fleet::protocol::{self, WorkerRow};
 use pgrig_fleet::ScaleError;
 
@@ -22,8 +25,6 @@ use crate::args::{OutputOptions, SegmentsOptions};
 use crate::metrics::{Live, RunState};
 use crate::sink::StderrSink;
 
-/// Seconds between a worker's reports.
-const INTERVAL_MS: u32 = 1000;
 /// From all registered to the start: time for every worker to see the start instant.
 const LEAD_MS: u32 = 2000;
 
@@ -40,21 +41,6 @@ pub fn main(prefix: &str, args: &[String], cfg: BenchConfig, output: OutputOptio
             1
         }
     }
-}
-
-/// The run options the workers get ([`crate::args::run_options::for_workers`]: no connection
-/// option, target, local path or pgrig option); refused when one holds a password (it would be
-/// stored in the schema).
-fn worker_args(args: &[String]) -> Result<Vec<String>, ScaleError> {
-    let rest = args.get(1..).unwrap_or(&[]);
-    let out = crate::args::run_options::for_workers(rest).map_err(ScaleError::new)?;
-    if out.iter().any(|a| pgrig_wire::mask_passwords(a) != *a) {
-        return Err(ScaleError::new(
-            "a password on the command line of a segmented run would be stored in the \
-             coordination schema: give it to every host in PGPASSWORD or a password file",
-        ));
-    }
-    Ok(out)
 }
 
 fn coordinate(
@@ -84,8 +70,8 @@ fn coordinate(
         Ok(j) => j,
         Err(e) => return Err(ScaleError::new(e)),
     };
-    let stored = worker_args(args)?;
-    let (db, run) = create_run(sink, &mut cfg, seg, &stored)?;
+    let stored = open_run::worker_args(args)?;
+    let (db, run) = open_run::create_run(sink, &mut cfg, seg, &stored)?;
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
     let mut c = Coordinator::new(db, run, (seg.count, seg.wait_s), sink, stop);
@@ -98,48 +84,6 @@ fn coordinate(
         s.finish(Duration::from_secs(linger as u64));
     }
     code
-}
-
-/// Writes the run into the coordination schema (its seed fixed now, so every segment draws
-/// from it) and says how workers join it; cancels runs whose coordinator went silent.
-fn create_run(
-    sink: &StderrSink,
-    cfg: &mut BenchConfig,
-    seg: &SegmentsOptions,
-    stored: &[String],
-) -> Result<(Db, i64), ScaleError> {
-    let seed = match cfg.random_seed {
-        Some(SeedOption::Value(v)) => v,
-        _ => SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_micros() as u64),
-    };
-    cfg.random_seed = Some(SeedOption::Value(seed));
-    let mut db = Db::connect(&seg.coordinator)?;
-    let scripts = pgrig_fleet::scripts::encode(&cfg.scripts);
-    let (run, stale) =
-        protocol::create_run(&mut db, seg.count, stored, &scripts, seed, INTERVAL_MS)?;
-    for id in stale {
-        sink.message(
-            Level::Warning,
-            &format!(
-                "cancelled run {id}: its coordinator has not been seen for over {} s",
-                protocol::COORDINATOR_SILENCE_S
-            ),
-        );
-    }
-    let digest = protocol::options_digest(seg.count, stored, &scripts);
-    sink.message(
-        Level::Info,
-        &format!(
-            "run {run} (options digest {}) waits for {n} workers: pgrig worker --segment I/{n} \
-             --coordinator \"{}\" --run {run} [--target URL] [--log-dir DIR]",
-            &digest[..16],
-            db.shown,
-            n = seg.count
-        ),
-    );
-    Ok((db, run))
 }
 
 /// `--metrics-addr`: the merged run's live metrics, served while the run lasts.
@@ -165,19 +109,6 @@ pub(crate) enum Outcome {
     Ended(Vec<WorkerRow>),
     /// Ctrl-C before the start
     StoppedEarly,
-}
-
-/// Told what the coordinator reads while it follows a run (a Lua script run's merged interval
-/// lines, `crate::sysbench::segment_lines`).
-pub(crate) trait Follower {
-    /// A new interval row (`id`), passed by `pgrig_fleet::check::interval`, before the live
-    /// figures take it; an error (a refused row) fails the run.
-    fn row(&mut self, id: i64, i: &protocol::Interval) -> Result<(), ScaleError>;
-    /// After each look at the workers (every row written so far read): their rows and the
-    /// segments marked silent.
-    fn round(&mut self, ws: &[WorkerRow], silent: &BTreeMap<u32, f64>);
-    /// The run has ended and every row written has been read.
-    fn finish(&mut self);
 }
 
 pub(crate) struct Coordinator<'a> {
@@ -308,7 +239,7 @@ impl Coordinator<'_> {
             let ws = protocol::workers(&mut self.db, self.run)?;
             pgrig_fleet::check::workers(self.run, &ws, self.count)?;
             if let Some(w) = ws.iter().find(|w| w.state == "failed") {
-                return Err(ScaleError::new(failure(w)));
+                return Err(ScaleError::new(handed_in::failure(w)));
             }
             self.same_target(&ws)?;
             if self.stop.requested() {
@@ -362,7 +293,7 @@ impl Coordinator<'_> {
     fn check(&mut self, ws: &[WorkerRow], grace: bool) -> Result<(), ScaleError> {
         for w in ws.iter().filter(|w| w.state == "failed") {
             if self.failed.insert(w.segment) {
-                self.sink.message(Level::Error, &failure(w));
+                self.sink.message(Level::Error, &handed_in::failure(w));
             }
         }
         let limit = 2.0 * INTERVAL_MS as f64 / 1000.0 + 0.5;
@@ -452,7 +383,7 @@ impl Coordinator<'_> {
                 return Err(e);
             }
         };
-        let (merged, missing, cpu) = match self.merged(&ws, cfg) {
+        let (merged, missing, cpu) = match handed_in::merged((self.run, self.count), &ws, cfg) {
             Ok(m) => m,
             Err(e) => {
                 let _ = protocol::set_state(&mut self.db, self.run, "failed", None);
@@ -513,47 +444,6 @@ impl Coordinator<'_> {
         }
     }
 
-    /// The results handed in, checked and merged; the segments without one; each host's CPU.
-    #[allow(clippy::type_complexity)]
-    fn merged(
-        &self,
-        ws: &[WorkerRow],
-        cfg: BenchConfig,
-    ) -> Result<(RunResult, Vec<u32>, BTreeMap<u32, String>), ScaleError> {
-        let mut parts = Vec::new();
-        let mut missing = Vec::new();
-        let mut cpu = BTreeMap::new();
-        for w in ws {
-            match w.result.as_deref().filter(|_| w.state == "done") {
-                Some(text) => {
-                    let r = self.result_of(w, text, cfg.clients)?;
-                    cpu.insert(w.segment, host_cpu(&r.threads_cpu));
-                    parts.push((w.segment, r));
-                }
-                None => missing.push(w.segment),
-            }
-        }
-        let merged = pgrig_fleet::merge::merge(cfg, parts)
-            .map_err(|e| ScaleError::new(format!("run {}: {e}", self.run)))?;
-        Ok((merged, missing, cpu))
-    }
-
-    /// The result worker `w` handed in, decoded and checked.
-    fn result_of(&self, w: &WorkerRow, text: &str, clients: u32) -> Result<RunResult, ScaleError> {
-        let r = pgrig_fleet::codec::decode(text).map_err(|e| {
-            ScaleError::new(format!(
-                "run {}: refused the result of segment {} (host {:?}): {e}",
-                self.run, w.segment, w.host
-            ))
-        })?;
-        let seg = pgrig_fleet::share::SegmentId {
-            index: w.segment,
-            count: self.count,
-        };
-        pgrig_fleet::check::result(self.run, seg, &w.host, &r, clients)?;
-        Ok(r)
-    }
-
     fn report(
         &self,
         merged: &RunResult,
@@ -591,36 +481,6 @@ impl Coordinator<'_> {
     }
 }
 
-/// One host's client CPU under the run document's two names: its threads' CPU time and
-/// run-queue wait (seconds, and the busiest thread's share), flagged by the self-check's rules.
-pub(crate) fn host_cpu(threads: &[pgrig_engine::result::ThreadCpu]) -> String {
-    let max =
-        |f: fn(&pgrig_engine::result::ThreadCpu) -> f64| threads.iter().map(f).fold(0.0, f64::max);
-    let cpu: f64 = threads.iter().map(|t| t.cpu_time_s()).sum();
-    let wait: f64 = threads.iter().map(|t| t.wait_s).sum();
-    let mut flags = String::new();
-    if threads.iter().any(|t| t.saturated()) {
-        flags.push_str(" — client-saturated");
-    }
-    if threads.iter().any(|t| t.contended()) {
-        flags.push_str(" — host-contended");
-    }
-    format!(
-        "client CPU time {cpu:.2} s (busiest thread {:.0}%), run-queue wait {wait:.2} s (longest {:.0}%){flags}",
-        100.0 * max(|t| t.cpu_time()),
-        100.0 * max(|t| t.run_queue_wait()),
-    )
-}
-
-/// `segment I on HOST failed: WHY`.
-pub(crate) fn failure(w: &WorkerRow) -> String {
-    // the worker's own words, but read from the schema: no control characters but newlines
-    let why: String = (w.error.as_deref().unwrap_or("").chars())
-        .map(|c| if c.is_control() && c != '\n' { '?' } else { c })
-        .collect();
-    format!("segment {} on {} failed: {why}", w.segment, w.host)
-}
-
 fn live_state(r: &RunResult, incomplete: bool) -> RunState {
     if incomplete || r.aborted_clients > 0 {
         RunState::Incomplete
@@ -651,27 +511,4 @@ fn add_interval(f: &mut crate::metrics::Figures, i: &protocol::Interval) -> Resu
         f.add_histogram(&h);
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use pgrig_engine::result::ThreadCpu;
-
-    /// A host whose thread waited for a CPU is host-contended, not client-saturated.
-    #[test]
-    fn a_host_line_names_cpu_time_and_run_queue_wait() {
-        let t = |user_s, wait_s| ThreadCpu {
-            user_s,
-            sys_s: 0.0,
-            wait_s,
-            wall_s: 5.0,
-        };
-        let line = super::host_cpu(&[t(0.79, 3.4), t(0.5, 0.0)]);
-        assert_eq!(
-            line,
-            "client CPU time 1.29 s (busiest thread 16%), run-queue wait 3.40 s (longest 68%) — host-contended"
-        );
-        let busy = super::host_cpu(&[t(4.8, 0.1)]);
-        assert!(busy.ends_with("— client-saturated"), "{busy}");
-    }
 }

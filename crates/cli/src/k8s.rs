@@ -8,13 +8,14 @@
 //! outlives the pods. Every object's name carries the run's id (`--run-id`, default: made up
 //! from the clock), workers join only a run with these options (`--options-digest`), both Jobs
 //! end by `activeDeadlineSeconds` and are deleted `ttlSecondsAfterFinished` later. Everything is
-//! checked before anything is printed (`crate::k8s_check`). With `--lua-script FILE` the run is
+//! checked before anything is printed (`pgrig_fleet::k8s_check`); the objects are
+//! `pgrig_fleet::k8s_objects`'. With `--lua-script FILE` the run is
 //! a sysbench Lua script's (`crate::k8s_lua`): a ConfigMap holding the script comes first,
 //! mounted read-only in every pod; the workers run `pgrig worker --lua-script`, the coordinator
-//! `pgrig sysbench SCRIPT --segments=N ... run`. The YAML text: `crate::k8s_yaml`.
+//! `pgrig sysbench SCRIPT --segments=N ... run`. The YAML text: `pgrig_fleet::k8s_yaml`.
 
 use clap::Parser;
-use serde_json::{json, Value};
+use pgrig_fleet::k8s_objects::{self as objects, LuaObjects, Run, Spec};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -127,33 +128,20 @@ pub fn manifest(a: &ManifestArgs) -> Result<String, String> {
                 .into(),
         );
     }
-    let run = check(a)?;
-    for w in run.lua.iter().flat_map(|l| &l.warnings) {
+    let (run, warnings) = check(a)?;
+    for w in &warnings {
         eprintln!("pgrig: warning: {w}");
     }
-    let mut docs = Vec::new();
-    if let Some(l) = &run.lua {
-        docs.push(config_map(a, &run, l));
-    }
-    docs.extend([workers_job(a, &run), coordinator_job(a, &run)]);
-    Ok(docs
+    Ok(objects::objects(&spec(a), &run)
         .iter()
-        .map(|d| format!("---\n{}", crate::k8s_yaml::yaml(d, 0)))
+        .map(|d| format!("---\n{}", pgrig_fleet::k8s_yaml::yaml(d, 0)))
         .collect())
 }
 
-/// One run's particulars: its id, the options digest workers match, the Jobs' deadline, and a
-/// Lua script's run.
-struct Run {
-    id: String,
-    digest: String,
-    deadline_s: u64,
-    lua: Option<crate::k8s_lua::LuaRun>,
-}
-
-/// Every option checked ([`crate::k8s_check`]); the run's particulars.
-fn check(a: &ManifestArgs) -> Result<Run, String> {
-    use crate::k8s_check as k;
+/// Every option checked ([`pgrig_fleet::k8s_check`]); the run's particulars and a Lua run's
+/// warnings.
+fn check(a: &ManifestArgs) -> Result<(Run, Vec<String>), String> {
+    use pgrig_fleet::k8s_check as k;
     k::label("--name", &a.name, 40)?;
     if let Some(ns) = &a.namespace {
         k::label("--namespace", ns, 63)?;
@@ -194,12 +182,47 @@ fn check(a: &ManifestArgs) -> Result<Run, String> {
     if deadline_s == 0 {
         return Err("--active-deadline must be at least 1".into());
     }
-    Ok(Run {
+    let (lua, warnings) = match lua {
+        None => (None, Vec::new()),
+        Some(l) => {
+            let store = objects::store_url(a.store.as_deref());
+            let lua = LuaObjects {
+                worker_args: l.worker_args("$(SEGMENT)", a.segments, objects::COORDINATOR),
+                coordinator_args: l.coordinator_args(a.segments, objects::COORDINATOR, &store),
+                files: l.files,
+            };
+            (Some(lua), l.warnings)
+        }
+    };
+    let run = Run {
         id,
         digest,
         deadline_s,
         lua,
-    })
+    };
+    Ok((run, warnings))
+}
+
+/// The checked options as the objects take them.
+fn spec(a: &ManifestArgs) -> Spec {
+    Spec {
+        segments: a.segments,
+        image: a.image.clone(),
+        target_secret: a.target_secret.clone(),
+        target_secret_key: a.target_secret_key.clone(),
+        target_host: a.target_host.clone(),
+        target_port: a.target_port,
+        target_db: a.target_db.clone(),
+        target_user: a.target_user.clone(),
+        name: a.name.clone(),
+        ttl_after_finished: a.ttl_after_finished,
+        store: a.store.clone(),
+        namespace: a.namespace.clone(),
+        cpu: a.cpu.clone(),
+        memory: a.memory.clone(),
+        soft_anti_affinity: a.soft_anti_affinity,
+        bench: a.bench.clone(),
+    }
 }
 
 /// A run id from the clock and this process: the seconds since 2020 in base 36 (6 characters
@@ -222,173 +245,4 @@ fn base36(mut n: u64) -> String {
     }
     out.reverse();
     String::from_utf8(out).unwrap_or_default()
-}
-
-/// The target's connection in libpq's environment; the password from the Secret.
-fn env(a: &ManifestArgs, worker: bool) -> Value {
-    let mut env = json!([
-        {"name": "PGHOST", "value": a.target_host},
-        {"name": "PGPORT", "value": a.target_port.to_string()},
-        {"name": "PGDATABASE", "value": a.target_db},
-        {"name": "PGUSER", "value": a.target_user},
-        {"name": "PGPASSWORD", "valueFrom": {"secretKeyRef": {
-            "name": a.target_secret, "key": a.target_secret_key}}},
-    ]);
-    if worker {
-        // the pod's completion index, as the Job controller annotates it
-        let index = "metadata.annotations['batch.kubernetes.io/job-completion-index']";
-        let var = json!({"name": "SEGMENT", "valueFrom": {"fieldRef": {"fieldPath": index}}});
-        env.as_array_mut().expect("a list").push(var);
-    }
-    env
-}
-
-/// The coordination database: the target's, from the environment (no password in it).
-const COORDINATOR: &str = "host=$(PGHOST) port=$(PGPORT) dbname=$(PGDATABASE) user=$(PGUSER)";
-
-fn metadata(a: &ManifestArgs, run: &Run, name: &str, role: &str) -> Value {
-    let mut m = json!({"name": name, "labels": labels(a, run, role)});
-    if let Some(ns) = &a.namespace {
-        m["namespace"] = json!(ns);
-    }
-    m
-}
-
-fn labels(a: &ManifestArgs, run: &Run, role: &str) -> Value {
-    json!({"app.kubernetes.io/name": "pgrig",
-           "app.kubernetes.io/instance": format!("{}-{}", a.name, run.id),
-           "app.kubernetes.io/component": role})
-}
-
-fn resources(a: &ManifestArgs) -> Value {
-    let r = json!({"cpu": a.cpu, "memory": a.memory});
-    json!({"requests": r, "limits": r})
-}
-
-fn anti_affinity(a: &ManifestArgs, run: &Run) -> Value {
-    let term = json!({
-        "labelSelector": {"matchLabels": labels(a, run, "worker")},
-        "topologyKey": "kubernetes.io/hostname",
-    });
-    if a.soft_anti_affinity {
-        json!({"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-            {"weight": 100, "podAffinityTerm": term}]}})
-    } else {
-        json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}})
-    }
-}
-
-fn job(a: &ManifestArgs, run: &Run, role: &str, spec: Value, pod: Value) -> Value {
-    let mut spec = spec;
-    spec["backoffLimit"] = json!(0);
-    spec["activeDeadlineSeconds"] = json!(run.deadline_s);
-    spec["ttlSecondsAfterFinished"] = json!(a.ttl_after_finished);
-    spec["template"] = json!({"metadata": {"labels": labels(a, run, role)}, "spec": pod});
-    let what = if role == "worker" { "workers" } else { role };
-    let name = format!("{}-{}-{what}", a.name, run.id);
-    json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata(a, run, &name, role),
-           "spec": spec})
-}
-
-fn container(a: &ManifestArgs, name: &str, args: Vec<String>) -> Value {
-    json!({"name": name, "image": a.image, "command": ["pgrig"], "args": args,
-           "env": env(a, name == "worker"), "resources": resources(a)})
-}
-
-/// Where a worker pod writes `-l` logs (an emptyDir volume).
-const LOG_DIR: &str = "/var/log/pgrig";
-
-/// The ConfigMap holding a Lua run's script and modules (file names the keys), mounted in
-/// every pod.
-fn config_map(a: &ManifestArgs, run: &Run, l: &crate::k8s_lua::LuaRun) -> Value {
-    let name = script_map_name(a, run);
-    let data: serde_json::Map<String, Value> = (l.files.iter())
-        .map(|f| (f.key.clone(), json!(f.text)))
-        .collect();
-    json!({"apiVersion": "v1", "kind": "ConfigMap",
-           "metadata": metadata(a, run, &name, "script"),
-           "data": data})
-}
-
-fn script_map_name(a: &ManifestArgs, run: &Run) -> String {
-    format!("{}-{}-script", a.name, run.id)
-}
-
-/// The script's volume and its read-only mount, for a Lua run's pods.
-fn script_volume(a: &ManifestArgs, run: &Run) -> (Value, Value) {
-    let volume = json!({"name": "script", "configMap": {"name": script_map_name(a, run)}});
-    let mount = json!({"name": "script", "mountPath": crate::k8s_lua::MOUNT, "readOnly": true});
-    (volume, mount)
-}
-
-fn workers_job(a: &ManifestArgs, run: &Run) -> Value {
-    let n = a.segments;
-    let spec = json!({"completionMode": "Indexed", "completions": n, "parallelism": n});
-    if let Some(l) = &run.lua {
-        let mut c = container(a, "worker", l.worker_args("$(SEGMENT)", n, COORDINATOR));
-        let (volume, mount) = script_volume(a, run);
-        c["volumeMounts"] = json!([mount]);
-        let pod = json!({"restartPolicy": "Never", "affinity": anti_affinity(a, run),
-                         "containers": [c], "volumes": [volume]});
-        return job(a, run, "worker", spec, pod);
-    }
-    let args = vec![
-        "worker".to_string(),
-        "--segment".into(),
-        format!("$(SEGMENT)/{n}"),
-        "--coordinator".into(),
-        COORDINATOR.into(),
-        "--options-digest".into(),
-        run.digest[..16].to_string(),
-        "--log-dir".into(),
-        LOG_DIR.into(),
-    ];
-    let mut c = container(a, "worker", args);
-    c["volumeMounts"] = json!([{"name": "logs", "mountPath": LOG_DIR}]);
-    let pod = json!({
-        "restartPolicy": "Never",
-        "affinity": anti_affinity(a, run),
-        "containers": [c],
-        "volumes": [{"name": "logs", "emptyDir": {}}],
-    });
-    job(a, run, "worker", spec, pod)
-}
-
-/// The results store in the target database (the password from PGPASSWORD).
-const STORE: &str = "postgresql://$(PGUSER)@$(PGHOST):$(PGPORT)/$(PGDATABASE)";
-
-fn coordinator_job(a: &ManifestArgs, run: &Run) -> Value {
-    let store = a
-        .store
-        .as_deref()
-        .map_or(STORE.to_string(), crate::k8s_check::escape_dollars);
-    if let Some(l) = &run.lua {
-        let args = l.coordinator_args(a.segments, COORDINATOR, &store);
-        let mut c = coordinator_container(a, args);
-        let (volume, mount) = script_volume(a, run);
-        c["volumeMounts"] = json!([mount]);
-        let pod = json!({"restartPolicy": "Never", "containers": [c], "volumes": [volume]});
-        return job(a, run, "coordinator", json!({}), pod);
-    }
-    let mut args = vec![
-        "bench".to_string(),
-        "--segments".into(),
-        a.segments.to_string(),
-        "--coordinator".into(),
-        COORDINATOR.into(),
-        "--store".into(),
-        store,
-    ];
-    // Kubernetes expands $(VAR) in args: the options reach pgrig as written
-    args.extend(a.bench.iter().map(|o| crate::k8s_check::escape_dollars(o)));
-    let pod = json!({"restartPolicy": "Never", "containers": [coordinator_container(a, args)]});
-    job(a, run, "coordinator", json!({}), pod)
-}
-
-/// The coordinator's container: it runs no client, so a small one.
-fn coordinator_container(a: &ManifestArgs, args: Vec<String>) -> Value {
-    let mut c = container(a, "coordinator", args);
-    c["resources"] = json!({"requests": {"cpu": "250m", "memory": "256Mi"},
-                            "limits": {"cpu": "1", "memory": "256Mi"}});
-    c
 }

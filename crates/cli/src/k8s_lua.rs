@@ -1,7 +1,7 @@
 //! `pgrig k8s manifest --lua-script FILE -- [sysbench options]`: what a sysbench Lua script's
 //! run brings to the manifest. The script (and the modules it requires, `--lua-module`) travel
 //! in a ConfigMap (file names the keys, texts the values, byte for byte;
-//! `crate::k8s_lua_files`), mounted read-only at [`MOUNT`] in every pod, so each worker runs
+//! `pgrig_fleet::k8s_lua_files`), mounted read-only at [`MOUNT`] in every pod, so each worker runs
 //! its own copy (`pgrig worker --lua-script`, the trust boundary of Lua runs) and the
 //! coordinator hashes the same bytes. Refused before printing: sysbench options the
 //! coordinator in the pod would refuse (checked by the coordinator's own rules,
@@ -14,13 +14,14 @@ use std::path::Path;
 
 use pgrig_fleet::lua_script::{self, ScriptRef};
 
-use crate::k8s_lua_files::{self as files, LuaFile};
 use crate::sysbench::cmdline::CmdLine;
 use crate::sysbench::general::{Exit, General};
 use crate::sysbench::options::{self, Section};
+use crate::sysbench::script::SCRIPT_DIR;
+use pgrig_fleet::k8s_lua_files::{self as files, LuaFile};
 
 /// Where the script's ConfigMap is mounted (read-only) in every pod.
-pub const MOUNT: &str = "/etc/pgrig/lua";
+pub use pgrig_fleet::k8s_objects::MOUNT;
 
 /// Client-side `kubectl apply` keeps a copy of the object in an annotation; annotations are
 /// limited to 256 KiB in all.
@@ -74,7 +75,7 @@ impl LuaRun {
         script_options_known(file, &c, &general)?;
         let scripts = ScriptRef::of(Path::new(&pod), files[0].text.as_bytes()).encode();
         let digest = pgrig_fleet::protocol::options_digest(segments, &stored, &scripts);
-        let mut warnings = files::unanswered_requires(&files, file);
+        let mut warnings = files::unanswered_requires(&files, file, Path::new(SCRIPT_DIR));
         let size: usize = files.iter().map(|f| f.text.len()).sum();
         if size as u64 > ANNOTATION_MAX {
             warnings.push(format!(
@@ -124,7 +125,7 @@ impl LuaRun {
         args.extend(
             self.options
                 .iter()
-                .map(|o| crate::k8s_check::escape_dollars(o)),
+                .map(|o| pgrig_fleet::k8s_check::escape_dollars(o)),
         );
         args.push("run".into());
         args

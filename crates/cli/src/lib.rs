@@ -18,10 +18,7 @@ pub mod init;
 pub mod interrupt;
 pub mod json;
 pub mod k8s;
-pub mod k8s_check;
 pub mod k8s_lua;
-pub mod k8s_lua_files;
-pub mod k8s_yaml;
 pub mod load;
 pub mod own_args;
 pub mod profile;
@@ -39,8 +36,12 @@ pub mod sink;
 pub mod sysbench;
 pub mod tpcc;
 pub mod worker;
-pub mod worker_join;
+pub mod worker_args;
 pub mod worker_lua;
 
 /// The live OpenMetrics endpoint (`--metrics-addr`), in its own crate.
 pub use pgrig_metrics as metrics;
+
+// The parser's `--metrics-linger` default is the live metrics' own (checked here, where both
+// modules are named, so neither file imports the other).
+const _: () = assert!(args::DEFAULT_LINGER_S == metrics::DEFAULT_LINGER_S);

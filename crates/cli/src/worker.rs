@@ -7,13 +7,14 @@
 //! offset; or as failed, with the reason it refused the run), waits for the shared start
 //! instant, runs its share of the clients, reports every interval and hands its statistics in
 //! for the exact merge. With `--lua-script FILE` it runs a sysbench Lua script's run instead
-//! (`crate::worker_lua`); what both do is `crate::worker_join`'s.
+//! (`crate::worker_lua`); what both do is `pgrig_fleet::join`'s, their
+//! command line `crate::worker_args`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex};
 
-use pgrig_engine::config::{BenchConfig, SeedOption};
+use pgrig_engine::config::BenchConfig;
 use pgrig_engine::sink::{InitProgress, Level, PhaseDisplay, Progress, SecondReport, Sink};
 use pgrig_engine::StopHandle;
 use pgrig_fleet::db::Db;
@@ -22,7 +23,8 @@ use pgrig_fleet::share::SegmentId;
 use pgrig_fleet::ScaleError;
 
 use crate::sink::StderrSink;
-use crate::worker_join::{self, WorkerArgs};
+use crate::worker_args::{self, WorkerArgs};
+use pgrig_fleet::join;
 
 pub fn main(args: &[String]) -> i32 {
     let a: WorkerArgs = match crate::own_args::parse(args) {
@@ -45,12 +47,19 @@ pub fn main(args: &[String]) -> i32 {
 
 fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     let seg = a.segment;
-    worker_join::check_args(a)?;
+    worker_args::check_args(a)?;
+    let j = a.joining();
     let mut db = Db::connect(&a.coordinator)?;
-    let run = worker_join::wait_for_run(&mut db, a, "pgbench")?;
-    let cfg = match segment_config(&run, a) {
+    let run = join::wait_for_run(&mut db, &j, "pgbench")?;
+    let own = pgrig_fleet::worker_run::Own {
+        segment: a.segment,
+        target: a.target.clone(),
+        log_dir: a.log_dir.as_deref(),
+    };
+    let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
+    let cfg = match pgrig_fleet::worker_run::bench_config(&run, &own, &env) {
         Ok(c) => c,
-        Err(e) => return Err(worker_join::refuse(&mut db, &run, seg, e)),
+        Err(e) => return Err(join::refuse(&mut db, &run, &j, e)),
     };
     for (i, s) in cfg.0.scripts.iter().enumerate() {
         if let pgrig_engine::config::ScriptSource::File { path, text, .. } = s {
@@ -67,7 +76,7 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     }
     let cfg = cfg.0;
     let target = pgrig_fleet::target::fingerprint(&cfg.conn).map(|t| t.to_string());
-    let offset = worker_join::register(&mut db, &run, a, target)?;
+    let offset = join::register(&mut db, &run, &j, target)?;
     let (first, total) = pgrig_engine::config::segment_clients(&cfg);
     eprintln!(
         "pgrig: segment {}/{} of run {}: clients {first}..{} of {total}, clock offset {:+.3} ms (± {:.3} ms)",
@@ -78,7 +87,7 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
         offset.offset_ms,
         offset.error_ms
     );
-    if !worker_join::wait_for_start(&mut db, &run, offset.offset_ms, a.wait)? {
+    if !join::wait_for_start(&mut db, &run, offset.offset_ms, a.wait)? {
         eprintln!(
             "pgrig: the coordinator stopped run {} before it started",
             run.id
@@ -100,49 +109,6 @@ fn pre_run_vacuum(cfg: &BenchConfig) -> Result<(), ScaleError> {
     Ok(())
 }
 
-/// The whole run's configuration from the run options the schema holds (checked: run options
-/// only), its scripts (checked, as text), this worker's own target and log directory, cut to
-/// this segment; and whether the run asked for no vacuum (`-n`).
-fn segment_config(run: &RunRow, a: &WorkerArgs) -> Result<(BenchConfig, bool), ScaleError> {
-    let refused = |why: String| ScaleError::new(format!("run {}: refused: {why}", run.id));
-    crate::args::run_options::check_stored(&run.args).map_err(refused)?;
-    if !(100..=60_000).contains(&run.interval_ms) {
-        return Err(refused(format!(
-            "its interval of {} ms is not within 100 to 60000 ms",
-            run.interval_ms
-        )));
-    }
-    let scripts = pgrig_fleet::scripts::decode(&run.scripts).map_err(|e| refused(e.0))?;
-    let mut argv = vec!["pgrig worker".to_string()];
-    argv.extend(run.args.iter().cloned());
-    let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
-    let parsed = crate::args::parse_pgbench_args("pgrig", &argv, &env)
-        .map_err(|e| refused(format!("its options: {}", e.lines.join("; "))))?;
-    let crate::args::Action::Bench(mut cfg) = parsed.action else {
-        return Err(refused("its options are not a benchmark".into()));
-    };
-    cfg.scripts = scripts;
-    cfg.conn = pgrig_engine::config::ConnArgs {
-        dbname: a.target.clone(),
-        ..Default::default()
-    };
-    if cfg.log {
-        let Some(dir) = &a.log_dir else {
-            return Err(refused(
-                "it asks for -l transaction logs: give this worker --log-dir DIR".into(),
-            ));
-        };
-        let prefix = cfg.log_prefix.as_deref().unwrap_or("pgbench_log");
-        cfg.log_prefix = Some(dir.join(prefix).to_string_lossy().into_owned());
-    }
-    cfg.random_seed = Some(SeedOption::Value(run.seed));
-    let (_, share) = pgrig_fleet::share::clients_of(a.segment, cfg.clients);
-    pgrig_fleet::bounds::bench(&cfg, share).map_err(refused)?;
-    let no_vacuum = cfg.no_vacuum;
-    let cfg = pgrig_fleet::share::segment_config(cfg, a.segment)?;
-    Ok((cfg, no_vacuum))
-}
-
 /// Runs the segment with a reporter thread writing intervals and heartbeats; hands the result
 /// in. The exit status follows `pgrig bench`'s.
 fn run_segment(db: Db, run: &RunRow, seg: SegmentId, cfg: BenchConfig) -> Result<i32, ScaleError> {
@@ -159,7 +125,8 @@ fn run_segment(db: Db, run: &RunRow, seg: SegmentId, cfg: BenchConfig) -> Result
     let reporter = {
         let (stop, done, run_id, ms) = (stop.clone(), done.clone(), run.id, run.interval_ms);
         std::thread::spawn(move || {
-            worker_join::report_loop(db, run_id, seg.index, ms, rx, &stop, &done)
+            let say = |l: &str| eprintln!("{l}");
+            join::report_loop(db, (run_id, seg.index, ms), rx, &stop, &done, &say)
         })
     };
     let result = pgrig_engine::run_bench(cfg, sink, &stop);

@@ -11,7 +11,7 @@
 //! by class, reconnects and threads running: the coordinator's interval lines) and hands its
 //! tally in.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::channel;
 use std::sync::{Arc, Mutex};
@@ -26,61 +26,8 @@ use pgrig_lua::{Invocation, ScriptOptions};
 
 use crate::sysbench::cmdline::CmdLine;
 use crate::sysbench::general::General;
-use crate::worker_join::{self, WorkerArgs};
-
-/// The local `--lua-script` files (a directory: its `*.lua` files) with their SHA-256.
-fn local_scripts(given: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ScaleError> {
-    let mut files = Vec::new();
-    for p in given {
-        if p.is_dir() {
-            let entries = std::fs::read_dir(p)
-                .map_err(|e| ScaleError::new(format!("--lua-script {}: {}", p.display(), e)))?;
-            let mut lua: Vec<PathBuf> = (entries.flatten().map(|e| e.path()))
-                .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "lua"))
-                .collect();
-            lua.sort();
-            files.extend(lua);
-        } else {
-            files.push(p.clone());
-        }
-    }
-    files
-        .into_iter()
-        .map(|f| {
-            let text = std::fs::read(&f)
-                .map_err(|e| ScaleError::new(format!("--lua-script {}: {}", f.display(), e)))?;
-            Ok((f, lua_script::digest(&text)))
-        })
-        .collect()
-}
-
-/// The local file whose SHA-256 is the run's script's; else why not, and how to fix it.
-fn matching(
-    run: &RunRow,
-    script: &ScriptRef,
-    local: &[(PathBuf, String)],
-) -> Result<PathBuf, ScaleError> {
-    if let Some((f, _)) = local.iter().find(|(_, d)| *d == script.sha256) {
-        return Ok(f.clone());
-    }
-    let have: Vec<String> = (local.iter())
-        .map(|(f, d)| format!("{} (sha256 {})", f.display(), &d[..16]))
-        .collect();
-    Err(ScaleError::new(format!(
-        "run {}: refused: no --lua-script file has the run's script {} (sha256 {}); this \
-         worker has {}. Copy the coordinator's {} to this host and give it as --lua-script \
-         (a worker runs only its own files, never a script from the coordinator)",
-        run.id,
-        script.name,
-        script.sha256,
-        if have.is_empty() {
-            "none".to_string()
-        } else {
-            have.join(", ")
-        },
-        script.name
-    )))
-}
+use crate::worker_args::{self, WorkerArgs};
+use pgrig_fleet::{join, worker_run};
 
 /// What this segment runs: the whole run's command line and general options (checked), the
 /// invocation cut to this segment, and the segment's part.
@@ -183,17 +130,18 @@ fn target(conn: &pgrig_wire::ConnArgs) -> Result<(String, String), ScaleError> {
 /// The Lua worker; its exit status.
 pub fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     let seg = a.segment;
-    worker_join::check_args(a)?;
-    let local = local_scripts(&a.lua_script)?;
+    worker_args::check_args(a)?;
+    let j = a.joining();
+    let local = worker_run::local_scripts(&a.lua_script)?;
     let mut db = Db::connect(&a.coordinator)?;
-    let run = worker_join::wait_for_run(&mut db, a, lua_script::KIND)?;
+    let run = join::wait_for_run(&mut db, &j, lua_script::KIND)?;
     let ready = ScriptRef::decode(&run.scripts)
         .map_err(|e| ScaleError::new(format!("run {}: refused: {e}", run.id)))
-        .and_then(|s| Ok((matching(&run, &s, &local)?, s)))
+        .and_then(|s| Ok((worker_run::matching(&run, &s, &local)?, s)))
         .and_then(|(f, s)| Ok((plan(&run, a, &f)?, f, s)));
     let (plan, file, script) = match ready {
         Ok(p) => p,
-        Err(e) => return Err(worker_join::refuse(&mut db, &run, seg, e)),
+        Err(e) => return Err(join::refuse(&mut db, &run, &j, e)),
     };
     eprintln!(
         "pgrig: run {}: script {} (sha256 {}) is {}",
@@ -204,7 +152,7 @@ pub fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     );
     let measured = target(&plan.inv.conn);
     let version = measured.as_ref().map(|m| m.1.clone()).unwrap_or_default();
-    let offset = worker_join::register(&mut db, &run, a, measured.map(|m| m.0))?;
+    let offset = join::register(&mut db, &run, &j, measured.map(|m| m.0))?;
     eprintln!(
         "pgrig: segment {}/{} of run {}: threads {}..{} of {}, clock offset {:+.3} ms (± {:.3} ms)",
         seg.index,
@@ -216,7 +164,7 @@ pub fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
         offset.offset_ms,
         offset.error_ms
     );
-    let Some(at) = worker_join::start_instant(&mut db, &run, offset.offset_ms, a.wait)? else {
+    let Some(at) = join::start_instant(&mut db, &run, offset.offset_ms, a.wait)? else {
         eprintln!(
             "pgrig: the coordinator stopped run {} before it started",
             run.id
@@ -273,7 +221,10 @@ fn run_segment(
     let done = Arc::new(AtomicBool::new(false));
     let reporter = {
         let (stop, done, run_id, ms) = (stop.clone(), done.clone(), run.id, run.interval_ms);
-        std::thread::spawn(move || worker_join::report_loop(db, run_id, seg, ms, rx, &stop, &done))
+        std::thread::spawn(move || {
+            let say = |l: &str| eprintln!("{l}");
+            join::report_loop(db, (run_id, seg, ms), rx, &stop, &done, &say)
+        })
     };
     let outcome = pgrig_lua::run_segment(inv, part, Some(hook));
     done.store(true, Ordering::SeqCst);

@@ -15,13 +15,28 @@
 //! hand in `pgrig_lua::tally::Tally`s (`lua_codec`), checked (`lua_check`) and added
 //! (`lua_merge`); those three modules need pgrig-lua (LuaJIT) and are built with the `lua`
 //! feature only (the cli turns it on), so a pgbench-only build of the fleet compiles no Lua.
+//! For Kubernetes (`pgrig k8s manifest`): the checks of every name, quantity and option before
+//! anything is printed (`k8s_check`), a Lua run's ConfigMap files (`k8s_lua_files`), the
+//! objects (`k8s_objects`) and their YAML text (`k8s_yaml`). What every worker does to join a
+//! run and report (`join`) and what it takes from the run (`worker_run`); what a coordinator
+//! tells whoever follows the run with it (`follower`), such as a Lua run's merged interval lines
+//! (`segment_lines`, `lua` feature); a pgbench run's coordinator opening the run (`open_run`) and
+//! what its workers hand in, checked and merged (`handed_in`). Nothing here prints: messages
+//! come back as values or go through a sink or output the caller gives.
 
 pub mod bounds;
 pub mod check;
 pub mod clock;
 pub mod codec;
 pub mod db;
+pub mod follower;
+pub mod handed_in;
+pub mod join;
 mod json_read;
+pub mod k8s_check;
+pub mod k8s_lua_files;
+pub mod k8s_objects;
+pub mod k8s_yaml;
 #[cfg(feature = "lua")]
 pub mod lua_check;
 #[cfg(feature = "lua")]
@@ -30,12 +45,16 @@ pub mod lua_codec;
 pub mod lua_merge;
 pub mod lua_script;
 pub mod merge;
+pub mod open_run;
 pub mod protocol;
 pub mod schema;
 pub mod scripts;
+#[cfg(feature = "lua")]
+pub mod segment_lines;
 pub mod share;
 pub mod target;
 pub mod vacuum;
+pub mod worker_run;
 
 /// What went wrong, said for the user (connection strings masked).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 //!   `--metrics-addr` for a Lua script's run.
 //! * [`segments`]: `--segments N --coordinator URL`, a Lua script's run over several client
 //!   hosts ([`fleet_options`]: what of the command line travels to the workers;
-//!   [`segment_lines`]: the coordinator's merged `--report-interval` lines).
+//!   `pgrig_fleet::segment_lines`: the coordinator's merged `--report-interval` lines).
 
 pub mod cmdline;
 pub mod db;
@@ -31,7 +31,6 @@ pub mod prepare;
 pub mod run;
 pub mod script;
 pub mod seam;
-pub mod segment_lines;
 pub mod segments;
 pub mod test_options;
 

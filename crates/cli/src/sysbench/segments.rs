@@ -7,7 +7,7 @@
 //! `Coordinator`), checks every tally handed in (`pgrig_fleet::lua_check`), merges them exactly
 //! (`pgrig_fleet::lua_merge`) and prints sysbench's report of the whole run, as one host
 //! running every thread prints it — its `--report-interval` lines from the segments' interval
-//! rows as they come (`super::segment_lines`) —; `--json`/`--store` get the merged run
+//! rows as they come (`pgrig_fleet::segment_lines`) —; `--json`/`--store` get the merged run
 //! document.
 
 use pgrig_engine::sink::{Level, Sink};
@@ -24,10 +24,10 @@ use pgrig_lua::Invocation;
 use super::cmdline::CmdLine;
 use super::general::{Exit, General};
 use super::outputs::Outputs;
-use super::segment_lines::SegmentLines;
 use crate::coordinator::{Coordinator, Outcome};
 use crate::metrics::RunState;
 use crate::sink::StderrSink;
+use pgrig_fleet::segment_lines::SegmentLines;
 
 /// Seconds between a worker's reports, ms.
 const INTERVAL_MS: u32 = 1000;
@@ -165,7 +165,12 @@ impl Run<'_> {
         crate::interrupt::on_interrupt(stop.clone());
         let counts = (self.seg.count, self.seg.wait_s);
         let mut c = Coordinator::new(db, id, counts, self.sink, stop.clone());
-        c.follower = Some(Box::new(SegmentLines::new(id, self.seg.count, self.inv)));
+        c.follower = Some(Box::new(SegmentLines::new(
+            id,
+            self.seg.count,
+            self.inv,
+            Box::new(|s: &str| print!("{s}")),
+        )));
         let server = match &self.seg.metrics {
             Some(m) => {
                 let s =
@@ -300,7 +305,7 @@ impl Run<'_> {
             pgrig_fleet::lua_check::tally(id, seg, &w.host, &t, self.inv.threads)?;
             version = v;
             let threads: Vec<_> = t.threads.iter().map(|c| c.cpu).collect();
-            cpu.insert(w.segment, crate::coordinator::host_cpu(&threads));
+            cpu.insert(w.segment, pgrig_fleet::handed_in::host_cpu(&threads));
             parts.push((w.segment, t));
         }
         let tally = pgrig_fleet::lua_merge::merge(parts)
@@ -347,7 +352,7 @@ impl Run<'_> {
             );
             if w.state == "failed" {
                 self.sink
-                    .message(Level::Error, &crate::coordinator::failure(w));
+                    .message(Level::Error, &pgrig_fleet::handed_in::failure(w));
             }
         }
         let mut doc = pgrig_lua::document::of(self.inv, t, &m.version);

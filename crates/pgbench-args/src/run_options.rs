@@ -2,7 +2,7 @@
 //! accepts from the coordination schema: **run options only** (clients, duration, rate, protocol,
 //! retries, `-D` variables, `-l` with a plain `--log-prefix` name …). Never a connection option
 //! or target (a worker connects to its own target), never a local path (scripts travel as their
-//! text, `crate::worker` writes logs under its own `--log-dir`), never pgrig's own options. The
+//! text, the worker writes logs under its own `--log-dir`), never pgrig's own options. The
 //! coordinator stores them canonically (`--name` / `--name=value`); the worker checks them again,
 //! since anyone who can write the schema can write them.
 

@@ -1,5 +1,5 @@
-//! What every `pgrig worker` does, whatever it runs (pgbench scripts: `crate::worker`; a
-//! sysbench Lua script: `crate::worker_lua`): its command line, finding the run to join (only
+//! What every `pgrig worker` does, whatever it runs (pgbench scripts or a sysbench Lua script;
+//! the cli's `worker` and `worker_lua`): finding the run to join (only
 //! a waiting run of its kind whose coordinator is alive), registering as failed with the reason
 //! it refuses a run, proving its target and clock and registering, waiting for the shared start
 //! instant, and the reporter thread writing its interval rows and heartbeats.
@@ -8,70 +8,33 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
+use crate::db::Db;
+use crate::protocol::{self, Interval, Registration, RunRow};
+use crate::share::SegmentId;
+use crate::{clock, ScaleError};
 use pgrig_engine::StopHandle;
-use pgrig_fleet::db::Db;
-use pgrig_fleet::protocol::{self, Interval, Registration, RunRow};
-use pgrig_fleet::share::SegmentId;
-use pgrig_fleet::{clock, ScaleError};
 
-#[derive(Parser, Debug)]
-#[command(
-    name = "pgrig worker",
-    about = "Run one segment of a benchmark coordinated by `pgrig bench --segments N --coordinator URL` (or, with --lua-script, by `pgrig sysbench SCRIPT.lua --segments=N --coordinator=URL ... run`)"
-)]
-pub struct WorkerArgs {
-    /// This worker's segment: I/N, 0 <= I < N (a Kubernetes Indexed Job's completion index).
-    #[arg(long, value_name = "I/N")]
+/// Who a worker is and which run it joins: its command line (`pgrig worker`) as plain data.
+#[derive(Clone, Debug)]
+pub struct Joining {
+    /// `--segment I/N`
     pub segment: SegmentId,
-    /// The database holding the coordination schema (postgresql:// URI or conninfo; the
-    /// password from PGPASSWORD or the password file).
-    #[arg(long, value_name = "URL")]
-    pub coordinator: String,
-    /// Join this run only (default: the newest run waiting for N segments whose coordinator
-    /// is alive); refused when it is not waiting or its coordinator is gone.
-    #[arg(long, value_name = "ID")]
+    /// `--run ID`: this run only
     pub run: Option<i64>,
-    /// Join only a run with these options: a prefix (8 to 64 hex digits) of the options digest
-    /// the coordinator prints (`run R (options digest HEX) waits for N workers`).
-    #[arg(long, value_name = "HEX", value_parser = parse_digest)]
+    /// `--options-digest HEX`: a prefix of the options digest, lower-case
     pub options_digest: Option<String>,
-    /// Refuse to run when this host's clock is further than MS from the database's, or the
-    /// offset cannot be measured closer than that.
-    #[arg(long, value_name = "MS", default_value_t = 100.0)]
+    /// `--max-clock-offset MS`
     pub max_clock_offset: f64,
-    /// How long to wait for the coordinator's run and its start.
-    #[arg(long, value_name = "SEC", default_value_t = 300)]
+    /// `--wait SEC`: for the run and its start
     pub wait: u64,
-    /// The target this worker benchmarks (postgresql:// URI or conninfo; default: libpq's
-    /// environment, PGHOST, PGPORT, PGUSER, PGDATABASE). Never taken from the coordinator.
-    #[arg(long, value_name = "URL")]
-    pub target: Option<String>,
-    /// Where this worker writes the run's `-l` transaction logs (a run asking for them is
-    /// refused without it); the run names only the files' prefix.
-    #[arg(long, value_name = "DIR")]
-    pub log_dir: Option<std::path::PathBuf>,
-    /// Run a sysbench Lua script run (`pgrig sysbench SCRIPT.lua --segments N --coordinator
-    /// URL ... run`) with this local script file: the run names its script by SHA-256 and the
-    /// worker runs the file of that digest, never text from the coordinator. Repeatable; a
-    /// directory stands for its `*.lua` files.
-    #[arg(long, value_name = "FILE")]
-    pub lua_script: Vec<std::path::PathBuf>,
-}
-
-/// `--options-digest`: 8 to 64 hex digits, lower-cased.
-pub(crate) fn parse_digest(s: &str) -> Result<String, String> {
-    if (8..=64).contains(&s.len()) && s.chars().all(|c| c.is_ascii_hexdigit()) {
-        Ok(s.to_ascii_lowercase())
-    } else {
-        Err("8 to 64 hexadecimal digits expected".into())
-    }
+    /// this host's name, as it registers
+    pub host: String,
 }
 
 /// The run to join, polled for until `--wait` has passed: `--run ID` only while it waits for
 /// workers and its coordinator is alive; else the newest such run of N segments (with
 /// `--options-digest`, of those options).
-pub fn wait_for_run(db: &mut Db, a: &WorkerArgs, kind: &str) -> Result<RunRow, ScaleError> {
+pub fn wait_for_run(db: &mut Db, a: &Joining, kind: &str) -> Result<RunRow, ScaleError> {
     let until = Instant::now() + Duration::from_secs(a.wait);
     let digest = a.options_digest.as_deref();
     loop {
@@ -101,7 +64,7 @@ pub fn wait_for_run(db: &mut Db, a: &WorkerArgs, kind: &str) -> Result<RunRow, S
                  --segments {} --coordinator URL ...`",
                 db.shown,
                 a.wait,
-                if kind == pgrig_fleet::lua_script::KIND {
+                if kind == crate::lua_script::KIND {
                     "pgrig sysbench SCRIPT.lua"
                 } else {
                     "pgrig bench"
@@ -116,7 +79,7 @@ pub fn wait_for_run(db: &mut Db, a: &WorkerArgs, kind: &str) -> Result<RunRow, S
 /// Why run `r` (found by its id) cannot be joined: not waiting, coordinator gone, other options.
 fn not_joinable(r: &RunRow, digest: Option<&str>, kind: &str) -> Option<String> {
     if r.kind != kind {
-        return Some(if r.kind == pgrig_fleet::lua_script::KIND {
+        return Some(if r.kind == crate::lua_script::KIND {
             "it runs a sysbench Lua script: give this worker --lua-script FILE".to_string()
         } else {
             format!(
@@ -144,10 +107,10 @@ fn not_joinable(r: &RunRow, digest: Option<&str>, kind: &str) -> Option<String> 
 }
 
 /// Registers this worker as failed with `e` (the coordinator reports why); `e`.
-pub fn refuse(db: &mut Db, run: &RunRow, seg: SegmentId, e: ScaleError) -> ScaleError {
+pub fn refuse(db: &mut Db, run: &RunRow, a: &Joining, e: ScaleError) -> ScaleError {
     let me = Registration {
-        segment: seg.index,
-        host: crate::metrics::host_name(),
+        segment: a.segment.index,
+        host: a.host.clone(),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         version: env!("CARGO_PKG_VERSION").into(),
         offset_ms: 0.0,
@@ -158,45 +121,22 @@ pub fn refuse(db: &mut Db, run: &RunRow, seg: SegmentId, e: ScaleError) -> Scale
     e
 }
 
-/// Refuses a password in `--target` (it would show in the process list) and a `--log-dir`
-/// that is no directory.
-pub fn check_args(a: &WorkerArgs) -> Result<(), ScaleError> {
-    if a.target
-        .as_deref()
-        .is_some_and(|t| pgrig_wire::mask_passwords(t) != t)
-    {
-        return Err(ScaleError::new(
-            "a password in --target would show in the process list: give it in PGPASSWORD or \
-             a password file",
-        ));
-    }
-    if let Some(d) = &a.log_dir {
-        if !d.is_dir() {
-            return Err(ScaleError::new(format!(
-                "--log-dir {}: not a directory",
-                d.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Proves the target (`target`: its fingerprint, or the refusal) and the clock, and registers
 /// (as failed when the clock is refused); the clock offset.
 pub fn register(
     db: &mut Db,
     run: &RunRow,
-    a: &WorkerArgs,
+    a: &Joining,
     target: Result<String, ScaleError>,
 ) -> Result<clock::Offset, ScaleError> {
     let target = match target {
         Ok(t) => t,
-        Err(e) => return Err(refuse(db, run, a.segment, e)),
+        Err(e) => return Err(refuse(db, run, a, e)),
     };
     let offset = clock::measure(db, 8)?;
     let me = Registration {
         segment: a.segment.index,
-        host: crate::metrics::host_name(),
+        host: a.host.clone(),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         version: env!("CARGO_PKG_VERSION").into(),
         offset_ms: offset.offset_ms,
@@ -279,15 +219,14 @@ pub fn start_instant(
 
 /// Every interval: the intervals reported so far and a heartbeat in one transaction, then the
 /// run's state (`stopping`: stop the clients). Rows that could not be written are kept for the
-/// next try. Hands the connection back at the end.
+/// next try. Its error and warning lines go to `say`. Hands the connection back at the end.
 pub fn report_loop(
     mut db: Db,
-    run: i64,
-    segment: u32,
-    interval_ms: u32,
+    (run, segment, interval_ms): (i64, u32, u32),
     rx: Receiver<Interval>,
     stop: &StopHandle,
     done: &AtomicBool,
+    say: &dyn Fn(&str),
 ) -> Db {
     let mut pending = Vec::new();
     let mut warned = false;
@@ -301,15 +240,15 @@ pub fn report_loop(
                     stop.stop();
                 }
                 if rs.coordinator_silent_s > protocol::COORDINATOR_SILENCE_S && !stop.requested() {
-                    eprintln!(
+                    say(&format!(
                         "pgrig: error: {}",
                         coordinator_gone(run, rs.coordinator_silent_s)
-                    );
+                    ));
                     stop.stop();
                 }
             }
             Err(e) if !warned => {
-                eprintln!("pgrig: warning: {e}");
+                say(&format!("pgrig: warning: {e}"));
                 warned = true;
             }
             Err(_) => {}

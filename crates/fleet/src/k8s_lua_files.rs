@@ -98,14 +98,14 @@ const BUILT_IN: [&str; 12] = [
 ];
 
 /// A warning for each module a file `require`s that no file of the ConfigMap answers, naming
-/// where a local copy is (`script`'s directory or sysbench's script directory).
-pub fn unanswered_requires(files: &[LuaFile], script: &Path) -> Vec<String> {
+/// where a local copy is (`script`'s directory or `sysbench_dir`, sysbench's script directory).
+pub fn unanswered_requires(files: &[LuaFile], script: &Path, sysbench_dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = files.iter().flat_map(|f| required(&f.text)).collect();
     names.sort();
     names.dedup();
     let local_dirs = [
         script.parent().map(Path::to_path_buf).unwrap_or_default(),
-        PathBuf::from(crate::sysbench::script::SCRIPT_DIR),
+        sysbench_dir.to_path_buf(),
     ];
     names
         .into_iter()
@@ -174,7 +174,11 @@ mod tests {
                 text: String::new(),
             },
         ];
-        let w = unanswered_requires(&files, Path::new("/nonexistent/s.lua"));
+        let w = unanswered_requires(
+            &files,
+            Path::new("/nonexistent/s.lua"),
+            Path::new("/nonexistent"),
+        );
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].contains("\"gone\""), "{w:?}");
     }

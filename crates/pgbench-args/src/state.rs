@@ -126,7 +126,7 @@ impl State {
             profile_pid: None,
             profile_client: false,
             metrics_addr: None,
-            metrics_linger: crate::metrics::DEFAULT_LINGER_S,
+            metrics_linger: crate::DEFAULT_LINGER_S,
             segments: None,
             coordinator: None,
             segments_wait: None,

@@ -1,4 +1,5 @@
-//! pgbench-compatible command-line parsing for `pgrig bench` (and the `pgbench` link).
+//! pgbench-compatible command-line parsing for `pgrig bench` (and the `pgbench` link), and
+//! for the fleet's workers and manifest checks, which read the same command lines.
 //!
 //! [`parse_pgbench_args`] turns an argument vector into a [`Parsed`] outcome: what to do
 //! ([`Action`]: help, version, builtin list, show a builtin script, initialise, benchmark) plus
@@ -81,6 +82,11 @@ pub struct SegmentsOptions {
     pub store: Option<String>,
 }
 
+/// `--metrics-linger`'s default, seconds: one scrape interval of a Prometheus left at its default
+/// (`scrape_interval: 1m`), so the final figures are scraped once before the endpoint goes away.
+/// The cli's live metrics take the same value (checked when the cli compiles).
+pub const DEFAULT_LINGER_S: u32 = 60;
+
 /// `--segments-wait`'s default, seconds (as a worker's `--wait`).
 pub const SEGMENTS_WAIT_S: u32 = 300;
 
@@ -156,22 +162,6 @@ impl Reporter {
             self.invocation
         ))
     }
-}
-
-/// [`parse_pgbench_args`] with the process environment, as the commands call it: errors and
-/// notices go to stderr; an error is returned as pgbench's exit status.
-pub fn parse_or_report(prog: &str, args: &[String]) -> Result<Parsed, i32> {
-    let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
-    let parsed = parse_pgbench_args(prog, args, &env).map_err(|e| {
-        for l in &e.lines {
-            crate::sink::eprint_line(l);
-        }
-        e.exit_code
-    })?;
-    for n in &parsed.notices {
-        crate::sink::eprint_line(n);
-    }
-    Ok(parsed)
 }
 
 /// Parses pgbench's command line.

@@ -1,6 +1,6 @@
 //! The coordinator's `--report-interval` lines of a sysbench Lua script's run over several
 //! hosts: what one host running every thread prints, from the segments' interval rows. Each
-//! row (checked by `pgrig_fleet::lua_check::interval`: queries by class, reconnects, threads
+//! row (checked by `crate::lua_check::interval`: queries by class, reconnects, threads
 //! running; each segment's second once, and not beyond the time the run has run) is added into
 //! its second; the line for seconds `(k-1)·N+1 ..= k·N` is printed, in order, once every segment
 //! has its rows for them in or has ended (its last, partial second — threads running 0 — is
@@ -10,19 +10,20 @@
 //! threads are those still running at its last second, its percentile that of sysbench's
 //! latency slots filled from the seconds' merged HDR histograms (as the native path does). A
 //! line whose last second no segment ran is not printed (the run had ended). `--verbosity`
-//! below 3: no line, nor `Threads started!` (printed here when the run starts).
+//! below 3: no line, nor `Threads started!` (printed here when the run starts). Printed through the
+//! output the caller gives (the cli's standard output): nothing here writes to a stream.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+use crate::protocol::{Interval, WorkerRow};
+use crate::ScaleError;
 use hdrhistogram::Histogram;
-use pgrig_fleet::protocol::{Interval, WorkerRow};
-use pgrig_fleet::ScaleError;
 use pgrig_lua::Invocation;
 use pgrig_workloads::sysbench::histogram::Slots;
 use pgrig_workloads::sysbench::report::{self as render, THREADS_STARTED};
 
-use crate::coordinator::Follower;
+use crate::follower::Follower;
 
 /// Seconds a row may be ahead of the time the coordinator has followed the run (the workers'
 /// clocks are within `--max-clock-offset` of the database's; the start is 2 s after the run
@@ -44,7 +45,7 @@ struct Merged {
 }
 
 /// The interval lines of one run.
-pub(crate) struct SegmentLines {
+pub struct SegmentLines {
     run: i64,
     /// segments and the whole run's threads
     count: u32,
@@ -67,11 +68,14 @@ pub(crate) struct SegmentLines {
     going: BTreeSet<u32>,
     /// the next line's number (its last second: `next * every`)
     next: u32,
+    /// where the lines (and `Threads started!`) are printed
+    out: Box<dyn FnMut(&str)>,
 }
 
 impl SegmentLines {
-    /// The lines of run `run` of `count` segments, for the whole run's options `inv`.
-    pub(crate) fn new(run: i64, count: u32, inv: &Invocation) -> SegmentLines {
+    /// The lines of run `run` of `count` segments, for the whole run's options `inv`, printed
+    /// through `out`.
+    pub fn new(run: i64, count: u32, inv: &Invocation, out: Box<dyn FnMut(&str)>) -> SegmentLines {
         SegmentLines {
             run,
             count,
@@ -87,6 +91,7 @@ impl SegmentLines {
             gone: BTreeSet::new(),
             going: BTreeSet::new(),
             next: 1,
+            out,
         }
     }
 
@@ -116,7 +121,8 @@ impl SegmentLines {
                 // no segment ran its last second: the run had ended there
                 return;
             }
-            print!("{}", self.line(span));
+            let line = self.line(span);
+            (self.out)(&line);
             self.next += 1;
         }
     }
@@ -160,15 +166,15 @@ impl SegmentLines {
 
     /// Adds a full second's row into its merged second (sums checked against the catalogue's
     /// bound).
-    fn add(&mut self, i: &Interval, l: pgrig_fleet::protocol::LuaSecond) -> Result<(), String> {
+    fn add(&mut self, i: &Interval, l: crate::protocol::LuaSecond) -> Result<(), String> {
         let hdr = match i.histogram.as_deref() {
-            Some(t) => Some(pgrig_fleet::codec::histogram_of(t).map_err(|e| e.0)?),
+            Some(t) => Some(crate::codec::histogram_of(t).map_err(|e| e.0)?),
             None => None,
         };
         let m = self.seconds.entry(i.seq).or_default();
         let add = |a: &mut u64, b: u64| -> Result<(), String> {
             *a = (a.checked_add(b))
-                .filter(|v| *v <= pgrig_fleet::check::MAX_COUNT)
+                .filter(|v| *v <= crate::check::MAX_COUNT)
                 .ok_or("the second's counts would exceed 2^53")?;
             Ok(())
         };
@@ -190,7 +196,7 @@ impl SegmentLines {
 
     /// Why row `i` cannot be taken beyond its own figures: its segment's second twice, after
     /// the segment's last second, or ahead of the run's time.
-    fn misplaced(&mut self, i: &Interval, l: pgrig_fleet::protocol::LuaSecond) -> Option<String> {
+    fn misplaced(&mut self, i: &Interval, l: crate::protocol::LuaSecond) -> Option<String> {
         if !self.seen.insert((i.segment, i.seq)) {
             return Some("the segment reported this second twice".into());
         }
@@ -218,7 +224,7 @@ impl SegmentLines {
 
 impl Follower for SegmentLines {
     fn row(&mut self, id: i64, i: &Interval) -> Result<(), ScaleError> {
-        let l = pgrig_fleet::lua_check::interval(self.run, id, i, self.count, self.threads)?;
+        let l = crate::lua_check::interval(self.run, id, i, self.count, self.threads)?;
         let run = self.run;
         let refused = |why: String| {
             ScaleError::new(format!(
@@ -239,7 +245,7 @@ impl Follower for SegmentLines {
     fn round(&mut self, ws: &[WorkerRow], silent: &BTreeMap<u32, f64>) {
         self.started.get_or_insert_with(Instant::now);
         if !self.announced && self.notices {
-            print!("{THREADS_STARTED}");
+            (self.out)(THREADS_STARTED);
         }
         self.announced = true;
         // seen failed or silent at the last look: every row it wrote has been read since

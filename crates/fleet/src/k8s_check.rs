@@ -123,7 +123,7 @@ pub fn escape_dollars(v: &str) -> String {
 /// The run's options as the coordinator in the pod will parse them (`pgrig bench --segments N
 /// --coordinator X OPTIONS`): refused when they do not parse, are not a benchmark, give fewer
 /// clients than segments or name a connection (the workers' targets are their own). Returns
-/// the options digest the coordinator will compute (`pgrig_fleet::protocol::options_digest`)
+/// the options digest the coordinator will compute (`crate::protocol::options_digest`)
 /// and the run's `-T` seconds, if any.
 pub fn bench_options(segments: u32, opts: &[String]) -> Result<(String, Option<u64>), String> {
     let mut argv: Vec<String> = ["pgrig bench", "--segments", &segments.to_string()]
@@ -133,9 +133,9 @@ pub fn bench_options(segments: u32, opts: &[String]) -> Result<(String, Option<u
     argv.extend(["--coordinator".into(), "host=coordinator".into()]);
     argv.extend(opts.iter().cloned());
     let none = |_: &str| None;
-    let parsed = crate::args::parse_pgbench_args("pgrig", &argv, &none)
+    let parsed = pgrig_pgbench_args::parse_pgbench_args("pgrig", &argv, &none)
         .map_err(|e| format!("the pgbench options: {}", e.lines.join("; ")))?;
-    let crate::args::Action::Bench(cfg) = parsed.action else {
+    let pgrig_pgbench_args::Action::Bench(cfg) = parsed.action else {
         return Err("the pgbench options do not run a benchmark".into());
     };
     if cfg.clients < segments {
@@ -144,14 +144,14 @@ pub fn bench_options(segments: u32, opts: &[String]) -> Result<(String, Option<u
             cfg.clients
         ));
     }
-    let stored = crate::args::run_options::for_workers(&argv[1..])
+    let stored = pgrig_pgbench_args::run_options::for_workers(&argv[1..])
         .map_err(|e| format!("the pgbench options: {e}"))?;
-    let scripts = pgrig_fleet::scripts::encode(&cfg.scripts);
+    let scripts = crate::scripts::encode(&cfg.scripts);
     let seconds = match cfg.duration {
         pgrig_engine::config::Duration::Seconds(s) => Some(s),
         pgrig_engine::config::Duration::Transactions(_) => None,
     };
-    let digest = pgrig_fleet::protocol::options_digest(segments, &stored, &scripts);
+    let digest = crate::protocol::options_digest(segments, &stored, &scripts);
     Ok((digest, seconds))
 }
 
