@@ -50,6 +50,16 @@ thread_local! {
     static GENERATION: Cell<u32> = const { Cell::new(0) };
     /// this thread's reserved generations: the next one and the end of its block
     static RESERVED: Cell<(u32, u32)> = const { Cell::new((0, 0)) };
+    /// reactor turns this thread made ([`turns`])
+    static TURNS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many times this thread's executor has turned its reactor (waited for events and fired
+/// the timers due): a task that sees the count move knows the thread's timers had their
+/// chance meanwhile, and need not yield for them.
+#[inline]
+pub fn turns() -> u64 {
+    local(&TURNS, Cell::get)
 }
 
 /// `key`'s value for `f`, through `LocalKey::try_with`: std marks it `#[inline]` and not
@@ -169,6 +179,7 @@ pub fn block_on<F: Future>(main: F) -> F::Output {
         if let Err(e) = turned {
             panic!("pgrig_wire::rt: waiting for I/O failed: {e}");
         }
+        local(&TURNS, |t| t.set(t.get().wrapping_add(1)));
     };
     let tasks = local(&EXEC, |e| e.borrow_mut().take());
     local(&GENERATION, |g| g.set(0));
