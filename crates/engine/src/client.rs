@@ -77,8 +77,11 @@ pub(crate) async fn run_client(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -
 
 /// The client's transactions, to its limit, the run's end or its abort.
 async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> ClientEnd {
+    // The end of the last transaction, when nothing took time since: the next one's start, as
+    // pgbench's lazily read clock makes it (one clock read per transaction fewer).
+    let mut carried: Option<i64> = None;
     loop {
-        let now = sh.now_us();
+        let now = carried.take().unwrap_or_else(|| sh.now_us());
         if done(sh, c, now) {
             return ClientEnd::Finished;
         }
@@ -87,10 +90,10 @@ async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> Cli
             let desc = &sh.scripts[script].desc;
             sh.debug_client(c.id, format_args!("executing script \"{desc}\""));
         }
-        let Some(now) = think(sh, c, script, now).await else {
+        let Some(after_think) = think(sh, c, script, now).await else {
             return ClientEnd::Finished;
         };
-        let mut scheduled = now;
+        let mut scheduled = after_think;
         if let Some(delay) = sh.throttle_delay_us {
             match throttle(sh, th, c, script, delay).await {
                 Some(at) => scheduled = at,
@@ -101,10 +104,12 @@ async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> Cli
             return ClientEnd::Finished;
         }
         // -C: a new connection for every transaction.
-        if c.conn.is_none() && !connect(sh, th, c) {
+        let connecting = c.conn.is_none();
+        if connecting && !connect(sh, th, c) {
             return ClientEnd::Aborted;
         }
-        let tx_begin = sh.now_us();
+        let waited = after_think != now || sh.throttle_delay_us.is_some() || connecting;
+        let tx_begin = if waited { sh.now_us() } else { now };
         c.tx_begin_us = Some(tx_begin);
         let (outcome, tries) = match run_with_retries(sh, th, c, script, scheduled).await {
             Ok(done) => done,
@@ -120,10 +125,16 @@ async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> Cli
         };
         record_tx(sh, th, c, script, outcome, tries - 1, times);
         // a script that never waits for the server (meta-commands only) would keep the thread
-        // and starve its once-a-second ticker (progress lines, series, CPU readings)
+        // and starve its once-a-second ticker (progress lines, series, CPU readings): it yields
+        // every 10 ms unless the thread's reactor turned meanwhile (which fires due timers)
+        let mut yielded = false;
         if end - c.yielded_us >= 10_000 {
             c.yielded_us = end;
-            pgrig_wire::rt::yield_now().await;
+            if pgrig_wire::rt::turns() == c.turns_seen {
+                pgrig_wire::rt::yield_now().await;
+                yielded = true;
+            }
+            c.turns_seen = pgrig_wire::rt::turns();
         }
 
         // pgbench's end of transaction: recorded first, then a transaction block still open
@@ -150,6 +161,8 @@ async fn run_transactions(sh: &RunShared, th: &ThreadCtx, c: &mut Client) -> Cli
             let mut st = th.stats.borrow_mut();
             st.conn_time_us += (sh.now_us() - t0) as f64;
             st.reconnects += u64::from(reconnect);
+        } else if !yielded {
+            carried = Some(end);
         }
     }
 }

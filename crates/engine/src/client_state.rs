@@ -35,6 +35,8 @@ pub(crate) struct Client {
     pub busy_us: f64,
     /// when the client last let its thread's other tasks run (µs, `RunShared::now_us`)
     pub yielded_us: i64,
+    /// the thread's reactor turns at `yielded_us` ([`pgrig_wire::rt::turns`])
+    pub turns_seen: u64,
     /// the start of the transaction running now (µs, `RunShared::now_us`), if one is
     pub tx_begin_us: Option<i64>,
 }
@@ -70,6 +72,7 @@ impl Client {
             rolled_back: false,
             busy_us: 0.0,
             yielded_us: 0,
+            turns_seen: 0,
             tx_begin_us: None,
         }
     }

@@ -59,6 +59,9 @@ pub struct Connection {
     notice_handler: Option<NoticeHandler>,
     collected: Vec<DbError>,
     addr: Addr,
+    /// length of the message [`Connection::next_tag`] announced (0: none), so that
+    /// [`Connection::skip_message`] need not frame it again
+    announced: usize,
     /// libpq's `PQhost`/`PQport`: the configured host (socket directory, name or `hostaddr`)
     /// and port of the target this session reached
     host: String,
@@ -77,6 +80,7 @@ impl Connection {
             notice_handler: None,
             collected: Vec::new(),
             addr,
+            announced: 0,
             host: String::new(),
             port: 0,
         }
@@ -255,6 +259,7 @@ impl Connection {
     /// and (unless returned) notices in front of it are absorbed on the way.
     #[inline]
     fn next_deliverable(&mut self) -> Result<Option<usize>, Error> {
+        self.announced = 0;
         loop {
             let Some(n) = self.rbuf.next_frame()? else {
                 return Ok(None);
@@ -303,12 +308,22 @@ impl Connection {
     /// messages it has no use for without parsing them.
     #[inline]
     pub fn next_tag(&mut self) -> Result<Option<u8>, Error> {
-        Ok(self.next_deliverable()?.map(|_| self.rbuf.data()[0]))
+        let Some(n) = self.next_deliverable()? else {
+            return Ok(None);
+        };
+        self.announced = n;
+        Ok(Some(self.rbuf.data()[0]))
     }
 
     /// Drops the buffered message [`next_tag`](Self::next_tag) announced, unparsed.
     #[inline]
     pub fn skip_message(&mut self) -> Result<(), Error> {
+        let n = std::mem::take(&mut self.announced);
+        if n != 0 {
+            // framed by `next_tag` (reads only append behind it)
+            self.rbuf.consume(n);
+            return Ok(());
+        }
         if let Some(n) = self.rbuf.next_frame()? {
             self.rbuf.consume(n);
         }

@@ -123,26 +123,30 @@ impl RawStream {
         self.tls.is_some()
     }
 
+    #[inline]
     fn slot(&mut self) -> io::Result<usize> {
         match self.slot {
             Some(s) => Ok(s),
-            None => {
-                let fd = self.fd.as_raw_fd();
-                let s = reactor::with(|r| r.register(fd))??;
-                self.slot = Some(s);
-                Ok(s)
-            }
+            None => self.register(),
         }
+    }
+
+    /// Registers the socket with this thread's reactor (its first wait).
+    #[cold]
+    fn register(&mut self) -> io::Result<usize> {
+        let fd = self.fd.as_raw_fd();
+        let s = reactor::with(|r| r.register(fd))??;
+        self.slot = Some(s);
+        Ok(s)
     }
 
     /// Waits until the socket may be ready in `dir` (returns at once if readiness is cached).
     async fn ready(&mut self, dir: Dir) -> io::Result<()> {
         let slot = self.slot()?;
         poll_fn(|cx| {
-            if reactor::ready(slot, dir) {
+            if reactor::ready_or_wait(slot, dir, cx.waker()) {
                 Poll::Ready(())
             } else {
-                reactor::wait(slot, dir, cx.waker());
                 Poll::Pending
             }
         })
@@ -150,6 +154,7 @@ impl RawStream {
         Ok(())
     }
 
+    #[inline]
     fn not_ready(&mut self, dir: Dir) {
         if let Some(slot) = self.slot {
             reactor::clear(slot, dir);

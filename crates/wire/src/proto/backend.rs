@@ -53,6 +53,7 @@ pub enum TransactionStatus {
 }
 
 impl TransactionStatus {
+    #[inline]
     pub(crate) fn from_byte(b: u8) -> Result<TransactionStatus, Error> {
         match b {
             b'I' => Ok(TransactionStatus::Idle),

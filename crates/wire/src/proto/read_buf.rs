@@ -70,8 +70,10 @@ impl ReadBuf {
     /// Free space to read into; compacts or grows so at least the pending message fits.
     pub fn spare(&mut self) -> &mut [u8] {
         if self.start == self.end {
+            // all consumed (the usual case between round trips): the whole buffer, unframed
             self.start = 0;
             self.end = 0;
+            return &mut self.buf[..];
         }
         let pending = self.end - self.start;
         let want = match frame(self.data()) {

@@ -30,10 +30,18 @@ pub(crate) struct Alarm {
 }
 
 impl Alarm {
-    /// Makes sure the alarm goes off no later than `at` (a far deadline). Setting it again is
-    /// skipped while it is armed for `at` or earlier and has not gone off yet.
-    pub fn arm(&mut self, epfd: RawFd, at: Instant) -> io::Result<()> {
-        let now = Instant::now();
+    /// Whether the alarm is armed for `at` or earlier and its event has not been taken yet:
+    /// then it wakes the wait no later than `at` (an expiry not yet seen is an event still to
+    /// come, since [`Self::went_off`] is what disarms it).
+    #[inline]
+    pub fn covers(&self, at: Instant) -> bool {
+        self.armed.is_some_and(|a| a <= at)
+    }
+
+    /// Makes sure the alarm goes off no later than `at` (a far deadline; `now` is the time).
+    /// Setting it again is skipped while it is armed for `at` or earlier and has not gone off
+    /// yet.
+    pub fn arm(&mut self, epfd: RawFd, at: Instant, now: Instant) -> io::Result<()> {
         if self.armed.is_some_and(|a| a <= at && a > now) {
             return Ok(());
         }

@@ -14,6 +14,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+use std::thread::LocalKey;
 
 use super::reactor;
 
@@ -49,12 +50,39 @@ thread_local! {
     static GENERATION: Cell<u32> = const { Cell::new(0) };
     /// this thread's reserved generations: the next one and the end of its block
     static RESERVED: Cell<(u32, u32)> = const { Cell::new((0, 0)) };
+    /// reactor turns this thread made ([`turns`])
+    static TURNS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many times this thread's executor has turned its reactor (waited for events and fired
+/// the timers due): a task that sees the count move knows the thread's timers had their
+/// chance meanwhile, and need not yield for them.
+#[inline]
+pub fn turns() -> u64 {
+    local(&TURNS, Cell::get)
+}
+
+/// `key`'s value for `f`, through `LocalKey::try_with`: std marks it `#[inline]` and not
+/// `with`, which stays an out-of-line call (through the key's accessor) when called from
+/// another codegen unit, as `block_on`'s instances in the engine are. Every executor access
+/// of the hot path comes here.
+#[inline]
+fn local<T: 'static, R>(key: &'static LocalKey<T>, f: impl FnOnce(&T) -> R) -> R {
+    match key.try_with(f) {
+        Ok(r) => r,
+        Err(_) => thread_ending(),
+    }
+}
+
+#[cold]
+fn thread_ending() -> ! {
+    panic!("pgrig_wire::rt: the executor used while its thread's locals are torn down")
 }
 
 /// A generation no other executor (of any thread) has had, nor will have before the counter
 /// wraps (2^32 executors); never 0, which marks "no executor".
 pub(super) fn next_generation() -> u32 {
-    RESERVED.with(|r| {
+    local(&RESERVED, |r| {
         let (mut next, mut end) = r.get();
         while next == end {
             next = NEXT_GENERATION.fetch_add(GENERATION_BLOCK, Ordering::Relaxed);
@@ -70,18 +98,19 @@ pub(super) fn next_generation() -> u32 {
 }
 
 fn encode(id: usize) -> *const () {
-    let generation = GENERATION.with(Cell::get) as usize;
+    let generation = local(&GENERATION, Cell::get) as usize;
     ((id << 32) | generation) as *const ()
 }
 
 fn schedule(data: *const ()) {
     let raw = data as usize;
     let (id, generation) = (raw >> 32, (raw & 0xffff_ffff) as u32);
-    if GENERATION.with(Cell::get) != generation {
+    // (a wake while the thread's locals are torn down finds no executor: nothing to wake)
+    if GENERATION.try_with(Cell::get) != Ok(generation) {
         // a waker of a finished executor (or of another thread's): nothing to wake
         return;
     }
-    let fresh = EXEC.with(|e| {
+    let fresh = EXEC.try_with(|e| {
         let Ok(mut e) = e.try_borrow_mut() else {
             // Woken from inside a poll (the task itself or a sibling): queue unconditionally;
             // a duplicate entry only costs one spurious poll.
@@ -97,8 +126,8 @@ fn schedule(data: *const ()) {
             }
         }
     });
-    if fresh {
-        READY.with(|r| r.borrow_mut().push_back(id));
+    if fresh == Ok(true) {
+        let _ = READY.try_with(|r| r.borrow_mut().push_back(id));
     }
 }
 
@@ -116,18 +145,20 @@ fn waker(id: usize) -> Waker {
 
 /// Runs `main` (and everything it spawns) to completion on this thread.
 pub fn block_on<F: Future>(main: F) -> F::Output {
-    let outer = EXEC.with(|e| e.borrow_mut().replace(Exec::default()));
+    let outer = local(&EXEC, |e| e.borrow_mut().replace(Exec::default()));
     assert!(outer.is_none(), "pgrig_wire::rt::block_on cannot be nested");
-    GENERATION.with(|g| g.set(next_generation()));
-    READY.with(|r| r.borrow_mut().clear());
+    local(&GENERATION, |g| g.set(next_generation()));
+    local(&READY, |r| r.borrow_mut().clear());
     let mut main = std::pin::pin!(main);
     let main_waker = waker(MAIN);
-    READY.with(|r| r.borrow_mut().push_back(MAIN));
+    local(&READY, |r| r.borrow_mut().push_back(MAIN));
     let out = loop {
         let mut done = None;
-        while let Some(id) = READY.with(|r| r.borrow_mut().pop_front()) {
+        while let Some(id) = local(&READY, |r| r.borrow_mut().pop_front()) {
             if id == MAIN {
-                EXEC.with(|e| e.borrow_mut().as_mut().map(|e| e.main_queued = false));
+                local(&EXEC, |e| {
+                    e.borrow_mut().as_mut().map(|e| e.main_queued = false)
+                });
                 if let Poll::Ready(v) = main.as_mut().poll(&mut Context::from_waker(&main_waker)) {
                     done = Some(v);
                     break;
@@ -139,7 +170,7 @@ pub fn block_on<F: Future>(main: F) -> F::Output {
         if let Some(v) = done {
             break v;
         }
-        let idle = READY.with(|r| r.borrow().is_empty());
+        let idle = local(&READY, |r| r.borrow().is_empty());
         let turned = if super::uring::active() {
             super::uring::turn(idle)
         } else {
@@ -148,16 +179,18 @@ pub fn block_on<F: Future>(main: F) -> F::Output {
         if let Err(e) = turned {
             panic!("pgrig_wire::rt: waiting for I/O failed: {e}");
         }
+        local(&TURNS, |t| t.set(t.get().wrapping_add(1)));
     };
-    let tasks = EXEC.with(|e| e.borrow_mut().take());
-    GENERATION.with(|g| g.set(0));
+    let tasks = local(&EXEC, |e| e.borrow_mut().take());
+    local(&GENERATION, |g| g.set(0));
     drop(tasks);
     let _ = reactor::with(|r| r.clear_timers());
     out
 }
 
+#[inline]
 fn poll_task(id: usize) {
-    let task = EXEC.with(|e| {
+    let task = local(&EXEC, |e| {
         let mut e = e.borrow_mut();
         let e = e.as_mut()?;
         if let Some(q) = e.queued.get_mut(id) {
@@ -168,7 +201,7 @@ fn poll_task(id: usize) {
     let Some(mut task) = task else { return };
     let w = waker(id);
     let finished = task.as_mut().poll(&mut Context::from_waker(&w)).is_ready();
-    EXEC.with(|e| {
+    local(&EXEC, |e| {
         let mut e = e.borrow_mut();
         let Some(e) = e.as_mut() else { return };
         if finished {
@@ -244,7 +277,7 @@ where
             w.wake();
         }
     });
-    let id = EXEC.with(|e| {
+    let id = local(&EXEC, |e| {
         let mut e = e.borrow_mut();
         let e = e
             .as_mut()
@@ -260,6 +293,6 @@ where
         e.tasks[id] = Some(task);
         id
     });
-    READY.with(|r| r.borrow_mut().push_back(id));
+    local(&READY, |r| r.borrow_mut().push_back(id));
     JoinHandle { join }
 }

@@ -17,7 +17,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-pub use executor::{block_on, spawn_local, JoinHandle};
+pub use executor::{block_on, spawn_local, turns, JoinHandle};
 
 /// Whether this thread's connections run on io_uring (`PGRIG_IO=uring`, once one was used):
 /// a thread's sends and receives then go to the kernel together in one `io_uring_enter`.

@@ -15,7 +15,7 @@
 //! The ring is set up single-issuer with deferred task work where the kernel supports it
 //! (completions are processed only inside our own `io_uring_enter`).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
 use std::io;
 use std::os::fd::RawFd;
@@ -94,6 +94,9 @@ pub(crate) struct Uring {
 
 thread_local! {
     static URING: RefCell<Option<Uring>> = const { RefCell::new(None) };
+    /// `URING` holds a ring: a plain flag (no destructor), since the executor asks at every
+    /// turn
+    static ACTIVE: Cell<bool> = const { Cell::new(false) };
 }
 
 fn with<R>(f: impl FnOnce(&mut Uring) -> R) -> io::Result<R> {
@@ -103,6 +106,7 @@ fn with<R>(f: impl FnOnce(&mut Uring) -> R) -> io::Result<R> {
             let mut u = u.borrow_mut();
             if u.is_none() {
                 *u = Some(Uring::new()?);
+                ACTIVE.with(|a| a.set(true));
             }
             Ok(f(u.as_mut().expect("created above")))
         })
@@ -110,8 +114,9 @@ fn with<R>(f: impl FnOnce(&mut Uring) -> R) -> io::Result<R> {
 }
 
 /// Whether this thread has a ring (then [`turn`] must be used instead of the epoll reactor's).
+#[inline]
 pub(crate) fn active() -> bool {
-    URING.with(|u| u.borrow().is_some())
+    ACTIVE.with(Cell::get)
 }
 
 fn tag(slot: usize, op: u64) -> u64 {
