@@ -19,7 +19,7 @@ use pgrig_fleet::follower::Follower;
 use pgrig_fleet::handed_in;
 use pgrig_fleet::open_run::{self, INTERVAL_MS};
 use pgrig_fleet::protocol::{self, WorkerRow};
-use pgrig_fleet::ScaleError;
+use pgrig_fleet::FleetError;
 
 use crate::args::{OutputOptions, SegmentsOptions};
 use crate::metrics::{Live, RunState};
@@ -49,14 +49,14 @@ fn coordinate(
     mut cfg: BenchConfig,
     output: &OutputOptions,
     seg: &SegmentsOptions,
-) -> Result<i32, ScaleError> {
+) -> Result<i32, FleetError> {
     if output.profile.is_some() {
-        return Err(ScaleError::new(
+        return Err(FleetError::new(
             "--profile does not combine with --segments",
         ));
     }
     if cfg.clients < seg.count {
-        return Err(ScaleError::new(format!(
+        return Err(FleetError::new(format!(
             "--segments {} needs at least {} clients (-c {})",
             seg.count, seg.count, cfg.clients
         )));
@@ -68,7 +68,7 @@ fn coordinate(
         .transpose()
     {
         Ok(j) => j,
-        Err(e) => return Err(ScaleError::new(e)),
+        Err(e) => return Err(FleetError::new(e)),
     };
     let stored = open_run::worker_args(args)?;
     let (db, run) = open_run::create_run(sink, &mut cfg, seg, &stored)?;
@@ -91,11 +91,11 @@ fn serve_metrics(
     sink: &StderrSink,
     output: &OutputOptions,
     live: &Arc<Live>,
-) -> Result<Option<crate::metrics::Server>, ScaleError> {
+) -> Result<Option<crate::metrics::Server>, FleetError> {
     let Some(m) = &output.metrics else {
         return Ok(None);
     };
-    let s = crate::metrics::Server::start(&m.addr, live.clone()).map_err(ScaleError)?;
+    let s = crate::metrics::Server::start(&m.addr, live.clone()).map_err(FleetError)?;
     sink.message(
         Level::Info,
         &format!("serving OpenMetrics on http://{}/metrics", s.addr),
@@ -175,7 +175,7 @@ impl<'a> Coordinator<'a> {
 
 impl Coordinator<'_> {
     /// Registration, the start, then the run until every worker ended or went silent.
-    pub(crate) fn follow(&mut self) -> Result<Outcome, ScaleError> {
+    pub(crate) fn follow(&mut self) -> Result<Outcome, FleetError> {
         if !self.wait_for_all()? {
             return Ok(Outcome::StoppedEarly);
         }
@@ -232,14 +232,14 @@ impl Coordinator<'_> {
 
     /// Waits until every segment registered, at most `--segments-wait` (false: Ctrl-C first);
     /// a failed worker, or workers reaching different targets, is the run's error.
-    fn wait_for_all(&mut self) -> Result<bool, ScaleError> {
+    fn wait_for_all(&mut self) -> Result<bool, FleetError> {
         let until = std::time::Instant::now() + Duration::from_secs(self.wait_s as u64);
         loop {
             protocol::coordinator_alive(&mut self.db, self.run)?;
             let ws = protocol::workers(&mut self.db, self.run)?;
             pgrig_fleet::check::workers(self.run, &ws, self.count)?;
             if let Some(w) = ws.iter().find(|w| w.state == "failed") {
-                return Err(ScaleError::new(handed_in::failure(w)));
+                return Err(FleetError::new(handed_in::failure(w)));
             }
             self.same_target(&ws)?;
             if self.stop.requested() {
@@ -250,7 +250,7 @@ impl Coordinator<'_> {
             }
             if std::time::Instant::now() >= until {
                 let have: Vec<String> = ws.iter().map(|w| w.segment.to_string()).collect();
-                return Err(ScaleError::new(format!(
+                return Err(FleetError::new(format!(
                     "run {}: only {} of {} segments registered within {} s (--segments-wait){}; \
                      the run is cancelled",
                     self.run,
@@ -270,13 +270,13 @@ impl Coordinator<'_> {
 
     /// Refuses the run when the registered workers reach different targets (system identifier,
     /// database, dataset); remembers the common one.
-    fn same_target(&mut self, ws: &[WorkerRow]) -> Result<(), ScaleError> {
+    fn same_target(&mut self, ws: &[WorkerRow]) -> Result<(), FleetError> {
         let targets: Vec<(u32, String, String)> = ws
             .iter()
             .map(|w| (w.segment, w.host.clone(), w.target.clone()))
             .collect();
         if let Some(diff) = pgrig_fleet::target::differing(&targets) {
-            return Err(ScaleError::new(format!(
+            return Err(FleetError::new(format!(
                 "run {}: refused: the workers reach different targets ({diff}); every worker \
                  must benchmark the same database",
                 self.run
@@ -290,7 +290,7 @@ impl Coordinator<'_> {
 
     /// Reports failed workers once, and marks the run incomplete when a running worker has
     /// been silent for two intervals (after the start's `grace`).
-    fn check(&mut self, ws: &[WorkerRow], grace: bool) -> Result<(), ScaleError> {
+    fn check(&mut self, ws: &[WorkerRow], grace: bool) -> Result<(), FleetError> {
         for w in ws.iter().filter(|w| w.state == "failed") {
             if self.failed.insert(w.segment) {
                 self.sink.message(Level::Error, &handed_in::failure(w));
@@ -318,7 +318,7 @@ impl Coordinator<'_> {
     /// New interval rows into the live figures, each checked first (a bad row fails the run).
     /// Rows are read again until they are old enough that no row of a lower id can still be
     /// uncommitted (workers' transactions commit in any order), each taken once.
-    pub(crate) fn read_intervals(&mut self) -> Result<(), ScaleError> {
+    pub(crate) fn read_intervals(&mut self) -> Result<(), FleetError> {
         let settled = protocol::intervals_settled(&mut self.db, self.run)?;
         let mut rows = protocol::intervals_after(&mut self.db, self.run, self.last_interval)?;
         rows.retain(|(id, _)| !self.taken.contains(id));
@@ -336,7 +336,7 @@ impl Coordinator<'_> {
                 f.row(*id, i)?;
             }
             add_interval(&mut f, i).map_err(|why| {
-                ScaleError::new(format!(
+                FleetError::new(format!(
                     "run {}: refused interval row {id} (segment {}, second {}): {why}",
                     self.run, i.segment, i.seq
                 ))
@@ -364,12 +364,12 @@ impl Coordinator<'_> {
     /// Merges and reports; the exit status.
     fn finish(
         &mut self,
-        outcome: Result<Outcome, ScaleError>,
+        outcome: Result<Outcome, FleetError>,
         cfg: BenchConfig,
         output: &OutputOptions,
         json: Option<crate::json::JsonOut>,
         stored: &[String],
-    ) -> Result<i32, ScaleError> {
+    ) -> Result<i32, FleetError> {
         let ws = match outcome {
             Ok(Outcome::Ended(ws)) => ws,
             Ok(Outcome::StoppedEarly) => {

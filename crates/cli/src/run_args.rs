@@ -87,7 +87,7 @@ pub struct RunArgs {
     /// here; needs --coordinator and a target other than a throwaway server.
     #[arg(long, value_name = "N", requires = "coordinator")]
     pub segments: Option<u32>,
-    /// The database holding the coordination schema pgrig_scale (with --segments).
+    /// The database holding the coordination schema pgrig_fleet (with --segments).
     #[arg(long, value_name = "URL", requires = "segments")]
     pub coordinator: Option<String>,
 }

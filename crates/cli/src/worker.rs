@@ -20,7 +20,7 @@ use pgrig_engine::StopHandle;
 use pgrig_fleet::db::Db;
 use pgrig_fleet::protocol::{self, Interval, RunRow};
 use pgrig_fleet::share::SegmentId;
-use pgrig_fleet::ScaleError;
+use pgrig_fleet::FleetError;
 
 use crate::sink::StderrSink;
 use crate::worker_args::{self, WorkerArgs};
@@ -45,7 +45,7 @@ pub fn main(args: &[String]) -> i32 {
     }
 }
 
-fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
+fn work(a: &WorkerArgs) -> Result<i32, FleetError> {
     let seg = a.segment;
     worker_args::check_args(a)?;
     let j = a.joining();
@@ -99,7 +99,7 @@ fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
 }
 
 /// pgbench's vacuum before the run (segment 0, before it registers), with pgbench's messages.
-fn pre_run_vacuum(cfg: &BenchConfig) -> Result<(), ScaleError> {
+fn pre_run_vacuum(cfg: &BenchConfig) -> Result<(), FleetError> {
     eprint!("starting vacuum...");
     for e in pgrig_fleet::vacuum::pre_run(cfg)? {
         eprintln!("pgrig: error: {e}");
@@ -111,7 +111,7 @@ fn pre_run_vacuum(cfg: &BenchConfig) -> Result<(), ScaleError> {
 
 /// Runs the segment with a reporter thread writing intervals and heartbeats; hands the result
 /// in. The exit status follows `pgrig bench`'s.
-fn run_segment(db: Db, run: &RunRow, seg: SegmentId, cfg: BenchConfig) -> Result<i32, ScaleError> {
+fn run_segment(db: Db, run: &RunRow, seg: SegmentId, cfg: BenchConfig) -> Result<i32, FleetError> {
     let stop = StopHandle::default();
     crate::interrupt::on_interrupt(stop.clone());
     let inner = Arc::new(StderrSink::simple("pgrig"));
@@ -133,7 +133,7 @@ fn run_segment(db: Db, run: &RunRow, seg: SegmentId, cfg: BenchConfig) -> Result
     done.store(true, Ordering::SeqCst);
     let mut db = reporter
         .join()
-        .map_err(|_| ScaleError::new("the reporter thread panicked"))?;
+        .map_err(|_| FleetError::new("the reporter thread panicked"))?;
     match result {
         Ok(r) => {
             let text = pgrig_fleet::codec::encode(&r);
@@ -154,7 +154,7 @@ fn run_segment(db: Db, run: &RunRow, seg: SegmentId, cfg: BenchConfig) -> Result
         Err(e) => {
             let msg = e.to_string();
             let _ = protocol::finish(&mut db, run.id, seg.index, Err(&msg));
-            Err(ScaleError::new(msg))
+            Err(FleetError::new(msg))
         }
     }
 }

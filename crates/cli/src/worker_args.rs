@@ -4,7 +4,7 @@
 use clap::Parser;
 use pgrig_fleet::join::Joining;
 use pgrig_fleet::share::SegmentId;
-use pgrig_fleet::ScaleError;
+use pgrig_fleet::FleetError;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -75,19 +75,19 @@ impl WorkerArgs {
 
 /// Refuses a password in `--target` (it would show in the process list) and a `--log-dir`
 /// that is no directory.
-pub fn check_args(a: &WorkerArgs) -> Result<(), ScaleError> {
+pub fn check_args(a: &WorkerArgs) -> Result<(), FleetError> {
     if a.target
         .as_deref()
         .is_some_and(|t| pgrig_wire::mask_passwords(t) != t)
     {
-        return Err(ScaleError::new(
+        return Err(FleetError::new(
             "a password in --target would show in the process list: give it in PGPASSWORD or \
              a password file",
         ));
     }
     if let Some(d) = &a.log_dir {
         if !d.is_dir() {
-            return Err(ScaleError::new(format!(
+            return Err(FleetError::new(format!(
                 "--log-dir {}: not a directory",
                 d.display()
             )));

@@ -20,7 +20,7 @@ use pgrig_engine::StopHandle;
 use pgrig_fleet::db::Db;
 use pgrig_fleet::lua_script::{self, ScriptRef};
 use pgrig_fleet::protocol::{self, Interval, LuaSecond, RunRow};
-use pgrig_fleet::ScaleError;
+use pgrig_fleet::FleetError;
 use pgrig_lua::segment::{share_of, threads_of, SegmentPart};
 use pgrig_lua::{Invocation, ScriptOptions};
 
@@ -39,8 +39,8 @@ struct Plan {
 }
 
 /// The run's stored options checked and parsed for `file`, cut to this segment.
-fn plan(run: &RunRow, a: &WorkerArgs, file: &Path) -> Result<Plan, ScaleError> {
-    let refused = |why: String| ScaleError::new(format!("run {}: refused: {why}", run.id));
+fn plan(run: &RunRow, a: &WorkerArgs, file: &Path) -> Result<Plan, FleetError> {
+    let refused = |why: String| FleetError::new(format!("run {}: refused: {why}", run.id));
     crate::sysbench::fleet_options::check_stored(&run.args).map_err(refused)?;
     if !(100..=60_000).contains(&run.interval_ms) {
         return Err(refused(format!(
@@ -120,7 +120,7 @@ fn script_options_known(c: &CmdLine, inv: &Invocation, file: &Path) -> Result<()
 }
 
 /// The target's fingerprint and server version (a refusal when it cannot be reached).
-fn target(conn: &pgrig_wire::ConnArgs) -> Result<(String, String), ScaleError> {
+fn target(conn: &pgrig_wire::ConnArgs) -> Result<(String, String), FleetError> {
     let fp = pgrig_fleet::target::fingerprint(conn)?.to_string();
     let mut db = Db::connect_args(conn, "the target")?;
     let version = db.value("SHOW server_version")?.unwrap_or_default();
@@ -128,7 +128,7 @@ fn target(conn: &pgrig_wire::ConnArgs) -> Result<(String, String), ScaleError> {
 }
 
 /// The Lua worker; its exit status.
-pub fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
+pub fn work(a: &WorkerArgs) -> Result<i32, FleetError> {
     let seg = a.segment;
     worker_args::check_args(a)?;
     let j = a.joining();
@@ -136,7 +136,7 @@ pub fn work(a: &WorkerArgs) -> Result<i32, ScaleError> {
     let mut db = Db::connect(&a.coordinator)?;
     let run = join::wait_for_run(&mut db, &j, lua_script::KIND)?;
     let ready = ScriptRef::decode(&run.scripts)
-        .map_err(|e| ScaleError::new(format!("run {}: refused: {e}", run.id)))
+        .map_err(|e| FleetError::new(format!("run {}: refused: {e}", run.id)))
         .and_then(|s| Ok((worker_run::matching(&run, &s, &local)?, s)))
         .and_then(|(f, s)| Ok((plan(&run, a, &f)?, f, s)));
     let (plan, file, script) = match ready {
@@ -190,7 +190,7 @@ fn run_segment(
     a: &WorkerArgs,
     (inv, part): (Invocation, SegmentPart),
     version: &str,
-) -> Result<i32, ScaleError> {
+) -> Result<i32, FleetError> {
     let seg = a.segment.index;
     let stop = part.stop.clone();
     crate::interrupt::on_interrupt(stop.clone());
@@ -230,14 +230,14 @@ fn run_segment(
     done.store(true, Ordering::SeqCst);
     let mut db = reporter
         .join()
-        .map_err(|_| ScaleError::new("the reporter thread panicked"))?;
+        .map_err(|_| FleetError::new("the reporter thread panicked"))?;
     let Some(tally) = outcome.tally() else {
         let why = format!(
             "the script's run did not start (exit status {}; the worker's output says why)",
             outcome.code
         );
         let _ = protocol::finish(&mut db, run.id, seg, Err(&why));
-        return Err(ScaleError::new(why));
+        return Err(FleetError::new(why));
     };
     let text = pgrig_fleet::lua_codec::encode(&tally, version);
     protocol::finish(&mut db, run.id, seg, Ok(&text))?;

@@ -1,6 +1,6 @@
 //! A sysbench Lua script's run split over client hosts: `sysbench SCRIPT.lua --segments N
 //! --coordinator URL ... run` (pgrig through its `sysbench` link) and `pgrig worker --segment
-//! I/N --lua-script FILE` processes on loopback, coordinated through `pgrig_scale` in the test
+//! I/N --lua-script FILE` processes on loopback, coordinated through `pgrig_fleet` in the test
 //! database. The merged run is checked against what the server holds (a row per event, written
 //! with `sysbench.tid`) and against what each worker measured and reported itself; the trust
 //! boundary — workers run only their own script of the run's SHA-256, take run options only,
@@ -177,7 +177,7 @@ fn a_two_segment_script_run_merges_into_what_one_host_with_every_thread_does() {
 
     // the union of every second each worker reported on its own (the interval rows' HDR
     // histograms) is the merged histogram: same buckets, same p95
-    let texts = db.psql("SELECT histogram FROM pgrig_scale.intervals ORDER BY id");
+    let texts = db.psql("SELECT histogram FROM pgrig_fleet.intervals ORDER BY id");
     let mut union = hdrhistogram::Histogram::<u64>::new(3).unwrap();
     for t in texts.lines().filter(|t| !t.is_empty()) {
         union
@@ -251,7 +251,7 @@ fn forged_run(db: &TestDb, file: &Path, args: &[&str]) -> i64 {
     );
     let arr: Vec<String> = args.iter().map(|a| sql_lit(a)).collect();
     let id = db.psql(&format!(
-        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms, kind) VALUES \
+        "INSERT INTO pgrig_fleet.runs (segments, args, scripts, seed, interval_ms, kind) VALUES \
          (1, ARRAY[{}]::text[], {}, '1', 1000, 'lua') RETURNING id",
         arr.join(","),
         sql_lit(&scripts)
@@ -283,7 +283,7 @@ fn a_worker_refuses_a_stored_option_outside_the_allow_list() {
         assert_eq!(w.code, Some(1), "{bad}: {}", w.stderr);
         assert!(w.stderr.contains(bad), "{bad}: {}", w.stderr);
         let reg = db.psql(&format!(
-            "SELECT state || ': ' || error FROM pgrig_scale.workers WHERE run_id = {run}"
+            "SELECT state || ': ' || error FROM pgrig_fleet.workers WHERE run_id = {run}"
         ));
         assert!(
             reg.starts_with("failed: ") && reg.contains(bad),
@@ -332,7 +332,7 @@ fn connection_options_on_the_coordinators_command_line_are_not_stored() {
     assert!(c.stderr.contains("--pgsql-host, --pgsql-port, --pgsql-user, --pgsql-db, --pgsql-password: not sent to workers")
         || c.stderr.contains("not sent to workers"), "{}", c.stderr);
     assert!(!format!("{}{}", c.stdout, c.stderr).contains("sekret"));
-    let row = db.psql("SELECT kind, array_to_string(args, ' '), scripts FROM pgrig_scale.runs");
+    let row = db.psql("SELECT kind, array_to_string(args, ' '), scripts FROM pgrig_fleet.runs");
     let f: Vec<&str> = row.trim().split('|').collect();
     assert_eq!(f[0], "lua");
     let seed = f[1].rsplit("--rand-seed=").next().unwrap();
@@ -391,7 +391,7 @@ fn segments_split_a_script_files_run_only() {
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stdout}");
         assert!(stdout.contains(says), "{args:?}: {stdout}");
     }
-    let runs = db.psql("SELECT to_regclass('pgrig_scale.runs') IS NULL");
+    let runs = db.psql("SELECT to_regclass('pgrig_fleet.runs') IS NULL");
     assert_eq!(runs.trim(), "t", "no run was written");
 }
 
@@ -408,7 +408,7 @@ fn a_forged_result_is_refused_naming_the_row_and_nothing_is_reported() {
     );
     let run = poll(
         &db,
-        "SELECT max(id) FROM pgrig_scale.runs WHERE to_regclass('pgrig_scale.runs') IS NOT NULL",
+        "SELECT max(id) FROM pgrig_fleet.runs WHERE to_regclass('pgrig_fleet.runs') IS NOT NULL",
     );
     let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
     h.record(1000).unwrap();
@@ -422,7 +422,7 @@ fn a_forged_result_is_refused_naming_the_row_and_nothing_is_reported() {
         "options": [["rows", "10"]], "server_version": "15"
     });
     db.psql(&format!(
-        "INSERT INTO pgrig_scale.workers (run_id, segment, host, cores, version, clock_offset_ms, \
+        "INSERT INTO pgrig_fleet.workers (run_id, segment, host, cores, version, clock_offset_ms, \
          clock_error_ms, state, result) VALUES ({run}, 0, 'forger', 1, 'x', 0, 0, 'done', {})",
         sql_lit(&forged.to_string())
     ));
@@ -439,7 +439,7 @@ fn a_forged_result_is_refused_naming_the_row_and_nothing_is_reported() {
         c.stdout
     );
     let state = db.psql(&format!(
-        "SELECT state FROM pgrig_scale.runs WHERE id = {run}"
+        "SELECT state FROM pgrig_fleet.runs WHERE id = {run}"
     ));
     assert_eq!(state.trim(), "failed");
 }

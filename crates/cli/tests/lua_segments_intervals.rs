@@ -196,7 +196,7 @@ fn the_coordinator_prints_sysbenchs_interval_lines_of_the_merged_seconds() {
     let partial = |col: &str| {
         count(
             &db,
-            &format!("SELECT coalesce(sum({col}), 0) FROM pgrig_scale.intervals WHERE threads_running = 0"),
+            &format!("SELECT coalesce(sum({col}), 0) FROM pgrig_fleet.intervals WHERE threads_running = 0"),
         )
     };
     let events = count(&db, "SELECT count(*) FROM seen WHERE n >= 0");
@@ -263,7 +263,7 @@ fn run_id(db: &TestDb, after: i64) -> i64 {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let v = db
-            .try_psql("SELECT max(id) FROM pgrig_scale.runs")
+            .try_psql("SELECT max(id) FROM pgrig_fleet.runs")
             .unwrap_or_default();
         if let Some(id) = v.trim().parse().ok().filter(|id| *id > after) {
             return id;
@@ -312,9 +312,9 @@ fn a_forged_interval_row_is_refused_naming_the_row() {
         let run = run_id(&db, last);
         last = run;
         let id = db.psql(&format!(
-            "INSERT INTO pgrig_scale.workers (run_id, segment, host, cores, version, \
+            "INSERT INTO pgrig_fleet.workers (run_id, segment, host, cores, version, \
              clock_offset_ms, clock_error_ms) VALUES ({run}, 0, 'forger', 1, 'x', 0, 0); \
-             INSERT INTO pgrig_scale.intervals (run_id, segment, seq, ok, failed, skipped, \
+             INSERT INTO pgrig_fleet.intervals (run_id, segment, seq, ok, failed, skipped, \
              retried, retries, latency_sum_us, cpu_s, histogram, queries_read, queries_write, \
              queries_other, reconnects, threads_running) VALUES ({run}, 0, 1, 1, 0, 0, 0, 0, \
              1000, 0.1, {hist}, {lua}) RETURNING id"
@@ -336,7 +336,7 @@ fn a_forged_interval_row_is_refused_naming_the_row() {
             c.stdout
         );
         let state = db.psql(&format!(
-            "SELECT state FROM pgrig_scale.runs WHERE id = {run}"
+            "SELECT state FROM pgrig_fleet.runs WHERE id = {run}"
         ));
         assert_eq!(state.trim(), "failed", "{lua}");
     }
@@ -421,7 +421,7 @@ fn after_a_segment_goes_silent_the_lines_go_on_with_the_other_segments_threads()
     let w0 = worker(&db, 0, 2, &file);
     let mut w1 = worker(&db, 1, 2, &file);
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let reported = "SELECT count(*) FROM pgrig_scale.intervals WHERE segment = 1";
+    let reported = "SELECT count(*) FROM pgrig_fleet.intervals WHERE segment = 1";
     while (db.try_psql(reported).ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
         .is_none_or(|n| n < 2)

@@ -1,4 +1,4 @@
-//! What a run row may ask of one worker, in numbers. Anyone who can write `pgrig_scale` can write
+//! What a run row may ask of one worker, in numbers. Anyone who can write `pgrig_fleet` can write
 //! a row, and a row's figures become threads, connections, timers and loop counts on every
 //! worker: `--threads=100000000` filled the target's `max_connections` and aborted the worker
 //! (it could not allocate the threads' stacks), `--time=-5` was taken. Each figure a row can

@@ -12,7 +12,7 @@ use pgrig_engine::stats::{Moments, Snapshot};
 
 use crate::protocol::{Interval, WorkerRow};
 use crate::share::{clients_of, SegmentId};
-use crate::ScaleError;
+use crate::FleetError;
 
 /// The largest count accepted, in one row and summed over the run (2^53: a million
 /// transactions a second for 285 years; every sum of such counts the report makes fits in 64
@@ -53,11 +53,11 @@ pub(crate) fn a_name(what: &str, v: &str) -> Result<(), String> {
 
 /// The worker rows of a run of `count` segments: each segment of the run, at most once, with a
 /// printable host and version and finite clock figures.
-pub fn workers(run: i64, ws: &[WorkerRow], count: u32) -> Result<(), ScaleError> {
+pub fn workers(run: i64, ws: &[WorkerRow], count: u32) -> Result<(), FleetError> {
     let mut seen = BTreeSet::new();
     for w in ws {
         let row = |why: String| {
-            ScaleError::new(format!(
+            FleetError::new(format!(
                 "run {run}: refused the worker row of segment {}: {why}",
                 w.segment
             ))
@@ -193,11 +193,11 @@ pub fn result(
     host: &str,
     r: &RunResult,
     total: u32,
-) -> Result<(), ScaleError> {
+) -> Result<(), FleetError> {
     figures(r)
         .and_then(|()| clients(r, seg, total))
         .map_err(|why| {
-            ScaleError::new(format!(
+            FleetError::new(format!(
                 "run {run}: refused the result of segment {} (host {host:?}): {why}",
                 seg.index
             ))
@@ -205,7 +205,7 @@ pub fn result(
 }
 
 /// An interval row (`id`) of a run of `count` segments.
-pub fn interval(run: i64, id: i64, i: &Interval, count: u32) -> Result<(), ScaleError> {
+pub fn interval(run: i64, id: i64, i: &Interval, count: u32) -> Result<(), FleetError> {
     let check = || -> Result<(), String> {
         if i.segment >= count {
             return Err(format!("the run has {count} segments (0 to {})", count - 1));
@@ -224,7 +224,7 @@ pub fn interval(run: i64, id: i64, i: &Interval, count: u32) -> Result<(), Scale
         a_figure("cpu_s", i.cpu_s, MAX_SECONDS)
     };
     check().map_err(|why| {
-        ScaleError::new(format!(
+        FleetError::new(format!(
             "run {run}: refused interval row {id} (segment {}, second {}): {why}",
             i.segment, i.seq
         ))

@@ -6,7 +6,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::db::{parse, Db};
-use crate::ScaleError;
+use crate::FleetError;
 
 /// `server clock - this host's clock`, and how far from the truth it can be.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,7 +24,7 @@ pub fn now_ms() -> f64 {
 }
 
 /// Measures the offset over `samples` round trips.
-pub fn measure(db: &mut Db, samples: usize) -> Result<Offset, ScaleError> {
+pub fn measure(db: &mut Db, samples: usize) -> Result<Offset, FleetError> {
     let mut best: Option<Offset> = None;
     for _ in 0..samples.max(1) {
         let t0 = now_ms();
@@ -45,9 +45,9 @@ pub fn measure(db: &mut Db, samples: usize) -> Result<Offset, ScaleError> {
 /// Refuses an offset that cannot be trusted to start together within `max_ms`: the clocks
 /// disagree by more (no time synchronisation on one of them) or the measurement's own error is
 /// larger (a slow or congested path).
-pub fn check(o: Offset, max_ms: f64) -> Result<(), ScaleError> {
+pub fn check(o: Offset, max_ms: f64) -> Result<(), FleetError> {
     if o.offset_ms.abs() > max_ms || o.error_ms > max_ms {
-        return Err(ScaleError::new(format!(
+        return Err(FleetError::new(format!(
             "clock offset to the coordinator is {:+.3} ms (± {:.3} ms), beyond \
              --max-clock-offset {max_ms} ms: synchronise this host's clock (chrony/NTP) or \
              allow a larger offset",

@@ -13,7 +13,7 @@ use pgrig_engine::stats::{
 use serde_json::{json, Value};
 
 use crate::json_read::{bad, count, f_at, list, num, u_at};
-use crate::ScaleError;
+use crate::FleetError;
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
@@ -30,21 +30,21 @@ pub fn histogram_text(h: &Histogram<u64>) -> String {
 }
 
 /// The histogram of [`histogram_text`].
-pub fn histogram_of(text: &str) -> Result<Histogram<u64>, ScaleError> {
+pub fn histogram_of(text: &str) -> Result<Histogram<u64>, FleetError> {
     if text.len() > MAX_HISTOGRAM_TEXT {
-        return Err(ScaleError::new(format!(
+        return Err(FleetError::new(format!(
             "a serialised histogram is too long ({} bytes, at most {MAX_HISTOGRAM_TEXT})",
             text.len()
         )));
     }
     let bytes = B64
         .decode(text.trim())
-        .map_err(|e| ScaleError::new(format!("a serialised histogram is not base64: {e}")))?;
+        .map_err(|e| FleetError::new(format!("a serialised histogram is not base64: {e}")))?;
     let mut h: Histogram<u64> = Deserializer::new()
         .deserialize(&mut &bytes[..])
-        .map_err(|e| ScaleError::new(format!("a serialised histogram is damaged: {e:?}")))?;
+        .map_err(|e| FleetError::new(format!("a serialised histogram is damaged: {e:?}")))?;
     if h.sigfig() != 3 || h.low() != 1 {
-        return Err(ScaleError::new(format!(
+        return Err(FleetError::new(format!(
             "a serialised histogram is not pgrig's (lowest value {}, {} significant digits)",
             h.low(),
             h.sigfig()
@@ -115,7 +115,7 @@ pub fn encode(r: &RunResult) -> String {
     .to_string()
 }
 
-fn moments_of(v: &Value, what: &str) -> Result<Moments, ScaleError> {
+fn moments_of(v: &Value, what: &str) -> Result<Moments, FleetError> {
     Ok(Moments {
         count: u_at(v, 0, what)?,
         sum: f_at(v, 1, what)?,
@@ -125,7 +125,7 @@ fn moments_of(v: &Value, what: &str) -> Result<Moments, ScaleError> {
     })
 }
 
-fn counts_of(v: &Value) -> Result<Counts, ScaleError> {
+fn counts_of(v: &Value) -> Result<Counts, FleetError> {
     let c = |i| u_at(v, i, "counts");
     Ok(Counts {
         ok: c(0)?,
@@ -145,7 +145,7 @@ fn counts_of(v: &Value) -> Result<Counts, ScaleError> {
     })
 }
 
-fn snapshot_of(v: &Value) -> Result<Snapshot, ScaleError> {
+fn snapshot_of(v: &Value) -> Result<Snapshot, FleetError> {
     Ok(Snapshot {
         counts: counts_of(&v["counts"])?,
         latency: moments_of(&v["latency"], "latency")?,
@@ -153,7 +153,7 @@ fn snapshot_of(v: &Value) -> Result<Snapshot, ScaleError> {
     })
 }
 
-fn script_of(v: &Value) -> Result<(ScriptInfo, ScriptStats), ScaleError> {
+fn script_of(v: &Value) -> Result<(ScriptInfo, ScriptStats), FleetError> {
     let texts = list(v, "command_texts")?;
     let info = ScriptInfo {
         desc: v["desc"].as_str().ok_or_else(|| bad("desc"))?.to_string(),
@@ -174,7 +174,7 @@ fn script_of(v: &Value) -> Result<(ScriptInfo, ScriptStats), ScaleError> {
                 retries: u_at(c, 2, "command")?,
             })
         })
-        .collect::<Result<_, ScaleError>>()?;
+        .collect::<Result<_, FleetError>>()?;
     let hist = histogram_of(v["histogram"].as_str().ok_or_else(|| bad("histogram"))?)?;
     let command_histograms = (list(v, "command_histograms")?.iter())
         .map(|h| histogram_of(h.as_str().ok_or_else(|| bad("command_histograms"))?))
@@ -188,7 +188,7 @@ fn script_of(v: &Value) -> Result<(ScriptInfo, ScriptStats), ScaleError> {
     Ok((info, stats))
 }
 
-fn thread_cpu_of(c: &Value) -> Result<ThreadCpu, ScaleError> {
+fn thread_cpu_of(c: &Value) -> Result<ThreadCpu, FleetError> {
     Ok(ThreadCpu {
         user_s: f_at(c, 0, "threads_cpu")?,
         sys_s: f_at(c, 1, "threads_cpu")?,
@@ -197,7 +197,7 @@ fn thread_cpu_of(c: &Value) -> Result<ThreadCpu, ScaleError> {
     })
 }
 
-fn client_of(c: &Value) -> Result<ClientTally, ScaleError> {
+fn client_of(c: &Value) -> Result<ClientTally, FleetError> {
     let id = u_at(c, 0, "clients")?;
     Ok(ClientTally {
         id: u32::try_from(id).map_err(|_| bad(&format!("client id {id} is out of range")))?,
@@ -211,7 +211,7 @@ fn client_of(c: &Value) -> Result<ClientTally, ScaleError> {
 /// The run result of [`encode`], with a default configuration. Every figure must be there with
 /// its type (counts non-negative integers, other figures finite numbers); ranges are
 /// [`crate::check`]'s.
-pub fn decode(text: &str) -> Result<RunResult, ScaleError> {
+pub fn decode(text: &str) -> Result<RunResult, FleetError> {
     let v: Value = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
     let mut scripts = Vec::new();
     let mut stats = Vec::new();

@@ -3,7 +3,7 @@
 
 use pgrig_wire::{Config, ConnArgs, Connection};
 
-use crate::ScaleError;
+use crate::FleetError;
 
 pub struct Db {
     rt: tokio::runtime::Runtime,
@@ -17,7 +17,7 @@ pub struct Db {
 impl Db {
     /// Connects to the coordination database at `url` (a postgresql:// URI or a conninfo;
     /// libpq's environment and password file apply).
-    pub fn connect(url: &str) -> Result<Db, ScaleError> {
+    pub fn connect(url: &str) -> Result<Db, FleetError> {
         let args = ConnArgs {
             dbname: Some(url.to_string()),
             ..Default::default()
@@ -31,9 +31,9 @@ impl Db {
 
     /// Connects with `args` (libpq's environment and password file apply); `what` names the
     /// database in messages.
-    pub fn connect_args(args: &ConnArgs, what: &str) -> Result<Db, ScaleError> {
+    pub fn connect_args(args: &ConnArgs, what: &str) -> Result<Db, FleetError> {
         let fail = |e: &dyn std::fmt::Display| {
-            ScaleError::new(format!(
+            FleetError::new(format!(
                 "could not reach {what}: {}",
                 pgrig_wire::mask_passwords(e.to_string().trim_end())
             ))
@@ -65,17 +65,17 @@ impl Db {
     }
 
     /// Runs `sql` (one or more statements).
-    pub fn exec(&mut self, sql: &str) -> Result<(), ScaleError> {
+    pub fn exec(&mut self, sql: &str) -> Result<(), FleetError> {
         self.rows(sql).map(|_| ())
     }
 
     /// The rows of the last statement of `sql`, as text (NULL as `None`).
-    pub fn rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, ScaleError> {
+    pub fn rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, FleetError> {
         let conn = &mut self.conn;
         let results = self
             .rt
             .block_on(conn.simple_query(sql))
-            .map_err(|e| ScaleError::new(format!("{}: {}", self.said, e.to_string().trim_end())))?;
+            .map_err(|e| FleetError::new(format!("{}: {}", self.said, e.to_string().trim_end())))?;
         Ok(results.last().map_or_else(Vec::new, |r| {
             r.rows
                 .iter()
@@ -89,7 +89,7 @@ impl Db {
     }
 
     /// The first column of the first row.
-    pub fn value(&mut self, sql: &str) -> Result<Option<String>, ScaleError> {
+    pub fn value(&mut self, sql: &str) -> Result<Option<String>, FleetError> {
         Ok(self
             .rows(sql)?
             .into_iter()
@@ -101,9 +101,9 @@ impl Db {
 pub use pgrig_wire::quote::literal as lit;
 
 /// A field parsed, or an error naming it.
-pub fn parse<T: std::str::FromStr>(v: Option<&str>, what: &str) -> Result<T, ScaleError> {
+pub fn parse<T: std::str::FromStr>(v: Option<&str>, what: &str) -> Result<T, FleetError> {
     v.and_then(|s| s.parse().ok()).ok_or_else(|| {
-        ScaleError::new(format!(
+        FleetError::new(format!(
             "unexpected {what} in the coordination schema: {v:?}"
         ))
     })

@@ -5,14 +5,14 @@
 use std::collections::BTreeMap;
 
 use crate::protocol::{Interval, WorkerRow};
-use crate::ScaleError;
+use crate::FleetError;
 
 /// Told what the coordinator reads while it follows a run (a Lua script run's merged interval
 /// lines, `segment_lines`).
 pub trait Follower {
     /// A new interval row (`id`), passed by `check::interval`, before the live
     /// figures take it; an error (a refused row) fails the run.
-    fn row(&mut self, id: i64, i: &Interval) -> Result<(), ScaleError>;
+    fn row(&mut self, id: i64, i: &Interval) -> Result<(), FleetError>;
     /// After each look at the workers (every row written so far read): their rows and the
     /// segments marked silent.
     fn round(&mut self, ws: &[WorkerRow], silent: &BTreeMap<u32, f64>);

@@ -9,7 +9,7 @@ use pgrig_engine::config::BenchConfig;
 use pgrig_engine::result::RunResult;
 
 use crate::protocol::WorkerRow;
-use crate::ScaleError;
+use crate::FleetError;
 
 /// The results handed in (of run `run` of `count` segments), checked and merged; the segments
 /// without one; each host's CPU line ([`host_cpu`]).
@@ -18,7 +18,7 @@ pub fn merged(
     (run, count): (i64, u32),
     ws: &[WorkerRow],
     cfg: BenchConfig,
-) -> Result<(RunResult, Vec<u32>, BTreeMap<u32, String>), ScaleError> {
+) -> Result<(RunResult, Vec<u32>, BTreeMap<u32, String>), FleetError> {
     let mut parts = Vec::new();
     let mut missing = Vec::new();
     let mut cpu = BTreeMap::new();
@@ -33,7 +33,7 @@ pub fn merged(
         }
     }
     let merged =
-        crate::merge::merge(cfg, parts).map_err(|e| ScaleError::new(format!("run {run}: {e}")))?;
+        crate::merge::merge(cfg, parts).map_err(|e| FleetError::new(format!("run {run}: {e}")))?;
     Ok((merged, missing, cpu))
 }
 
@@ -43,9 +43,9 @@ fn result_of(
     w: &WorkerRow,
     text: &str,
     clients: u32,
-) -> Result<RunResult, ScaleError> {
+) -> Result<RunResult, FleetError> {
     let r = crate::codec::decode(text).map_err(|e| {
-        ScaleError::new(format!(
+        FleetError::new(format!(
             "run {}: refused the result of segment {} (host {:?}): {e}",
             run, w.segment, w.host
         ))

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::db::Db;
 use crate::protocol::{self, Interval, Registration, RunRow};
 use crate::share::SegmentId;
-use crate::{clock, ScaleError};
+use crate::{clock, FleetError};
 use pgrig_engine::StopHandle;
 
 /// Who a worker is and which run it joins: its command line (`pgrig worker`) as plain data.
@@ -34,19 +34,19 @@ pub struct Joining {
 /// The run to join, polled for until `--wait` has passed: `--run ID` only while it waits for
 /// workers and its coordinator is alive; else the newest such run of N segments (with
 /// `--options-digest`, of those options).
-pub fn wait_for_run(db: &mut Db, a: &Joining, kind: &str) -> Result<RunRow, ScaleError> {
+pub fn wait_for_run(db: &mut Db, a: &Joining, kind: &str) -> Result<RunRow, FleetError> {
     let until = Instant::now() + Duration::from_secs(a.wait);
     let digest = a.options_digest.as_deref();
     loop {
         if let Some(r) = protocol::find_run_of(db, kind, a.run, a.segment.count, digest)? {
             if r.segments != a.segment.count {
-                return Err(ScaleError::new(format!(
+                return Err(FleetError::new(format!(
                     "run {} has {} segments, not {} (--segment {}/{})",
                     r.id, r.segments, a.segment.count, a.segment.index, a.segment.count
                 )));
             }
             if let Some(why) = not_joinable(&r, digest, kind) {
-                return Err(ScaleError::new(format!("run {}: not joining: {why}", r.id)));
+                return Err(FleetError::new(format!("run {}: not joining: {why}", r.id)));
             }
             return Ok(r);
         }
@@ -59,7 +59,7 @@ pub fn wait_for_run(db: &mut Db, a: &Joining, kind: &str) -> Result<RunRow, Scal
                 ),
                 (None, None) => format!("no live run waiting for {} segments", a.segment.count),
             };
-            return Err(ScaleError::new(format!(
+            return Err(FleetError::new(format!(
                 "{which} at the coordinator \"{}\" after {} s; start it with `{} \
                  --segments {} --coordinator URL ...`",
                 db.shown,
@@ -107,7 +107,7 @@ fn not_joinable(r: &RunRow, digest: Option<&str>, kind: &str) -> Option<String> 
 }
 
 /// Registers this worker as failed with `e` (the coordinator reports why); `e`.
-pub fn refuse(db: &mut Db, run: &RunRow, a: &Joining, e: ScaleError) -> ScaleError {
+pub fn refuse(db: &mut Db, run: &RunRow, a: &Joining, e: FleetError) -> FleetError {
     let me = Registration {
         segment: a.segment.index,
         host: a.host.clone(),
@@ -127,8 +127,8 @@ pub fn register(
     db: &mut Db,
     run: &RunRow,
     a: &Joining,
-    target: Result<String, ScaleError>,
-) -> Result<clock::Offset, ScaleError> {
+    target: Result<String, FleetError>,
+) -> Result<clock::Offset, FleetError> {
     let target = match target {
         Ok(t) => t,
         Err(e) => return Err(refuse(db, run, a, e)),
@@ -158,7 +158,7 @@ pub fn wait_for_start(
     run: &RunRow,
     offset_ms: f64,
     wait: u64,
-) -> Result<bool, ScaleError> {
+) -> Result<bool, FleetError> {
     let Some(at) = start_instant(db, run, offset_ms, wait)? else {
         return Ok(false);
     };
@@ -174,7 +174,7 @@ pub fn start_instant(
     run: &RunRow,
     offset_ms: f64,
     wait: u64,
-) -> Result<Option<Instant>, ScaleError> {
+) -> Result<Option<Instant>, FleetError> {
     let until = Instant::now() + Duration::from_secs(wait);
     loop {
         let rs = protocol::run_state(db, run.id)?;
@@ -187,7 +187,7 @@ pub fn start_instant(
                 let ahead = local - clock::now_ms();
                 // read from the schema: a start beyond --wait (or not a time) is refused
                 if !ahead.is_finite() || ahead > wait as f64 * 1000.0 {
-                    return Err(ScaleError::new(format!(
+                    return Err(FleetError::new(format!(
                         "run {}: refused: its start instant is {:.0} s away (beyond --wait {wait})",
                         run.id,
                         ahead / 1000.0
@@ -201,13 +201,13 @@ pub fn start_instant(
                 std::thread::sleep(Duration::from_millis(50))
             }
             ("waiting", _) => {
-                return Err(ScaleError::new(format!(
+                return Err(FleetError::new(format!(
                     "run {} did not start within {wait} s (not every segment registered?)",
                     run.id
                 )))
             }
             ("failed", _) => {
-                return Err(ScaleError::new(format!(
+                return Err(FleetError::new(format!(
                     "run {} was cancelled before it started (the coordinator says why)",
                     run.id
                 )))
@@ -263,8 +263,8 @@ pub fn report_loop(
     }
 }
 
-pub fn coordinator_gone(run: i64, silent_s: f64) -> ScaleError {
-    ScaleError::new(format!(
+pub fn coordinator_gone(run: i64, silent_s: f64) -> FleetError {
+    FleetError::new(format!(
         "the coordinator of run {run} has not been seen for {silent_s:.0} s: stopping (nobody \
          would merge this segment's work)"
     ))

@@ -1,7 +1,7 @@
 //! `pgrig-fleet`: one benchmark run from several client hosts, coordinated through PostgreSQL
 //! and merged exactly. A run is split into segments (`share`: each segment's clients, rate and
 //! first global client id); the coordinator and the workers meet in a small schema
-//! (`schema`: `pgrig_scale.runs`, `.workers`, `.intervals`) spoken through `db`; workers measure
+//! (`schema`: `pgrig_fleet.runs`, `.workers`, `.intervals`) spoken through `db`; workers measure
 //! their clock offset to the database (`clock`), register, wait for the shared start instant,
 //! report every interval (`protocol`) and hand their final statistics over serialised (`codec`:
 //! counters, moments and HDR histograms in hdrhistogram's V2 format), which the coordinator
@@ -58,18 +58,18 @@ pub mod worker_run;
 
 /// What went wrong, said for the user (connection strings masked).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScaleError(pub String);
+pub struct FleetError(pub String);
 
-impl std::fmt::Display for ScaleError {
+impl std::fmt::Display for FleetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for ScaleError {}
+impl std::error::Error for FleetError {}
 
-impl ScaleError {
-    pub fn new(msg: impl Into<String>) -> ScaleError {
-        ScaleError(msg.into())
+impl FleetError {
+    pub fn new(msg: impl Into<String>) -> FleetError {
+        FleetError(msg.into())
     }
 }

@@ -12,7 +12,7 @@ use pgrig_lua::tally::Tally;
 use crate::check::{a_count, a_figure, a_name, MAX_LATENCY_US, MAX_SECONDS};
 use crate::protocol::{Interval, LuaSecond};
 use crate::share::SegmentId;
-use crate::ScaleError;
+use crate::FleetError;
 
 /// The counters of a tally, named.
 fn counters(t: &Tally) -> [(&'static str, u64); 7] {
@@ -186,7 +186,7 @@ pub fn tally(
     host: &str,
     t: &Tally,
     total: u32,
-) -> Result<(), ScaleError> {
+) -> Result<(), FleetError> {
     let check = || -> Result<(), String> {
         for (name, v) in counters(t) {
             a_count(name, v)?;
@@ -201,7 +201,7 @@ pub fn tally(
         Ok(())
     };
     check().map_err(|why| {
-        ScaleError::new(format!(
+        FleetError::new(format!(
             "run {run}: refused the result of segment {} (host {host:?}): {why}",
             seg.index
         ))
@@ -218,7 +218,7 @@ pub fn interval(
     i: &Interval,
     count: u32,
     total: u32,
-) -> Result<LuaSecond, ScaleError> {
+) -> Result<LuaSecond, FleetError> {
     let check = || -> Result<LuaSecond, String> {
         let l = i.lua.ok_or_else(|| {
             "it holds no queries by class (not a Lua script segment's row)".to_string()
@@ -244,7 +244,7 @@ pub fn interval(
         Ok(l)
     };
     check().map_err(|why| {
-        ScaleError::new(format!(
+        FleetError::new(format!(
             "run {run}: refused interval row {id} (segment {}, second {}): {why}",
             i.segment, i.seq
         ))

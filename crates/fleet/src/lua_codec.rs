@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::codec::{histogram_of, histogram_text};
 use crate::json_read::{bad, count, f_at, flag, list, num, shown, u_at};
-use crate::ScaleError;
+use crate::FleetError;
 
 /// The most options a result may carry.
 const MAX_OPTIONS: usize = 1024;
@@ -44,7 +44,7 @@ pub fn encode(t: &Tally, server_version: &str) -> String {
     .to_string()
 }
 
-fn slots_of(v: &Value) -> Result<Slots, ScaleError> {
+fn slots_of(v: &Value) -> Result<Slots, FleetError> {
     let mut counts = vec![0u64; Slots::new().counts().len()];
     for p in list(v, "slots")? {
         let (i, n) = (u_at(p, 0, "slots")?, u_at(p, 1, "slots")?);
@@ -61,7 +61,7 @@ fn slots_of(v: &Value) -> Result<Slots, ScaleError> {
     Ok(s)
 }
 
-fn thread_of(c: &Value) -> Result<ThreadEnd, ScaleError> {
+fn thread_of(c: &Value) -> Result<ThreadEnd, FleetError> {
     let f = |i| f_at(c, i, "threads");
     Ok(ThreadEnd {
         events: u_at(c, 0, "threads")?,
@@ -77,7 +77,7 @@ fn thread_of(c: &Value) -> Result<ThreadEnd, ScaleError> {
     })
 }
 
-fn second_of(s: &Value) -> Result<SecondCounts, ScaleError> {
+fn second_of(s: &Value) -> Result<SecondCounts, FleetError> {
     let u = |i| u_at(s, i, "seconds");
     let threads = u(7)?;
     Ok(SecondCounts {
@@ -93,7 +93,7 @@ fn second_of(s: &Value) -> Result<SecondCounts, ScaleError> {
     })
 }
 
-fn options_of(v: &Value) -> Result<Vec<(String, String)>, ScaleError> {
+fn options_of(v: &Value) -> Result<Vec<(String, String)>, FleetError> {
     let l = list(v, "options")?;
     if l.len() > MAX_OPTIONS {
         return Err(bad(&format!("{} options, at most {MAX_OPTIONS}", l.len())));
@@ -115,7 +115,7 @@ fn options_of(v: &Value) -> Result<Vec<(String, String)>, ScaleError> {
 }
 
 /// The tally and server version of [`encode`] (a version is printable, at most 64 bytes).
-pub fn decode(text: &str) -> Result<(Tally, String), ScaleError> {
+pub fn decode(text: &str) -> Result<(Tally, String), FleetError> {
     let v: Value = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
     let version = v["server_version"].as_str().unwrap_or("");
     if version.len() > 64 || version.chars().any(char::is_control) {
@@ -127,7 +127,7 @@ pub fn decode(text: &str) -> Result<(Tally, String), ScaleError> {
     Ok((tally_of(&v)?, version.to_string()))
 }
 
-fn tally_of(v: &Value) -> Result<Tally, ScaleError> {
+fn tally_of(v: &Value) -> Result<Tally, FleetError> {
     let lat = &v["latency"];
     let lag = &v["lag"];
     let hdr = histogram_of(v["hdr"].as_str().ok_or_else(|| bad("hdr is not text"))?)?;

@@ -9,7 +9,7 @@ use pgrig_lua::stats::SecondCounts;
 use pgrig_lua::tally::Tally;
 
 use crate::check::MAX_COUNT;
-use crate::ScaleError;
+use crate::FleetError;
 
 fn add(a: u64, b: u64) -> Result<u64, ()> {
     a.checked_add(b).filter(|v| *v <= MAX_COUNT).ok_or(())
@@ -67,15 +67,15 @@ fn add_tally(all: &mut Tally, t: Tally) -> Result<(), ()> {
 }
 
 /// Merges the segments' tallies (segment, tally; at least one, each checked).
-pub fn merge(mut parts: Vec<(u32, Tally)>) -> Result<Tally, ScaleError> {
+pub fn merge(mut parts: Vec<(u32, Tally)>) -> Result<Tally, FleetError> {
     parts.sort_by_key(|(_, t)| t.first_thread);
     let mut it = parts.into_iter();
     let (first_seg, mut all) = it
         .next()
-        .ok_or_else(|| ScaleError::new("no segment handed in a result"))?;
+        .ok_or_else(|| FleetError::new("no segment handed in a result"))?;
     for (seg, t) in it {
         let refuse =
-            |why: String| ScaleError::new(format!("refused the result of segment {seg}: {why}"));
+            |why: String| FleetError::new(format!("refused the result of segment {seg}: {why}"));
         if t.options != all.options {
             return Err(refuse(format!(
                 "its script options differ from segment {first_seg}'s"

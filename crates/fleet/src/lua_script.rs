@@ -5,9 +5,9 @@
 
 use serde_json::{json, Value};
 
-use crate::ScaleError;
+use crate::FleetError;
 
-/// The run kind of a Lua script run in `pgrig_scale.runs.kind` (pgbench runs: `pgbench`).
+/// The run kind of a Lua script run in `pgrig_fleet.runs.kind` (pgbench runs: `pgbench`).
 pub const KIND: &str = "lua";
 
 /// A run's script as stored.
@@ -46,8 +46,8 @@ impl ScriptRef {
 
     /// The reference stored in a run, checked: a printable file name without a directory,
     /// a digest of 64 hex digits.
-    pub fn decode(text: &str) -> Result<ScriptRef, ScaleError> {
-        let bad = |why: &str| ScaleError::new(format!("its script reference {why}"));
+    pub fn decode(text: &str) -> Result<ScriptRef, FleetError> {
+        let bad = |why: &str| FleetError::new(format!("its script reference {why}"));
         let v: Value = serde_json::from_str(text).map_err(|_| bad("is not JSON"))?;
         let (Some(name), Some(sha)) = (v["lua"]["name"].as_str(), v["lua"]["sha256"].as_str())
         else {

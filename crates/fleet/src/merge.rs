@@ -10,7 +10,7 @@ use pgrig_engine::result::RunResult;
 use pgrig_engine::stats::Snapshot;
 
 use crate::check::MAX_COUNT;
-use crate::ScaleError;
+use crate::FleetError;
 
 /// Every count of a snapshot, in a fixed order.
 fn snapshot_counts(s: &Snapshot, out: &mut Vec<u64>) {
@@ -71,7 +71,7 @@ fn same_scripts(a: &RunResult, b: &RunResult) -> bool {
 
 /// Refuses segments whose results do not add up: other scripts than the first's, or a total
 /// (of the run, or of one second) beyond [`MAX_COUNT`]. `parts` are (segment, result).
-fn check_sums(parts: &[(u32, RunResult)]) -> Result<(), ScaleError> {
+fn check_sums(parts: &[(u32, RunResult)]) -> Result<(), FleetError> {
     let Some((_, first)) = parts.first() else {
         return Ok(());
     };
@@ -79,7 +79,7 @@ fn check_sums(parts: &[(u32, RunResult)]) -> Result<(), ScaleError> {
     let mut seconds: Vec<Vec<u64>> = Vec::new();
     for (seg, p) in parts {
         let refuse =
-            |why: &str| ScaleError::new(format!("refused the result of segment {seg}: {why}"));
+            |why: &str| FleetError::new(format!("refused the result of segment {seg}: {why}"));
         if !same_scripts(first, p) {
             let other = format!("it ran other scripts than segment {} did", parts[0].0);
             return Err(refuse(&other));
@@ -100,12 +100,12 @@ fn check_sums(parts: &[(u32, RunResult)]) -> Result<(), ScaleError> {
 
 /// Merges the segments' results (segment, result; at least one) under the whole run's
 /// configuration.
-pub fn merge(cfg: BenchConfig, parts: Vec<(u32, RunResult)>) -> Result<RunResult, ScaleError> {
+pub fn merge(cfg: BenchConfig, parts: Vec<(u32, RunResult)>) -> Result<RunResult, FleetError> {
     check_sums(&parts)?;
     let mut it = parts.into_iter().map(|(_, p)| p);
     let mut all = it
         .next()
-        .ok_or_else(|| ScaleError::new("no segment handed in a result"))?;
+        .ok_or_else(|| FleetError::new("no segment handed in a result"))?;
     for p in it {
         all.stats.merge(&p.stats);
         all.bench_duration_s = all.bench_duration_s.max(p.bench_duration_s);

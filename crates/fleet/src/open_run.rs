@@ -11,7 +11,7 @@ use pgrig_pgbench_args::SegmentsOptions;
 
 use crate::db::Db;
 use crate::protocol;
-use crate::ScaleError;
+use crate::FleetError;
 
 /// Seconds between a worker's reports.
 pub const INTERVAL_MS: u32 = 1000;
@@ -19,11 +19,11 @@ pub const INTERVAL_MS: u32 = 1000;
 /// The run options the workers get ([`pgrig_pgbench_args::run_options::for_workers`]: no connection
 /// option, target, local path or pgrig option); refused when one holds a password (it would be
 /// stored in the schema).
-pub fn worker_args(args: &[String]) -> Result<Vec<String>, ScaleError> {
+pub fn worker_args(args: &[String]) -> Result<Vec<String>, FleetError> {
     let rest = args.get(1..).unwrap_or(&[]);
-    let out = pgrig_pgbench_args::run_options::for_workers(rest).map_err(ScaleError::new)?;
+    let out = pgrig_pgbench_args::run_options::for_workers(rest).map_err(FleetError::new)?;
     if out.iter().any(|a| pgrig_wire::mask_passwords(a) != *a) {
-        return Err(ScaleError::new(
+        return Err(FleetError::new(
             "a password on the command line of a segmented run would be stored in the \
              coordination schema: give it to every host in PGPASSWORD or a password file",
         ));
@@ -38,7 +38,7 @@ pub fn create_run(
     cfg: &mut BenchConfig,
     seg: &SegmentsOptions,
     stored: &[String],
-) -> Result<(Db, i64), ScaleError> {
+) -> Result<(Db, i64), FleetError> {
     let seed = match cfg.random_seed {
         Some(SeedOption::Value(v)) => v,
         _ => SystemTime::now()

@@ -6,7 +6,7 @@
 //! and hand in their final statistics (`workers.result`).
 
 use crate::db::{lit, parse, Db};
-use crate::ScaleError;
+use crate::FleetError;
 
 /// A run as the workers read it.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,11 +91,11 @@ pub struct LuaSecond {
     pub threads: u32,
 }
 
-/// The columns of [`LuaSecond`] in `pgrig_scale.intervals`, in its fields' order.
+/// The columns of [`LuaSecond`] in `pgrig_fleet.intervals`, in its fields' order.
 const LUA_COLUMNS: &str = "queries_read, queries_write, queries_other, reconnects, threads_running";
 
 /// The [`LuaSecond`] of an interval row's columns (all NULL: none; some NULL: damaged).
-fn lua_second(r: &[Option<String>]) -> Result<Option<LuaSecond>, ScaleError> {
+fn lua_second(r: &[Option<String>]) -> Result<Option<LuaSecond>, FleetError> {
     if r.iter().all(Option::is_none) {
         return Ok(None);
     }
@@ -119,7 +119,7 @@ pub fn create_run(
     scripts: &str,
     seed: u64,
     interval_ms: u32,
-) -> Result<(i64, Vec<i64>), ScaleError> {
+) -> Result<(i64, Vec<i64>), FleetError> {
     create_run_of(db, "pgbench", segments, (args, scripts), seed, interval_ms)
 }
 
@@ -131,7 +131,7 @@ pub fn create_run_of(
     (args, scripts): (&[String], &str),
     seed: u64,
     interval_ms: u32,
-) -> Result<(i64, Vec<i64>), ScaleError> {
+) -> Result<(i64, Vec<i64>), FleetError> {
     db.exec(crate::schema::DDL)?;
     let cancelled = cancel_stale(db)?;
     let digest = options_digest(segments, args, scripts);
@@ -140,7 +140,7 @@ pub fn create_run_of(
         args.iter().map(|a| lit(a)).collect::<Vec<_>>().join(",")
     );
     let id = db.value(&format!(
-        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms, digest, \
+        "INSERT INTO pgrig_fleet.runs (segments, args, scripts, seed, interval_ms, digest, \
          kind) VALUES ({segments}, {arr}, {}, {}, {interval_ms}, {}, {}) RETURNING id",
         lit(scripts),
         lit(&seed.to_string()),
@@ -153,9 +153,9 @@ pub fn create_run_of(
 /// Marks `failed` every unfinished run (`waiting`, `running`, `stopping`) whose coordinator has
 /// not been seen for [`COORDINATOR_SILENCE_S`] (it died: nobody will start or merge it); their
 /// ids. Workers never join such a run, and stop theirs.
-pub fn cancel_stale(db: &mut Db) -> Result<Vec<i64>, ScaleError> {
+pub fn cancel_stale(db: &mut Db) -> Result<Vec<i64>, FleetError> {
     let rows = db.rows(&format!(
-        "UPDATE pgrig_scale.runs SET state = 'failed' \
+        "UPDATE pgrig_fleet.runs SET state = 'failed' \
          WHERE state IN ('waiting', 'running', 'stopping') \
          AND coordinator_seen < clock_timestamp() - interval '{COORDINATOR_SILENCE_S} seconds' \
          RETURNING id"
@@ -166,18 +166,18 @@ pub fn cancel_stale(db: &mut Db) -> Result<Vec<i64>, ScaleError> {
 }
 
 /// The workers of run `id`.
-pub fn workers(db: &mut Db, id: i64) -> Result<Vec<WorkerRow>, ScaleError> {
+pub fn workers(db: &mut Db, id: i64) -> Result<Vec<WorkerRow>, FleetError> {
     let rows = db.rows(&format!(
         "SELECT segment, host, cores, version, clock_offset_ms, clock_error_ms, state, error, \
          extract(epoch FROM clock_timestamp() - last_seen), result, target \
-         FROM pgrig_scale.workers WHERE run_id = {id} ORDER BY segment"
+         FROM pgrig_fleet.workers WHERE run_id = {id} ORDER BY segment"
     ))?;
     rows.into_iter()
         .map(|r| {
             let g = |i: usize| r[i].as_deref();
             let seg = g(0).unwrap_or("NULL");
             let named =
-                |e: ScaleError| ScaleError::new(format!("worker row of segment {seg}: {e}"));
+                |e: FleetError| FleetError::new(format!("worker row of segment {seg}: {e}"));
             Ok(WorkerRow {
                 segment: parse(g(0), "segment").map_err(named)?,
                 host: g(1).unwrap_or("").to_string(),
@@ -202,12 +202,12 @@ pub fn set_state(
     id: i64,
     state: &str,
     lead_ms: Option<u32>,
-) -> Result<(), ScaleError> {
+) -> Result<(), FleetError> {
     let start = lead_ms.map_or(String::new(), |ms| {
         format!(", start_at = clock_timestamp() + interval '{ms} milliseconds'")
     });
     db.exec(&format!(
-        "UPDATE pgrig_scale.runs SET state = {}{start} WHERE id = {id}",
+        "UPDATE pgrig_fleet.runs SET state = {}{start} WHERE id = {id}",
         lit(state)
     ))
 }
@@ -218,9 +218,9 @@ pub const INTERVAL_SETTLED_S: u32 = 5;
 
 /// The newest interval row of run `id` written [`INTERVAL_SETTLED_S`] ago or earlier (0:
 /// none): every row of a lower id that will ever be visible is visible now.
-pub fn intervals_settled(db: &mut Db, id: i64) -> Result<i64, ScaleError> {
+pub fn intervals_settled(db: &mut Db, id: i64) -> Result<i64, FleetError> {
     let v = db.value(&format!(
-        "SELECT coalesce(max(id), 0) FROM pgrig_scale.intervals WHERE run_id = {id} AND \
+        "SELECT coalesce(max(id), 0) FROM pgrig_fleet.intervals WHERE run_id = {id} AND \
          written_at < clock_timestamp() - interval '{INTERVAL_SETTLED_S} seconds'"
     ))?;
     parse(v.as_deref(), "interval id")
@@ -231,18 +231,18 @@ pub fn intervals_after(
     db: &mut Db,
     run: i64,
     after: i64,
-) -> Result<Vec<(i64, Interval)>, ScaleError> {
+) -> Result<Vec<(i64, Interval)>, FleetError> {
     let rows = db.rows(&format!(
         "SELECT id, segment, seq, ok, failed, skipped, retried, retries, latency_sum_us, cpu_s, \
-         histogram, {LUA_COLUMNS} FROM pgrig_scale.intervals WHERE run_id = {run} AND id > \
+         histogram, {LUA_COLUMNS} FROM pgrig_fleet.intervals WHERE run_id = {run} AND id > \
          {after} ORDER BY id"
     ))?;
     rows.into_iter()
         .map(|r| {
             let g = |i: usize| r[i].as_deref();
             let id: i64 = parse(g(0), "interval id")?;
-            let named = |e: ScaleError| {
-                ScaleError::new(format!("run {run}: refused interval row {id}: {e}"))
+            let named = |e: FleetError| {
+                FleetError::new(format!("run {run}: refused interval row {id}: {e}"))
             };
             let i = Interval {
                 segment: parse(g(1), "segment").map_err(named)?,
@@ -271,7 +271,7 @@ pub fn find_run(
     run: Option<i64>,
     segments: u32,
     digest: Option<&str>,
-) -> Result<Option<RunRow>, ScaleError> {
+) -> Result<Option<RunRow>, FleetError> {
     find_run_of(db, "pgbench", run, segments, digest)
 }
 
@@ -286,7 +286,7 @@ pub fn find_run_of(
     run: Option<i64>,
     segments: u32,
     digest: Option<&str>,
-) -> Result<Option<RunRow>, ScaleError> {
+) -> Result<Option<RunRow>, FleetError> {
     let filter = match run {
         Some(id) => format!("id = {id}"),
         None => format!(
@@ -301,21 +301,21 @@ pub fn find_run_of(
             ))
         ),
     };
-    let exists = db.value("SELECT to_regclass('pgrig_scale.runs') IS NOT NULL")?;
+    let exists = db.value("SELECT to_regclass('pgrig_fleet.runs') IS NOT NULL")?;
     if exists.as_deref() != Some("t") {
         return Ok(None);
     }
     let rows = db.rows(&format!(
         "SELECT id, segments, array_to_json(args), seed, interval_ms, scripts, digest, state, \
          extract(epoch FROM clock_timestamp() - coordinator_seen), {KIND_OF} \
-         FROM pgrig_scale.runs r WHERE {filter} ORDER BY id DESC LIMIT 1"
+         FROM pgrig_fleet.runs r WHERE {filter} ORDER BY id DESC LIMIT 1"
     ))?;
     let Some(r) = rows.into_iter().next() else {
         return Ok(None);
     };
     let g = |i: usize| r[i].as_deref();
     let args: Vec<String> = serde_json::from_str(g(2).unwrap_or("[]"))
-        .map_err(|e| ScaleError::new(format!("the run's arguments: {e}")))?;
+        .map_err(|e| FleetError::new(format!("the run's arguments: {e}")))?;
     Ok(Some(RunRow {
         id: parse(g(0), "run id")?,
         segments: parse(g(1), "segments")?,
@@ -350,10 +350,10 @@ pub fn register(
     run: i64,
     w: &Registration,
     refused: Option<&str>,
-) -> Result<(), ScaleError> {
+) -> Result<(), FleetError> {
     let (state, error) = refused.map_or(("registered", "NULL".into()), |e| ("failed", lit(e)));
     let done = db.value(&format!(
-        "INSERT INTO pgrig_scale.workers (run_id, segment, host, cores, version, \
+        "INSERT INTO pgrig_fleet.workers (run_id, segment, host, cores, version, \
          clock_offset_ms, clock_error_ms, state, error, target) VALUES ({run}, {}, {}, {}, {}, \
          {}, {}, '{state}', {error}, {}) ON CONFLICT DO NOTHING RETURNING segment",
         w.segment,
@@ -366,10 +366,10 @@ pub fn register(
     ))?;
     if done.is_none() {
         let host = db.value(&format!(
-            "SELECT host FROM pgrig_scale.workers WHERE run_id = {run} AND segment = {}",
+            "SELECT host FROM pgrig_fleet.workers WHERE run_id = {run} AND segment = {}",
             w.segment
         ))?;
-        return Err(ScaleError::new(format!(
+        return Err(FleetError::new(format!(
             "segment {} of run {run} is already registered (by host {})",
             w.segment,
             host.unwrap_or_default()
@@ -393,11 +393,11 @@ pub struct RunState {
 }
 
 const RUN_STATE: &str = "SELECT state, extract(epoch FROM start_at) * 1000, \
-     extract(epoch FROM clock_timestamp() - coordinator_seen) FROM pgrig_scale.runs WHERE id = ";
+     extract(epoch FROM clock_timestamp() - coordinator_seen) FROM pgrig_fleet.runs WHERE id = ";
 
-fn run_state_of(rows: Vec<Vec<Option<String>>>, run: i64) -> Result<RunState, ScaleError> {
+fn run_state_of(rows: Vec<Vec<Option<String>>>, run: i64) -> Result<RunState, FleetError> {
     let r = rows.into_iter().next().ok_or_else(|| {
-        ScaleError::new(format!("run {run} is gone from the coordination schema"))
+        FleetError::new(format!("run {run} is gone from the coordination schema"))
     })?;
     Ok(RunState {
         state: r[0].clone().unwrap_or_default(),
@@ -407,15 +407,15 @@ fn run_state_of(rows: Vec<Vec<Option<String>>>, run: i64) -> Result<RunState, Sc
 }
 
 /// The run's state.
-pub fn run_state(db: &mut Db, run: i64) -> Result<RunState, ScaleError> {
+pub fn run_state(db: &mut Db, run: i64) -> Result<RunState, FleetError> {
     let rows = db.rows(&format!("{RUN_STATE}{run}"))?;
     run_state_of(rows, run)
 }
 
 /// The coordinator's sign of life (workers stop after [`COORDINATOR_SILENCE_S`] without one).
-pub fn coordinator_alive(db: &mut Db, run: i64) -> Result<(), ScaleError> {
+pub fn coordinator_alive(db: &mut Db, run: i64) -> Result<(), FleetError> {
     db.exec(&format!(
-        "UPDATE pgrig_scale.runs SET coordinator_seen = clock_timestamp() WHERE id = {run}"
+        "UPDATE pgrig_fleet.runs SET coordinator_seen = clock_timestamp() WHERE id = {run}"
     ))
 }
 
@@ -425,11 +425,11 @@ pub fn report(
     run: i64,
     segment: u32,
     rows: &[Interval],
-) -> Result<RunState, ScaleError> {
+) -> Result<RunState, FleetError> {
     let mut sql = String::from("BEGIN;");
     for i in rows {
         sql.push_str(&format!(
-            "INSERT INTO pgrig_scale.intervals (run_id, segment, seq, ok, failed, skipped, \
+            "INSERT INTO pgrig_fleet.intervals (run_id, segment, seq, ok, failed, skipped, \
              retried, retries, latency_sum_us, cpu_s, histogram, {LUA_COLUMNS}) VALUES \
              ({run}, {segment}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});",
             i.seq,
@@ -449,7 +449,7 @@ pub fn report(
         ));
     }
     sql.push_str(&format!(
-        "UPDATE pgrig_scale.workers SET last_seen = clock_timestamp(), state = 'running' \
+        "UPDATE pgrig_fleet.workers SET last_seen = clock_timestamp(), state = 'running' \
          WHERE run_id = {run} AND segment = {segment} AND state <> 'done'; COMMIT; \
          {RUN_STATE}{run}"
     ));
@@ -463,13 +463,13 @@ pub fn finish(
     run: i64,
     segment: u32,
     outcome: Result<&str, &str>,
-) -> Result<(), ScaleError> {
+) -> Result<(), FleetError> {
     let (state, result, error) = match outcome {
         Ok(r) => ("done", lit(r), "NULL".to_string()),
         Err(e) => ("failed", "NULL".to_string(), lit(e)),
     };
     db.exec(&format!(
-        "UPDATE pgrig_scale.workers SET state = '{state}', result = {result}, error = {error}, \
+        "UPDATE pgrig_fleet.workers SET state = '{state}', result = {result}, error = {error}, \
          last_seen = clock_timestamp() WHERE run_id = {run} AND segment = {segment}"
     ))
 }

@@ -1,4 +1,4 @@
-//! The coordination schema `pgrig_scale`, created by the coordinator when missing: one row per
+//! The coordination schema `pgrig_fleet`, created by the coordinator when missing: one row per
 //! run (its kind — `pgbench`, or `lua` for a sysbench Lua script, whose script is named by
 //! file name and SHA-256 (`crate::lua_script`) —, its run options, its scripts as text
 //! (`crate::scripts`), their digest, seed, segment count, state, the coordinator's heartbeat and shared start instant), one per worker
@@ -8,8 +8,8 @@
 //! queries by class, reconnects and threads running, for the coordinator's interval lines).
 
 pub const DDL: &str = "
-CREATE SCHEMA IF NOT EXISTS pgrig_scale;
-CREATE TABLE IF NOT EXISTS pgrig_scale.runs (
+CREATE SCHEMA IF NOT EXISTS pgrig_fleet;
+CREATE TABLE IF NOT EXISTS pgrig_fleet.runs (
     id bigserial PRIMARY KEY,
     segments integer NOT NULL,
     args text[] NOT NULL,
@@ -22,13 +22,13 @@ CREATE TABLE IF NOT EXISTS pgrig_scale.runs (
     coordinator_seen timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
-ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS
+ALTER TABLE pgrig_fleet.runs ADD COLUMN IF NOT EXISTS
     coordinator_seen timestamptz NOT NULL DEFAULT clock_timestamp();
-ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS scripts text NOT NULL DEFAULT '[]';
-ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS digest text NOT NULL DEFAULT '';
-ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'pgbench';
-CREATE TABLE IF NOT EXISTS pgrig_scale.workers (
-    run_id bigint NOT NULL REFERENCES pgrig_scale.runs ON DELETE CASCADE,
+ALTER TABLE pgrig_fleet.runs ADD COLUMN IF NOT EXISTS scripts text NOT NULL DEFAULT '[]';
+ALTER TABLE pgrig_fleet.runs ADD COLUMN IF NOT EXISTS digest text NOT NULL DEFAULT '';
+ALTER TABLE pgrig_fleet.runs ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'pgbench';
+CREATE TABLE IF NOT EXISTS pgrig_fleet.workers (
+    run_id bigint NOT NULL REFERENCES pgrig_fleet.runs ON DELETE CASCADE,
     segment integer NOT NULL,
     host text NOT NULL,
     cores integer NOT NULL,
@@ -43,8 +43,8 @@ CREATE TABLE IF NOT EXISTS pgrig_scale.workers (
     result text,
     PRIMARY KEY (run_id, segment)
 );
-ALTER TABLE pgrig_scale.workers ADD COLUMN IF NOT EXISTS target text NOT NULL DEFAULT '';
-CREATE TABLE IF NOT EXISTS pgrig_scale.intervals (
+ALTER TABLE pgrig_fleet.workers ADD COLUMN IF NOT EXISTS target text NOT NULL DEFAULT '';
+CREATE TABLE IF NOT EXISTS pgrig_fleet.intervals (
     id bigserial PRIMARY KEY,
     run_id bigint NOT NULL,
     segment integer NOT NULL,
@@ -59,9 +59,9 @@ CREATE TABLE IF NOT EXISTS pgrig_scale.intervals (
     histogram text,
     written_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     UNIQUE (run_id, segment, seq),
-    FOREIGN KEY (run_id, segment) REFERENCES pgrig_scale.workers ON DELETE CASCADE
+    FOREIGN KEY (run_id, segment) REFERENCES pgrig_fleet.workers ON DELETE CASCADE
 );
-ALTER TABLE pgrig_scale.intervals ADD COLUMN IF NOT EXISTS queries_read bigint,
+ALTER TABLE pgrig_fleet.intervals ADD COLUMN IF NOT EXISTS queries_read bigint,
     ADD COLUMN IF NOT EXISTS queries_write bigint, ADD COLUMN IF NOT EXISTS queries_other bigint,
     ADD COLUMN IF NOT EXISTS reconnects bigint, ADD COLUMN IF NOT EXISTS threads_running integer;
 ";

@@ -10,7 +10,7 @@ use pgrig_script::{CommandKind, QueryMode, VarTable};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::ScaleError;
+use crate::FleetError;
 
 /// The longest script text accepted, bytes.
 pub const MAX_TEXT: usize = 1 << 20;
@@ -38,12 +38,12 @@ pub fn encode(scripts: &[ScriptSource]) -> String {
     Value::Array(list).to_string()
 }
 
-fn bad(i: usize, why: &str) -> ScaleError {
-    ScaleError::new(format!("the run's script {}: {why}", i + 1))
+fn bad(i: usize, why: &str) -> FleetError {
+    FleetError::new(format!("the run's script {}: {why}", i + 1))
 }
 
 /// Refuses `\shell` and `\setshell` in `text` (and a script that does not parse).
-fn no_shell(i: usize, name: &str, text: &str) -> Result<(), ScaleError> {
+fn no_shell(i: usize, name: &str, text: &str) -> Result<(), FleetError> {
     let (mut vars, mut counter) = (VarTable::new(), 0);
     let commands =
         pgrig_script::parse::parse_script(name, text, &mut vars, QueryMode::Simple, &mut counter)
@@ -67,7 +67,7 @@ fn no_shell(i: usize, name: &str, text: &str) -> Result<(), ScaleError> {
 }
 
 /// One script of the list, checked.
-fn script_of(i: usize, v: &Value) -> Result<ScriptSource, ScaleError> {
+fn script_of(i: usize, v: &Value) -> Result<ScriptSource, FleetError> {
     let weight = (v["weight"].as_i64())
         .filter(|w| (0..=i64::from(i32::MAX)).contains(w))
         .ok_or_else(|| bad(i, &format!("weight {} is out of range", v["weight"])))?;
@@ -107,13 +107,13 @@ fn script_of(i: usize, v: &Value) -> Result<ScriptSource, ScaleError> {
 }
 
 /// The scripts of `runs.scripts`, each checked; at least one, total weight above zero.
-pub fn decode(text: &str) -> Result<Vec<ScriptSource>, ScaleError> {
+pub fn decode(text: &str) -> Result<Vec<ScriptSource>, FleetError> {
     let v: Value = serde_json::from_str(text)
-        .map_err(|e| ScaleError::new(format!("the run's scripts are damaged: {e}")))?;
+        .map_err(|e| FleetError::new(format!("the run's scripts are damaged: {e}")))?;
     let list = (v.as_array())
         .filter(|l| (1..=MAX_SCRIPTS).contains(&l.len()))
         .ok_or_else(|| {
-            ScaleError::new(format!(
+            FleetError::new(format!(
                 "the run's scripts are not a list of 1 to {MAX_SCRIPTS} scripts"
             ))
         })?;
@@ -127,7 +127,7 @@ pub fn decode(text: &str) -> Result<Vec<ScriptSource>, ScaleError> {
         })
         .sum();
     if total == 0 {
-        return Err(ScaleError::new("the run's scripts weigh nothing in total"));
+        return Err(FleetError::new("the run's scripts weigh nothing in total"));
     }
     Ok(scripts)
 }

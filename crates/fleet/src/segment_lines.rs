@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use crate::protocol::{Interval, WorkerRow};
-use crate::ScaleError;
+use crate::FleetError;
 use hdrhistogram::Histogram;
 use pgrig_lua::Invocation;
 use pgrig_workloads::sysbench::histogram::Slots;
@@ -223,11 +223,11 @@ impl SegmentLines {
 }
 
 impl Follower for SegmentLines {
-    fn row(&mut self, id: i64, i: &Interval) -> Result<(), ScaleError> {
+    fn row(&mut self, id: i64, i: &Interval) -> Result<(), FleetError> {
         let l = crate::lua_check::interval(self.run, id, i, self.count, self.threads)?;
         let run = self.run;
         let refused = |why: String| {
-            ScaleError::new(format!(
+            FleetError::new(format!(
                 "run {run}: refused interval row {id} (segment {}, second {}): {why}",
                 i.segment, i.seq
             ))

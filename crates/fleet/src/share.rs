@@ -3,7 +3,7 @@
 
 use pgrig_engine::config::{BenchConfig, Segment};
 
-use crate::ScaleError;
+use crate::FleetError;
 
 /// Segment `index` of `count` (`i/N` on the command line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,10 +39,10 @@ pub fn clients_of(seg: SegmentId, total: u32) -> (u32, u32) {
 
 /// The whole run's configuration cut down to segment `seg`: its clients (ids and random streams
 /// as in the whole run), `-j` clamped to them, its part of `-R`. Vacuum is the coordinator's.
-pub fn segment_config(mut cfg: BenchConfig, seg: SegmentId) -> Result<BenchConfig, ScaleError> {
+pub fn segment_config(mut cfg: BenchConfig, seg: SegmentId) -> Result<BenchConfig, FleetError> {
     let total = cfg.clients;
     if total < seg.count {
-        return Err(ScaleError::new(format!(
+        return Err(FleetError::new(format!(
             "{} segments need at least {} clients (-c {total})",
             seg.count, seg.count
         )));

@@ -6,7 +6,7 @@
 use pgrig_wire::ConnArgs;
 
 use crate::db::Db;
-use crate::ScaleError;
+use crate::FleetError;
 
 /// The target a worker reaches, as registered (`workers.target`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,15 +34,15 @@ const TABLES: &str = "SELECT coalesce(string_agg(quote_ident(n.nspname) || '.' |
      quote_ident(c.relname), ',' ORDER BY n.nspname, c.relname), '') \
      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
      WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema', \
-     'pgrig_scale') AND n.nspname NOT LIKE 'pg_toast%' AND n.nspname NOT LIKE 'pg_temp%'";
+     'pgrig_fleet') AND n.nspname NOT LIKE 'pg_toast%' AND n.nspname NOT LIKE 'pg_temp%'";
 
 /// Measures the target `conn` names (the worker's own target).
-pub fn fingerprint(conn: &ConnArgs) -> Result<Fingerprint, ScaleError> {
+pub fn fingerprint(conn: &ConnArgs) -> Result<Fingerprint, FleetError> {
     let mut db = Db::connect_args(conn, "the target")?;
     let row = db
         .rows(IDENTITY)
         .map_err(|e| {
-            ScaleError::new(format!(
+            FleetError::new(format!(
                 "{e} (workers prove they reach the same server by its system identifier: \
                  GRANT EXECUTE ON FUNCTION pg_control_system() TO the benchmark's role)"
             ))
@@ -52,7 +52,7 @@ pub fn fingerprint(conn: &ConnArgs) -> Result<Fingerprint, ScaleError> {
         .unwrap_or_default();
     let g = |i: usize| row.get(i).cloned().flatten();
     let (Some(system_identifier), Some(database)) = (g(0), g(1)) else {
-        return Err(ScaleError::new(
+        return Err(FleetError::new(
             "could not read the target's system identifier (pg_control_system())",
         ));
     };

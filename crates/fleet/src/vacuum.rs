@@ -6,16 +6,16 @@
 use pgrig_engine::config::BenchConfig;
 use pgrig_wire::{Config, Connection};
 
-use crate::ScaleError;
+use crate::FleetError;
 
 /// Runs the vacuum on the run's target; the statements' errors.
-pub fn pre_run(cfg: &BenchConfig) -> Result<Vec<String>, ScaleError> {
+pub fn pre_run(cfg: &BenchConfig) -> Result<Vec<String>, FleetError> {
     let wire =
-        Config::from_args(&cfg.conn, "pgbench").map_err(|e| ScaleError::new(e.to_string()))?;
+        Config::from_args(&cfg.conn, "pgbench").map_err(|e| FleetError::new(e.to_string()))?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| ScaleError::new(e.to_string()))?;
+        .map_err(|e| FleetError::new(e.to_string()))?;
     let mut sql = vec![
         "vacuum pgbench_branches",
         "vacuum pgbench_tellers",
@@ -27,7 +27,7 @@ pub fn pre_run(cfg: &BenchConfig) -> Result<Vec<String>, ScaleError> {
     rt.block_on(async {
         let mut conn = Connection::connect(&wire)
             .await
-            .map_err(|e| ScaleError::new(e.to_string().trim_end().to_string()))?;
+            .map_err(|e| FleetError::new(e.to_string().trim_end().to_string()))?;
         let mut errors = Vec::new();
         for s in sql {
             if let Err(e) = conn.simple_query(s).await {

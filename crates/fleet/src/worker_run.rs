@@ -10,7 +10,7 @@ use pgrig_engine::config::{BenchConfig, ConnArgs, SeedOption};
 use crate::lua_script::{self, ScriptRef};
 use crate::protocol::RunRow;
 use crate::share::SegmentId;
-use crate::ScaleError;
+use crate::FleetError;
 
 /// The worker's own part of a pgbench run's configuration (its command line).
 pub struct Own<'a> {
@@ -30,8 +30,8 @@ pub fn bench_config(
     run: &RunRow,
     a: &Own,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<(BenchConfig, bool), ScaleError> {
-    let refused = |why: String| ScaleError::new(format!("run {}: refused: {why}", run.id));
+) -> Result<(BenchConfig, bool), FleetError> {
+    let refused = |why: String| FleetError::new(format!("run {}: refused: {why}", run.id));
     pgrig_pgbench_args::run_options::check_stored(&run.args).map_err(refused)?;
     if !(100..=60_000).contains(&run.interval_ms) {
         return Err(refused(format!(
@@ -70,12 +70,12 @@ pub fn bench_config(
 }
 
 /// The local `--lua-script` files (a directory: its `*.lua` files) with their SHA-256.
-pub fn local_scripts(given: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ScaleError> {
+pub fn local_scripts(given: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, FleetError> {
     let mut files = Vec::new();
     for p in given {
         if p.is_dir() {
             let entries = std::fs::read_dir(p)
-                .map_err(|e| ScaleError::new(format!("--lua-script {}: {}", p.display(), e)))?;
+                .map_err(|e| FleetError::new(format!("--lua-script {}: {}", p.display(), e)))?;
             let mut lua: Vec<PathBuf> = (entries.flatten().map(|e| e.path()))
                 .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "lua"))
                 .collect();
@@ -89,7 +89,7 @@ pub fn local_scripts(given: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ScaleE
         .into_iter()
         .map(|f| {
             let text = std::fs::read(&f)
-                .map_err(|e| ScaleError::new(format!("--lua-script {}: {}", f.display(), e)))?;
+                .map_err(|e| FleetError::new(format!("--lua-script {}: {}", f.display(), e)))?;
             Ok((f, lua_script::digest(&text)))
         })
         .collect()
@@ -100,14 +100,14 @@ pub fn matching(
     run: &RunRow,
     script: &ScriptRef,
     local: &[(PathBuf, String)],
-) -> Result<PathBuf, ScaleError> {
+) -> Result<PathBuf, FleetError> {
     if let Some((f, _)) = local.iter().find(|(_, d)| *d == script.sha256) {
         return Ok(f.clone());
     }
     let have: Vec<String> = (local.iter())
         .map(|(f, d)| format!("{} (sha256 {})", f.display(), &d[..16]))
         .collect();
-    Err(ScaleError::new(format!(
+    Err(FleetError::new(format!(
         "run {}: refused: no --lua-script file has the run's script {} (sha256 {}); this \
          worker has {}. Copy the coordinator's {} to this host and give it as --lua-script \
          (a worker runs only its own files, never a script from the coordinator)",

@@ -88,7 +88,7 @@ pgrig extras:
   --metrics-linger=SEC     after the run, serve the final figures until scraped once
                            (at most SEC; default 60, one default Prometheus scrape interval)
   --segments=N             coordinate N `pgrig worker` segments (with --coordinator)
-  --coordinator=URL        the database holding the coordination schema pgrig_scale
+  --coordinator=URL        the database holding the coordination schema pgrig_fleet
   --segments-wait=SEC      with --segments: wait at most SEC for every segment (default 300)
   --store=PATH|URL         with --segments: also store the merged run in this results store
 ";

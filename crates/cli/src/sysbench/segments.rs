@@ -16,7 +16,7 @@ use pgrig_fleet::db::Db;
 use pgrig_fleet::lua_script::{ScriptRef, KIND};
 use pgrig_fleet::protocol::{self, WorkerRow};
 use pgrig_fleet::share::SegmentId;
-use pgrig_fleet::ScaleError;
+use pgrig_fleet::FleetError;
 use pgrig_lua::segment::{share_of, threads_of};
 use pgrig_lua::tally::Tally;
 use pgrig_lua::Invocation;
@@ -156,7 +156,7 @@ impl Run<'_> {
         stored: &[String],
         outputs: Outputs,
         (name, args): (&str, &[String]),
-    ) -> Result<i32, ScaleError> {
+    ) -> Result<i32, FleetError> {
         let (db, id) = self.create(stored)?;
         if self.inv.notices {
             print!("{}", pgrig_lua::report::header(self.inv));
@@ -174,7 +174,7 @@ impl Run<'_> {
         let server = match &self.seg.metrics {
             Some(m) => {
                 let s =
-                    crate::metrics::Server::start(&m.addr, c.live.clone()).map_err(ScaleError)?;
+                    crate::metrics::Server::start(&m.addr, c.live.clone()).map_err(FleetError)?;
                 let at = format!("serving OpenMetrics on http://{}/metrics", s.addr);
                 self.sink.message(Level::Info, &at);
                 Some((s, m.linger_s))
@@ -205,7 +205,7 @@ impl Run<'_> {
         &self,
         c: &mut Coordinator<'_>,
         id: i64,
-    ) -> Result<Option<(Vec<WorkerRow>, Merged)>, ScaleError> {
+    ) -> Result<Option<(Vec<WorkerRow>, Merged)>, FleetError> {
         let ws = match c.follow() {
             Ok(Outcome::Ended(ws)) => ws,
             Ok(Outcome::StoppedEarly) => {
@@ -242,7 +242,7 @@ impl Run<'_> {
     }
 
     /// Opens the run in the coordination schema and says how workers join it.
-    fn create(&self, stored: &[String]) -> Result<(Db, i64), ScaleError> {
+    fn create(&self, stored: &[String]) -> Result<(Db, i64), FleetError> {
         let mut db = Db::connect(&self.seg.coordinator)?;
         let scripts = self.script.encode();
         let n = self.seg.count;
@@ -281,7 +281,7 @@ impl Run<'_> {
     }
 
     /// The tallies handed in, each checked, merged.
-    fn merged(&self, id: i64, ws: &[WorkerRow]) -> Result<Merged, ScaleError> {
+    fn merged(&self, id: i64, ws: &[WorkerRow]) -> Result<Merged, FleetError> {
         let mut parts = Vec::new();
         let mut missing = Vec::new();
         let mut version = String::new();
@@ -291,8 +291,8 @@ impl Run<'_> {
                 missing.push(w.segment);
                 continue;
             };
-            let refused = |e: ScaleError| {
-                ScaleError::new(format!(
+            let refused = |e: FleetError| {
+                FleetError::new(format!(
                     "run {id}: refused the result of segment {} (host {:?}): {e}",
                     w.segment, w.host
                 ))
@@ -309,7 +309,7 @@ impl Run<'_> {
             parts.push((w.segment, t));
         }
         let tally = pgrig_fleet::lua_merge::merge(parts)
-            .map_err(|e| ScaleError::new(format!("run {id}: {e}")))?;
+            .map_err(|e| FleetError::new(format!("run {id}: {e}")))?;
         Ok(Merged {
             tally,
             version,

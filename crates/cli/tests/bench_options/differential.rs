@@ -335,7 +335,7 @@ fn help_is_pg15_help_plus_the_documented_later_changes() {
            --metrics-linger=SEC     after the run, serve the final figures until scraped once\n                           \
            (at most SEC; default 60, one default Prometheus scrape interval)\n  \
            --segments=N             coordinate N `pgrig worker` segments (with --coordinator)\n  \
-           --coordinator=URL        the database holding the coordination schema pgrig_scale\n  \
+           --coordinator=URL        the database holding the coordination schema pgrig_fleet\n  \
            --segments-wait=SEC      with --segments: wait at most SEC for every segment (default 300)\n  \
            --store=PATH|URL         with --segments: also store the merged run in this results store\n\n\
            Report bugs to the pgrig project (they are not PostgreSQL's bugs).\n";

@@ -1,5 +1,5 @@
 //! A run spread over N `pgrig worker` processes on loopback, coordinated through the
-//! `pgrig_scale` schema in one throwaway database: the merged histogram is the histogram of the
+//! `pgrig_fleet` schema in one throwaway database: the merged histogram is the histogram of the
 //! union of the per-transaction logs, the segments issue the work of a single-host run with the
 //! same seed, faults (a killed worker, Ctrl-C, an unreachable coordinator, a clock offset beyond
 //! the limit) end as documented.
@@ -87,7 +87,7 @@ fn logged_latencies(dir: &Path) -> Vec<u64> {
 
 #[test]
 fn segmented_run_merges_exactly_the_histogram_of_the_union_of_transaction_logs() {
-    let db = fresh_db("scale_merge");
+    let db = fresh_db("fleet_merge");
     common::pgbench_init(&db, 1);
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("run.json");
@@ -169,7 +169,7 @@ fn work_rows(db: &TestDb) -> String {
 
 #[test]
 fn segments_issue_the_work_of_a_single_host_run_with_the_same_seed() {
-    let db = fresh_db("scale_same_work");
+    let db = fresh_db("fleet_same_work");
     db.psql("CREATE TABLE work (client int, r bigint)");
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("work.sql");
@@ -231,12 +231,12 @@ fn stderr_until(child: &mut Child, needle: &str) -> String {
 
 #[test]
 fn a_killed_worker_marks_the_run_incomplete() {
-    let db = fresh_db("scale_killed");
+    let db = fresh_db("fleet_killed");
     common::pgbench_init(&db, 1);
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("run.json");
     let json_arg = format!("--json={}", json.display());
-    let store = fresh_db("scale_killed_store");
+    let store = fresh_db("fleet_killed_store");
     let store_arg = format!("--store={}", store.url());
     let coord = coordinator(
         &db,
@@ -268,7 +268,7 @@ fn a_killed_worker_marks_the_run_incomplete() {
         "{}",
         coord.stdout
     );
-    let state = db.psql("SELECT state FROM pgrig_scale.runs");
+    let state = db.psql("SELECT state FROM pgrig_fleet.runs");
     assert_eq!(state.trim(), "incomplete");
     // issue 20 item 8(b): the report and --json say so too, naming the segments
     assert!(
@@ -295,7 +295,7 @@ fn a_killed_worker_marks_the_run_incomplete() {
 
 #[test]
 fn ctrl_c_on_the_coordinator_stops_every_worker() {
-    let db = fresh_db("scale_ctrl_c");
+    let db = fresh_db("fleet_ctrl_c");
     common::pgbench_init(&db, 1);
     let mut coord = coordinator(&db, 2, &["-n", "-S", "-c", "2", "-T", "60"]);
     let w0 = worker(&db, 0, 2, &[]);
@@ -321,7 +321,7 @@ fn ctrl_c_on_the_coordinator_stops_every_worker() {
 
 #[test]
 fn a_worker_that_cannot_reach_the_coordinator_says_so() {
-    let db = fresh_db("scale_unreachable");
+    let db = fresh_db("fleet_unreachable");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -342,7 +342,7 @@ fn a_worker_that_cannot_reach_the_coordinator_says_so() {
 
 #[test]
 fn a_clock_offset_beyond_the_limit_is_refused() {
-    let db = fresh_db("scale_clock");
+    let db = fresh_db("fleet_clock");
     common::pgbench_init(&db, 1);
     let coord = coordinator(&db, 1, &["-n", "-S", "-c", "1", "-t", "5"]);
     let w = wait(worker(&db, 0, 1, &["--max-clock-offset", "0.000001"]));
@@ -360,7 +360,7 @@ fn a_clock_offset_beyond_the_limit_is_refused() {
 
 #[test]
 fn run_with_segments_coordinates_workers_and_reports_the_whole_run() {
-    let db = fresh_db("scale_run");
+    let db = fresh_db("fleet_run");
     common::pgbench_init(&db, 1);
     let mut c = pgrig(&db);
     c.args(["run", "--segments", "2", "--coordinator", &db.url()])
@@ -396,7 +396,7 @@ fn run_with_segments_coordinates_workers_and_reports_the_whole_run() {
 
 #[test]
 fn run_with_segments_refuses_a_throwaway_server() {
-    let db = fresh_db("scale_run_refused");
+    let db = fresh_db("fleet_run_refused");
     let mut c = Command::new(env!("CARGO_BIN_EXE_pgrig"));
     for v in ["PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE"] {
         c.env_remove(v);
@@ -410,7 +410,7 @@ fn run_with_segments_refuses_a_throwaway_server() {
 
 #[test]
 fn workers_stop_when_the_coordinator_is_gone() {
-    let db = fresh_db("scale_coordinator_gone");
+    let db = fresh_db("fleet_coordinator_gone");
     common::pgbench_init(&db, 1);
     let mut coord = coordinator(&db, 2, &["-n", "-S", "-c", "2", "-T", "120"]);
     let w0 = worker(&db, 0, 2, &[]);
@@ -426,7 +426,7 @@ fn workers_stop_when_the_coordinator_is_gone() {
         assert_eq!(w.code, Some(130), "{}", w.stderr);
         assert!(w.stderr.contains("has not been seen for"), "{}", w.stderr);
     }
-    let states = db.psql("SELECT state FROM pgrig_scale.workers ORDER BY segment");
+    let states = db.psql("SELECT state FROM pgrig_fleet.workers ORDER BY segment");
     assert_eq!(states.trim(), "done\ndone", "their results are kept");
 }
 
@@ -448,8 +448,8 @@ fn wait_within(mut c: Child, limit: Duration) -> Option<Ended> {
 /// system identifier) are refused before the start, naming both targets.
 #[test]
 fn two_workers_on_different_databases_are_refused() {
-    let db = fresh_db("scale_two_dbs_a");
-    let other = fresh_db("scale_two_dbs_b");
+    let db = fresh_db("fleet_two_dbs_a");
+    let other = fresh_db("fleet_two_dbs_b");
     common::pgbench_init(&db, 1);
     common::pgbench_init(&other, 1);
     let coord = coordinator(&db, 2, &["-n", "-S", "-c", "2", "-T", "3"]);
@@ -468,7 +468,7 @@ fn two_workers_on_different_databases_are_refused() {
     for w in [&w0, &w1] {
         assert_ne!(w.code, Some(0), "{}", w.stderr);
     }
-    let state = db.psql("SELECT state FROM pgrig_scale.runs");
+    let state = db.psql("SELECT state FROM pgrig_fleet.runs");
     assert_eq!(state.trim(), "failed");
 }
 
@@ -477,7 +477,7 @@ fn two_workers_on_different_databases_are_refused() {
 /// completes instead of hanging.
 #[test]
 fn a_stale_run_left_by_a_killed_coordinator_does_not_hang_a_later_run() {
-    let db = fresh_db("scale_stale_run");
+    let db = fresh_db("fleet_stale_run");
     common::pgbench_init(&db, 1);
     let mut dead = coordinator(&db, 2, &["-n", "-S", "-c", "2", "-T", "2"]);
     let seen = stderr_until(&mut dead, "waits for 2 workers");
@@ -496,14 +496,14 @@ fn a_stale_run_left_by_a_killed_coordinator_does_not_hang_a_later_run() {
     }
     assert_eq!(coord.code, Some(0), "{}", coord.stderr);
     assert!(coord.stderr.contains("cancelled run 1"), "{}", coord.stderr);
-    let states = db.psql("SELECT id, state FROM pgrig_scale.runs ORDER BY id");
+    let states = db.psql("SELECT id, state FROM pgrig_fleet.runs ORDER BY id");
     assert_eq!(states.trim(), "1|failed\n2|finished");
 }
 
 /// Issue 20 item 8(d): `--run ID` joins that run only, never a finished one.
 #[test]
 fn a_worker_never_joins_another_run_than_it_asks_for() {
-    let db = fresh_db("scale_run_id");
+    let db = fresh_db("fleet_run_id");
     common::pgbench_init(&db, 1);
     let (coord, ws) = segmented(&db, 1, &["-n", "-S", "-c", "1", "-t", "3"]);
     assert_eq!(coord.code, Some(0), "{}", coord.stderr);
@@ -531,7 +531,7 @@ fn a_worker_never_joins_another_run_than_it_asks_for() {
 /// `-P` lines over every segment.
 #[test]
 fn the_coordinator_waits_a_limited_time_and_prints_merged_progress() {
-    let db = fresh_db("scale_wait_limit");
+    let db = fresh_db("fleet_wait_limit");
     common::pgbench_init(&db, 1);
     let c = coordinator(
         &db,
@@ -560,8 +560,8 @@ fn the_coordinator_waits_a_limited_time_and_prints_merged_progress() {
 /// whether it is complete and the target the workers proved they reach.
 #[test]
 fn the_merged_run_is_stored_in_a_results_store() {
-    let db = fresh_db("scale_store");
-    let store = fresh_db("scale_store_results");
+    let db = fresh_db("fleet_store");
+    let store = fresh_db("fleet_store_results");
     common::pgbench_init(&db, 1);
     let (coord, _) = segmented(
         &db,

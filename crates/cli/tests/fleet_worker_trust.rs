@@ -1,5 +1,5 @@
 //! A worker runs what the coordination schema says only as far as it is a run: forged run rows
-//! (written with SQL, as anyone who can write `pgrig_scale` could) cannot make it connect to
+//! (written with SQL, as anyone who can write `pgrig_fleet` could) cannot make it connect to
 //! another host (with its password), read a local file as a script, write a log anywhere or run
 //! a shell command. Its target is its own, scripts travel as their text with a digest, logs go
 //! under its own `--log-dir`; the coordinator sends nothing else.
@@ -44,11 +44,11 @@ fn sql_lit(s: &str) -> String {
 fn forged_run(db: &TestDb, args: &[&str], scripts: &str) -> i64 {
     db.psql(pgrig_fleet::schema::DDL);
     db.psql(
-        "ALTER TABLE pgrig_scale.runs ADD COLUMN IF NOT EXISTS scripts text NOT NULL DEFAULT '[]'",
+        "ALTER TABLE pgrig_fleet.runs ADD COLUMN IF NOT EXISTS scripts text NOT NULL DEFAULT '[]'",
     );
     let arr: Vec<String> = args.iter().map(|a| sql_lit(a)).collect();
     let id = db.psql(&format!(
-        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms) VALUES \
+        "INSERT INTO pgrig_fleet.runs (segments, args, scripts, seed, interval_ms) VALUES \
          (1, ARRAY[{}]::text[], {}, '1', 1000) RETURNING id",
         arr.join(","),
         sql_lit(scripts)
@@ -83,7 +83,7 @@ fn worker(db: &TestDb, run: i64, dir: &std::path::Path, extra: &[&str]) -> Child
 /// The worker row's state and error.
 fn registration(db: &TestDb, run: i64) -> String {
     db.psql(&format!(
-        "SELECT state || ': ' || coalesce(error, '') FROM pgrig_scale.workers WHERE run_id = {run}"
+        "SELECT state || ': ' || coalesce(error, '') FROM pgrig_fleet.workers WHERE run_id = {run}"
     ))
 }
 
@@ -309,7 +309,7 @@ fn a_script_travels_as_its_text_with_its_digest() {
     let coord = c.spawn().unwrap();
     let until = Instant::now() + Duration::from_secs(60);
     while db
-        .try_psql("SELECT count(*) FROM pgrig_scale.runs")
+        .try_psql("SELECT count(*) FROM pgrig_fleet.runs")
         .map_or(true, |n| n.trim() != "1")
     {
         assert!(Instant::now() < until, "no run");
@@ -413,7 +413,7 @@ fn a_start_instant_beyond_the_wait_or_infinite_is_refused() {
             std::thread::sleep(Duration::from_millis(50));
         }
         db.psql(&format!(
-            "UPDATE pgrig_scale.runs SET state = 'running', start_at = {start}, \
+            "UPDATE pgrig_fleet.runs SET state = 'running', start_at = {start}, \
              coordinator_seen = clock_timestamp() WHERE id = {run}"
         ));
         let w = ended(w, Duration::from_secs(30));
@@ -469,7 +469,7 @@ fn forged_lua_run(db: &TestDb, file: &std::path::Path, args: &[&str]) -> i64 {
     );
     let arr: Vec<String> = args.iter().map(|a| sql_lit(a)).collect();
     let id = db.psql(&format!(
-        "INSERT INTO pgrig_scale.runs (segments, args, scripts, seed, interval_ms, kind) VALUES \
+        "INSERT INTO pgrig_fleet.runs (segments, args, scripts, seed, interval_ms, kind) VALUES \
          (1, ARRAY[{}]::text[], {}, '1', 1000, 'lua') RETURNING id",
         arr.join(","),
         sql_lit(&scripts)

@@ -1,5 +1,5 @@
 //! The coordinator trusts no row of the coordination schema: forged worker rows, results and
-//! interval rows (written with SQL, as anyone who can write `pgrig_scale` could) make it refuse
+//! interval rows (written with SQL, as anyone who can write `pgrig_fleet` could) make it refuse
 //! the run, exit 1 and name the bad row — never a wrapped total, a segment outside the run, a
 //! duplicate client or a non-finite figure in the report or the live metrics.
 
@@ -35,7 +35,7 @@ fn run_id(db: &TestDb) -> i64 {
     let until = Instant::now() + Duration::from_secs(60);
     while Instant::now() < until {
         let id = db
-            .try_psql("SELECT max(id) FROM pgrig_scale.runs")
+            .try_psql("SELECT max(id) FROM pgrig_fleet.runs")
             .unwrap_or_default();
         if let Ok(id) = id.trim().parse() {
             return id;
@@ -101,7 +101,7 @@ fn lit(v: &Value) -> String {
 fn worker_row(db: &TestDb, run: i64, segment: i64, state: &str, result: Option<&Value>) {
     let result = result.map_or("NULL".to_string(), lit);
     db.psql(&format!(
-        "INSERT INTO pgrig_scale.workers (run_id, segment, host, cores, version, \
+        "INSERT INTO pgrig_fleet.workers (run_id, segment, host, cores, version, \
          clock_offset_ms, clock_error_ms, state, result) VALUES \
          ({run}, {segment}, 'forged', 1, '0.1.0', 0, 0.01, '{state}', {result})"
     ));
@@ -197,7 +197,7 @@ fn an_absurd_duration_is_refused() {
     let state =
         e.db.as_ref()
             .unwrap()
-            .psql("SELECT state FROM pgrig_scale.runs");
+            .psql("SELECT state FROM pgrig_fleet.runs");
     assert_eq!(state.trim(), "failed");
 }
 
@@ -225,7 +225,7 @@ fn a_non_finite_or_huge_interval_row_is_refused() {
         worker_row(&db, run, 0, "running", None);
         worker_row(&db, run, 1, "running", None);
         db.psql(&format!(
-            "INSERT INTO pgrig_scale.intervals (run_id, segment, seq, ok, failed, skipped, \
+            "INSERT INTO pgrig_fleet.intervals (run_id, segment, seq, ok, failed, skipped, \
              retried, retries, latency_sum_us, cpu_s) VALUES \
              ({run}, 0, 0, {ok}, 0, 0, 0, 0, {latency}, 0.1)"
         ));

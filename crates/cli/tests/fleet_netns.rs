@@ -173,7 +173,7 @@ fn segments_in_network_namespaces_one_far_away_start_together_and_merge_exactly(
         pgrig_testkit::skip("network namespaces need root (ip netns); run the suite as root");
         return;
     }
-    let db = fresh_db("scale_netns");
+    let db = fresh_db("fleet_netns");
     common::pgbench_init(&db, 1);
     let port = db.server().port();
     let (near, far) = (Netns::create(0), Netns::create(1));
