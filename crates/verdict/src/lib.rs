@@ -11,7 +11,7 @@
 //! - [`background`]: background work covered (checkpoints, autovacuum), the schedule under a
 //!   rate;
 //! - [`config`]: pre-flight (connections, branch rows, where the dataset lives, durability);
-//! - [`judge`]: the checks a run document's own figures support, written into it.
+//! - [`judge`](mod@judge): the checks a run document's own figures support, written into it.
 
 pub mod background;
 pub mod checks;
