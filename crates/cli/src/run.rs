@@ -471,7 +471,9 @@ fn report(
         sink.message(Level::Warning, w);
     }
     for f in &doc.findings {
-        eprintln!("{}", f.line());
+        // a closed standard error must not end the run before its JSON is written
+        let _ =
+            std::io::Write::write_all(&mut std::io::stderr(), format!("{}\n", f.line()).as_bytes());
     }
     let mut code = 0;
     if let Some(json) = json {
